@@ -1,0 +1,219 @@
+#include "apps/loadgen/loadgen.h"
+
+#include <rte_cycles.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace nanopu::apps {
+namespace {
+
+// Mask keeping the bytes of the last word that travel on the wire: a message
+// whose length is not a multiple of 8 carries only the first len%8 bytes of
+// its last big-endian word (WIRE.md).
+uint64_t last_word_mask(uint32_t len) {
+  const uint32_t rem = len % 8;
+  return rem == 0 ? ~0ull : ~0ull << (8 * (8 - rem));
+}
+
+class Client {
+ public:
+  Client(Thread& t, const LoadGenOptions& o, LoadGenResult* r)
+      : t_(t), o_(o), r_(r), words_((o.msg_bytes + 7) / 8), rng_(o.seed),
+        tsc_hz_(static_cast<double>(rte_get_tsc_hz())) {}
+
+  void run();
+
+ private:
+  bool send(uint64_t sent_tsc, uint64_t service);
+  void receive_all(uint64_t now);
+  void progress(uint64_t now);
+  [[nodiscard]] uint64_t in_flight() const {
+    const uint64_t done = r_->received + r_->bad_replies + r_->lost;
+    return r_->sent > done ? r_->sent - done : 0;
+  }
+  [[nodiscard]] uint64_t expected(uint64_t word, uint32_t index) const {
+    uint64_t mask = index + 1 == words_ ? last_word_mask(o_.msg_bytes) : ~0ull;
+    const uint64_t add = o_.expect == Expect::kIncrement ? 1 : 0;
+    return ((word & mask) + add) & mask;
+  }
+
+  Thread& t_;
+  const LoadGenOptions& o_;
+  LoadGenResult* r_;
+  uint32_t words_;
+  std::mt19937_64 rng_;
+  double tsc_hz_;
+  uint64_t start_ = 0;
+  uint64_t last_reply_ = 0;
+  uint64_t next_progress_s_ = 2;
+};
+
+uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
+  // splitmix64 of (seq, i): every word of every request differs.
+  uint64_t z = seq * 0x9e3779b97f4a7c15ull + i;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+bool Client::send(uint64_t sent_tsc, uint64_t service) {
+  const AppHeader h{o_.server_ip, o_.server_context, static_cast<uint16_t>(o_.msg_bytes)};
+  if (t_.write(h.word()) != ApiError::kOk) {
+    ++r_->send_failures;
+    return false;
+  }
+  const uint64_t seq = r_->sent;
+  for (uint32_t i = 0; i < words_; ++i) {
+    uint64_t w = i == 0 ? service : i == 1 ? sent_tsc : i == 2 ? seq : fill_word_impl(seq, i);
+    (void)t_.write(w);
+  }
+  ++r_->sent;
+  return true;
+}
+
+void Client::receive_all(uint64_t now) {  // now: refreshed per reply
+  const bool verify = o_.expect != Expect::kNone;
+  const uint64_t add = o_.expect == Expect::kIncrement ? 1 : 0;
+  const bool has_seq = o_.msg_bytes >= 24;  // word 2 arrives whole
+  while (t_.msgs_ready()) {
+    const AppHeader h = AppHeader::from_word(t_.read());
+    bool ok = h.len == o_.msg_bytes && h.ip == o_.server_ip && h.context == o_.server_context;
+    const uint32_t n = h.payload_words();
+    uint64_t sent_tsc = 0;
+    uint64_t seq = 0;
+    // Every word is checked as it is read: words are consumed by read().
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t v = t_.read();
+      if (i == 1) sent_tsc = v - add;
+      if (i == 2) seq = v - add;
+      if (!verify || !ok) continue;
+      if (i == 0) ok = v == expected(o_.service_cycles, 0);
+      else if (i == 2 && has_seq) ok = seq < r_->sent;
+      else if (i >= 3 && has_seq) ok = v == expected(fill_word_impl(seq, i), i);
+    }
+    t_.msg_done();
+    if (!ok) {
+      ++r_->bad_replies;
+      continue;
+    }
+    ++r_->received;
+    now = rte_rdtsc();
+    last_reply_ = now;
+    if (sent_tsc <= now)
+      r_->latency_ns.record(
+          static_cast<uint64_t>(static_cast<double>(now - sent_tsc) * 1e9 / tsc_hz_));
+  }
+}
+
+void Client::progress(uint64_t now) {
+  if (!o_.progress) return;
+  const double el = static_cast<double>(now - start_) / tsc_hz_;
+  if (el < static_cast<double>(next_progress_s_)) return;
+  next_progress_s_ = static_cast<uint64_t>(el) + 1;
+  std::fprintf(stderr, "[%5.1fs] sent %llu  received %llu  %.0f msg/s  p50 %.2f us  p99 %.2f us\n",
+               el, static_cast<unsigned long long>(r_->sent),
+               static_cast<unsigned long long>(r_->received), static_cast<double>(r_->received) / el,
+               static_cast<double>(r_->latency_ns.quantile(0.5)) / 1e3,
+               static_cast<double>(r_->latency_ns.quantile(0.99)) / 1e3);
+}
+
+void Client::run() {
+  start_ = rte_rdtsc();
+  last_reply_ = start_;
+  const uint64_t end_tsc =
+      o_.count == 0 ? start_ + static_cast<uint64_t>(o_.duration_s * tsc_hz_) : UINT64_MAX;
+  auto more_to_send = [&](uint64_t now) {
+    return o_.count ? r_->sent < o_.count : now < end_tsc;
+  };
+  std::exponential_distribution<double> gap(o_.rate > 0 ? o_.rate : 1.0);
+  const auto drain_ticks = static_cast<uint64_t>(o_.drain_timeout_s * tsc_hz_);
+  double next_send = static_cast<double>(start_);
+
+  uint64_t now = start_;
+  while (!t_.stopping() && more_to_send(now)) {
+    if (o_.rate > 0) {
+      // Open loop: send every request whose scheduled time has come.
+      while (static_cast<double>(now) >= next_send && more_to_send(now)) {
+        if (!send(static_cast<uint64_t>(next_send), o_.service_cycles)) break;
+        next_send += gap(rng_) * tsc_hz_;
+      }
+    } else {
+      while (in_flight() < o_.outstanding && more_to_send(now))
+        if (!send(rte_rdtsc(), o_.service_cycles)) break;
+      // Nothing back for drain_timeout: the window's requests are lost (the
+      // transport does not retransmit yet); count them and carry on.
+      if (in_flight() > 0 && now - last_reply_ > drain_ticks) {
+        r_->lost += in_flight();
+        last_reply_ = now;
+      }
+    }
+    receive_all(now);
+    progress(now);
+    t_.idle();  // let the NIC loop (shared core) and other threads run
+    now = rte_rdtsc();
+  }
+  // Drain: wait for outstanding replies.
+  const uint64_t drain_end = now + drain_ticks;
+  while (!t_.stopping() && in_flight() > 0 && now < drain_end) {
+    receive_all(now);
+    t_.idle();
+    now = rte_rdtsc();
+  }
+  r_->lost += in_flight();
+  r_->elapsed_s = static_cast<double>(last_reply_ - start_) / tsc_hz_;
+  if (o_.stop_server) (void)send(rte_rdtsc(), 0), --r_->sent;
+}
+
+}  // namespace
+
+uint64_t fill_word(uint64_t seq, uint32_t i) { return fill_word_impl(seq, i); }
+
+void run_loadgen(Thread& t, const LoadGenOptions& o, LoadGenResult* r) {
+  if (absl::Status s = t.bind(o.context, 0); !s.ok()) {
+    r->error = std::string(s.message());
+    return;
+  }
+  Client(t, o, r).run();
+}
+
+void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
+  const Histogram& h = r.latency_ns;
+  auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1e3; };
+  std::fprintf(out, "nanopu-loadgen: %s, %u-byte requests\n",
+               o.rate > 0 ? absl::StrFormat("open loop, Poisson %.0f req/s", o.rate).c_str()
+                          : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
+               o.msg_bytes);
+  std::fprintf(out, "  sent %llu  received %llu  lost %llu  bad %llu  send-failures %llu\n",
+               static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
+               static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.bad_replies),
+               static_cast<unsigned long long>(r.send_failures));
+  std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (measured)\n",
+               r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, r.elapsed_s);
+  std::fprintf(out, "  latency (measured round trip, us)\n");
+  std::fprintf(out, "    %8s %8s %8s %8s %8s %8s %8s\n", "min", "mean", "p50", "p90", "p99", "p99.9",
+               "max");
+  std::fprintf(out, "    %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", us(h.min()), h.mean() / 1e3,
+               us(h.quantile(0.5)), us(h.quantile(0.9)), us(h.quantile(0.99)),
+               us(h.quantile(0.999)), us(h.max()));
+}
+
+std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
+  const Histogram& h = r.latency_ns;
+  return absl::StrFormat(
+      "{\"mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
+      "\"sent\":%u,\"received\":%u,\"lost\":%u,\"bad_replies\":%u,\"send_failures\":%u,"
+      "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
+      "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
+      "\"p99\":%u,\"p999\":%u,\"max\":%u}}",
+      o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
+      r.lost, r.bad_replies, r.send_failures, r.elapsed_s,
+      r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
+      h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max());
+}
+
+}  // namespace nanopu::apps

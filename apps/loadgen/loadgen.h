@@ -1,0 +1,59 @@
+// nanopu-loadgen's engine: a nanopu thread that sends requests in the
+// load-generator format of APPS.md ({service_time, sent_time, seq, fill...})
+// to a server context and measures each reply's round trip.
+//
+// Open loop (rate > 0): Poisson arrivals; sent_time is the *scheduled* send
+// time, so client-side backlog counts as latency (no coordinated omission).
+// Closed loop (rate == 0): `outstanding` requests in flight at all times.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "apps/loadgen/histogram.h"
+#include "nanopu/thread.h"
+
+namespace nanopu::apps {
+
+enum class Expect : uint8_t { kEcho, kIncrement, kNone };
+
+struct LoadGenOptions {
+  uint32_t server_ip = 0x0a000001;
+  uint16_t server_context = 1;
+  uint16_t context = 2;  // this client's context: replies come back here
+  uint32_t msg_bytes = 16;
+  double rate = 0;           // requests/s, open loop; 0 = closed loop
+  uint32_t outstanding = 1;  // closed loop: requests in flight
+  uint64_t count = 0;        // stop after this many requests (0: use duration)
+  double duration_s = 5;     // stop sending after this long (when count == 0)
+  uint64_t service_cycles = 1;  // service_time word; ≥ 1 (0 tells a service server to exit)
+  Expect expect = Expect::kEcho;
+  double drain_timeout_s = 1;  // give up on a request after this long without any reply
+  bool progress = true;        // one stderr line per second on runs longer than 2 s
+  bool stop_server = false;    // finally send service_time 0 (ends a service-mode server)
+  uint64_t seed = 1;
+};
+
+struct LoadGenResult {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  uint64_t bad_replies = 0;     // wrong length, source or payload
+  uint64_t send_failures = 0;   // write() refused (no buffers)
+  uint64_t lost = 0;            // no reply within drain_timeout (counted when given up)
+  double elapsed_s = 0;         // first send to last reply
+  Histogram latency_ns;         // measured round trip, client TSC
+  std::string error;            // set if the run could not start
+};
+
+// Thread body: binds opts.context, runs, fills *result. Returns when done or
+// when the runtime stops.
+void run_loadgen(Thread& t, const LoadGenOptions& opts, LoadGenResult* result);
+
+// The payload word i (≥ 3) of request seq, before any transformation.
+[[nodiscard]] uint64_t fill_word(uint64_t seq, uint32_t i);
+
+// Human-readable table and JSON of a result.
+void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r);
+[[nodiscard]] std::string result_json(const LoadGenOptions& o, const LoadGenResult& r);
+
+}  // namespace nanopu::apps

@@ -1,0 +1,31 @@
+// Loopback services (APPS.md; nanoPU Listing 1, §5.2.1) as thread bodies.
+#pragma once
+
+#include <cstdint>
+
+#include "nanopu/thread.h"
+
+namespace nanopu::apps {
+
+enum class LoopbackMode : uint8_t {
+  kEcho,       // reply = request, word for word
+  kIncrement,  // reply word = request word + 1
+  kService,    // load-generator service: spin service_time cycles, then echo
+};
+
+// Model clock for service_time in cycles (the nanoPU core runs at 3.2 GHz,
+// nanoPU §5.1), so a request asks for the same time it would on the nanoPU.
+inline constexpr double kServiceCyclesPerNs = 3.2;
+
+// Binds `context` at `priority` and serves until the runtime stops. In
+// kService mode a request with service_time 0 ends the thread (the nanoPU
+// tester's convention). Returns false if the bind failed.
+bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode);
+
+}  // namespace nanopu::apps
+
+extern "C" {
+// nanoPU Listing 1 ported with lnic.h: loopback with increment. Never returns
+// while the runtime runs. Defined in C (apps/loopback/lnic_loopback.c).
+void nanopu_lnic_loopback_plus1(uint16_t context);
+}

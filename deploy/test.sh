@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the normal build, then the same suite built with
+# AddressSanitizer + UndefinedBehaviorSanitizer in its own build directory.
+# Usage: bash deploy/test.sh     (set-up included)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/setup.sh
+
+echo "== build (RelWithDebInfo) =="
+bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+echo "== tests =="
+(cd build && ctest --output-on-failure)
+
+echo "== build (ASan + UBSan) =="
+bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_BENCH=OFF
+echo "== tests under ASan + UBSan =="
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure)

@@ -1,0 +1,65 @@
+// Runtime configuration: one emulated nanoPU host. Built in code, or from
+// command-line flags with Config::from_flags() (every flag documented in
+// --help). validate() rejects impossible settings with one line saying what
+// to change.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace nanopu {
+
+enum class HugePages : uint8_t { kAuto, kOn, kOff };
+
+struct Config {
+  // --- EAL and port ---
+  // EAL lcores. The first is the NIC core; each further one is a worker core.
+  // A single lcore runs the NIC loop and one worker on the same core.
+  std::vector<unsigned> lcores = {0};
+  // DPDK virtual devices, e.g. "net_memif0,role=server,socket=/tmp/m.sock".
+  std::vector<std::string> vdevs;
+  uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
+  int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)
+  HugePages huge = HugePages::kAuto;
+  std::string file_prefix;  // empty: "nanopu-<pid>", unique per process
+  std::string extra_eal_args;
+  double link_wait_s = 10;  // run() waits this long for the port's link (memif connects)
+  uint32_t eal_log_level = 4;  // RTE_LOG_WARNING: only problems
+
+  // --- Host identity (WIRE.md) ---
+  uint32_t ip = 0x0a000001;  // 10.0.0.1
+  std::string gateway_mac = "ff:ff:ff:ff:ff:ff";  // next hop for unlearned peers
+
+  // --- Buffers ---
+  uint32_t mbufs = 16383;
+  uint16_t rx_descriptors = 1024;
+  uint16_t tx_descriptors = 1024;
+  uint32_t fifo_messages = 256;  // per-thread RX and TX FIFO depth, in messages
+  uint32_t max_message_bytes = 1024;  // single-packet messages until multi-packet NDP lands
+
+  // --- Threads and transport ---
+  uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
+  uint16_t rtt_packets = 2;           // NDP: packets a sender may send before a PULL
+
+  // Worker cores: lcores after the first, or the NIC core itself when alone.
+  [[nodiscard]] size_t worker_count() const { return lcores.size() > 1 ? lcores.size() - 1 : 1; }
+  [[nodiscard]] bool shared_core() const { return lcores.size() == 1; }
+
+  [[nodiscard]] absl::Status validate() const;
+
+  // Reads the flags defined in lib/config.cc (after absl::ParseCommandLine).
+  [[nodiscard]] static absl::StatusOr<Config> from_flags();
+};
+
+// Parses "aa:bb:cc:dd:ee:ff".
+[[nodiscard]] bool parse_mac(const std::string& text, uint8_t out[6]);
+
+// Installs nanopu's --help behaviour: list every flag of this program (not
+// Abseil's internal ones) under the given one-line usage message.
+void init_flags_usage(const char* usage);
+
+}  // namespace nanopu

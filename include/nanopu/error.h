@@ -1,0 +1,22 @@
+// Error codes of the per-word application API. The hot path returns these
+// instead of absl::Status (no allocation per word); edges use absl::Status.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace nanopu {
+
+enum class [[nodiscard]] ApiError : uint8_t {
+  kOk = 0,
+  kRxEmpty,         // read() with no message in the RX FIFO
+  kReadPastEnd,     // read() after the last word of the current message
+  kBadLength,       // TX header length 0 or above the configured maximum
+  kNoBuffers,       // TX: no buffer for the whole message (the paper's exception, §3.4)
+  kNotBound,        // TX before bind(): the NIC would not know the source context
+  kStopped,         // the runtime is shutting down
+};
+
+[[nodiscard]] std::string_view api_error_name(ApiError e);
+
+}  // namespace nanopu

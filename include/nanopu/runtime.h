@@ -1,0 +1,91 @@
+// nanopu::Runtime — one emulated nanoPU host (DESIGN §2): the EAL, one port,
+// the NIC core and the worker cores with their threads.
+//
+//   auto rt = nanopu::Runtime::create(config);        // EAL + port
+//   (*rt)->spawn([](nanopu::Thread& t) { ... });      // threads, before run
+//   (*rt)->run();                                     // until stop/signal/all done
+//
+// Threads are fibers on worker cores; each worker core is an EAL lcore after
+// the NIC core's, or the NIC core itself in single-lcore mode.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nanopu/config.h"
+#include "nanopu/stats.h"
+#include "nanopu/thread.h"
+
+namespace nanopu {
+
+class ContextTable;
+class NicCore;
+class Port;
+struct ThreadFifos;
+namespace sched {
+class Worker;
+}
+
+class Runtime {
+ public:
+  // Initialises the EAL (once per process) and opens the configured port.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Runtime>> create(const Config& config);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Adds a thread running body on worker core `worker` (0-based). Before run().
+  // The body usually starts with t.bind(context, priority).
+  [[nodiscard]] absl::StatusOr<Thread*> spawn(std::function<void(Thread&)> body,
+                                              uint32_t worker = 0);
+
+  // Runs the NIC core and workers until stop(), SIGINT/SIGTERM (with
+  // install_signal_handlers()), or until every thread's body has returned.
+  // Must be called on the EAL main lcore (the first of --lcores).
+  [[nodiscard]] absl::Status run();
+
+  // One NIC iteration and one scheduling round of each worker, on the calling
+  // thread: for tests that drive several hosts from one thread (single-lcore
+  // configurations only).
+  void poll_once();
+
+  // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
+  void stop() { stop_.store(true, std::memory_order_relaxed); }
+  [[nodiscard]] bool stopping() const { return stop_.load(std::memory_order_relaxed); }
+  // SIGINT and SIGTERM stop every Runtime's run() in this process.
+  static void install_signal_handlers();
+  [[nodiscard]] static bool signalled();
+
+  [[nodiscard]] bool all_threads_finished() const;
+  [[nodiscard]] const NicCounters& nic_counters() const;
+  [[nodiscard]] std::vector<const Thread*> threads() const;
+  [[nodiscard]] uint16_t port_id() const;
+  [[nodiscard]] const Config& config() const { return config_; }
+
+  // Prints the port, the NIC counters and each thread's counters (non-zero).
+  void print_stats(FILE* out) const;
+
+ private:
+  explicit Runtime(const Config& config);
+  absl::Status open();
+  void drain_tx();
+
+  Config config_;
+  uint32_t instance_;
+  std::atomic<bool> stop_{false};
+  bool running_ = false;
+  std::unique_ptr<Port> port_;
+  std::unique_ptr<ContextTable> contexts_;
+  std::vector<std::unique_ptr<ThreadFifos>> fifos_;
+  std::unique_ptr<NicCore> nic_;
+  std::vector<std::unique_ptr<sched::Worker>> workers_;
+  uint32_t next_thread_id_ = 0;
+};
+
+}  // namespace nanopu

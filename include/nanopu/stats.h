@@ -1,0 +1,91 @@
+// Named counters. Each is written by exactly one core (no atomics on the hot
+// path) and read by others only for reporting. Every name is printed at
+// shutdown so a user can grep for it.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+
+
+namespace nanopu {
+
+// Kinds of rejected frame (wire::ParseError, kOk excluded), each its own counter.
+inline constexpr size_t kParseErrorKinds = 8;
+// The counter name of parse error i ("rx_drop_bad_checksum", ...).
+[[nodiscard]] std::string_view parse_error_counter_name(size_t i);
+
+#define NANOPU_NIC_COUNTERS(X)                                                          \
+  X(rx_packets)              /* frames taken from the port */                           \
+  X(rx_bytes)                                                                            \
+  X(rx_data_packets)                                                                     \
+  X(rx_control_packets)                                                                  \
+  X(rx_drop_not_for_host)    /* destination IPv4 is not this host's */                   \
+  X(rx_drop_unknown_context) /* no thread bound to the destination context */            \
+  X(rx_drop_fifo_full)       /* the bound thread's RX FIFO was full */                   \
+  X(rx_drop_multi_packet)    /* multi-packet message: needs the full NDP transport */   \
+  X(rx_drop_segmented_mbuf)  /* header not contiguous in the first mbuf segment */      \
+  X(rx_msgs_delivered)                                                                   \
+  X(rx_acks)                                                                             \
+  X(rx_nacks)                                                                            \
+  X(rx_pulls)                                                                            \
+  X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
+  X(tx_data_packets)                                                                     \
+  X(tx_control_packets)                                                                  \
+  X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \
+  X(tx_drop_no_mbuf)         /* no buffer for a control packet */                        \
+  X(nic_polls)               /* NIC loop iterations */                                   \
+  X(nic_idle_polls)          /* iterations that found nothing to do */
+
+struct NicCounters {
+#define NANOPU_DECLARE(name) uint64_t name = 0;
+  NANOPU_NIC_COUNTERS(NANOPU_DECLARE)
+#undef NANOPU_DECLARE
+  // Indexed by wire::ParseError (index 0, kOk, unused).
+  uint64_t rx_parse_errors[kParseErrorKinds] = {};
+
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+#define NANOPU_VISIT(name) fn(std::string_view(#name), name);
+    NANOPU_NIC_COUNTERS(NANOPU_VISIT)
+#undef NANOPU_VISIT
+    for (size_t i = 1; i < kParseErrorKinds; ++i) fn(parse_error_counter_name(i), rx_parse_errors[i]);
+  }
+  [[nodiscard]] uint64_t rx_dropped() const;
+};
+
+#define NANOPU_THREAD_COUNTERS(X)                                                       \
+  X(rx_msgs)               /* messages the thread started reading */                   \
+  X(tx_msgs)               /* complete messages handed to the NIC */                   \
+  X(rx_words_flushed)      /* unread words discarded by msg_done() (footnote 9) */      \
+  X(err_rx_empty)          /* read() with nothing in the RX FIFO */                    \
+  X(err_read_past_end)     /* read() past the current message's last word */           \
+  X(err_bad_length)        /* TX header with length 0 or over the maximum */           \
+  X(err_no_buffers)        /* TX message dropped: no buffer for it */                  \
+  X(tx_fifo_full_waits)    /* TX header waited for FIFO space */
+
+struct ThreadCounters {
+#define NANOPU_DECLARE(name) uint64_t name = 0;
+  NANOPU_THREAD_COUNTERS(NANOPU_DECLARE)
+#undef NANOPU_DECLARE
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+#define NANOPU_VISIT(name) fn(std::string_view(#name), name);
+    NANOPU_THREAD_COUNTERS(NANOPU_VISIT)
+#undef NANOPU_VISIT
+  }
+};
+
+// Prints "prefix.name value" lines; zero counters are skipped unless `all`.
+template <typename Counters>
+void print_counters(FILE* out, std::string_view prefix, const Counters& c, bool all = false) {
+  c.for_each([&](std::string_view name, uint64_t v) {
+    if (v == 0 && !all) return;
+    char key[96];
+    std::snprintf(key, sizeof key, "%.*s.%.*s", static_cast<int>(prefix.size()), prefix.data(),
+                  static_cast<int>(name.size()), name.data());
+    std::fprintf(out, "  %-36s %llu\n", key, static_cast<unsigned long long>(v));
+  });
+}
+
+}  // namespace nanopu

@@ -1,0 +1,115 @@
+// nanopu::Thread — one nanoPU thread as an application sees it (nanoPU §2.1,
+// §3.4). The netRX/netTX registers become read()/write() of one 8-byte word;
+// the CSRs lcurport/lcurpriority/lniccmd, lmsgsrdy, lidle and lmsgdone become
+// bind(), msgs_ready(), idle() and msg_done().
+//
+// A Thread is handed to the body function given to Runtime::spawn() and is
+// only ever touched from that body: it sees only its own FIFOs, so it needs
+// no locks (thread safety by construction, §2.1.1).
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "nanopu/app_header.h"
+#include "nanopu/error.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+
+namespace nanopu {
+
+struct ThreadFifos;
+struct ThreadCounters;
+class ContextTable;
+namespace sched {
+class Worker;
+}
+
+class Thread {
+ public:
+  Thread(const Thread&) = delete;
+  Thread& operator=(const Thread&) = delete;
+  ~Thread();
+
+  // lcurport + lcurpriority + lniccmd: receive messages for `context` at
+  // `priority` (0 is best). Fails if another thread holds the context or this
+  // thread is already bound.
+  [[nodiscard]] absl::Status bind(uint16_t context, uint8_t priority = 0);
+  [[nodiscard]] bool bound() const { return bound_; }
+  [[nodiscard]] uint16_t context() const { return context_; }
+  [[nodiscard]] uint8_t priority() const { return priority_; }
+  [[nodiscard]] uint32_t id() const { return id_; }
+
+  // lmsgsrdy: a message is waiting (or partly read).
+  [[nodiscard]] bool msgs_ready() const;
+  // Blocks (yielding the core to other threads and, on a shared core, to the
+  // NIC loop) until a message is ready. Returns false when the runtime stops.
+  [[nodiscard]] bool wait();
+
+  // netRX: the next word of the current message. The first word of each
+  // message is its AppHeader; then ceil(len/8) payload words, the last one
+  // zero-padded. Reading an empty FIFO or past the message's end returns 0
+  // and records the error (last_error(), counters) — never stale data.
+  [[nodiscard]] uint64_t read();
+  ApiError read(uint64_t* word);
+  // Words of the current message not yet read (header included).
+  [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_; }
+
+  // lmsgdone: finished with the current message. Unread words are flushed
+  // (footnote 9) and counted.
+  void msg_done();
+
+  // netTX: the first word of a message is its AppHeader (destination, len);
+  // writing it reserves a buffer for the whole message or fails cleanly
+  // (kNoBuffers, kBadLength: the rest of that message's words are then
+  // discarded). The message leaves when its last word is written.
+  ApiError write(uint64_t word);
+  // Words still owed to the message being written (0: none open).
+  [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_; }
+
+  // lidle: nothing to do right now; lets other threads (and, on a shared
+  // core, the NIC loop) run, then returns.
+  void idle();
+
+  [[nodiscard]] bool stopping() const;
+  [[nodiscard]] ApiError last_error() const { return last_error_; }
+  [[nodiscard]] const ThreadCounters& counters() const { return *counters_; }
+
+ private:
+  friend class sched::Worker;
+  Thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
+         sched::Worker* worker, uint32_t max_message_bytes);
+  ApiError fail(ApiError e);
+  bool next_rx_message();
+  void unbind();
+
+  uint32_t id_;
+  ThreadFifos* fifos_;
+  rte_mempool* pool_;
+  ContextTable* contexts_;
+  sched::Worker* worker_;
+  uint32_t max_message_bytes_;
+  ThreadCounters* counters_;
+  bool bound_ = false;
+  uint16_t context_ = 0;
+  uint8_t priority_ = 0;
+  ApiError last_error_ = ApiError::kOk;
+
+  // RX: the message being read.
+  rte_mbuf* rx_msg_ = nullptr;
+  rte_mbuf* rx_seg_ = nullptr;   // segment holding the next payload word
+  uint32_t rx_seg_off_ = 0;      // byte offset of that word in the segment
+  uint32_t rx_bytes_left_ = 0;   // payload bytes not yet read
+  uint32_t rx_words_left_ = 0;   // words not yet read, header included
+  uint64_t rx_header_ = 0;
+  bool rx_header_pending_ = false;
+
+  // TX: the message being written.
+  rte_mbuf* tx_msg_ = nullptr;
+  uint8_t* tx_next_ = nullptr;   // where the next payload word goes
+  uint32_t tx_words_left_ = 0;
+  bool tx_discarding_ = false;   // the header failed: swallow its payload words
+};
+
+}  // namespace nanopu

@@ -1,0 +1,18 @@
+#include "nanopu/error.h"
+
+namespace nanopu {
+
+std::string_view api_error_name(ApiError e) {
+  switch (e) {
+    case ApiError::kOk: return "ok";
+    case ApiError::kRxEmpty: return "rx_empty";
+    case ApiError::kReadPastEnd: return "read_past_end";
+    case ApiError::kBadLength: return "bad_length";
+    case ApiError::kNoBuffers: return "no_buffers";
+    case ApiError::kNotBound: return "not_bound";
+    case ApiError::kStopped: return "stopped";
+  }
+  return "unknown";
+}
+
+}  // namespace nanopu

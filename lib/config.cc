@@ -1,0 +1,164 @@
+#include "nanopu/config.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nanopu/app_header.h"
+#include "nic/wire/frame.h"
+
+ABSL_FLAG(std::string, lcores, "0",
+          "Comma-separated EAL lcores. The first runs the NIC core; each further one runs a "
+          "worker core. One lcore runs the NIC loop and one worker together (tests, 2-core "
+          "machines).");
+ABSL_FLAG(std::string, vdev, "",
+          "DPDK virtual device(s) to create, ';'-separated, e.g. "
+          "'net_memif0,role=server,socket=/tmp/nanopu.sock' or 'net_ring0'.");
+ABSL_FLAG(uint32_t, port, 0, "Index of the DPDK port this host uses (probe order).");
+ABSL_FLAG(std::string, huge, "auto",
+          "Hugepages: 'auto' (use 2 MiB hugepages if reserved and mounted, else --no-huge), "
+          "'on' (require them), 'off' (always --no-huge).");
+ABSL_FLAG(std::string, file_prefix, "",
+          "EAL --file-prefix. Default 'nanopu-<pid>', unique per process so two processes "
+          "never share hugepage files.");
+ABSL_FLAG(double, link_wait, 10,
+          "Seconds to wait for the port's link to come up before threads start (a net_memif "
+          "client waits for its server). 0: do not wait.");
+ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, passed through.");
+ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
+ABSL_FLAG(std::string, ip, "10.0.0.1", "This host's IPv4 address.");
+ABSL_FLAG(std::string, gateway_mac, "ff:ff:ff:ff:ff:ff",
+          "Destination MAC for peers whose MAC has not been learned from their packets.");
+ABSL_FLAG(uint32_t, mbufs, 16383, "Packet buffers in the port's mempool.");
+ABSL_FLAG(uint32_t, fifo_messages, 256,
+          "Depth of each thread's RX and TX FIFO, in messages.");
+ABSL_FLAG(uint32_t, max_message_bytes, 1024,
+          "Largest message a thread may send or receive, in bytes (1..1024 in this version).");
+ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
+ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
+
+namespace nanopu {
+
+bool parse_mac(const std::string& text, uint8_t out[6]) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  if (parts.size() != 6) return false;
+  for (size_t i = 0; i < 6; ++i) {
+    if (parts[i].empty() || parts[i].size() > 2) return false;
+    uint32_t v = 0;
+    if (!absl::SimpleHexAtoi(parts[i], &v) || v > 0xff) return false;
+    out[i] = static_cast<uint8_t>(v);
+  }
+  return true;
+}
+
+bool parse_ipv4(const char* text, uint32_t* out) {
+  std::vector<std::string> parts = absl::StrSplit(text, '.');
+  if (parts.size() != 4) return false;
+  uint32_t ip = 0;
+  for (const std::string& p : parts) {
+    uint32_t v = 0;
+    if (p.empty() || p.size() > 3 || !absl::SimpleAtoi(p, &v) || v > 255) return false;
+    ip = (ip << 8) | v;
+  }
+  *out = ip;
+  return true;
+}
+
+absl::Status Config::validate() const {
+  if (lcores.empty()) return absl::InvalidArgumentError("--lcores: give at least one lcore");
+  for (size_t i = 0; i < lcores.size(); ++i)
+    for (size_t j = i + 1; j < lcores.size(); ++j)
+      if (lcores[i] == lcores[j])
+        return absl::InvalidArgumentError(absl::StrCat("--lcores: lcore ", lcores[i],
+                                                       " is listed twice"));
+  if (max_message_bytes == 0 || max_message_bytes > wire::kSegmentBytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max_message_bytes=", max_message_bytes, ": must be 1..", wire::kSegmentBytes,
+        " (multi-packet messages are not supported yet)"));
+  if (fifo_messages < 2 || fifo_messages > (1u << 20))
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fifo_messages=", fifo_messages, ": must be 2..1048576"));
+  if (max_threads_per_core == 0 || max_threads_per_core > 64)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_threads_per_core=", max_threads_per_core, ": must be 1..64"));
+  if (mbufs < 1024)
+    return absl::InvalidArgumentError(absl::StrCat("--mbufs=", mbufs, ": need at least 1024"));
+  if (link_wait_s < 0) return absl::InvalidArgumentError("--link_wait: must be >= 0 seconds");
+  if (rtt_packets == 0) return absl::InvalidArgumentError("--rtt_packets: must be at least 1");
+  uint8_t mac[6];
+  if (!parse_mac(gateway_mac, mac))
+    return absl::InvalidArgumentError(
+        absl::StrCat("--gateway_mac='", gateway_mac, "': expected aa:bb:cc:dd:ee:ff"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Config> Config::from_flags() {
+  Config c;
+  c.lcores.clear();
+  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_lcores), ',',
+                                               absl::SkipWhitespace())) {
+    unsigned v = 0;
+    if (!absl::SimpleAtoi(part, &v))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--lcores='", absl::GetFlag(FLAGS_lcores), "': expected numbers like 0 or 0,1"));
+    c.lcores.push_back(v);
+  }
+  for (absl::string_view v :
+       absl::StrSplit(absl::GetFlag(FLAGS_vdev), ';', absl::SkipWhitespace()))
+    c.vdevs.emplace_back(v);
+  const uint32_t port = absl::GetFlag(FLAGS_port);
+  if (port > 0xffff) return absl::InvalidArgumentError("--port: too large");
+  c.port_index = static_cast<uint16_t>(port);
+  const std::string huge = absl::GetFlag(FLAGS_huge);
+  if (huge == "auto") c.huge = HugePages::kAuto;
+  else if (huge == "on") c.huge = HugePages::kOn;
+  else if (huge == "off") c.huge = HugePages::kOff;
+  else return absl::InvalidArgumentError(absl::StrCat("--huge='", huge, "': use auto, on or off"));
+  c.file_prefix = absl::GetFlag(FLAGS_file_prefix);
+  c.extra_eal_args = absl::GetFlag(FLAGS_eal_args);
+  c.link_wait_s = absl::GetFlag(FLAGS_link_wait);
+  c.eal_log_level = absl::GetFlag(FLAGS_eal_log_level);
+  const std::string ip = absl::GetFlag(FLAGS_ip);
+  if (!parse_ipv4(ip.c_str(), &c.ip))
+    return absl::InvalidArgumentError(absl::StrCat("--ip='", ip, "': expected a.b.c.d"));
+  c.gateway_mac = absl::GetFlag(FLAGS_gateway_mac);
+  c.mbufs = absl::GetFlag(FLAGS_mbufs);
+  c.fifo_messages = absl::GetFlag(FLAGS_fifo_messages);
+  c.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  c.max_threads_per_core = absl::GetFlag(FLAGS_max_threads_per_core);
+  const uint32_t rtt = absl::GetFlag(FLAGS_rtt_packets);
+  if (rtt > 0xffff) return absl::InvalidArgumentError("--rtt_packets: too large");
+  c.rtt_packets = static_cast<uint16_t>(rtt);
+  if (absl::Status s = c.validate(); !s.ok()) return s;
+  return c;
+}
+
+void init_flags_usage(const char* usage) {
+  absl::SetProgramUsageMessage(usage);
+  absl::FlagsUsageConfig cfg;
+  // Abseil's --help lists only flags from a file named like the binary; list
+  // all of nanopu's (runtime and program) and hide Abseil's own.
+  cfg.contains_help_flags = [](absl::string_view file) {
+    return !absl::StrContains(file, "absl/");
+  };
+  cfg.contains_helpshort_flags = cfg.contains_help_flags;
+  cfg.normalize_filename = [](absl::string_view file) {
+    // Show paths relative to the project root.
+    for (absl::string_view dir : {"/lib/", "/apps/", "/bench/", "/nic/", "/scheduler/"}) {
+      const size_t pos = file.rfind(dir);
+      if (pos != absl::string_view::npos) return std::string(file.substr(pos + 1));
+    }
+    return std::string(file);
+  };
+  cfg.version_string = [] { return std::string("nanopu 0.1.0\n"); };
+  absl::SetFlagsUsageConfig(cfg);
+}
+
+}  // namespace nanopu

@@ -1,0 +1,231 @@
+#include "nanopu/runtime.h"
+
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+
+#include <csignal>
+
+#include "absl/strings/str_cat.h"
+#include "lib/eal/eal.h"
+#include "lib/eal/port.h"
+#include "lib/ring/thread_fifos.h"
+#include "nic/nic_core.h"
+#include "nic/pipeline/context_table.h"
+#include "scheduler/worker.h"
+
+namespace nanopu {
+namespace {
+
+std::atomic<bool> g_signalled{false};
+std::atomic<uint32_t> g_instances{0};
+
+// Iterations of the NIC loop after the last thread returns, so that messages
+// it wrote just before returning still leave.
+constexpr int kDrainPolls = 10000;
+
+void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
+
+struct WorkerLaunch {
+  sched::Worker* worker;
+  std::atomic<bool>* stop;
+  std::atomic<bool> finished{false};
+};
+
+int worker_main(void* arg) {
+  auto* l = static_cast<WorkerLaunch*>(arg);
+  while (!l->stop->load(std::memory_order_relaxed)) {
+    if (!l->worker->run_once()) rte_pause();
+    if (l->worker->all_finished()) break;
+  }
+  l->worker->run_once();  // let threads parked in wait() see the stop and return
+  l->finished.store(true, std::memory_order_release);
+  return 0;
+}
+
+}  // namespace
+
+Runtime::Runtime(const Config& config) : config_(config), instance_(g_instances.fetch_add(1)) {}
+
+Runtime::~Runtime() {
+  // Threads (and their fibers) go before the FIFOs and the pool they use.
+  workers_.clear();
+  nic_.reset();
+  fifos_.clear();
+  port_.reset();
+}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
+  if (absl::Status s = config.validate(); !s.ok()) return s;
+  if (absl::Status s = eal_init(config); !s.ok()) return s;
+  std::unique_ptr<Runtime> rt(new Runtime(config));
+  if (absl::Status s = rt->open(); !s.ok()) return s;
+  return rt;
+}
+
+absl::Status Runtime::open() {
+  absl::StatusOr<std::unique_ptr<Port>> port = Port::open(config_, absl::StrCat(getpid(), "_", instance_));
+  if (!port.ok()) return port.status();
+  port_ = std::move(*port);
+  contexts_ = std::make_unique<ContextTable>();
+  NicParams params;
+  params.port_id = port_->id();
+  params.host_ip = config_.ip;
+  params.host_mac = port_->mac();
+  (void)parse_mac(config_.gateway_mac, params.gateway_mac.data());
+  params.rtt_packets = config_.rtt_packets;
+  nic_ = std::make_unique<NicCore>(params, port_->pool(), contexts_.get());
+  for (size_t i = 0; i < config_.worker_count(); ++i)
+    workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i),
+                                                       config_.max_threads_per_core, &stop_));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32_t worker) {
+  // While run() drives other lcores the NIC's thread list must not change;
+  // between poll_once() calls everything runs on the caller's thread.
+  if (running_) return absl::FailedPreconditionError("spawn() during run(): add threads first");
+  if (worker >= workers_.size())
+    return absl::InvalidArgumentError(absl::StrCat("worker ", worker, " does not exist; this host has ",
+                                                   workers_.size(), " (one per --lcores entry after the first)"));
+  const uint32_t id = next_thread_id_++;
+  auto fifos = std::make_unique<ThreadFifos>();
+  fifos->thread_id = id;
+  absl::StatusOr<MsgFifo> rx = MsgFifo::create(absl::StrCat("np", instance_, "rx", id), config_.fifo_messages);
+  if (!rx.ok()) return rx.status();
+  absl::StatusOr<MsgFifo> tx = MsgFifo::create(absl::StrCat("np", instance_, "tx", id), config_.fifo_messages);
+  if (!tx.ok()) return tx.status();
+  fifos->rx = std::move(*rx);
+  fifos->tx = std::move(*tx);
+  absl::StatusOr<Thread*> t = workers_[worker]->add_thread(
+      id, fifos.get(), port_->pool(), contexts_.get(), config_.max_message_bytes, std::move(body));
+  if (!t.ok()) return t.status();
+  nic_->add_thread(fifos.get());
+  fifos_.push_back(std::move(fifos));
+  return t;
+}
+
+void Runtime::install_signal_handlers() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+}
+
+bool Runtime::signalled() { return g_signalled.load(std::memory_order_relaxed); }
+
+bool Runtime::all_threads_finished() const {
+  for (const auto& w : workers_)
+    if (!w->all_finished()) return false;
+  return true;
+}
+
+void Runtime::poll_once() {
+  nic_->poll();
+  for (auto& w : workers_) w->run_once();
+}
+
+void Runtime::drain_tx() {
+  for (int i = 0; i < kDrainPolls; ++i) {
+    bool pending = false;
+    for (const auto& f : fifos_) pending |= !f->tx.empty();
+    if (!pending && nic_->poll() == 0) break;
+    if (pending) nic_->poll();
+  }
+}
+
+absl::Status Runtime::run() {
+  running_ = true;
+  struct Done {
+    bool* flag;
+    ~Done() { *flag = false; }
+  } done{&running_};
+  if (rte_lcore_id() != config_.lcores.front())
+    return absl::FailedPreconditionError(absl::StrCat(
+        "run() must be called on the EAL main lcore ", config_.lcores.front()));
+  auto should_stop = [this] {
+    if (signalled()) stop();
+    return stopping();
+  };
+  // Threads bind their contexts in their first instructions: let them, so
+  // the first packets after link-up find their context.
+  auto wait_link = [&]() -> absl::Status {
+    if (config_.link_wait_s <= 0 || port_->wait_link_up(config_.link_wait_s, stop_))
+      return absl::OkStatus();
+    if (signalled() || stopping()) return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat(
+        "link of port ", port_->id(), " (", port_->driver(), ") still down after ",
+        config_.link_wait_s, " s; is the peer running? (--link_wait)"));
+  };
+
+  if (config_.shared_core()) {
+    sched::Worker& w = *workers_.front();
+    w.run_once();
+    if (absl::Status s = wait_link(); !s.ok()) {
+      stop();
+      w.run_once();
+      return s;
+    }
+    while (!should_stop() && !w.all_finished()) {
+      nic_->poll();
+      w.run_once();
+    }
+    stop();
+    w.run_once();  // threads parked in wait() see the stop and return
+    drain_tx();
+    return absl::OkStatus();
+  }
+
+  std::vector<std::unique_ptr<WorkerLaunch>> launches;
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    auto l = std::make_unique<WorkerLaunch>();
+    l->worker = workers_[i].get();
+    l->stop = &stop_;
+    const unsigned lcore = config_.lcores[i + 1];
+    if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {
+      stop();
+      rte_eal_mp_wait_lcore();
+      return absl::InternalError(absl::StrCat("cannot launch worker on lcore ", lcore, ": ", rc));
+    }
+    launches.push_back(std::move(l));
+  }
+  absl::Status link = wait_link();
+  while (link.ok()) {
+    nic_->poll();
+    if (should_stop()) break;
+    bool all_done = true;
+    for (const auto& l : launches) all_done &= l->finished.load(std::memory_order_acquire);
+    if (all_done) break;
+  }
+  stop();
+  // Keep the NIC running while workers wind down: a thread may be waiting for
+  // TX FIFO space the NIC frees.
+  for (;;) {
+    bool all_done = true;
+    for (const auto& l : launches) all_done &= l->finished.load(std::memory_order_acquire);
+    if (all_done) break;
+    nic_->poll();
+  }
+  rte_eal_mp_wait_lcore();
+  drain_tx();
+  return link;
+}
+
+const NicCounters& Runtime::nic_counters() const { return nic_->counters(); }
+
+std::vector<const Thread*> Runtime::threads() const {
+  std::vector<const Thread*> out;
+  for (const auto& w : workers_)
+    for (size_t i = 0; i < w->thread_count(); ++i) out.push_back(&w->thread(i));
+  return out;
+}
+
+uint16_t Runtime::port_id() const { return port_->id(); }
+
+void Runtime::print_stats(FILE* out) const {
+  std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
+  print_counters(out, "nic", nic_->counters());
+  for (const Thread* t : threads())
+    print_counters(out, absl::StrCat("thread", t->id()), t->counters());
+}
+
+}  // namespace nanopu

@@ -1,0 +1,75 @@
+// The emulated nanoPU NIC (DESIGN §2): one loop that takes a burst from the
+// port, runs the pipeline and the transport, delivers complete messages to
+// thread RX FIFOs, gathers complete messages from thread TX FIFOs, frames
+// them and sends a burst. Control packets leave before data (WIRE.md).
+// Runs on its own lcore, or interleaved with a worker on a shared one.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/ring/thread_fifos.h"
+#include "nanopu/stats.h"
+#include "nic/packetizer/packetizer.h"
+#include "nic/pipeline/context_table.h"
+#include "nic/pipeline/neighbor_table.h"
+#include "nic/pipeline/pipeline.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+struct NicParams {
+  uint16_t port_id = 0;
+  uint32_t host_ip = 0;
+  wire::MacAddr host_mac{};
+  wire::MacAddr gateway_mac = wire::kBroadcastMac;
+  uint16_t rtt_packets = 2;
+};
+
+class NicCore final : public TransportSink {
+ public:
+  static constexpr unsigned kBurst = 32;
+
+  NicCore(const NicParams& params, rte_mempool* pool, const ContextTable* contexts);
+  ~NicCore() override;
+  NicCore(const NicCore&) = delete;
+  NicCore& operator=(const NicCore&) = delete;
+
+  // Threads whose TX FIFOs this NIC drains. Call before the first poll().
+  void add_thread(ThreadFifos* fifos) { threads_.push_back(fifos); }
+
+  // One iteration. Returns the number of packets and messages handled.
+  unsigned poll();
+
+  [[nodiscard]] const NicCounters& counters() const { return counters_; }
+
+  // TransportSink
+  bool deliver(rte_mbuf* msg, ThreadFifos* dst) override;
+  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
+                 size_t payload_bytes) override;
+  void send_control(uint32_t dst_ip, const wire::NdpHeader& h) override;
+
+ private:
+  // Packets waiting for one rte_eth_tx_burst; control before data.
+  struct TxBatch {
+    rte_mbuf* pkts[2 * kBurst];
+    unsigned n = 0;
+  };
+  void enqueue(TxBatch& b, rte_mbuf* m);
+  void flush(TxBatch& b);
+
+  NicParams params_;
+  NicCounters counters_;
+  NeighborTable neighbors_;
+  Pipeline pipeline_;
+  Packetizer packetizer_;
+  std::unique_ptr<Transport> transport_;
+  std::vector<ThreadFifos*> threads_;
+  TxBatch control_;
+  TxBatch data_;
+};
+
+}  // namespace nanopu

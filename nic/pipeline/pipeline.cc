@@ -1,0 +1,41 @@
+#include "nic/pipeline/pipeline.h"
+
+namespace nanopu {
+
+PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_t* payload_bytes) {
+  PipelineResult r;
+  ++counters_->rx_packets;
+  counters_->rx_bytes += m->pkt_len;
+  if (m->data_len < wire::kFrameHeaderBytes && m->pkt_len >= wire::kFrameHeaderBytes) {
+    ++counters_->rx_drop_segmented_mbuf;  // PMDs here deliver headers contiguously
+    return r;
+  }
+  // The decoder reads only the 64 header bytes (contiguous, checked above);
+  // lengths are checked against the whole frame.
+  const wire::ParseError e = wire::decode_frame_header(rte_pktmbuf_mtod(m, const uint8_t*),
+                                                       m->pkt_len, h, payload_bytes);
+  if (e != wire::ParseError::kOk) {
+    ++counters_->rx_parse_errors[static_cast<size_t>(e)];
+    return r;
+  }
+  if (h->dst_ip != host_ip_) {
+    ++counters_->rx_drop_not_for_host;
+    return r;
+  }
+  neighbors_->learn(h->src_ip, h->src_mac);
+  if (h->ndp.flags & wire::kFlagData) {
+    ++counters_->rx_data_packets;
+    r.dst = contexts_->lookup(h->ndp.dst_context);
+    if (r.dst == nullptr) {
+      ++counters_->rx_drop_unknown_context;
+      return r;
+    }
+    r.kind = PipelineResult::Kind::kData;
+    return r;
+  }
+  ++counters_->rx_control_packets;
+  r.kind = PipelineResult::Kind::kControl;
+  return r;
+}
+
+}  // namespace nanopu

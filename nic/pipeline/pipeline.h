@@ -1,0 +1,43 @@
+// The NIC's ingress header pipeline (nanoPU §2.3, the P4 PISA pipeline):
+// validate the frame, check it is for this host, and match the destination
+// context against the port table. DATA for a bound context goes to the fast
+// path; control packets go to the transport; everything else is counted and
+// dropped (never a crash: every branch has a counter).
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "lib/ring/thread_fifos.h"
+#include "nanopu/stats.h"
+#include "nic/pipeline/context_table.h"
+#include "nic/pipeline/neighbor_table.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+struct PipelineResult {
+  enum class Kind : uint8_t { kDrop, kData, kControl };
+  Kind kind = Kind::kDrop;
+  ThreadFifos* dst = nullptr;  // kData: the bound thread
+};
+
+class Pipeline {
+ public:
+  Pipeline(uint32_t host_ip, const ContextTable* contexts, NeighborTable* neighbors,
+           NicCounters* counters)
+      : host_ip_(host_ip), contexts_(contexts), neighbors_(neighbors), counters_(counters) {}
+
+  // Fills *h and *payload_bytes; on kDrop the caller frees the mbuf.
+  [[nodiscard]] PipelineResult classify(const rte_mbuf* m, wire::FrameHeader* h,
+                                        size_t* payload_bytes);
+
+ private:
+  uint32_t host_ip_;
+  const ContextTable* contexts_;
+  NeighborTable* neighbors_;
+  NicCounters* counters_;
+};
+
+}  // namespace nanopu

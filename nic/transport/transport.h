@@ -1,0 +1,47 @@
+// The NIC-terminated transport (nanoPU §2.3, §3.3) behind one interface, so
+// NDP and Homa are interchangeable (eRPC's transport_impl, Homa's Driver).
+// A transport has no I/O of its own: packets and time come in as arguments
+// and go out through the TransportSink, which the NIC core implements (and a
+// test or the virtual-time model can implement too).
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "lib/ring/thread_fifos.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+class TransportSink {
+ public:
+  virtual ~TransportSink() = default;
+  // A complete message for dst: data at the first payload byte, pkt_len ==
+  // message length, MsgMeta filled. Returns false if dst could not take it
+  // (the message has then been freed and counted).
+  virtual bool deliver(rte_mbuf* msg, ThreadFifos* dst) = 0;
+  // A DATA packet: m's data starts with kFrameHeaderBytes of room for the
+  // header, then payload_bytes of payload.
+  virtual void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
+                         size_t payload_bytes) = 0;
+  // A control packet (ACK, NACK, PULL ...) with the 64-byte zero payload.
+  virtual void send_control(uint32_t dst_ip, const wire::NdpHeader& h) = 0;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // A DATA packet that the pipeline matched to dst. Takes ownership of pkt.
+  virtual void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
+                       ThreadFifos* dst, uint64_t now_tsc, TransportSink& sink) = 0;
+  // A control packet for this host. Takes ownership of pkt.
+  virtual void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
+                          TransportSink& sink) = 0;
+  // A complete message from a thread's TX FIFO. Takes ownership of msg.
+  virtual void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) = 0;
+  // Called once per NIC loop iteration (retransmit timers, pacing).
+  virtual void on_tick(uint64_t now_tsc, TransportSink& sink) = 0;
+};
+
+}  // namespace nanopu

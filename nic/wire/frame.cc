@@ -1,0 +1,145 @@
+#include "nic/wire/frame.h"
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include <cstring>
+
+namespace nanopu::wire {
+namespace {
+
+// Byte offsets inside the 64-byte header (WIRE.md).
+constexpr size_t kIpOff = kEthHeaderBytes;
+constexpr size_t kL4Off = kEthHeaderBytes + kIpv4HeaderBytes;
+
+void put16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+void put32(uint8_t* p, uint32_t v) {
+  put16(p, static_cast<uint16_t>(v >> 16));
+  put16(p + 2, static_cast<uint16_t>(v));
+}
+uint16_t get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
+uint32_t get32(const uint8_t* p) { return (uint32_t{get16(p)} << 16) | get16(p + 2); }
+
+constexpr uint8_t kKnownNdpFlags = kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop;
+constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull;
+
+}  // namespace
+
+std::string_view parse_error_name(ParseError e) {
+  switch (e) {
+    case ParseError::kOk: return "ok";
+    case ParseError::kShortFrame: return "rx_drop_short_frame";
+    case ParseError::kNotIpv4: return "rx_drop_not_ipv4";
+    case ParseError::kBadIpHeader: return "rx_drop_bad_ip_header";
+    case ParseError::kUnknownProtocol: return "rx_drop_unknown_protocol";
+    case ParseError::kBadChecksum: return "rx_drop_bad_checksum";
+    case ParseError::kBadLength: return "rx_drop_bad_length";
+    case ParseError::kBadFlags: return "rx_drop_bad_flags";
+    case ParseError::kCount: break;
+  }
+  return "rx_drop_unknown_reason";
+}
+
+uint16_t ipv4_header_checksum(const uint8_t* ip_header) {
+  uint8_t copy[kIpv4HeaderBytes];
+  std::memcpy(copy, ip_header, sizeof copy);
+  copy[10] = copy[11] = 0;
+  // rte_raw_cksum sums 16-bit words in memory order; the folded complement,
+  // stored as-is, is the big-endian checksum field.
+  const uint16_t stored = static_cast<uint16_t>(~rte_raw_cksum(copy, sizeof copy));
+  return rte_be_to_cpu_16(stored);
+}
+
+void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out) {
+  std::memcpy(out, h.dst_mac.data(), 6);
+  std::memcpy(out + 6, h.src_mac.data(), 6);
+  put16(out + 12, kEtherTypeIpv4);
+
+  uint8_t* ip = out + kIpOff;
+  ip[0] = 0x45;  // version 4, IHL 5
+  ip[1] = h.tos;
+  put16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + kTransportHeaderBytes + payload_bytes));
+  put16(ip + 4, 0);  // identification: no fragments, so unused
+  put16(ip + 6, 0);  // flags + fragment offset
+  ip[8] = h.ttl;
+  ip[9] = h.protocol;
+  put16(ip + 10, 0);
+  put32(ip + 12, h.src_ip);
+  put32(ip + 16, h.dst_ip);
+  put16(ip + 10, ipv4_header_checksum(ip));
+
+  uint8_t* l4 = out + kL4Off;
+  const NdpHeader& n = h.ndp;
+  l4[0] = n.flags;
+  put16(l4 + 1, n.src_context);
+  put16(l4 + 3, n.dst_context);
+  put16(l4 + 5, n.msg_len);
+  l4[7] = n.pkt_offset;
+  put16(l4 + 8, n.pull_offset);
+  put16(l4 + 10, n.tx_msg_id);
+  put16(l4 + 12, n.buf_ptr);
+  l4[14] = n.buf_size_class;
+  std::memset(l4 + 15, 0, kTransportHeaderBytes - 15);
+}
+
+ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
+                               size_t* payload_bytes) {
+  if (frame_len < kFrameHeaderBytes) return ParseError::kShortFrame;
+  if (get16(frame + 12) != kEtherTypeIpv4) return ParseError::kNotIpv4;
+
+  const uint8_t* ip = frame + kIpOff;
+  if (ip[0] != 0x45) return ParseError::kBadIpHeader;
+  const uint16_t frag = get16(ip + 6);
+  if ((frag & 0x3fff) != 0) return ParseError::kBadIpHeader;  // MF set or offset != 0
+  if (ip[8] == 0) return ParseError::kBadIpHeader;
+  // Homa (0x9A) has its own header layout; until its transport exists it is
+  // counted as unknown rather than misparsed as NDP.
+  if (ip[9] != kIpProtoNdp) return ParseError::kUnknownProtocol;
+  const uint16_t csum = get16(ip + 10);
+  if (csum != 0 && csum != ipv4_header_checksum(ip)) return ParseError::kBadChecksum;
+
+  const uint16_t total = get16(ip + 2);
+  if (total < kIpv4HeaderBytes + kTransportHeaderBytes) return ParseError::kBadLength;
+  if (size_t{total} + kEthHeaderBytes > frame_len) return ParseError::kBadLength;
+
+  std::memcpy(out->dst_mac.data(), frame, 6);
+  std::memcpy(out->src_mac.data(), frame + 6, 6);
+  out->tos = ip[1];
+  out->ttl = ip[8];
+  out->protocol = ip[9];
+  out->ip_total_len = total;
+  out->src_ip = get32(ip + 12);
+  out->dst_ip = get32(ip + 16);
+
+  const uint8_t* l4 = frame + kL4Off;
+  NdpHeader& n = out->ndp;
+  n.flags = l4[0];
+  n.src_context = get16(l4 + 1);
+  n.dst_context = get16(l4 + 3);
+  n.msg_len = get16(l4 + 5);
+  n.pkt_offset = l4[7];
+  n.pull_offset = get16(l4 + 8);
+  n.tx_msg_id = get16(l4 + 10);
+  n.buf_ptr = get16(l4 + 12);
+  n.buf_size_class = l4[14];
+
+  if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
+  const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;
+  if (n.flags & kFlagData) {
+    if (n.flags & kControlFlags) return ParseError::kBadFlags;
+    if (n.msg_len == 0) return ParseError::kBadLength;
+    const size_t expected = segment_payload_bytes(n.msg_len, n.pkt_offset);
+    if (expected == 0) return ParseError::kBadLength;  // pkt_offset past the message
+    // A trimmed (CHOP) packet lost its payload in a switch; only the header counts.
+    if (!(n.flags & kFlagChop) && payload != expected) return ParseError::kBadLength;
+  } else if (n.flags & kFlagChop) {
+    return ParseError::kBadFlags;  // CHOP only makes sense on a DATA packet
+  }
+  *payload_bytes = payload;
+  return ParseError::kOk;
+}
+
+}  // namespace nanopu::wire

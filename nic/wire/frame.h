@@ -1,0 +1,112 @@
+// Ethernet + IPv4 + nanoPU transport header codec (WIRE.md).
+//
+// The 64-byte frame header is one 512-bit flit in the nanoPU hardware. Every
+// multi-byte field is big-endian on the wire; this codec is the only place that
+// knows byte offsets. Pure functions, no DPDK state: the fuzzer and the unit
+// tests drive it directly.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace nanopu::wire {
+
+inline constexpr size_t kEthHeaderBytes = 14;
+inline constexpr size_t kIpv4HeaderBytes = 20;
+inline constexpr size_t kTransportHeaderBytes = 30;
+inline constexpr size_t kFrameHeaderBytes =
+    kEthHeaderBytes + kIpv4HeaderBytes + kTransportHeaderBytes;  // 64
+inline constexpr size_t kSegmentBytes = 1024;        // MTU payload (WIRE.md)
+inline constexpr size_t kControlPayloadBytes = 64;   // zero payload of control packets
+inline constexpr size_t kMaxMessageBytes = 65535;    // 16-bit msg_len
+inline constexpr size_t kMaxPacketsPerMessage = (kMaxMessageBytes + kSegmentBytes - 1) / kSegmentBytes;
+
+inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+inline constexpr uint8_t kIpProtoNdp = 0x99;
+inline constexpr uint8_t kIpProtoHoma = 0x9A;
+inline constexpr uint8_t kDefaultTtl = 64;
+
+// NDP flags (WIRE.md, byte 0).
+inline constexpr uint8_t kFlagData = 0x01;
+inline constexpr uint8_t kFlagAck = 0x02;
+inline constexpr uint8_t kFlagNack = 0x04;
+inline constexpr uint8_t kFlagPull = 0x08;
+inline constexpr uint8_t kFlagChop = 0x10;
+
+using MacAddr = std::array<uint8_t, 6>;
+inline constexpr MacAddr kBroadcastMac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+// The NDP transport header, host-order values.
+struct NdpHeader {
+  uint8_t flags = 0;
+  uint16_t src_context = 0;
+  uint16_t dst_context = 0;
+  uint16_t msg_len = 0;      // payload bytes of the whole message
+  uint8_t pkt_offset = 0;    // packet index within the message
+  uint16_t pull_offset = 0;  // PULL: packets the receiver allows up to
+  uint16_t tx_msg_id = 0;
+  uint16_t buf_ptr = 0;
+  uint8_t buf_size_class = 0;
+
+  friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
+};
+
+// Everything in the 64-byte header that is not derived (checksum, lengths).
+struct FrameHeader {
+  MacAddr dst_mac{};
+  MacAddr src_mac{};
+  uint32_t src_ip = 0;  // host order: 10.0.0.2 == 0x0a000002
+  uint32_t dst_ip = 0;
+  uint8_t tos = 0;
+  uint8_t ttl = kDefaultTtl;
+  uint8_t protocol = kIpProtoNdp;
+  uint16_t ip_total_len = 0;  // filled by encode from the payload length; read by decode
+  NdpHeader ndp;
+
+  friend bool operator==(const FrameHeader&, const FrameHeader&) = default;
+};
+
+// Why a frame was rejected. Each value has a counter named by
+// parse_error_name() so a user can grep the shutdown statistics.
+enum class ParseError : uint8_t {
+  kOk = 0,
+  kShortFrame,        // fewer than 64 header bytes
+  kNotIpv4,           // EtherType is not 0x0800
+  kBadIpHeader,       // version/IHL not 4/5, fragmented, TTL 0
+  kUnknownProtocol,   // neither NDP (0x99) nor Homa (0x9A)
+  kBadChecksum,       // non-zero and wrong IPv4 header checksum
+  kBadLength,         // IPv4 total length disagrees with frame or message fields
+  kBadFlags,          // no known flag set, or DATA mixed with control flags
+  kCount,
+};
+[[nodiscard]] std::string_view parse_error_name(ParseError e);
+
+// Payload bytes a DATA packet at pkt_offset carries for a message of msg_len
+// bytes: kSegmentBytes except for the last packet. 0 if the offset is past the end.
+[[nodiscard]] constexpr size_t segment_payload_bytes(uint16_t msg_len, uint8_t pkt_offset) {
+  const size_t start = size_t{pkt_offset} * kSegmentBytes;
+  if (start >= msg_len) return 0;
+  const size_t rest = msg_len - start;
+  return rest < kSegmentBytes ? rest : kSegmentBytes;
+}
+[[nodiscard]] constexpr size_t packets_for(uint16_t msg_len) {
+  return (size_t{msg_len} + kSegmentBytes - 1) / kSegmentBytes;
+}
+
+// Writes the 64 header bytes for a frame carrying payload_bytes after them,
+// with a correct IPv4 header checksum (the prototype sent 0; WIRE.md).
+void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out);
+
+// Parses and validates the header of a frame of frame_len bytes. On kOk,
+// *payload_bytes is the transport payload length the IPv4 header declares
+// (Ethernet padding after it is ignored).
+[[nodiscard]] ParseError decode_frame_header(const uint8_t* frame, size_t frame_len,
+                                             FrameHeader* out, size_t* payload_bytes);
+
+// IPv4 header checksum (RFC 791) of the 20 bytes at ip_header, computed with
+// the checksum field taken as zero; host order.
+[[nodiscard]] uint16_t ipv4_header_checksum(const uint8_t* ip_header);
+
+}  // namespace nanopu::wire

@@ -1,0 +1,54 @@
+// The lnic.h C shim: each call acts on the thread whose fiber is running.
+#include "nanopu/lnic.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "nanopu/thread.h"
+#include "scheduler/worker.h"
+
+namespace {
+
+nanopu::Thread& current() {
+  nanopu::Thread* t = nanopu::sched::Worker::current();
+  if (t == nullptr) {
+    // Not inside a nanopu thread: there are no registers to use. This is a
+    // programming error with no sensible fallback.
+    std::fprintf(stderr, "nanopu: lnic_* called outside a thread spawned by nanopu::Runtime\n");
+    std::abort();
+  }
+  return *t;
+}
+
+}  // namespace
+
+extern "C" {
+
+int nanopu_lnic_add_context(uint64_t context, uint64_t priority) {
+  if (context > 0xffff || priority > 0xff) {
+    std::fprintf(stderr, "nanopu: lnic_add_context(%llu, %llu): context must be < 65536, "
+                         "priority < 256\n",
+                 static_cast<unsigned long long>(context), static_cast<unsigned long long>(priority));
+    return -1;
+  }
+  absl::Status s = current().bind(static_cast<uint16_t>(context), static_cast<uint8_t>(priority));
+  if (!s.ok()) {
+    std::fprintf(stderr, "nanopu: lnic_add_context: %s\n", std::string(s.message()).c_str());
+    return -1;
+  }
+  return 0;
+}
+
+void nanopu_lnic_wait(void) {
+  nanopu::Thread& t = current();
+  // On shutdown, park for good: the runtime unwinds this fiber's stack.
+  while (!t.wait()) t.idle();
+}
+
+int nanopu_lnic_ready(void) { return current().msgs_ready() ? 1 : 0; }
+uint64_t nanopu_lnic_read(void) { return current().read(); }
+void nanopu_lnic_write(uint64_t word) { (void)current().write(word); }
+void nanopu_lnic_msg_done(void) { current().msg_done(); }
+void nanopu_lnic_idle(void) { current().idle(); }
+
+}  // extern "C"

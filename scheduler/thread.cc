@@ -1,0 +1,179 @@
+// nanopu::Thread: the word-at-a-time register interface over mbuf messages.
+#include "nanopu/thread.h"
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/ring/message.h"
+#include "nanopu/stats.h"
+#include "nic/pipeline/context_table.h"
+#include "nic/wire/frame.h"
+#include "scheduler/worker.h"
+
+namespace nanopu {
+
+Thread::Thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
+               sched::Worker* worker, uint32_t max_message_bytes)
+    : id_(id),
+      fifos_(fifos),
+      pool_(pool),
+      contexts_(contexts),
+      worker_(worker),
+      max_message_bytes_(max_message_bytes),
+      counters_(new ThreadCounters) {}
+
+Thread::~Thread() {
+  unbind();
+  rte_pktmbuf_free(rx_msg_);
+  rte_pktmbuf_free(tx_msg_);
+  delete counters_;
+}
+
+absl::Status Thread::bind(uint16_t context, uint8_t priority) {
+  if (bound_)
+    return absl::FailedPreconditionError(
+        absl::StrCat("thread ", id_, " is already bound to context ", context_));
+  if (absl::Status s = contexts_->bind(context, fifos_); !s.ok()) return s;
+  bound_ = true;
+  context_ = context;
+  priority_ = priority;
+  worker_->note_bound();
+  return absl::OkStatus();
+}
+
+void Thread::unbind() {
+  if (!bound_) return;
+  contexts_->unbind(context_, fifos_);
+  bound_ = false;
+}
+
+ApiError Thread::fail(ApiError e) {
+  last_error_ = e;
+  switch (e) {
+    case ApiError::kRxEmpty: ++counters_->err_rx_empty; break;
+    case ApiError::kReadPastEnd: ++counters_->err_read_past_end; break;
+    case ApiError::kBadLength: ++counters_->err_bad_length; break;
+    case ApiError::kNoBuffers: ++counters_->err_no_buffers; break;
+    default: break;
+  }
+  return e;
+}
+
+bool Thread::msgs_ready() const { return rx_msg_ != nullptr || !fifos_->rx.empty(); }
+
+bool Thread::wait() {
+  while (!msgs_ready()) {
+    if (worker_->stopping()) return false;
+    worker_->park();
+  }
+  return true;
+}
+
+bool Thread::stopping() const { return worker_->stopping(); }
+
+void Thread::idle() { worker_->yield(); }
+
+bool Thread::next_rx_message() {
+  rte_mbuf* m = fifos_->rx.pop();
+  if (m == nullptr) return false;
+  rx_msg_ = m;
+  rx_seg_ = m;
+  rx_seg_off_ = 0;
+  rx_header_ = msg_meta(m)->app_header;
+  const AppHeader h = AppHeader::from_word(rx_header_);
+  rx_bytes_left_ = h.len;
+  rx_words_left_ = 1 + h.payload_words();
+  rx_header_pending_ = true;
+  ++counters_->rx_msgs;
+  return true;
+}
+
+ApiError Thread::read(uint64_t* word) {
+  *word = 0;
+  if (rx_msg_ == nullptr && !next_rx_message()) return fail(ApiError::kRxEmpty);
+  if (rx_words_left_ == 0) return fail(ApiError::kReadPastEnd);
+  if (rx_header_pending_) {  // first word of the message: its application header
+    rx_header_pending_ = false;
+    --rx_words_left_;
+    *word = rx_header_;
+    return ApiError::kOk;
+  }
+  if (rx_seg_off_ >= rx_seg_->data_len) {
+    rx_seg_ = rx_seg_->next;
+    rx_seg_off_ = 0;
+  }
+  const uint8_t* p = rte_pktmbuf_mtod_offset(rx_seg_, const uint8_t*, rx_seg_off_);
+  uint64_t be = 0;
+  const uint32_t n = rx_bytes_left_ < 8 ? rx_bytes_left_ : 8;
+  std::memcpy(&be, p, n);  // a short last word is zero-padded (WIRE.md)
+  rx_seg_off_ += n;
+  rx_bytes_left_ -= n;
+  --rx_words_left_;
+  *word = rte_be_to_cpu_64(be);
+  return ApiError::kOk;
+}
+
+uint64_t Thread::read() {
+  uint64_t w = 0;
+  (void)read(&w);
+  return w;
+}
+
+void Thread::msg_done() {
+  if (rx_msg_ == nullptr) return;
+  counters_->rx_words_flushed += rx_words_left_;
+  rte_pktmbuf_free(rx_msg_);
+  rx_msg_ = rx_seg_ = nullptr;
+  rx_words_left_ = rx_bytes_left_ = 0;
+}
+
+ApiError Thread::write(uint64_t word) {
+  if (tx_words_left_ > 0) {
+    if (tx_discarding_) {
+      if (--tx_words_left_ == 0) tx_discarding_ = false;
+      return last_error_;  // the header already failed and was counted
+    }
+    const uint64_t be = rte_cpu_to_be_64(word);
+    std::memcpy(tx_next_, &be, 8);
+    tx_next_ += 8;
+    if (--tx_words_left_ == 0) {
+      // Space was reserved when the header was written; we are the only producer.
+      (void)fifos_->tx.push(tx_msg_);
+      tx_msg_ = nullptr;
+      ++counters_->tx_msgs;
+    }
+    return ApiError::kOk;
+  }
+
+  // A new message: `word` is its application header.
+  const AppHeader h = AppHeader::from_word(word);
+  auto discard = [&](ApiError e) {
+    tx_words_left_ = h.payload_words();
+    tx_discarding_ = tx_words_left_ > 0;
+    return fail(e);
+  };
+  if (!bound_) return discard(ApiError::kNotBound);
+  if (h.len == 0 || h.len > max_message_bytes_) return discard(ApiError::kBadLength);
+  // nanoPU §3.4: writing the header reserves room for the whole message.
+  while (fifos_->tx.free_count() == 0) {
+    ++counters_->tx_fifo_full_waits;
+    if (worker_->stopping()) return discard(ApiError::kStopped);
+    worker_->yield();
+  }
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  if (m == nullptr) return discard(ApiError::kNoBuffers);
+  auto* base = reinterpret_cast<uint8_t*>(
+      rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + h.len)));
+  MsgMeta* meta = msg_meta(m);
+  meta->app_header = word;
+  meta->src_context = context_;
+  tx_msg_ = m;
+  tx_next_ = base + wire::kFrameHeaderBytes;
+  tx_words_left_ = h.payload_words();
+  return ApiError::kOk;
+}
+
+}  // namespace nanopu

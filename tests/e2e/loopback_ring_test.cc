@@ -1,0 +1,149 @@
+// End-to-end loopback through the real EAL in one process: a client host and
+// a server host joined by a net_ring pair; every reply checked word by word.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "apps/loopback/loopback.h"
+#include "nanopu/runtime.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/test_hosts.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kServerIp = 0x0a000001;
+constexpr uint32_t kClientIp = 0x0a000002;
+constexpr uint16_t kServerContext = 5;
+constexpr uint16_t kClientContext = 9;
+
+uint64_t word_of(uint64_t msg, uint32_t i) { return (msg << 32) ^ (i * 0x9e3779b97f4a7c15ull) ^ 0xabcdef; }
+
+// Bytes beyond len in the last word never travel (WIRE.md): keep the first len%8.
+uint64_t wire_mask(uint16_t len, uint32_t i, uint32_t words) {
+  if (i + 1 < words || len % 8 == 0) return ~0ull;
+  return ~0ull << (8 * (8 - len % 8));
+}
+
+struct ClientResult {
+  uint64_t replies = 0;
+  uint64_t word_errors = 0;
+  uint64_t header_errors = 0;
+  bool done = false;
+};
+
+// Sends `count` messages cycling through `sizes`, `window` in flight, and
+// checks every reply word against what was sent (+add).
+void client(Thread& t, const std::vector<uint16_t>& sizes, uint64_t count, uint32_t window,
+            uint64_t add, ClientResult* r) {
+  ASSERT_TRUE(t.bind(kClientContext).ok());
+  uint64_t sent = 0;
+  while (r->replies < count) {
+    while (sent < count && sent - r->replies < window) {
+      const uint16_t len = sizes[sent % sizes.size()];
+      const uint32_t words = (len + 7) / 8;
+      ASSERT_EQ(t.write(AppHeader{kServerIp, kServerContext, len}.word()), ApiError::kOk);
+      for (uint32_t i = 0; i < words; ++i) ASSERT_EQ(t.write(word_of(sent, i)), ApiError::kOk);
+      ++sent;
+    }
+    if (!t.wait()) return;
+    const AppHeader h = AppHeader::from_word(t.read());
+    const uint64_t msg = r->replies;  // replies come back in order on this path
+    const uint16_t want_len = sizes[msg % sizes.size()];
+    if (h.ip != kServerIp || h.context != kServerContext || h.len != want_len) ++r->header_errors;
+    const uint32_t words = h.payload_words();
+    for (uint32_t i = 0; i < words; ++i) {
+      const uint64_t m = wire_mask(h.len, i, words);
+      if (t.read() != (((word_of(msg, i) & m) + add) & m)) ++r->word_errors;
+    }
+    t.msg_done();
+    ++r->replies;
+  }
+  r->done = true;
+}
+
+struct Hosts {
+  std::unique_ptr<Runtime> server, client;
+};
+
+Hosts make_hosts() {
+  testing::PortPair p = testing::make_ring_pair();
+  Hosts h;
+  auto s = Runtime::create(testing::host_config(p.a, kServerIp));
+  auto c = Runtime::create(testing::host_config(p.b, kClientIp));
+  EXPECT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(c.ok()) << c.status();
+  if (s.ok()) h.server = std::move(*s);
+  if (c.ok()) h.client = std::move(*c);
+  return h;
+}
+
+const std::vector<uint16_t> kSizes = {1, 7, 8, 9, 15, 16, 63, 64, 100, 512, 1000, 1023, 1024};
+
+void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window) {
+  Hosts h = make_hosts();
+  ASSERT_TRUE(h.server && h.client);
+  ASSERT_TRUE(h.server->spawn([mode](Thread& t) {
+    (void)apps::serve_loopback(t, kServerContext, 0, mode);
+  }).ok());
+  ClientResult r;
+  constexpr uint64_t kCount = 2000;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { client(t, kSizes, kCount, window, add, &r); }).ok());
+  // Done when the client has every reply and the server every ACK of one.
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] {
+    return r.done && h.server->nic_counters().rx_acks == kCount;
+  })) << "replies " << r.replies;
+  EXPECT_EQ(r.replies, kCount);
+  EXPECT_EQ(r.header_errors, 0u);
+  EXPECT_EQ(r.word_errors, 0u);
+  EXPECT_EQ(h.server->nic_counters().rx_msgs_delivered, kCount);
+  EXPECT_EQ(h.server->nic_counters().rx_dropped(), 0u);
+  EXPECT_EQ(h.client->nic_counters().rx_acks, kCount);  // every request ACKed
+  EXPECT_EQ(h.server->nic_counters().rx_acks, kCount);  // every reply ACKed
+}
+
+TEST(LoopbackRingTest, EchoEverySizeOneAtATime) { run_loopback(apps::LoopbackMode::kEcho, 0, 1); }
+TEST(LoopbackRingTest, EchoPipelined) { run_loopback(apps::LoopbackMode::kEcho, 0, 64); }
+TEST(LoopbackRingTest, IncrementEverySize) { run_loopback(apps::LoopbackMode::kIncrement, 1, 8); }
+
+// nanoPU Listing 1 ported with lnic.h (apps/loopback/lnic_loopback.c).
+TEST(LoopbackRingTest, Listing1LoopbackPlusOneWithLnicShim) {
+  Hosts h = make_hosts();
+  ASSERT_TRUE(h.server && h.client);
+  ASSERT_TRUE(h.server->spawn([](Thread&) { nanopu_lnic_loopback_plus1(kServerContext); }).ok());
+  ClientResult r;
+  const std::vector<uint16_t> sixteen = {16};  // the paper's 16-byte messages
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { client(t, sixteen, 500, 4, 1, &r); }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return r.done; }));
+  EXPECT_EQ(r.replies, 500u);
+  EXPECT_EQ(r.word_errors, 0u);
+  EXPECT_EQ(r.header_errors, 0u);
+}
+
+TEST(LoopbackRingTest, ServiceModeEchoesAndServiceTimeZeroEndsTheThread) {
+  Hosts h = make_hosts();
+  ASSERT_TRUE(h.server && h.client);
+  ASSERT_TRUE(h.server->spawn([](Thread& t) {
+    (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kService);
+  }).ok());
+  bool got_echo = false;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    const uint64_t hdr = AppHeader{kServerIp, kServerContext, 24}.word();
+    for (uint64_t w : {hdr, uint64_t{3200}, uint64_t{42}, uint64_t{7}}) (void)t.write(w);  // 1 us
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    got_echo = t.read() == 3200 && t.read() == 42 && t.read() == 7;
+    t.msg_done();
+    for (uint64_t w : {hdr, uint64_t{0}, uint64_t{0}, uint64_t{0}}) (void)t.write(w);  // exit
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] {
+    return done && h.server->all_threads_finished();
+  }));
+  EXPECT_TRUE(got_echo);
+}
+
+}  // namespace
+}  // namespace nanopu

@@ -1,0 +1,126 @@
+#include "tests/support/eal_env.h"
+
+#include <gtest/gtest.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/eal/eal.h"
+
+namespace nanopu::testing {
+namespace {
+
+std::atomic<int> g_pairs{0};
+rte_mempool* g_inject_pool = nullptr;
+
+class EalEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    Config c;
+    c.lcores = {0};
+    c.eal_log_level = 3;  // errors only
+    absl::Status s = eal_init(c);
+    if (!s.ok()) {
+      std::fprintf(stderr, "EAL init failed: %s\n", std::string(s.message()).c_str());
+      std::exit(1);
+    }
+    g_inject_pool = rte_pktmbuf_pool_create("test_inject", 4095, 64, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                            SOCKET_ID_ANY);
+    if (g_inject_pool == nullptr) std::exit(1);
+  }
+};
+
+}  // namespace
+
+Config host_config(uint16_t port_id, uint32_t ip) {
+  Config c;
+  c.lcores = {0};
+  c.port_id = port_id;
+  c.ip = ip;
+  c.mbufs = 4095;
+  return c;
+}
+
+PortPair make_ring_pair() {
+  const int n = g_pairs.fetch_add(1);
+  const std::string ab = absl::StrCat("t", n, "ab"), ba = absl::StrCat("t", n, "ba");
+  rte_ring* r_ab = rte_ring_create(ab.c_str(), 4096, SOCKET_ID_ANY, 0);
+  rte_ring* r_ba = rte_ring_create(ba.c_str(), 4096, SOCKET_ID_ANY, 0);
+  PortPair p;
+  const int a = rte_eth_from_rings(absl::StrCat("net_ring_t", n, "a").c_str(), &r_ba, 1, &r_ab, 1,
+                                   SOCKET_ID_ANY);
+  const int b = rte_eth_from_rings(absl::StrCat("net_ring_t", n, "b").c_str(), &r_ab, 1, &r_ba, 1,
+                                   SOCKET_ID_ANY);
+  if (r_ab == nullptr || r_ba == nullptr || a < 0 || b < 0) {
+    ADD_FAILURE() << "cannot create ring port pair";
+    return p;
+  }
+  p.a = static_cast<uint16_t>(a);
+  p.b = static_cast<uint16_t>(b);
+  return p;
+}
+
+uint16_t make_loop_port() {
+  const int n = g_pairs.fetch_add(1);
+  rte_ring* r = rte_ring_create(absl::StrCat("t", n, "loop").c_str(), 4096, SOCKET_ID_ANY, 0);
+  const int p = r == nullptr ? -1 : rte_eth_from_ring(r);
+  if (p < 0) ADD_FAILURE() << "cannot create loop port";
+  return static_cast<uint16_t>(p < 0 ? 0 : p);
+}
+
+void start_raw_port(uint16_t port) {
+  rte_eth_conf conf{};
+  ASSERT_EQ(rte_eth_dev_configure(port, 1, 1, &conf), 0);
+  ASSERT_EQ(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, nullptr, g_inject_pool), 0);
+  ASSERT_EQ(rte_eth_tx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, nullptr), 0);
+  ASSERT_EQ(rte_eth_dev_start(port), 0);
+}
+
+void close_raw_port(uint16_t port) {
+  (void)rte_eth_dev_stop(port);
+  (void)rte_eth_dev_close(port);
+}
+
+bool send_frame(uint16_t port, const uint8_t* data, size_t len) {
+  rte_mbuf* m = rte_pktmbuf_alloc(g_inject_pool);
+  if (m == nullptr) return false;
+  void* p = rte_pktmbuf_append(m, static_cast<uint16_t>(len));
+  if (p == nullptr) {
+    rte_pktmbuf_free(m);
+    return false;
+  }
+  std::memcpy(p, data, len);
+  if (rte_eth_tx_burst(port, 0, &m, 1) != 1) {
+    rte_pktmbuf_free(m);
+    return false;
+  }
+  return true;
+}
+
+size_t recv_frames(uint16_t port, std::string* frames, size_t max) {
+  rte_mbuf* ms[32];
+  size_t got = 0;
+  while (got < max) {
+    const uint16_t n = rte_eth_rx_burst(port, 0, ms, static_cast<uint16_t>(std::min<size_t>(32, max - got)));
+    if (n == 0) break;
+    for (uint16_t i = 0; i < n; ++i) {
+      frames[got++].assign(rte_pktmbuf_mtod(ms[i], const char*), rte_pktmbuf_data_len(ms[i]));
+      rte_pktmbuf_free(ms[i]);
+    }
+  }
+  return got;
+}
+
+}  // namespace nanopu::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new nanopu::testing::EalEnvironment);
+  return RUN_ALL_TESTS();
+}
