@@ -18,6 +18,8 @@ ABSL_FLAG(std::string, lcores, "0",
           "Comma-separated EAL lcores. The first runs the NIC core; each further one runs a "
           "worker core. One lcore runs the NIC loop and one worker together (tests, 2-core "
           "machines).");
+ABSL_FLAG(uint32_t, shared_workers, 1,
+          "With a single lcore: worker cores emulated on it, taking turns with the NIC loop.");
 ABSL_FLAG(std::string, vdev, "",
           "DPDK virtual device(s) to create, ';'-separated, e.g. "
           "'net_memif0,role=server,socket=/tmp/nanopu.sock' or 'net_ring0'.");
@@ -43,6 +45,26 @@ ABSL_FLAG(uint32_t, max_message_bytes, 1024,
           "Largest message a thread may send or receive, in bytes (1..1024 in this version).");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
 ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
+ABSL_FLAG(std::string, core_select, "jbsq",
+          "How the NIC picks among cores whose threads share a context: 'jbsq' (JBSQ(n), "
+          "nanoPU §3.2), 'rss' (hash of the source), 'static' (first bound core).");
+ABSL_FLAG(uint32_t, jbsq_n, 2, "JBSQ(n): most messages outstanding per (core, context).");
+ABSL_FLAG(uint32_t, global_queue_messages, 4096,
+          "Depth of each context's global RX queue (messages waiting for a JBSQ credit).");
+ABSL_FLAG(std::string, scheduler, "hts",
+          "Thread scheduler on each worker core: 'hts' (the nanoPU's: preempt on arrival of a "
+          "better thread, t0 demotion) or 'tis' (switch only on a periodic tick, the paper's "
+          "baseline).");
+ABSL_FLAG(bool, bounded, true, "HTS: demote a priority-0 thread to 1 after --t0_ns on one message.");
+ABSL_FLAG(double, t0_ns, 1000, "HTS bounded message-processing time t0, in ns.");
+ABSL_FLAG(double, idle_timeout_ns, 1000,
+          "HTS: with no thread active, rotate between runnable threads after this long idle.");
+ABSL_FLAG(double, tis_period_ns, 5000, "TIS tick period, in ns.");
+ABSL_FLAG(double, shared_nic_poll_ns, 2000,
+          "Single-lcore mode: how often a running thread's API calls also poll the NIC, in ns.");
+ABSL_FLAG(double, async_preempt_us, 20,
+          "Signal a worker whose thread (one that allowed asynchronous preemption) has not "
+          "reached a safe point this long after a preemption was due. 0: never signal.");
 
 namespace nanopu {
 
@@ -72,6 +94,30 @@ bool parse_ipv4(const char* text, uint32_t* out) {
 }
 
 absl::Status Config::validate() const {
+  if (shared_workers == 0 || (shared_workers > 1 && lcores.size() > 1))
+    return absl::InvalidArgumentError(
+        "--shared_workers: at least 1, and more than 1 only with a single lcore");
+  if (worker_count() > kMaxWorkerCores)
+    return absl::InvalidArgumentError(absl::StrCat("--lcores: at most ", kMaxWorkerCores,
+                                                   " worker lcores"));
+  if (core_select != "jbsq" && core_select != "rss" && core_select != "static")
+    return absl::InvalidArgumentError(
+        absl::StrCat("--core_select='", core_select, "': use jbsq, rss or static"));
+  if (jbsq_n == 0)
+    return absl::InvalidArgumentError("--jbsq_n=0: JBSQ needs n >= 1 (n = 1 is a single queue)");
+  if (jbsq_n > fifo_messages)
+    return absl::InvalidArgumentError(absl::StrCat("--jbsq_n=", jbsq_n,
+                                                   ": must not exceed --fifo_messages=", fifo_messages));
+  if (global_queue_messages < 2 || global_queue_messages > (1u << 20))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--global_queue_messages=", global_queue_messages, ": must be 2..1048576"));
+  if (scheduler != "hts" && scheduler != "tis")
+    return absl::InvalidArgumentError(absl::StrCat("--scheduler='", scheduler, "': use hts or tis"));
+  if (t0_ns <= 0 || idle_timeout_ns < 0 || tis_period_ns <= 0 || shared_nic_poll_ns < 0 ||
+      async_preempt_us < 0)
+    return absl::InvalidArgumentError(
+        "--t0_ns and --tis_period_ns must be > 0; --idle_timeout_ns, --shared_nic_poll_ns and "
+        "--async_preempt_us >= 0");
   if (lcores.empty()) return absl::InvalidArgumentError("--lcores: give at least one lcore");
   for (size_t i = 0; i < lcores.size(); ++i)
     for (size_t j = i + 1; j < lcores.size(); ++j)
@@ -110,6 +156,7 @@ absl::StatusOr<Config> Config::from_flags() {
           "--lcores='", absl::GetFlag(FLAGS_lcores), "': expected numbers like 0 or 0,1"));
     c.lcores.push_back(v);
   }
+  c.shared_workers = absl::GetFlag(FLAGS_shared_workers);
   for (absl::string_view v :
        absl::StrSplit(absl::GetFlag(FLAGS_vdev), ';', absl::SkipWhitespace()))
     c.vdevs.emplace_back(v);
@@ -136,6 +183,16 @@ absl::StatusOr<Config> Config::from_flags() {
   const uint32_t rtt = absl::GetFlag(FLAGS_rtt_packets);
   if (rtt > 0xffff) return absl::InvalidArgumentError("--rtt_packets: too large");
   c.rtt_packets = static_cast<uint16_t>(rtt);
+  c.core_select = absl::GetFlag(FLAGS_core_select);
+  c.jbsq_n = absl::GetFlag(FLAGS_jbsq_n);
+  c.global_queue_messages = absl::GetFlag(FLAGS_global_queue_messages);
+  c.scheduler = absl::GetFlag(FLAGS_scheduler);
+  c.bounded_processing = absl::GetFlag(FLAGS_bounded);
+  c.t0_ns = absl::GetFlag(FLAGS_t0_ns);
+  c.idle_timeout_ns = absl::GetFlag(FLAGS_idle_timeout_ns);
+  c.tis_period_ns = absl::GetFlag(FLAGS_tis_period_ns);
+  c.shared_nic_poll_ns = absl::GetFlag(FLAGS_shared_nic_poll_ns);
+  c.async_preempt_us = absl::GetFlag(FLAGS_async_preempt_us);
   if (absl::Status s = c.validate(); !s.ok()) return s;
   return c;
 }

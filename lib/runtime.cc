@@ -1,5 +1,6 @@
 #include "nanopu/runtime.h"
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -13,6 +14,7 @@
 #include "lib/ring/thread_fifos.h"
 #include "nic/nic_core.h"
 #include "nic/pipeline/context_table.h"
+#include "scheduler/async_preempt.h"
 #include "scheduler/worker.h"
 
 namespace nanopu {
@@ -35,6 +37,9 @@ struct WorkerLaunch {
 
 int worker_main(void* arg) {
   auto* l = static_cast<WorkerLaunch*>(arg);
+  l->worker->attach_os_thread();
+  sched::install_preempt_handler();
+  sched::unblock_preempt_signal();
   while (!l->stop->load(std::memory_order_relaxed)) {
     if (!l->worker->run_once()) rte_pause();
     if (l->worker->all_finished()) break;
@@ -68,17 +73,37 @@ absl::Status Runtime::open() {
   absl::StatusOr<std::unique_ptr<Port>> port = Port::open(config_, absl::StrCat(getpid(), "_", instance_));
   if (!port.ok()) return port.status();
   port_ = std::move(*port);
-  contexts_ = std::make_unique<ContextTable>();
+  contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages);
+  const double tsc_per_ns = static_cast<double>(rte_get_tsc_hz()) / 1e9;
+  auto tsc = [tsc_per_ns](double ns) { return static_cast<uint64_t>(ns * tsc_per_ns); };
+
   NicParams params;
   params.port_id = port_->id();
   params.host_ip = config_.ip;
   params.host_mac = port_->mac();
   (void)parse_mac(config_.gateway_mac, params.gateway_mac.data());
   params.rtt_packets = config_.rtt_packets;
+  (void)parse_core_select_policy(config_.core_select, &params.core_select);
+  params.jbsq_n = config_.jbsq_n;
+  params.workers = static_cast<uint32_t>(config_.worker_count());
+  // A signal only reaches a worker on another core; on a shared core the
+  // NIC runs only when the thread lets it.
+  params.async_preempt_after_tsc = config_.shared_core() ? 0 : tsc(config_.async_preempt_us * 1e3);
   nic_ = std::make_unique<NicCore>(params, port_->pool(), contexts_.get());
-  for (size_t i = 0; i < config_.worker_count(); ++i)
-    workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i),
-                                                       config_.max_threads_per_core, &stop_));
+
+  sched::WorkerParams wp;
+  wp.max_threads = config_.max_threads_per_core;
+  wp.hts.mode = config_.scheduler == "tis" ? sched::SchedMode::kTis : sched::SchedMode::kHts;
+  wp.hts.bounded = config_.bounded_processing;
+  wp.hts.t0 = tsc(config_.t0_ns);
+  wp.hts.idle_timeout = tsc(config_.idle_timeout_ns);
+  wp.hts.tis_period = tsc(config_.tis_period_ns);
+  wp.shared_nic = config_.shared_core() ? nic_.get() : nullptr;
+  wp.shared_nic_period_tsc = tsc(config_.shared_nic_poll_ns);
+  for (size_t i = 0; i < config_.worker_count(); ++i) {
+    workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i), wp, &stop_));
+    nic_->add_worker(workers_.back()->signals());
+  }
   return absl::OkStatus();
 }
 
@@ -121,7 +146,10 @@ bool Runtime::all_threads_finished() const {
 
 void Runtime::poll_once() {
   nic_->poll();
-  for (auto& w : workers_) w->run_once();
+  for (auto& w : workers_) {
+    w->attach_os_thread();
+    w->run_once();
+  }
 }
 
 void Runtime::drain_tx() {
@@ -158,19 +186,25 @@ absl::Status Runtime::run() {
   };
 
   if (config_.shared_core()) {
-    sched::Worker& w = *workers_.front();
-    w.run_once();
+    // The NIC loop and every emulated worker take turns on this lcore.
+    for (auto& w : workers_) {
+      w->attach_os_thread();
+      w->run_once();  // threads bind their contexts first
+    }
     if (absl::Status s = wait_link(); !s.ok()) {
       stop();
-      w.run_once();
+      for (auto& w : workers_) w->run_once();
       return s;
     }
-    while (!should_stop() && !w.all_finished()) {
+    while (!should_stop() && !all_threads_finished()) {
       nic_->poll();
-      w.run_once();
+      for (auto& w : workers_) {
+        w->attach_os_thread();
+        w->run_once();
+      }
     }
     stop();
-    w.run_once();  // threads parked in wait() see the stop and return
+    for (auto& w : workers_) w->run_once();  // threads parked in wait() see the stop and return
     drain_tx();
     return absl::OkStatus();
   }
@@ -219,11 +253,15 @@ std::vector<const Thread*> Runtime::threads() const {
   return out;
 }
 
+const CoreCounters& Runtime::core_counters(size_t worker) const { return workers_[worker]->stats(); }
+
 uint16_t Runtime::port_id() const { return port_->id(); }
 
 void Runtime::print_stats(FILE* out) const {
   std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
   print_counters(out, "nic", nic_->counters());
+  for (size_t i = 0; i < workers_.size(); ++i)
+    print_counters(out, absl::StrCat("core", i), workers_[i]->stats());
   for (const Thread* t : threads())
     print_counters(out, absl::StrCat("thread", t->id()), t->counters());
 }

@@ -5,7 +5,9 @@
 #include <rte_prefetch.h>
 
 #include "lib/ring/message.h"
+#include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_transport.h"
+#include "scheduler/async_preempt.h"
 
 namespace nanopu {
 
@@ -14,7 +16,10 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       neighbors_(params.gateway_mac),
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
-      transport_(std::make_unique<NdpTransport>(params.rtt_packets, &counters_)) {}
+      selector_(params.core_select, params.jbsq_n),
+      transport_(std::make_unique<NdpTransport>(params.rtt_packets, &counters_)) {
+  pending_.reserve(ContextTable::kContexts);
+}
 
 NicCore::~NicCore() {
   for (unsigned i = 0; i < control_.n; ++i) rte_pktmbuf_free(control_.pkts[i]);
@@ -23,7 +28,7 @@ NicCore::~NicCore() {
 
 unsigned NicCore::poll() {
   ++counters_.nic_polls;
-  const uint64_t now = rte_rdtsc();
+  now_ = rte_rdtsc();
   unsigned work = 0;
 
   rte_mbuf* rx[kBurst];
@@ -35,10 +40,10 @@ unsigned NicCore::poll() {
     const PipelineResult r = pipeline_.classify(rx[i], &h, &payload);
     switch (r.kind) {
       case PipelineResult::Kind::kData:
-        transport_->on_data(rx[i], h, payload, r.dst, now, *this);
+        transport_->on_data(rx[i], h, payload, r.dst, now_, *this);
         break;
       case PipelineResult::Kind::kControl:
-        transport_->on_control(rx[i], h, now, *this);
+        transport_->on_control(rx[i], h, now_, *this);
         break;
       case PipelineResult::Kind::kDrop:
         rte_pktmbuf_free(rx[i]);
@@ -46,6 +51,7 @@ unsigned NicCore::poll() {
     }
   }
   work += n;
+  if (!pending_.empty()) work += service_pending();
 
   // Gather complete messages from every thread's TX FIFO.
   for (ThreadFifos* t : threads_) {
@@ -53,11 +59,12 @@ unsigned NicCore::poll() {
     const unsigned k = t->tx.pop_burst(msgs, kBurst);
     for (unsigned i = 0; i < k; ++i) {
       ++counters_.tx_msgs;
-      transport_->on_message(msgs[i], now, *this);
+      transport_->on_message(msgs[i], now_, *this);
     }
     work += k;
   }
-  transport_->on_tick(now, *this);
+  transport_->on_tick(now_, *this);
+  if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
 
   flush(control_);
   flush(data_);
@@ -65,14 +72,111 @@ unsigned NicCore::poll() {
   return work;
 }
 
-bool NicCore::deliver(rte_mbuf* msg, ThreadFifos* dst) {
-  if (!dst->rx.push(msg)) {
+ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) const {
+  uint32_t outstanding[kMaxWorkers];
+  bool bound[kMaxWorkers];
+  ThreadFifos* fifos[kMaxWorkers];
+  const size_t w = params_.workers;
+  bool any = false;
+  for (size_t i = 0; i < w; ++i) {
+    fifos[i] = e->threads[i].load(std::memory_order_acquire);
+    bound[i] = fifos[i] != nullptr;
+    outstanding[i] = bound[i] ? fifos[i]->outstanding() : 0;
+    any |= bound[i];
+  }
+  *no_thread = !any;
+  const int i = any ? selector_.select(outstanding, bound, w, hash) : CoreSelector::kHold;
+  return i == CoreSelector::kHold ? nullptr : fifos[i];
+}
+
+bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg) {
+  if (!t->rx.push(msg)) {
     ++counters_.rx_drop_fifo_full;
     rte_pktmbuf_free(msg);
     return false;
   }
+  ++t->delivered;
   ++counters_.rx_msgs_delivered;
+  t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
   return true;
+}
+
+bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
+  // FIFO order per context: while older messages wait, newer ones queue too.
+  if (dst->held.empty()) {
+    const AppHeader src = AppHeader::from_word(msg_meta(msg)->app_header);
+    bool no_thread = false;
+    ThreadFifos* t = choose(dst, flow_hash(src.ip, src.context), &no_thread);
+    if (no_thread) {
+      ++counters_.rx_drop_no_thread;
+      rte_pktmbuf_free(msg);
+      return false;
+    }
+    if (t != nullptr) return push_to(t, msg);
+  }
+  if (!dst->held.push(msg)) {
+    ++counters_.rx_drop_queue_full;
+    rte_pktmbuf_free(msg);
+    return false;
+  }
+  ++counters_.rx_msgs_queued;
+  if (!dst->pending) {
+    dst->pending = true;
+    pending_.push_back(dst);
+  }
+  return true;
+}
+
+unsigned NicCore::service_pending() {
+  // nanoPU §3.2: when a core returns a credit (its thread's done counter
+  // moves), forward the context's next message to it. Only JBSQ holds
+  // messages, and its choice does not depend on the message.
+  unsigned moved = 0;
+  for (size_t k = 0; k < pending_.size();) {
+    ContextEntry* e = pending_[k];
+    while (!e->held.empty()) {
+      bool no_thread = false;
+      ThreadFifos* t = choose(e, 0, &no_thread);
+      if (no_thread) {
+        counters_.rx_drop_no_thread += e->held.count();
+        e->held.drain();
+        break;
+      }
+      if (t == nullptr) break;  // every core at n: wait for a credit
+      (void)push_to(t, e->held.pop());
+      ++moved;
+    }
+    if (e->held.empty()) {
+      e->pending = false;
+      pending_[k] = pending_.back();
+      pending_.pop_back();
+    } else {
+      ++k;
+    }
+  }
+  return moved;
+}
+
+void NicCore::check_async_preemption(uint64_t now) {
+  if (signalled_raise_.size() != workers_.size()) signalled_raise_.assign(workers_.size(), 0);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    CoreSignals* s = workers_[i];
+    if (!s->async_enabled.load(std::memory_order_relaxed)) continue;
+    // The episode: a raised preempt word, or the running thread's t0 deadline.
+    uint64_t since = UINT64_MAX;
+    if (s->preempt.load(std::memory_order_relaxed) != 0)
+      since = s->preempt_raised_tsc.load(std::memory_order_relaxed);
+    const uint64_t deadline = s->deadline_tsc.load(std::memory_order_relaxed);
+    if (deadline < since) since = deadline;
+    if (since == UINT64_MAX || now < since || now - since < params_.async_preempt_after_tsc)
+      continue;
+    if (signalled_raise_[i] == since) continue;  // one signal per episode
+    signalled_raise_[i] = since;
+    if (sched::send_preempt_signal(s->os_thread)) {
+      ++counters_.async_preempt_signals;
+      s->signals_sent.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
 }
 
 void NicCore::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,

@@ -1,8 +1,10 @@
 // The emulated nanoPU NIC (DESIGN §2): one loop that takes a burst from the
-// port, runs the pipeline and the transport, delivers complete messages to
-// thread RX FIFOs, gathers complete messages from thread TX FIFOs, frames
-// them and sends a burst. Control packets leave before data (WIRE.md).
-// Runs on its own lcore, or interleaved with a worker on a shared one.
+// port, runs the pipeline and the transport, hands complete messages to core
+// selection (JBSQ/RSS/static) which places them in thread RX FIFOs or holds
+// them in the context's global RX queue, gathers complete messages from
+// thread TX FIFOs, frames them and sends a burst. Control packets leave
+// before data (WIRE.md). Runs on its own lcore, or interleaved with a worker
+// on a shared one.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -11,8 +13,10 @@
 #include <memory>
 #include <vector>
 
+#include "lib/ring/core_signals.h"
 #include "lib/ring/thread_fifos.h"
 #include "nanopu/stats.h"
+#include "nic/core_select/core_selector.h"
 #include "nic/packetizer/packetizer.h"
 #include "nic/pipeline/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -27,6 +31,12 @@ struct NicParams {
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
   uint16_t rtt_packets = 2;
+  CoreSelectPolicy core_select = CoreSelectPolicy::kJbsq;
+  uint32_t jbsq_n = 2;
+  uint32_t workers = 1;
+  // Asynchronous preemption: signal a worker whose raised preempt word (or
+  // passed t0 deadline) has gone unanswered this long. 0 disables it.
+  uint64_t async_preempt_after_tsc = 0;
 };
 
 class NicCore final : public TransportSink {
@@ -38,8 +48,10 @@ class NicCore final : public TransportSink {
   NicCore(const NicCore&) = delete;
   NicCore& operator=(const NicCore&) = delete;
 
-  // Threads whose TX FIFOs this NIC drains. Call before the first poll().
+  // Threads whose TX FIFOs this NIC drains, and worker interrupt lines.
+  // Call before the first poll().
   void add_thread(ThreadFifos* fifos) { threads_.push_back(fifos); }
+  void add_worker(CoreSignals* signals) { workers_.push_back(signals); }
 
   // One iteration. Returns the number of packets and messages handled.
   unsigned poll();
@@ -47,7 +59,7 @@ class NicCore final : public TransportSink {
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
 
   // TransportSink
-  bool deliver(rte_mbuf* msg, ThreadFifos* dst) override;
+  bool deliver(rte_mbuf* msg, ContextEntry* dst) override;
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::NdpHeader& h) override;
@@ -58,6 +70,12 @@ class NicCore final : public TransportSink {
     rte_mbuf* pkts[2 * kBurst];
     unsigned n = 0;
   };
+  // The thread core selection picks for a message of e (nullptr: hold it;
+  // *no_thread: nobody is bound any more).
+  [[nodiscard]] ThreadFifos* choose(ContextEntry* e, uint64_t hash, bool* no_thread) const;
+  bool push_to(ThreadFifos* t, rte_mbuf* msg);
+  unsigned service_pending();
+  void check_async_preemption(uint64_t now);
   void enqueue(TxBatch& b, rte_mbuf* m);
   void flush(TxBatch& b);
 
@@ -66,8 +84,13 @@ class NicCore final : public TransportSink {
   NeighborTable neighbors_;
   Pipeline pipeline_;
   Packetizer packetizer_;
+  CoreSelector selector_;
   std::unique_ptr<Transport> transport_;
   std::vector<ThreadFifos*> threads_;
+  std::vector<CoreSignals*> workers_;
+  std::vector<uint64_t> signalled_raise_;  // per worker: the raise already signalled
+  std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
+  uint64_t now_ = 0;
   TxBatch control_;
   TxBatch data_;
 };

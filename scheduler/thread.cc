@@ -1,4 +1,5 @@
 // nanopu::Thread: the word-at-a-time register interface over mbuf messages.
+// Every call is a scheduler safe point (DESIGN §4).
 #include "nanopu/thread.h"
 
 #include <rte_byteorder.h>
@@ -15,9 +16,10 @@
 
 namespace nanopu {
 
-Thread::Thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
-               sched::Worker* worker, uint32_t max_message_bytes)
+Thread::Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool,
+               ContextTable* contexts, sched::Worker* worker, uint32_t max_message_bytes)
     : id_(id),
+      slot_(slot),
       fifos_(fifos),
       pool_(pool),
       contexts_(contexts),
@@ -28,19 +30,22 @@ Thread::Thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool, ContextTable*
 Thread::~Thread() {
   unbind();
   rte_pktmbuf_free(rx_msg_);
+  rte_pktmbuf_free(rx_next_);
   rte_pktmbuf_free(tx_msg_);
   delete counters_;
 }
 
 absl::Status Thread::bind(uint16_t context, uint8_t priority) {
+  RuntimeScope scope(this);
   if (bound_)
     return absl::FailedPreconditionError(
         absl::StrCat("thread ", id_, " is already bound to context ", context_));
+  fifos_->priority.store(priority, std::memory_order_relaxed);
   if (absl::Status s = contexts_->bind(context, fifos_); !s.ok()) return s;
   bound_ = true;
   context_ = context;
   priority_ = priority;
-  worker_->note_bound();
+  worker_->on_bound(slot_);
   return absl::OkStatus();
 }
 
@@ -62,36 +67,74 @@ ApiError Thread::fail(ApiError e) {
   return e;
 }
 
-bool Thread::msgs_ready() const { return rx_msg_ != nullptr || !fifos_->rx.empty(); }
+bool Thread::has_message() {
+  if (rx_msg_ != nullptr || rx_next_ != nullptr) return true;
+  rx_next_ = fifos_->rx.pop();
+  return rx_next_ != nullptr;
+}
+
+uint64_t Thread::head_tsc() const {
+  if (rx_msg_ != nullptr) return msg_start_tsc_;
+  return rx_next_ != nullptr ? msg_meta(rx_next_)->nic_tsc : UINT64_MAX;
+}
+
+bool Thread::msgs_ready() const { return const_cast<Thread*>(this)->has_message(); }
+
+uint32_t Thread::queued() const {
+  return fifos_->rx.count() + (rx_next_ != nullptr ? 1 : 0);
+}
 
 bool Thread::wait() {
-  while (!msgs_ready()) {
+  RuntimeScope scope(this);
+  while (!has_message()) {
     if (worker_->stopping()) return false;
-    worker_->park();
+    worker_->park(slot_);
   }
   return true;
 }
 
 bool Thread::stopping() const { return worker_->stopping(); }
 
-void Thread::idle() { worker_->yield(); }
+void Thread::idle() {
+  RuntimeScope scope(this);
+  worker_->idle(slot_);
+}
+
+void Thread::preempt_point() {
+  RuntimeScope scope(this);
+  worker_->safe_point();
+}
+
+void Thread::allow_async_preemption(bool allow) {
+  async_preemptible_ = allow;
+  if (allow) fifos_->signals->async_enabled.store(true, std::memory_order_relaxed);
+}
 
 bool Thread::next_rx_message() {
-  rte_mbuf* m = fifos_->rx.pop();
+  rte_mbuf* m = rx_next_ != nullptr ? rx_next_ : fifos_->rx.pop();
+  rx_next_ = nullptr;
   if (m == nullptr) return false;
   rx_msg_ = m;
   rx_seg_ = m;
   rx_seg_off_ = 0;
   rx_header_ = msg_meta(m)->app_header;
+  msg_start_tsc_ = msg_meta(m)->nic_tsc;
   const AppHeader h = AppHeader::from_word(rx_header_);
   rx_bytes_left_ = h.len;
   rx_words_left_ = 1 + h.payload_words();
   rx_header_pending_ = true;
   ++counters_->rx_msgs;
+  worker_->on_msg_start(slot_);
   return true;
 }
 
 ApiError Thread::read(uint64_t* word) {
+  RuntimeScope scope(this);
+  worker_->safe_point();
+  return read_word(word);
+}
+
+ApiError Thread::read_word(uint64_t* word) {
   *word = 0;
   if (rx_msg_ == nullptr && !next_rx_message()) return fail(ApiError::kRxEmpty);
   if (rx_words_left_ == 0) return fail(ApiError::kReadPastEnd);
@@ -123,14 +166,26 @@ uint64_t Thread::read() {
 }
 
 void Thread::msg_done() {
-  if (rx_msg_ == nullptr) return;
+  RuntimeScope scope(this);
+  // With no message started, the one at the head of the RX queue is the
+  // current one (the hardware's view): it is flushed whole.
+  if (rx_msg_ == nullptr && !next_rx_message()) return;
   counters_->rx_words_flushed += rx_words_left_;
   rte_pktmbuf_free(rx_msg_);
   rx_msg_ = rx_seg_ = nullptr;
   rx_words_left_ = rx_bytes_left_ = 0;
+  // Return the JBSQ credit (nanoPU §3.2); we are the only writer.
+  fifos_->done.store(fifos_->done.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  worker_->on_msg_done(slot_);
 }
 
 ApiError Thread::write(uint64_t word) {
+  RuntimeScope scope(this);
+  worker_->safe_point();
+  return write_word(word);
+}
+
+ApiError Thread::write_word(uint64_t word) {
   if (tx_words_left_ > 0) {
     if (tx_discarding_) {
       if (--tx_words_left_ == 0) tx_discarding_ = false;
@@ -161,7 +216,7 @@ ApiError Thread::write(uint64_t word) {
   while (fifos_->tx.free_count() == 0) {
     ++counters_->tx_fifo_full_waits;
     if (worker_->stopping()) return discard(ApiError::kStopped);
-    worker_->yield();
+    worker_->idle(slot_);
   }
   rte_mbuf* m = rte_pktmbuf_alloc(pool_);
   if (m == nullptr) return discard(ApiError::kNoBuffers);

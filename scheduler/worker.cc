@@ -1,103 +1,261 @@
 #include "scheduler/worker.h"
 
+#include <rte_cycles.h>
+#include <rte_pause.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "nanopu/stats.h"
+#include "nic/nic_core.h"
+#include "scheduler/async_preempt.h"
 
 namespace nanopu::sched {
 namespace {
+thread_local Worker* tls_worker = nullptr;
 thread_local Thread* tls_current = nullptr;
 }  // namespace
 
-Worker::Worker(uint32_t index, uint32_t max_threads, const std::atomic<bool>* stop)
-    : index_(index), max_threads_(max_threads), stop_(stop) {
-  slots_.reserve(max_threads);
+Worker::Worker(uint32_t index, const WorkerParams& params, const std::atomic<bool>* stop)
+    : index_(index), params_(params), policy_(params.hts), stop_(stop) {
+  slots_.reserve(params.max_threads);
+  states_.reserve(params.max_threads);
 }
 
 Worker::~Worker() {
-  // Fibers still suspended are cancelled (their stacks unwound) here, before
-  // their Thread objects go.
-  for (Slot& s : slots_) s.fiber.reset();
+  for (Slot& s : slots_) {
+    // A fiber switched out from inside a signal handler has a signal frame on
+    // its stack that must not be unwound (DESIGN §4): leave it parked.
+    if (s.parked_in_handler) (void)s.fiber.release();
+    s.fiber.reset();  // cancels (unwinds) fibers still suspended
+  }
 }
 
 Thread* Worker::current() { return tls_current; }
 
+void Worker::attach_os_thread() {
+  signals_.os_thread = pthread_self();
+  tls_worker = this;
+}
+
 absl::StatusOr<Thread*> Worker::add_thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool,
                                            ContextTable* contexts, uint32_t max_message_bytes,
                                            ThreadBody body) {
-  if (slots_.size() >= max_threads_)
+  if (slots_.size() >= params_.max_threads)
     return absl::ResourceExhaustedError(absl::StrCat(
-        "worker ", index_, " already runs ", max_threads_,
+        "worker ", index_, " already runs ", params_.max_threads,
         " threads; raise --max_threads_per_core or add a worker lcore"));
+  fifos->worker = index_;
+  fifos->signals = &signals_;
+  const size_t slot_index = slots_.size();
   Slot& slot = slots_.emplace_back();
-  slot.thread.reset(new Thread(id, fifos, pool, contexts, this, max_message_bytes));
+  states_.emplace_back();
+  states_.back().present = true;
+  states_.back().runnable = true;
+  slot.thread.reset(new Thread(id, slot_index, fifos, pool, contexts, this, max_message_bytes));
   Thread* t = slot.thread.get();
-  slot.fiber = std::make_unique<Fiber>([t, body = std::move(body)] {
+  slot.fiber = std::make_unique<Fiber>([this, t, body = std::move(body)] {
+    switching_ = false;  // first instructions of a new thread
     try {
       body(*t);
     } catch (const FiberCancelled&) {
       throw;  // shutdown unwinding a parked thread: let the fiber finish it
-    } catch (const boost::context::detail::forced_unwind&) {
-      throw;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "nanopu: thread %u ended by exception: %s\n", t->id(), e.what());
     } catch (...) {
       std::fprintf(stderr, "nanopu: thread %u ended by an unknown exception\n", t->id());
     }
   });
-  order_dirty_ = true;
   return t;
 }
 
-void Worker::sort_order() {
-  order_.resize(slots_.size());
-  for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-  std::stable_sort(order_.begin(), order_.end(), [this](size_t a, size_t b) {
-    return slots_[a].thread->priority() < slots_[b].thread->priority();
-  });
-  order_dirty_ = false;
+void Worker::refresh(size_t i) {
+  ThreadState& st = states_[i];
+  const Slot& s = slots_[i];
+  st.present = s.state != SlotState::kFinished;
+  if (!st.present) return;
+  st.has_msg = s.thread->has_message();
+  if (st.has_msg) {
+    st.head_ts = s.thread->head_tsc();
+    st.idle_since = 0;
+  }
+  st.runnable = s.state != SlotState::kWaiting || stopping();
+  st.priority = s.thread->priority();
+}
+
+void Worker::refresh_all() {
+  for (size_t i = 0; i < slots_.size(); ++i) refresh(i);
+}
+
+void Worker::publish_running() {
+  if (running_ == HtsPolicy::kNone) {
+    signals_.running_priority.store(kNothingRunning, std::memory_order_relaxed);
+    signals_.deadline_tsc.store(UINT64_MAX, std::memory_order_relaxed);
+    return;
+  }
+  const ThreadState& r = states_[static_cast<size_t>(running_)];
+  signals_.running_priority.store(HtsPolicy::effective_priority(r), std::memory_order_relaxed);
+  signals_.deadline_tsc.store(policy_.time_deadline(r), std::memory_order_relaxed);
+}
+
+void Worker::poll_shared_nic(uint64_t now) {
+  last_nic_poll_ = now;
+  params_.shared_nic->poll();
 }
 
 bool Worker::run_once() {
-  if (order_dirty_) sort_order();
+  tls_worker = this;
+  if (params_.shared_nic != nullptr) last_nic_poll_ = rte_rdtsc();
   bool ran = false;
-  const bool stop = stopping();
-  for (size_t i : order_) {
-    Slot& s = slots_[i];
-    if (s.state == State::kFinished) continue;
-    if (s.state == State::kWaiting && !stop && !s.thread->msgs_ready()) continue;
-    running_ = &s;
+  // Run threads until none can: each resume returns when the thread parks,
+  // yields, is preempted or ends.
+  for (size_t guard = 0; guard < 4 * slots_.size() + 1; ++guard) {
+    refresh_all();
+    const int next = policy_.pick(states_.data(), states_.size(), last_, rte_rdtsc());
+    if (next == HtsPolicy::kNone) break;
+    Slot& s = slots_[static_cast<size_t>(next)];
+    running_ = next;
+    s.state = SlotState::kRunning;
+    s.parked_in_handler = false;
+    states_[static_cast<size_t>(next)].idle_since = 0;  // (d) times the idling of the running thread
+    signals_.preempt.store(0, std::memory_order_relaxed);
+    publish_running();
     tls_current = s.thread.get();
-    s.state = State::kRunnable;
+    ++stats_.switches;
+    switching_ = true;
     s.fiber->resume();
+    switching_ = false;
     tls_current = nullptr;
-    running_ = nullptr;
+    last_ = next;
+    running_ = HtsPolicy::kNone;
+    publish_running();
     if (s.fiber->finished()) {
-      s.state = State::kFinished;
+      s.state = SlotState::kFinished;
       s.thread->unbind();
     }
     ran = true;
-    if (order_dirty_) break;  // a bind changed priorities: re-sort next round
+    // Single-lcore mode: the NIC must run between threads too.
+    if (params_.shared_nic != nullptr) break;
   }
   return ran;
 }
 
 bool Worker::all_finished() const {
   return std::all_of(slots_.begin(), slots_.end(),
-                     [](const Slot& s) { return s.state == State::kFinished; });
+                     [](const Slot& s) { return s.state == SlotState::kFinished; });
 }
 
-void Worker::park() {
-  running_->state = State::kWaiting;
-  running_->fiber->suspend();
+void Worker::switch_out(SlotState new_state) {
+  Slot& s = slots_[static_cast<size_t>(running_)];
+  s.state = new_state;
+  switching_ = true;
+  s.fiber->suspend();
+  switching_ = false;  // resumed by run_once(), which republished our state
 }
 
-void Worker::yield() {
-  running_->state = State::kRunnable;
-  running_->fiber->suspend();
+void Worker::slow_safe_point() {
+  countdown_ = kClockCheckEvery;
+  if (running_ == HtsPolicy::kNone) return;
+  const uint64_t now = rte_rdtsc();
+  if (params_.shared_nic != nullptr && now - last_nic_poll_ >= params_.shared_nic_period_tsc)
+    poll_shared_nic(now);
+  const bool raised = signals_.preempt.load(std::memory_order_relaxed) != 0;
+  const bool deadline = now >= signals_.deadline_tsc.load(std::memory_order_relaxed);
+  uint64_t tick = 0;
+  const bool tis = policy_.params().mode == SchedMode::kTis && policy_.tis_tick_due(last_tick_, now, &tick);
+  if (raised || deadline || tis) decide(false);
+}
+
+void Worker::decide(bool at_msg_done) {
+  const uint64_t now = rte_rdtsc();
+  signals_.preempt.store(0, std::memory_order_relaxed);
+  if (policy_.params().mode == SchedMode::kTis) {
+    uint64_t tick = 0;
+    if (!policy_.tis_tick_due(last_tick_, now, &tick)) return;  // TIS: only on ticks
+    last_tick_ = tick;
+  }
+  refresh_all();
+  ThreadState& r = states_[static_cast<size_t>(running_)];
+  const bool was_demoted = r.demoted;
+  const bool sw = policy_.should_switch(states_.data(), states_.size(), running_, now, at_msg_done);
+  if (r.demoted && !was_demoted) ++stats_.demotions;
+  publish_running();
+  if (!sw) return;
+  if (r.has_msg) ++stats_.preemptions;
+  else if (policy_.best_active(states_.data(), states_.size(), running_) == HtsPolicy::kNone)
+    ++stats_.idle_rotations;
+  switch_out(SlotState::kRunnable);
+}
+
+void Worker::park(size_t slot) {
+  ThreadState& st = states_[slot];
+  const uint64_t now = rte_rdtsc();
+  if (st.idle_since == 0) st.idle_since = now;
+  if (policy_.params().mode == SchedMode::kTis) {
+    // TIS: the core stays with this thread (it polls, like lnic_wait) until
+    // its own message arrives or the next tick lets the scheduler choose.
+    uint64_t tick = 0;
+    for (;;) {
+      const uint64_t t = rte_rdtsc();
+      if (params_.shared_nic != nullptr) poll_shared_nic(t);
+      if (slots_[slot].thread->has_message() || stopping()) return;
+      if (policy_.tis_tick_due(last_tick_, t, &tick)) break;
+      rte_pause();
+    }
+    last_tick_ = tick;
+  }
+  switch_out(SlotState::kWaiting);
+}
+
+void Worker::idle(size_t slot) {
+  ThreadState& st = states_[slot];
+  const uint64_t now = rte_rdtsc();
+  if (!slots_[slot].thread->has_message() && st.idle_since == 0) st.idle_since = now;
+  // Single-lcore mode: give the core back to the loop (NIC, other hosts
+  // driven by the same thread in tests); the policy picks again there.
+  if (params_.shared_nic != nullptr) {
+    switch_out(SlotState::kRunnable);
+    return;
+  }
+  decide(false);
+}
+
+void Worker::on_msg_start(size_t slot) {
+  HtsPolicy::on_msg_start(states_[slot], rte_rdtsc());
+  publish_running();
+}
+
+void Worker::on_msg_done(size_t slot) {
+  // 002 §2.4: lmsgdone resets the message timer; a demoted thread regains
+  // its priority here.
+  HtsPolicy::on_msg_done(states_[slot]);
+  decide(/*at_msg_done=*/true);
+}
+
+void Worker::on_bound(size_t slot) { states_[slot].priority = slots_[slot].thread->priority(); }
+
+void Worker::on_async_signal() {
+  Worker* w = tls_worker;
+  if (w == nullptr || w->running_ == HtsPolicy::kNone) return;
+  Slot& s = w->slots_[static_cast<size_t>(w->running_)];
+  if (w->switching_ || s.thread->in_runtime() || !s.thread->async_preemptible()) {
+    ++w->stats_.async_deferred;  // the preempt word stays raised for the next safe point
+    return;
+  }
+  const uint64_t now = rte_rdtsc();
+  w->signals_.preempt.store(0, std::memory_order_relaxed);
+  w->refresh_all();
+  if (!w->policy_.should_switch(w->states_.data(), w->states_.size(), w->running_, now, false)) {
+    w->publish_running();
+    return;
+  }
+  ++w->stats_.async_preemptions;
+  unblock_preempt_signal();  // other fibers must stay interruptible while this one is parked
+  s.parked_in_handler = true;
+  w->switch_out(SlotState::kRunnable);
 }
 
 }  // namespace nanopu::sched

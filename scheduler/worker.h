@@ -1,8 +1,17 @@
-// One worker core (DESIGN §4): runs up to max_threads nanoPU threads as
-// fibers. This is the HTS stand-in's skeleton: threads with a message (or
-// that have not parked in wait()) are runnable, and each scheduling round
-// runs them in priority order (0 first). Preemption on arrival, t0 demotion
-// and idle rotation (issue #4) refine pick order inside run_once().
+// One worker core (DESIGN §4): up to max_threads nanoPU threads as fibers,
+// scheduled by the HTS policy (scheduler/hts_policy.h).
+//
+// Decisions happen where the hardware's would have an effect:
+//   - when the core is free (a thread parked in wait() or finished): pick();
+//   - at safe points inside the running thread — every Thread API call checks
+//     the core's preempt word (raised by the NIC on arrival of a message for a
+//     better thread) and, every few calls, the t0 deadline / TIS tick;
+//   - at msg_done() and idle();
+//   - asynchronously, for a thread that opted in, from a signal the NIC core
+//     sends when a raised preempt word is not picked up in time
+//     (scheduler/async_preempt.h).
+// In single-lcore mode the worker also polls the NIC from safe points, so a
+// computing thread does not stall the NIC.
 #pragma once
 
 #include <rte_mempool.h>
@@ -14,18 +23,35 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/ring/core_signals.h"
 #include "lib/ring/thread_fifos.h"
+#include "nanopu/stats.h"
 #include "nanopu/thread.h"
 #include "nic/pipeline/context_table.h"
 #include "scheduler/fiber.h"
+#include "scheduler/hts_policy.h"
+
+namespace nanopu {
+class NicCore;
+}
 
 namespace nanopu::sched {
 
 using ThreadBody = std::function<void(Thread&)>;
 
+struct WorkerParams {
+  uint32_t max_threads = 4;
+  HtsParams hts;                       // times in TSC cycles
+  NicCore* shared_nic = nullptr;       // single-lcore mode: the NIC shares this core
+  uint64_t shared_nic_period_tsc = 0;  // safe points poll the shared NIC this often
+};
+
 class Worker {
  public:
-  Worker(uint32_t index, uint32_t max_threads, const std::atomic<bool>* stop);
+  // How many API calls pass between clock checks at safe points.
+  static constexpr uint32_t kClockCheckEvery = 16;
+
+  Worker(uint32_t index, const WorkerParams& params, const std::atomic<bool>* stop);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -35,40 +61,69 @@ class Worker {
                                                    rte_mempool* pool, ContextTable* contexts,
                                                    uint32_t max_message_bytes, ThreadBody body);
 
-  // One scheduling round over the runnable threads. Returns true if any ran.
+  // Runs threads until none can run. Returns true if any ran.
   bool run_once();
-  // Every thread's body has returned.
   [[nodiscard]] bool all_finished() const;
   [[nodiscard]] size_t thread_count() const { return slots_.size(); }
   [[nodiscard]] const Thread& thread(size_t i) const { return *slots_[i].thread; }
   [[nodiscard]] uint32_t index() const { return index_; }
-
-  // Called by Thread from inside its fiber.
-  void park();   // wait(): suspend until a message arrives or the runtime stops
-  void yield();  // idle(): suspend until the next round
-  void note_bound() { order_dirty_ = true; }
+  [[nodiscard]] CoreSignals* signals() { return &signals_; }
+  [[nodiscard]] const CoreCounters& stats() const { return stats_; }
+  [[nodiscard]] const HtsPolicy& policy() const { return policy_; }
   [[nodiscard]] bool stopping() const { return stop_->load(std::memory_order_relaxed); }
+  // Records the OS thread running this worker (for asynchronous preemption).
+  void attach_os_thread();
 
-  // The thread whose fiber is running on this OS thread (the lnic.h shim's
-  // implicit "current thread"), or nullptr outside any fiber.
+  // --- called by Thread from inside its fiber ---
+  void park(size_t slot);        // wait() with no message
+  void idle(size_t slot);        // idle()
+  void safe_point() {
+    if (signals_.preempt.load(std::memory_order_relaxed) != 0 || --countdown_ == 0)
+      slow_safe_point();
+  }
+  void on_msg_start(size_t slot);
+  void on_msg_done(size_t slot);
+  void on_bound(size_t slot);
+
+  // The thread whose fiber is running on this OS thread, or nullptr.
   [[nodiscard]] static Thread* current();
+  // Asynchronous preemption entry (from the signal handler).
+  static void on_async_signal();
 
  private:
-  enum class State : uint8_t { kRunnable, kWaiting, kFinished };
+  enum class SlotState : uint8_t { kRunnable, kWaiting, kRunning, kFinished };
   struct Slot {
     std::unique_ptr<Thread> thread;
     std::unique_ptr<Fiber> fiber;
-    State state = State::kRunnable;
+    SlotState state = SlotState::kRunnable;
+    bool parked_in_handler = false;  // switched out from a signal handler
   };
-  void sort_order();
+
+  void refresh(size_t i);
+  void refresh_all();
+  void slow_safe_point();
+  // A decision point of the running thread; switches away if the policy says so.
+  void decide(bool at_msg_done);
+  void switch_out(SlotState new_state);
+  void publish_running();
+  void poll_shared_nic(uint64_t now);
 
   uint32_t index_;
-  uint32_t max_threads_;
+  WorkerParams params_;
+  HtsPolicy policy_;
   const std::atomic<bool>* stop_;
+  CoreSignals signals_;
   std::vector<Slot> slots_;
-  std::vector<size_t> order_;  // slot indices, best priority first
-  bool order_dirty_ = true;
-  Slot* running_ = nullptr;
+  std::vector<ThreadState> states_;  // parallel to slots_, the policy's input
+  int running_ = HtsPolicy::kNone;
+  int last_ = HtsPolicy::kNone;
+  uint32_t countdown_ = kClockCheckEvery;
+  uint64_t last_tick_ = 0;
+  uint64_t last_nic_poll_ = 0;
+  // True from the moment one side starts a fiber switch until the other side
+  // runs: an async signal in that window must not switch again.
+  volatile bool switching_ = false;
+  CoreCounters stats_;
 };
 
 }  // namespace nanopu::sched

@@ -15,11 +15,19 @@ namespace nanopu {
 
 enum class HugePages : uint8_t { kAuto, kOn, kOff };
 
+inline constexpr size_t kMaxWorkerCores = 64;  // per host (nic/pipeline/context_table.h)
+
 struct Config {
   // --- EAL and port ---
   // EAL lcores. The first is the NIC core; each further one is a worker core.
   // A single lcore runs the NIC loop and one worker on the same core.
   std::vector<unsigned> lcores = {0};
+  // Single-lcore mode only: how many worker cores to emulate on that lcore,
+  // taking turns (tests and small machines).
+  uint32_t shared_workers = 1;
+  // Optional EAL --lcores map (e.g. "0@0,1@1,2@1") used instead of -l, so
+  // more lcores than CPUs can exist (tests).
+  std::string eal_lcore_map;
   // DPDK virtual devices, e.g. "net_memif0,role=server,socket=/tmp/m.sock".
   std::vector<std::string> vdevs;
   uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
@@ -45,8 +53,24 @@ struct Config {
   uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
   uint16_t rtt_packets = 2;           // NDP: packets a sender may send before a PULL
 
+  // --- Core selection (nanoPU §2.3, §3.2) ---
+  std::string core_select = "jbsq";   // jbsq | rss | static
+  uint32_t jbsq_n = 2;                // JBSQ(n) bound per (core, context)
+  uint32_t global_queue_messages = 4096;  // per-context global RX queue depth
+
+  // --- Thread scheduler (nanoPU §2.2, 002 §2.4) ---
+  std::string scheduler = "hts";      // hts | tis (timer-interrupt baseline, §5.2.2)
+  bool bounded_processing = true;     // demote priority 0 after t0
+  double t0_ns = 1000;                // bounded message-processing time
+  double idle_timeout_ns = 1000;      // rotate when all threads idle this long
+  double tis_period_ns = 5000;        // TIS tick
+  double shared_nic_poll_ns = 2000;   // single-lcore: safe points poll the NIC this often
+  double async_preempt_us = 20;       // signal a worker that missed a safe point this long
+
   // Worker cores: lcores after the first, or the NIC core itself when alone.
-  [[nodiscard]] size_t worker_count() const { return lcores.size() > 1 ? lcores.size() - 1 : 1; }
+  [[nodiscard]] size_t worker_count() const {
+    return lcores.size() > 1 ? lcores.size() - 1 : shared_workers;
+  }
   [[nodiscard]] bool shared_core() const { return lcores.size() == 1; }
 
   [[nodiscard]] absl::Status validate() const;

@@ -65,6 +65,8 @@ class Runtime {
   [[nodiscard]] bool all_threads_finished() const;
   [[nodiscard]] const NicCounters& nic_counters() const;
   [[nodiscard]] std::vector<const Thread*> threads() const;
+  [[nodiscard]] const CoreCounters& core_counters(size_t worker) const;
+  [[nodiscard]] size_t worker_count() const { return workers_.size(); }
   [[nodiscard]] uint16_t port_id() const;
   [[nodiscard]] const Config& config() const { return config_; }
 

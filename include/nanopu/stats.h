@@ -22,7 +22,10 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_control_packets)                                                                  \
   X(rx_drop_not_for_host)    /* destination IPv4 is not this host's */                   \
   X(rx_drop_unknown_context) /* no thread bound to the destination context */            \
-  X(rx_drop_fifo_full)       /* the bound thread's RX FIFO was full */                   \
+  X(rx_drop_fifo_full)       /* the chosen thread's RX FIFO was full (RSS, static) */    \
+  X(rx_drop_queue_full)      /* the context's global RX queue was full (JBSQ) */         \
+  X(rx_drop_no_thread)       /* queued for a context whose threads all ended */          \
+  X(rx_msgs_queued)          /* waited in a global RX queue for a JBSQ credit */         \
   X(rx_drop_multi_packet)    /* multi-packet message: needs the full NDP transport */   \
   X(rx_drop_segmented_mbuf)  /* header not contiguous in the first mbuf segment */      \
   X(rx_msgs_delivered)                                                                   \
@@ -34,6 +37,7 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(tx_control_packets)                                                                  \
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \
   X(tx_drop_no_mbuf)         /* no buffer for a control packet */                        \
+  X(async_preempt_signals)   /* signals sent to workers that missed a safe point */      \
   X(nic_polls)               /* NIC loop iterations */                                   \
   X(nic_idle_polls)          /* iterations that found nothing to do */
 
@@ -72,6 +76,26 @@ struct ThreadCounters {
   void for_each(Fn&& fn) const {
 #define NANOPU_VISIT(name) fn(std::string_view(#name), name);
     NANOPU_THREAD_COUNTERS(NANOPU_VISIT)
+#undef NANOPU_VISIT
+  }
+};
+
+#define NANOPU_CORE_COUNTERS(X)                                                         \
+  X(switches)            /* thread resumes */                                            \
+  X(preemptions)         /* a thread with work switched out for a better one */          \
+  X(demotions)           /* priority 0 ran past t0 on one message (demoted to 1) */      \
+  X(idle_rotations)      /* nothing active: the core rotated between idle threads */     \
+  X(async_preemptions)   /* switched out from the preemption signal's handler */         \
+  X(async_deferred)      /* the signal found nanopu code running: left to a safe point */
+
+struct CoreCounters {
+#define NANOPU_DECLARE(name) uint64_t name = 0;
+  NANOPU_CORE_COUNTERS(NANOPU_DECLARE)
+#undef NANOPU_DECLARE
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+#define NANOPU_VISIT(name) fn(std::string_view(#name), name);
+    NANOPU_CORE_COUNTERS(NANOPU_VISIT)
 #undef NANOPU_VISIT
   }
 };

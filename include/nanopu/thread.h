@@ -8,6 +8,7 @@
 // no locks (thread safety by construction, §2.1.1).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -43,6 +44,8 @@ class Thread {
 
   // lmsgsrdy: a message is waiting (or partly read).
   [[nodiscard]] bool msgs_ready() const;
+  // Messages waiting in this thread's local RX queue, besides the one being read.
+  [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
   // NIC loop) until a message is ready. Returns false when the runtime stops.
   [[nodiscard]] bool wait();
@@ -56,8 +59,9 @@ class Thread {
   // Words of the current message not yet read (header included).
   [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_; }
 
-  // lmsgdone: finished with the current message. Unread words are flushed
-  // (footnote 9) and counted.
+  // lmsgdone: finished with the current message (the one being read, else
+  // the one at the head of the RX queue). Unread words are flushed
+  // (footnote 9) and counted; the core-selection credit goes back to the NIC.
   void msg_done();
 
   // netTX: the first word of a message is its AppHeader (destination, len);
@@ -72,19 +76,53 @@ class Thread {
   // core, the NIC loop) run, then returns.
   void idle();
 
+  // A safe point for code that computes for long without other API calls:
+  // the scheduler may switch to a better thread here (cheap when it need not).
+  void preempt_point();
+  // Lets the NIC core's signal switch this thread out anywhere in its own
+  // code (asynchronous preemption). Only for code that holds no locks and
+  // calls nothing non-reentrant (malloc, stdio) while computing.
+  void allow_async_preemption(bool allow);
+  [[nodiscard]] bool async_preemptible() const { return async_preemptible_; }
+
   [[nodiscard]] bool stopping() const;
   [[nodiscard]] ApiError last_error() const { return last_error_; }
   [[nodiscard]] const ThreadCounters& counters() const { return *counters_; }
 
  private:
   friend class sched::Worker;
-  Thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
+  Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
          sched::Worker* worker, uint32_t max_message_bytes);
   ApiError fail(ApiError e);
   bool next_rx_message();
   void unbind();
+  // For the scheduler: a message is queued or being read; when it arrived.
+  [[nodiscard]] bool has_message();
+  [[nodiscard]] uint64_t head_tsc() const;
+  [[nodiscard]] bool in_runtime() const { return runtime_depth_ != 0; }
+  ApiError read_word(uint64_t* word);
+  ApiError write_word(uint64_t word);
+
+  // Marks nanopu code on this thread's stack (async preemption must not
+  // switch inside it).
+  struct RuntimeScope {
+    // Signal fences: the handler runs on this thread, so only the compiler
+    // must not move code across the marks.
+    explicit RuntimeScope(Thread* t) : t_(t) {
+      ++t_->runtime_depth_;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~RuntimeScope() {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      --t_->runtime_depth_;
+    }
+    RuntimeScope(const RuntimeScope&) = delete;
+    RuntimeScope& operator=(const RuntimeScope&) = delete;
+    Thread* t_;
+  };
 
   uint32_t id_;
+  size_t slot_;
   ThreadFifos* fifos_;
   rte_mempool* pool_;
   ContextTable* contexts_;
@@ -95,9 +133,14 @@ class Thread {
   uint16_t context_ = 0;
   uint8_t priority_ = 0;
   ApiError last_error_ = ApiError::kOk;
+  bool async_preemptible_ = false;
+  uint32_t runtime_depth_ = 0;
+  uint64_t msg_start_tsc_ = 0;
 
-  // RX: the message being read.
+  // RX: the message being read, and the next one taken from the FIFO early
+  // so the scheduler can see when it arrived.
   rte_mbuf* rx_msg_ = nullptr;
+  rte_mbuf* rx_next_ = nullptr;
   rte_mbuf* rx_seg_ = nullptr;   // segment holding the next payload word
   uint32_t rx_seg_off_ = 0;      // byte offset of that word in the segment
   uint32_t rx_bytes_left_ = 0;   // payload bytes not yet read

@@ -50,8 +50,12 @@ HugepageInfo probe_hugepages() {
 
 std::vector<std::string> build_eal_args(const Config& config, bool use_huge) {
   std::vector<std::string> args = {"nanopu"};
-  args.push_back("-l");
-  args.push_back(absl::StrJoin(config.lcores, ","));
+  if (config.eal_lcore_map.empty()) {
+    args.push_back("-l");
+    args.push_back(absl::StrJoin(config.lcores, ","));
+  } else {
+    args.push_back(absl::StrCat("--lcores=", config.eal_lcore_map));
+  }
   args.push_back(absl::StrCat("--main-lcore=", config.lcores.front()));
   args.push_back(absl::StrCat(
       "--file-prefix=",

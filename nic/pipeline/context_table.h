@@ -1,34 +1,59 @@
-// The port table of the NIC pipeline (nanoPU §2.3): destination context →
-// the thread bound to it. Written by bind()/unbind() on worker cores, read by
-// the NIC core on every DATA packet, so entries are atomics: no lock.
+// The port table of the NIC pipeline (nanoPU §2.3, §3.2): destination
+// context → the threads bound to it, at most one per worker core (threads on
+// one core bind different contexts; threads on different cores may share
+// one, and JBSQ balances between them). Each context also owns its global
+// RX queue, where messages wait for a JBSQ credit.
+//
+// bind()/unbind() run on worker cores, lookup on the NIC core: entries are
+// created once and never freed while the table lives, and the per-core
+// thread pointers are atomics, so the NIC reads without a lock.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "lib/ring/msg_fifo.h"
 #include "lib/ring/thread_fifos.h"
+#include "nanopu/config.h"
 
 namespace nanopu {
+
+inline constexpr size_t kMaxWorkers = kMaxWorkerCores;
+
+struct ContextEntry {
+  uint16_t context = 0;
+  std::atomic<ThreadFifos*> threads[kMaxWorkers] = {};  // by worker index
+  // NIC core only.
+  MsgFifo held;              // the global RX queue (JBSQ: waiting for a credit)
+  bool pending = false;      // listed in the NIC's pending-contexts list
+};
 
 class ContextTable {
  public:
   static constexpr size_t kContexts = 1u << 16;
 
-  ContextTable() : entries_(std::make_unique<std::atomic<ThreadFifos*>[]>(kContexts)) {}
+  // global_queue_messages: depth of each context's global RX queue.
+  ContextTable(uint32_t instance, uint32_t global_queue_messages);
 
-  // Fails with AlreadyExists when another thread holds the context.
+  // Binds fifos (a thread on worker fifos->worker) to context. Fails with
+  // AlreadyExists when a thread on the same worker holds the context.
   [[nodiscard]] absl::Status bind(uint16_t context, ThreadFifos* fifos);
   void unbind(uint16_t context, ThreadFifos* fifos);
 
-  [[nodiscard]] ThreadFifos* lookup(uint16_t context) const {
+  [[nodiscard]] ContextEntry* lookup(uint16_t context) const {
     return entries_[context].load(std::memory_order_acquire);
   }
 
  private:
-  std::unique_ptr<std::atomic<ThreadFifos*>[]> entries_;
+  std::unique_ptr<std::atomic<ContextEntry*>[]> entries_;
+  std::vector<std::unique_ptr<ContextEntry>> owned_;
+  std::mutex mu_;  // serialises entry creation (bind is not on a hot path)
+  uint32_t instance_;
+  uint32_t global_queue_messages_;
 };
 
 }  // namespace nanopu

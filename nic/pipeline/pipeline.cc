@@ -25,7 +25,7 @@ PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_
   neighbors_->learn(h->src_ip, h->src_mac);
   if (h->ndp.flags & wire::kFlagData) {
     ++counters_->rx_data_packets;
-    r.dst = contexts_->lookup(h->ndp.dst_context);
+    r.dst = contexts_->lookup(h->ndp.dst_context);  // never-bound contexts have no entry
     if (r.dst == nullptr) {
       ++counters_->rx_drop_unknown_context;
       return r;

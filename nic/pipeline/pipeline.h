@@ -20,7 +20,7 @@ namespace nanopu {
 struct PipelineResult {
   enum class Kind : uint8_t { kDrop, kData, kControl };
   Kind kind = Kind::kDrop;
-  ThreadFifos* dst = nullptr;  // kData: the bound thread
+  ContextEntry* dst = nullptr;  // kData: the destination context
 };
 
 class Pipeline {

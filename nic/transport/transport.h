@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "lib/ring/thread_fifos.h"
+#include "nic/pipeline/context_table.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {
@@ -17,10 +17,11 @@ namespace nanopu {
 class TransportSink {
  public:
   virtual ~TransportSink() = default;
-  // A complete message for dst: data at the first payload byte, pkt_len ==
-  // message length, MsgMeta filled. Returns false if dst could not take it
-  // (the message has then been freed and counted).
-  virtual bool deliver(rte_mbuf* msg, ThreadFifos* dst) = 0;
+  // A complete message for context dst: data at the first payload byte,
+  // pkt_len == message length, MsgMeta filled. Core selection places it in a
+  // thread's FIFO or the context's global queue. Returns false if it could
+  // not be accepted (the message has then been freed and counted).
+  virtual bool deliver(rte_mbuf* msg, ContextEntry* dst) = 0;
   // A DATA packet: m's data starts with kFrameHeaderBytes of room for the
   // header, then payload_bytes of payload.
   virtual void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
@@ -34,7 +35,7 @@ class Transport {
   virtual ~Transport() = default;
   // A DATA packet that the pipeline matched to dst. Takes ownership of pkt.
   virtual void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                       ThreadFifos* dst, uint64_t now_tsc, TransportSink& sink) = 0;
+                       ContextEntry* dst, uint64_t now_tsc, TransportSink& sink) = 0;
   // A control packet for this host. Takes ownership of pkt.
   virtual void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
                           TransportSink& sink) = 0;

@@ -6,6 +6,8 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +25,10 @@ class EalEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     Config c;
-    c.lcores = {0};
+    // lcore 0: the test's thread (and every shared-core host's NIC loop);
+    // lcores 1 and 2: worker cores for dedicated-NIC hosts, on the second CPU.
+    c.lcores = {0, 1, 2};
+    c.eal_lcore_map = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "0@0,1@1,2@1" : "0@0,1@0,2@0";
     c.eal_log_level = 3;  // errors only
     absl::Status s = eal_init(c);
     if (!s.ok()) {
@@ -44,6 +49,14 @@ Config host_config(uint16_t port_id, uint32_t ip) {
   c.port_id = port_id;
   c.ip = ip;
   c.mbufs = 4095;
+  return c;
+}
+
+Config dedicated_config(uint16_t port_id, uint32_t ip, uint32_t workers) {
+  Config c = host_config(port_id, ip);
+  c.lcores = {0};
+  for (uint32_t i = 1; i <= workers; ++i) c.lcores.push_back(i);
+  c.link_wait_s = 0;
   return c;
 }
 

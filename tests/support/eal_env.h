@@ -17,6 +17,9 @@ struct PortPair {
   uint16_t a = 0;
   uint16_t b = 0;
 };
+// A host with a dedicated NIC lcore (0) and `workers` worker lcores (1..2).
+[[nodiscard]] Config dedicated_config(uint16_t port_id, uint32_t ip, uint32_t workers);
+
 // Two net_ring ports: what a sends, b receives, and the other way round.
 [[nodiscard]] PortPair make_ring_pair();
 

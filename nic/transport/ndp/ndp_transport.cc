@@ -6,7 +6,7 @@
 namespace nanopu {
 
 void NdpTransport::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                           ThreadFifos* dst, uint64_t now_tsc, TransportSink& sink) {
+                           ContextEntry* dst, uint64_t now_tsc, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   if (wire::packets_for(n.msg_len) != 1 || (n.flags & wire::kFlagChop)) {
     ++counters_->rx_drop_multi_packet;

@@ -18,7 +18,7 @@ class NdpTransport final : public Transport {
   NdpTransport(uint16_t rtt_packets, NicCounters* counters)
       : rtt_packets_(rtt_packets), counters_(counters) {}
 
-  void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ThreadFifos* dst,
+  void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now_tsc, TransportSink& sink) override;
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
                   TransportSink& sink) override;

@@ -1,0 +1,37 @@
+// The interrupt line from the NIC core to one worker core (the HTS's
+// "message arrived for a better thread" signal, 002 §2.4). The worker
+// publishes the effective priority of what it runs; the NIC raises
+// `preempt` when it delivers a message for a strictly better thread. Safe
+// points poll `preempt` (one load of a line the NIC rarely writes,
+// Concord-style); the NIC may also send a signal when a worker ignores it.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace nanopu {
+
+inline constexpr uint8_t kNothingRunning = 0xff;
+
+struct CoreSignals {
+  alignas(64) std::atomic<uint32_t> preempt{0};          // NIC writes 1, worker clears
+  std::atomic<uint64_t> preempt_raised_tsc{0};           // when `preempt` went 1
+  alignas(64) std::atomic<uint8_t> running_priority{kNothingRunning};  // worker writes
+  std::atomic<uint64_t> deadline_tsc{UINT64_MAX};  // worker: next t0 deadline of the running thread
+  std::atomic<uint64_t> signals_sent{0};            // NIC: asynchronous preemptions requested
+  pthread_t os_thread{};                            // the worker's lcore thread
+  std::atomic<bool> async_enabled{false};           // a thread on this core allows async preemption
+
+  // NIC side: a message for a thread of `priority` was delivered.
+  void on_delivery(uint8_t priority, uint64_t now_tsc) {
+    if (priority < running_priority.load(std::memory_order_relaxed) &&
+        preempt.load(std::memory_order_relaxed) == 0) {
+      preempt_raised_tsc.store(now_tsc, std::memory_order_relaxed);
+      preempt.store(1, std::memory_order_release);
+    }
+  }
+};
+
+}  // namespace nanopu

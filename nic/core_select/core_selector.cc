@@ -1,0 +1,54 @@
+#include "nic/core_select/core_selector.h"
+
+namespace nanopu {
+
+bool parse_core_select_policy(std::string_view s, CoreSelectPolicy* out) {
+  if (s == "jbsq") *out = CoreSelectPolicy::kJbsq;
+  else if (s == "rss") *out = CoreSelectPolicy::kRss;
+  else if (s == "static") *out = CoreSelectPolicy::kStatic;
+  else return false;
+  return true;
+}
+
+std::string_view core_select_policy_name(CoreSelectPolicy p) {
+  switch (p) {
+    case CoreSelectPolicy::kJbsq: return "jbsq";
+    case CoreSelectPolicy::kRss: return "rss";
+    case CoreSelectPolicy::kStatic: return "static";
+  }
+  return "?";
+}
+
+int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t bindings,
+                         uint64_t hash) const {
+  switch (policy_) {
+    case CoreSelectPolicy::kJbsq: {
+      // nanoPU §3.2: forward to the core with the smallest count if below n.
+      int best = kHold;
+      uint32_t best_count = n_;
+      for (size_t i = 0; i < bindings; ++i) {
+        if (bound[i] && outstanding[i] < best_count) {
+          best = static_cast<int>(i);
+          best_count = outstanding[i];
+        }
+      }
+      return best;
+    }
+    case CoreSelectPolicy::kRss: {
+      size_t count = 0;
+      for (size_t i = 0; i < bindings; ++i) count += bound[i];
+      if (count == 0) return kHold;
+      size_t k = hash % count;
+      for (size_t i = 0; i < bindings; ++i)
+        if (bound[i] && k-- == 0) return static_cast<int>(i);
+      return kHold;
+    }
+    case CoreSelectPolicy::kStatic:
+      for (size_t i = 0; i < bindings; ++i)
+        if (bound[i]) return static_cast<int>(i);
+      return kHold;
+  }
+  return kHold;
+}
+
+}  // namespace nanopu

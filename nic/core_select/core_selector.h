@@ -1,0 +1,51 @@
+// Core selection (nanoPU §2.3, §3.2): which of the cores running a thread
+// bound to a context gets the next message for it.
+//
+//   JBSQ(n): the core holding the fewest of the context's messages, if it
+//            holds fewer than n; otherwise the message waits in the
+//            context's global RX queue until a msg_done returns a credit.
+//   RSS:     a hash of the message's source picks the core (no bound).
+//   static:  always the first core bound to the context.
+//
+// A pure policy: counts and hashes come in as arguments, so the live NIC
+// core and the virtual-time model share it (STYLE.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace nanopu {
+
+enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
+
+[[nodiscard]] bool parse_core_select_policy(std::string_view s, CoreSelectPolicy* out);
+[[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
+
+class CoreSelector {
+ public:
+  static constexpr int kHold = -1;  // keep the message in the global queue
+
+  CoreSelector(CoreSelectPolicy policy, uint32_t jbsq_n) : policy_(policy), n_(jbsq_n) {}
+
+  // outstanding[i]: messages delivered to binding i and not yet msg_done'd;
+  // bound[i]: whether binding i has a thread. Returns the binding to deliver
+  // to, or kHold (JBSQ with every bound core at n, or no core bound).
+  [[nodiscard]] int select(const uint32_t* outstanding, const bool* bound, size_t bindings,
+                           uint64_t flow_hash) const;
+
+  [[nodiscard]] CoreSelectPolicy policy() const { return policy_; }
+  [[nodiscard]] uint32_t jbsq_n() const { return n_; }
+
+ private:
+  CoreSelectPolicy policy_;
+  uint32_t n_;
+};
+
+// Hash of a message's source (IPv4, context) for RSS.
+[[nodiscard]] inline uint64_t flow_hash(uint32_t src_ip, uint16_t src_context) {
+  uint64_t z = (uint64_t{src_ip} << 16 | src_context) * 0x9e3779b97f4a7c15ull;
+  return z ^ (z >> 29);
+}
+
+}  // namespace nanopu

@@ -1,0 +1,330 @@
+// The scheduler live, through the real EAL: preemption on arrival, t0
+// demotion and its reversal, idle rotation, no starvation, TIS ticks, JBSQ
+// bounds and asynchronous preemption. Each scenario runs in single-lcore mode
+// (NIC loop and worker share the test's lcore) and with a dedicated NIC lcore.
+#include "scheduler/worker.h"
+
+#include <gtest/gtest.h>
+#include <rte_cycles.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "nanopu/runtime.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/test_hosts.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kIp = 0x0a000001;
+
+enum class Mode { kShared, kDedicated };
+
+std::string mode_name(const ::testing::TestParamInfo<Mode>& i) {
+  return i.param == Mode::kShared ? "SingleLcore" : "DedicatedNicLcore";
+}
+
+class WorkerTest : public ::testing::TestWithParam<Mode> {
+ protected:
+  // A host whose port loops back to itself, so threads message each other.
+  std::unique_ptr<Runtime> host(const std::function<void(Config&)>& tweak = nullptr,
+                                uint32_t workers = 1) {
+    const uint16_t port = testing::make_loop_port();
+    Config c = GetParam() == Mode::kShared ? testing::host_config(port, kIp)
+                                           : testing::dedicated_config(port, kIp, workers);
+    if (GetParam() == Mode::kShared) c.shared_workers = workers;
+    if (tweak) tweak(c);
+    auto rt = Runtime::create(c);
+    EXPECT_TRUE(rt.ok()) << rt.status();
+    return rt.ok() ? std::move(*rt) : nullptr;
+  }
+  // Runs until every thread has returned.
+  void run(Runtime& rt) {
+    if (GetParam() == Mode::kShared) {
+      ASSERT_TRUE(testing::poll_until({&rt}, [&] { return rt.all_threads_finished(); },
+                                      std::chrono::seconds(30)));
+    } else {
+      ASSERT_TRUE(rt.run().ok());
+      ASSERT_TRUE(rt.all_threads_finished());
+    }
+  }
+};
+
+void send(Thread& t, uint16_t context, uint64_t word = 0) {
+  ASSERT_EQ(t.write(AppHeader{kIp, context, 8}.word()), ApiError::kOk);
+  ASSERT_EQ(t.write(word), ApiError::kOk);
+}
+
+// Computes for `us` microseconds, passing through safe points.
+void compute(Thread& t, double us) {
+  const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(us * 1e-6 * rte_get_tsc_hz());
+  while (rte_rdtsc() < end) t.preempt_point();
+}
+
+// L (priority 1) starts a long message, then a message for H (priority 0)
+// arrives. After run(), preempted() says whether H ran before L finished.
+struct Scenario {
+  bool l_done = false;
+  bool h_ran = false;
+  bool h_saw_l_done = true;
+  [[nodiscard]] bool preempted() const { return h_ran && !h_saw_l_done; }
+
+  void spawn(Runtime& rt, double l_compute_us) {
+    EXPECT_TRUE(rt.spawn([this](Thread& t) {
+      ASSERT_TRUE(t.bind(11, 0).ok());
+      ASSERT_TRUE(t.wait());
+      h_ran = true;
+      h_saw_l_done = l_done;
+      t.msg_done();
+    }).ok());
+    EXPECT_TRUE(rt.spawn([this, l_compute_us](Thread& t) {
+      ASSERT_TRUE(t.bind(10, 1).ok());
+      send(t, 10);
+      ASSERT_TRUE(t.wait());
+      (void)t.read();  // our message starts
+      send(t, 11);     // a message for the better thread
+      compute(t, l_compute_us);
+      l_done = true;
+      t.msg_done();
+    }).ok());
+  }
+};
+
+TEST_P(WorkerTest, ArrivalForABetterThreadPreemptsAtASafePoint) {
+  auto rt = host();
+  Scenario sc;
+  sc.spawn(*rt, 5000);
+  run(*rt);
+  EXPECT_TRUE(sc.preempted());
+  EXPECT_GE(rt->core_counters(0).preemptions, 1u);
+}
+
+TEST_P(WorkerTest, TisDoesNotPreemptBetweenTicks) {
+  auto rt = host([](Config& c) {
+    c.scheduler = "tis";
+    c.tis_period_ns = 500e6;  // no tick during the test's 5 ms message
+  });
+  Scenario sc;
+  sc.spawn(*rt, 5000);
+  run(*rt);
+  EXPECT_TRUE(sc.h_ran);
+  EXPECT_FALSE(sc.preempted());
+  EXPECT_EQ(rt->core_counters(0).preemptions, 0u);
+}
+
+TEST_P(WorkerTest, TisPreemptsOnATick) {
+  auto rt = host([](Config& c) {
+    c.scheduler = "tis";
+    c.tis_period_ns = 200e3;  // 200 us ticks, 20 ms message
+  });
+  Scenario sc;
+  sc.spawn(*rt, 20000);
+  run(*rt);
+  EXPECT_TRUE(sc.preempted());
+  EXPECT_EQ(rt->core_counters(0).preemptions, 1u);
+}
+
+TEST_P(WorkerTest, PriorityZeroPastT0IsDemotedAndRegainsItAtMsgDone) {
+  auto rt = host([](Config& c) { c.t0_ns = 500e3; });  // t0 = 500 us
+  std::vector<std::string> log;
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {  // B, priority 0
+    ASSERT_TRUE(t.bind(21, 0).ok());
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(t.wait());
+      log.push_back("B" + std::to_string(i));
+      t.msg_done();
+    }
+  }).ok());
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {  // A, priority 0
+    ASSERT_TRUE(t.bind(20, 0).ok());
+    send(t, 20);
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    send(t, 21);
+    compute(t, 3000);  // past t0: demoted, B runs first
+    log.push_back("A0");
+    t.msg_done();      // A regains priority 0
+    send(t, 20);
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    send(t, 21);
+    compute(t, 200);   // under t0: B (priority 0, equal) waits its turn
+    log.push_back("A1");
+    t.msg_done();
+  }).ok());
+  run(*rt);
+  EXPECT_EQ(log, (std::vector<std::string>{"B0", "A0", "A1", "B1"}));
+  EXPECT_EQ(rt->core_counters(0).demotions, 1u);
+}
+
+TEST_P(WorkerTest, UnboundedModeLetsALongPriorityZeroMessageFinish) {
+  auto rt = host([](Config& c) {
+    c.t0_ns = 100e3;
+    c.bounded_processing = false;
+  });
+  std::vector<std::string> log;
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(21, 0).ok());
+    ASSERT_TRUE(t.wait());
+    log.push_back("B");
+    t.msg_done();
+  }).ok());
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(20, 0).ok());
+    send(t, 20);
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    send(t, 21);
+    compute(t, 2000);
+    log.push_back("A");
+    t.msg_done();
+  }).ok());
+  run(*rt);
+  EXPECT_EQ(log, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(rt->core_counters(0).demotions, 0u);
+}
+
+TEST_P(WorkerTest, IdleThreadsRotateSoAllMakeProgress) {
+  auto rt = host();
+  uint64_t counts[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(rt->spawn([&, i](Thread& t) {
+      ASSERT_TRUE(t.bind(static_cast<uint16_t>(40 + i), static_cast<uint8_t>(i)).ok());
+      const uint64_t end = rte_rdtsc() + rte_get_tsc_hz() / 100;  // 10 ms
+      while (rte_rdtsc() < end) {
+        ++counts[i];
+        t.idle();
+      }
+    }).ok());
+  }
+  run(*rt);
+  for (uint64_t c : counts) EXPECT_GT(c, 10u);
+  EXPECT_GT(rt->core_counters(0).idle_rotations + rt->core_counters(0).switches, 3u);
+}
+
+TEST_P(WorkerTest, LowerPriorityWithWorkRunsWhileHigherOnesIdle) {
+  auto rt = host();
+  int processed = 0;
+  std::atomic<bool> done{false};
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {  // priority 0, no messages, keeps polling
+    ASSERT_TRUE(t.bind(50, 0).ok());
+    const uint64_t end = rte_rdtsc() + rte_get_tsc_hz() * 5;
+    while (!done && rte_rdtsc() < end) t.idle();
+  }).ok());
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {  // priority 2 with 20 messages to handle
+    ASSERT_TRUE(t.bind(51, 2).ok());
+    for (int i = 0; i < 20; ++i) send(t, 51, static_cast<uint64_t>(i));
+    while (processed < 20 && t.wait()) {
+      (void)t.read();
+      if (t.read() == static_cast<uint64_t>(processed)) ++processed;
+      t.msg_done();
+    }
+    done = true;
+  }).ok());
+  run(*rt);
+  EXPECT_EQ(processed, 20);
+}
+
+TEST_P(WorkerTest, JbsqKeepsAtMostNPerCoreAndUsesEveryCore) {
+  auto rt = host([](Config& c) { c.jbsq_n = 2; }, /*workers=*/2);
+  constexpr int kMessages = 40;
+  uint32_t max_local[2] = {0, 0};
+  int handled[2] = {0, 0};
+  int replies = 0;
+  for (uint32_t w = 0; w < 2; ++w) {
+    ASSERT_TRUE(rt->spawn([&, w](Thread& t) {
+      ASSERT_TRUE(t.bind(30, 0).ok());  // both cores serve context 30
+      while (t.wait()) {
+        const AppHeader h = AppHeader::from_word(t.read());
+        max_local[w] = std::max(max_local[w], 1 + t.queued());  // this one + waiting
+        const uint64_t v = t.read();
+        compute(t, 50);
+        if (v == UINT64_MAX) {  // the client's "stop"
+          t.msg_done();
+          return;
+        }
+        ++handled[w];
+        send(t, h.context, v);
+        t.msg_done();
+      }
+    }, w).ok());
+  }
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {  // the client, on core 0
+    ASSERT_TRUE(t.bind(31, 3).ok());
+    for (int i = 0; i < kMessages; ++i) send(t, 30, static_cast<uint64_t>(i));
+    while (replies < kMessages && t.wait()) {
+      (void)t.read();
+      (void)t.read();
+      ++replies;
+      t.msg_done();
+    }
+    send(t, 30, UINT64_MAX);
+    send(t, 30, UINT64_MAX);
+  }, 0).ok());
+  run(*rt);
+  EXPECT_EQ(replies, kMessages);
+  EXPECT_EQ(handled[0] + handled[1], kMessages);
+  EXPECT_GT(handled[0], 0);
+  EXPECT_GT(handled[1], 0);
+  EXPECT_LE(max_local[0], 2u);
+  EXPECT_LE(max_local[1], 2u);
+  EXPECT_GT(rt->nic_counters().rx_msgs_queued, 0u);  // some waited for a credit
+  EXPECT_EQ(rt->nic_counters().rx_dropped(), 0u);
+}
+
+TEST_P(WorkerTest, ThreadsOnOneCoreCannotShareAContextButAcrossCoresCan) {
+  auto rt = host(nullptr, /*workers=*/2);
+  absl::Status same_core, other_core;
+  std::atomic<int> tried{0};
+  ASSERT_TRUE(rt->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(60).ok());
+    while (tried.load() < 2) t.idle();  // hold the context while the others try
+  }, 0).ok());
+  ASSERT_TRUE(rt->spawn([&](Thread& t) { same_core = t.bind(60); ++tried; }, 0).ok());
+  ASSERT_TRUE(rt->spawn([&](Thread& t) { other_core = t.bind(60); ++tried; }, 1).ok());
+  run(*rt);
+  EXPECT_EQ(same_core.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(other_core.ok()) << other_core;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, WorkerTest, ::testing::Values(Mode::kShared, Mode::kDedicated),
+                         mode_name);
+
+// Asynchronous preemption needs the NIC on another core to send the signal.
+TEST(AsyncPreemptTest, AThreadThatNeverCallsTheApiIsPreempted) {
+  Config c = testing::dedicated_config(testing::make_loop_port(), kIp, 1);
+  c.async_preempt_us = 50;
+  auto rt = Runtime::create(c);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  std::atomic<bool> h_ran{false};
+  bool l_saw_h = false;
+  ASSERT_TRUE((*rt)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(11, 0).ok());
+    ASSERT_TRUE(t.wait());
+    h_ran.store(true, std::memory_order_relaxed);
+    t.msg_done();
+  }).ok());
+  ASSERT_TRUE((*rt)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(10, 1).ok());
+    t.allow_async_preemption(true);
+    send(t, 10);
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    send(t, 11);
+    // Pure computation: no API call, no safe point, for up to 3 s.
+    const uint64_t end = rte_rdtsc() + 3 * rte_get_tsc_hz();
+    while (!h_ran.load(std::memory_order_relaxed) && rte_rdtsc() < end) {
+    }
+    l_saw_h = h_ran.load(std::memory_order_relaxed);
+    t.msg_done();
+  }).ok());
+  ASSERT_TRUE((*rt)->run().ok());
+  EXPECT_TRUE(l_saw_h) << "the spinning thread was never preempted";
+  EXPECT_GE((*rt)->nic_counters().async_preempt_signals, 1u);
+  EXPECT_GE((*rt)->core_counters(0).async_preemptions, 1u);
+}
+
+}  // namespace
+}  // namespace nanopu
