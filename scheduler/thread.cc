@@ -80,6 +80,11 @@ uint64_t Thread::head_tsc() const {
 
 bool Thread::msgs_ready() const { return const_cast<Thread*>(this)->has_message(); }
 
+uint64_t Thread::rx_tsc() const {
+  const uint64_t t = head_tsc();
+  return t == UINT64_MAX ? 0 : t;
+}
+
 uint32_t Thread::queued() const {
   return fifos_->rx.count() + (rx_next_ != nullptr ? 1 : 0);
 }

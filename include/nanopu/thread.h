@@ -44,6 +44,9 @@ class Thread {
 
   // lmsgsrdy: a message is waiting (or partly read).
   [[nodiscard]] bool msgs_ready() const;
+  // Host TSC when the NIC core took the current message (or, before its
+  // first read, the message at the head of the RX queue); 0 if none.
+  [[nodiscard]] uint64_t rx_tsc() const;
   // Messages waiting in this thread's local RX queue, besides the one being read.
   [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
