@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nanopu/app_header.h"
+#include "nic/fault/fault_injector.h"
 #include "nic/wire/frame.h"
 
 ABSL_FLAG(std::string, lcores, "0",
@@ -41,8 +42,21 @@ ABSL_FLAG(std::string, gateway_mac, "ff:ff:ff:ff:ff:ff",
 ABSL_FLAG(uint32_t, mbufs, 16383, "Packet buffers in the port's mempool.");
 ABSL_FLAG(uint32_t, fifo_messages, 256,
           "Depth of each thread's RX and TX FIFO, in messages.");
-ABSL_FLAG(uint32_t, max_message_bytes, 1024,
-          "Largest message a thread may send or receive, in bytes (1..1024 in this version).");
+ABSL_FLAG(uint32_t, max_message_bytes, 65535,
+          "Largest message a thread may send, in bytes (1..65535; 1024-byte packets).");
+ABSL_FLAG(uint32_t, outbound_slots, 256, "NDP: messages this host may have in flight.");
+ABSL_FLAG(uint32_t, reassembly_slots, 256,
+          "NDP: messages this host may be receiving at once; beyond, packets are NACKed.");
+ABSL_FLAG(double, rto_us, 50, "NDP retransmit timeout in us (backs off to 64x without progress).");
+ABSL_FLAG(uint32_t, max_retransmits, 200, "NDP: timeouts before a message is given up.");
+ABSL_FLAG(double, link_gbps, 200,
+          "Link rate for PULL pacing (one PULL per MTU serialization time), Gb/s.");
+ABSL_FLAG(std::string, faults, "",
+          "Fault-injecting wire in front of this host's port, e.g. "
+          "'drop=0.1,dup=0.01,reorder=0.1,corrupt=0.01,trim=0.05,delay_us=5,seed=7' "
+          "(see nic/fault/fault_injector.h).");
+ABSL_FLAG(double, reassembly_expiry_ms, 100,
+          "Free a partially received message whose sender has been silent this long.");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
 ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
 ABSL_FLAG(std::string, core_select, "jbsq",
@@ -111,6 +125,7 @@ absl::Status Config::validate() const {
   if (global_queue_messages < 2 || global_queue_messages > (1u << 20))
     return absl::InvalidArgumentError(absl::StrCat(
         "--global_queue_messages=", global_queue_messages, ": must be 2..1048576"));
+  if (absl::StatusOr<FaultSpec> f = parse_fault_spec(faults); !f.ok()) return f.status();
   if (scheduler != "hts" && scheduler != "tis")
     return absl::InvalidArgumentError(absl::StrCat("--scheduler='", scheduler, "': use hts or tis"));
   if (t0_ns <= 0 || idle_timeout_ns < 0 || tis_period_ns <= 0 || shared_nic_poll_ns < 0 ||
@@ -124,10 +139,15 @@ absl::Status Config::validate() const {
       if (lcores[i] == lcores[j])
         return absl::InvalidArgumentError(absl::StrCat("--lcores: lcore ", lcores[i],
                                                        " is listed twice"));
-  if (max_message_bytes == 0 || max_message_bytes > wire::kSegmentBytes)
+  if (max_message_bytes == 0 || max_message_bytes > wire::kMaxMessageBytes)
     return absl::InvalidArgumentError(absl::StrCat(
-        "--max_message_bytes=", max_message_bytes, ": must be 1..", wire::kSegmentBytes,
-        " (multi-packet messages are not supported yet)"));
+        "--max_message_bytes=", max_message_bytes, ": must be 1..", wire::kMaxMessageBytes));
+  if (outbound_slots == 0 || outbound_slots > 65536 || reassembly_slots == 0 ||
+      reassembly_slots > 65536)
+    return absl::InvalidArgumentError("--outbound_slots and --reassembly_slots must be 1..65536");
+  if (rto_us <= 0 || link_gbps <= 0 || reassembly_expiry_ms <= 0 || max_retransmits == 0)
+    return absl::InvalidArgumentError(
+        "--rto_us, --link_gbps, --reassembly_expiry_ms and --max_retransmits must be > 0");
   if (fifo_messages < 2 || fifo_messages > (1u << 20))
     return absl::InvalidArgumentError(
         absl::StrCat("--fifo_messages=", fifo_messages, ": must be 2..1048576"));
@@ -183,6 +203,13 @@ absl::StatusOr<Config> Config::from_flags() {
   const uint32_t rtt = absl::GetFlag(FLAGS_rtt_packets);
   if (rtt > 0xffff) return absl::InvalidArgumentError("--rtt_packets: too large");
   c.rtt_packets = static_cast<uint16_t>(rtt);
+  c.outbound_slots = absl::GetFlag(FLAGS_outbound_slots);
+  c.reassembly_slots = absl::GetFlag(FLAGS_reassembly_slots);
+  c.rto_us = absl::GetFlag(FLAGS_rto_us);
+  c.max_retransmits = absl::GetFlag(FLAGS_max_retransmits);
+  c.link_gbps = absl::GetFlag(FLAGS_link_gbps);
+  c.reassembly_expiry_ms = absl::GetFlag(FLAGS_reassembly_expiry_ms);
+  c.faults = absl::GetFlag(FLAGS_faults);
   c.core_select = absl::GetFlag(FLAGS_core_select);
   c.jbsq_n = absl::GetFlag(FLAGS_jbsq_n);
   c.global_queue_messages = absl::GetFlag(FLAGS_global_queue_messages);

@@ -13,6 +13,8 @@
 #include "lib/eal/port.h"
 #include "lib/ring/thread_fifos.h"
 #include "nic/nic_core.h"
+#include "nic/timers/timer_module.h"
+#include "nic/wire/frame.h"
 #include "nic/pipeline/context_table.h"
 #include "scheduler/async_preempt.h"
 #include "scheduler/worker.h"
@@ -64,6 +66,7 @@ Runtime::~Runtime() {
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(config); !s.ok()) return s;
+  if (absl::Status s = TimerModule::init_subsystem(); !s.ok()) return s;
   std::unique_ptr<Runtime> rt(new Runtime(config));
   if (absl::Status s = rt->open(); !s.ok()) return s;
   return rt;
@@ -82,7 +85,19 @@ absl::Status Runtime::open() {
   params.host_ip = config_.ip;
   params.host_mac = port_->mac();
   (void)parse_mac(config_.gateway_mac, params.gateway_mac.data());
-  params.rtt_packets = config_.rtt_packets;
+  params.faults = *parse_fault_spec(config_.faults);  // validated by Config::validate()
+  params.ndp.rtt_packets = config_.rtt_packets;
+  params.ndp.outbound_slots = config_.outbound_slots;
+  params.ndp.reassembly_slots = config_.reassembly_slots;
+  params.ndp.rto_tsc = tsc(config_.rto_us * 1e3);
+  params.ndp.max_timeouts = config_.max_retransmits;
+  // One MTU frame (1024 B payload + 64 B header + 24 B preamble/FCS/gap) on the wire.
+  params.ndp.pull_interval_tsc = tsc((wire::kSegmentBytes + wire::kFrameHeaderBytes + 24) * 8 /
+                                     config_.link_gbps);
+  params.ndp.reassembly_expiry_tsc = tsc(config_.reassembly_expiry_ms * 1e6);
+  // Longer than a sender keeps retrying (max_retransmits timeouts, backed off to 64 rto).
+  params.ndp.completion_memory_tsc = tsc(config_.rto_us * 1e3 * 64 * config_.max_retransmits);
+  params.ndp.epoch = static_cast<uint8_t>(rte_rdtsc() ^ (rte_rdtsc() >> 8) ^ getpid() ^ instance_);
   (void)parse_core_select_policy(config_.core_select, &params.core_select);
   params.jbsq_n = config_.jbsq_n;
   params.workers = static_cast<uint32_t>(config_.worker_count());

@@ -4,6 +4,8 @@
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 
+#include <algorithm>
+
 #include "lib/ring/message.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_transport.h"
@@ -17,7 +19,9 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n),
-      transport_(std::make_unique<NdpTransport>(params.rtt_packets, &counters_)) {
+      transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)) {
+  if (params.faults.any())
+    faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
   pending_.reserve(ContextTable::kContexts);
 }
 
@@ -31,8 +35,18 @@ unsigned NicCore::poll() {
   now_ = rte_rdtsc();
   unsigned work = 0;
 
-  rte_mbuf* rx[kBurst];
-  const uint16_t n = rte_eth_rx_burst(params_.port_id, 0, rx, kBurst);
+  rte_mbuf* rx[2 * kBurst];
+  uint16_t n = rte_eth_rx_burst(params_.port_id, 0, rx, kBurst);
+  if (faults_) {
+    n = faults_->apply(rx, n, 2 * kBurst, now_);
+    const FaultCounters& f = faults_->counters();
+    counters_.fault_dropped = f.dropped;
+    counters_.fault_duplicated = f.duplicated;
+    counters_.fault_reordered = f.reordered;
+    counters_.fault_corrupted = f.corrupted;
+    counters_.fault_mangled = f.mangled;
+    counters_.fault_trimmed = f.trimmed;
+  }
   for (uint16_t i = 0; i < n; ++i) {
     if (i + 1 < n) rte_prefetch0(rte_pktmbuf_mtod(rx[i + 1], void*));
     wire::FrameHeader h;
@@ -53,10 +67,13 @@ unsigned NicCore::poll() {
   work += n;
   if (!pending_.empty()) work += service_pending();
 
-  // Gather complete messages from every thread's TX FIFO.
+  // Gather complete messages from every thread's TX FIFO, as many as the
+  // transport has slots for (the rest wait in the FIFOs: back-pressure).
   for (ThreadFifos* t : threads_) {
     rte_mbuf* msgs[kBurst];
-    const unsigned k = t->tx.pop_burst(msgs, kBurst);
+    const unsigned room = std::min<unsigned>(kBurst, transport_->tx_capacity());
+    if (room == 0) break;
+    const unsigned k = t->tx.pop_burst(msgs, room);
     for (unsigned i = 0; i < k; ++i) {
       ++counters_.tx_msgs;
       transport_->on_message(msgs[i], now_, *this);

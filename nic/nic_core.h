@@ -17,20 +17,23 @@
 #include "lib/ring/thread_fifos.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
+#include "nic/fault/fault_injector.h"
 #include "nic/packetizer/packetizer.h"
 #include "nic/pipeline/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 struct NicParams {
+  NdpParams ndp;
+  FaultSpec faults;  // the wire in front of this port's receive path
   uint16_t port_id = 0;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
-  uint16_t rtt_packets = 2;
   CoreSelectPolicy core_select = CoreSelectPolicy::kJbsq;
   uint32_t jbsq_n = 2;
   uint32_t workers = 1;
@@ -86,6 +89,7 @@ class NicCore final : public TransportSink {
   Packetizer packetizer_;
   CoreSelector selector_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<FaultInjector> faults_;
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
   std::vector<uint64_t> signalled_raise_;  // per worker: the raise already signalled

@@ -196,9 +196,15 @@ ApiError Thread::write_word(uint64_t word) {
       if (--tx_words_left_ == 0) tx_discarding_ = false;
       return last_error_;  // the header already failed and was counted
     }
+    if (tx_seg_words_left_ == 0) {  // next packet's segment (1024 B = 128 words each)
+      tx_seg_ = tx_seg_->next;
+      tx_next_ = rte_pktmbuf_mtod(tx_seg_, uint8_t*) + wire::kFrameHeaderBytes;
+      tx_seg_words_left_ = static_cast<uint32_t>((tx_seg_->data_len - wire::kFrameHeaderBytes + 7) / 8);
+    }
     const uint64_t be = rte_cpu_to_be_64(word);
     std::memcpy(tx_next_, &be, 8);
     tx_next_ += 8;
+    --tx_seg_words_left_;
     if (--tx_words_left_ == 0) {
       // Space was reserved when the header was written; we are the only producer.
       (void)fifos_->tx.push(tx_msg_);
@@ -223,15 +229,25 @@ ApiError Thread::write_word(uint64_t word) {
     if (worker_->stopping()) return discard(ApiError::kStopped);
     worker_->idle(slot_);
   }
-  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
-  if (m == nullptr) return discard(ApiError::kNoBuffers);
-  auto* base = reinterpret_cast<uint8_t*>(
-      rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + h.len)));
-  MsgMeta* meta = msg_meta(m);
+  // One buffer per packet, each with room for its frame header so the NIC
+  // frames in place; all or nothing.
+  const auto nseg = static_cast<unsigned>(wire::packets_for(h.len));
+  rte_mbuf* segs[wire::kMaxPacketsPerMessage];
+  if (rte_pktmbuf_alloc_bulk(pool_, segs, nseg) != 0) return discard(ApiError::kNoBuffers);
+  for (unsigned i = 0; i < nseg; ++i) {
+    const size_t payload = wire::segment_payload_bytes(h.len, static_cast<uint8_t>(i));
+    (void)rte_pktmbuf_append(segs[i], static_cast<uint16_t>(wire::kFrameHeaderBytes + payload));
+    if (i > 0) segs[i - 1]->next = segs[i];
+  }
+  segs[0]->nb_segs = static_cast<uint16_t>(nseg);
+  segs[0]->pkt_len = h.len + nseg * wire::kFrameHeaderBytes;
+  MsgMeta* meta = msg_meta(segs[0]);
   meta->app_header = word;
   meta->src_context = context_;
-  tx_msg_ = m;
-  tx_next_ = base + wire::kFrameHeaderBytes;
+  tx_msg_ = segs[0];
+  tx_seg_ = segs[0];
+  tx_next_ = rte_pktmbuf_mtod(segs[0], uint8_t*) + wire::kFrameHeaderBytes;
+  tx_seg_words_left_ = static_cast<uint32_t>((wire::segment_payload_bytes(h.len, 0) + 7) / 8);
   tx_words_left_ = h.payload_words();
   return ApiError::kOk;
 }

@@ -47,11 +47,18 @@ struct Config {
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;
   uint32_t fifo_messages = 256;  // per-thread RX and TX FIFO depth, in messages
-  uint32_t max_message_bytes = 1024;  // single-packet messages until multi-packet NDP lands
+  uint32_t max_message_bytes = 65535;  // up to the 16-bit msg_len (64 packets)
 
   // --- Threads and transport ---
   uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
   uint16_t rtt_packets = 2;           // NDP: packets a sender may send before a PULL
+  uint32_t outbound_slots = 256;      // NDP: messages in flight (packetization buffer)
+  uint32_t reassembly_slots = 256;    // NDP: messages being received (reassembly buffer)
+  double rto_us = 50;                 // NDP retransmit timeout (backs off to 64x)
+  uint32_t max_retransmits = 200;     // timeouts before a message is given up
+  double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
+  double reassembly_expiry_ms = 100;  // free a partial message whose sender went silent
+  std::string faults;                 // fault-injecting wire on this port's RX (nic/fault)
 
   // --- Core selection (nanoPU §2.3, §3.2) ---
   std::string core_select = "jbsq";   // jbsq | rss | static

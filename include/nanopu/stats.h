@@ -29,15 +29,31 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_drop_multi_packet)    /* multi-packet message: needs the full NDP transport */   \
   X(rx_drop_segmented_mbuf)  /* header not contiguous in the first mbuf segment */      \
   X(rx_msgs_delivered)                                                                   \
+  X(rx_dup_packets)          /* DATA already received (retransmission): re-ACKed, dropped */\
+  X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
+  X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
+  X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
+  X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
+  X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \
   X(rx_acks)                                                                             \
   X(rx_nacks)                                                                            \
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
+  X(tx_msgs_completed)       /* every packet acknowledged */                             \
+  X(tx_msgs_failed)          /* given up after --max_retransmits timeouts */             \
+  X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \
+  X(tx_timeouts)             /* retransmit timer expiries */                             \
   X(tx_data_packets)                                                                     \
   X(tx_control_packets)                                                                  \
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \
   X(tx_drop_no_mbuf)         /* no buffer for a control packet */                        \
   X(async_preempt_signals)   /* signals sent to workers that missed a safe point */      \
+  X(fault_dropped)           /* --faults: frames the wire lost */                        \
+  X(fault_duplicated)        /* --faults: frames delivered twice */                      \
+  X(fault_reordered)         /* --faults: frames held behind later ones */               \
+  X(fault_corrupted)         /* --faults: corrupted, discarded by the MAC's FCS check */ \
+  X(fault_mangled)           /* --faults: IPv4 header bit flipped (the parser's job) */  \
+  X(fault_trimmed)           /* --faults: DATA trimmed to 72 bytes with CHOP */          \
   X(nic_polls)               /* NIC loop iterations */                                   \
   X(nic_idle_polls)          /* iterations that found nothing to do */
 

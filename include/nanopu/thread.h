@@ -153,7 +153,9 @@ class Thread {
 
   // TX: the message being written.
   rte_mbuf* tx_msg_ = nullptr;
+  rte_mbuf* tx_seg_ = nullptr;   // segment (packet) being filled
   uint8_t* tx_next_ = nullptr;   // where the next payload word goes
+  uint32_t tx_seg_words_left_ = 0;
   uint32_t tx_words_left_ = 0;
   bool tx_discarding_ = false;   // the header failed: swallow its payload words
 };

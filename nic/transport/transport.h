@@ -43,6 +43,8 @@ class Transport {
   virtual void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) = 0;
   // Called once per NIC loop iteration (retransmit timers, pacing).
   virtual void on_tick(uint64_t now_tsc, TransportSink& sink) = 0;
+  // Messages on_message() can take now (free packetization slots).
+  [[nodiscard]] virtual uint32_t tx_capacity() const = 0;
 };
 
 }  // namespace nanopu

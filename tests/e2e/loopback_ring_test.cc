@@ -98,6 +98,10 @@ void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window) {
   EXPECT_EQ(r.word_errors, 0u);
   EXPECT_EQ(h.server->nic_counters().rx_msgs_delivered, kCount);
   EXPECT_EQ(h.server->nic_counters().rx_dropped(), 0u);
+  if (::testing::Test::HasFailure()) {
+    h.server->print_stats(stderr);
+    h.client->print_stats(stderr);
+  }
   EXPECT_EQ(h.client->nic_counters().rx_acks, kCount);  // every request ACKed
   EXPECT_EQ(h.server->nic_counters().rx_acks, kCount);  // every reply ACKed
 }

@@ -1,34 +1,45 @@
-// NDP as the nanoPU prototype terminates it in the NIC (WIRE.md "Behaviour of
-// the prototype's NDP"). This version carries single-packet messages
-// (≤ 1024 B): every DATA is delivered whole and answered with ACK|PULL; the
-// sender counts ACKs. Multi-packet reassembly, PULL-clocked sending, NACK
-// and retransmission belong to the reliable transport (issue #3), which
-// replaces this class behind the same Transport interface.
+// NDP as the nanoPU terminates it in the NIC (nanoPU §2.3, 002 §3.1, §4.2f;
+// WIRE.md): a sender (packetization buffer, PULL credit, ACK/NACK,
+// retransmit timers) and a receiver (reassembly buffer, ACK|PULL, NACK,
+// paced PULLs, exactly-once delivery) behind the Transport interface.
 #pragma once
 
-#include <cstdint>
-
-#include "nanopu/stats.h"
+#include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/ndp/ndp_receiver.h"
+#include "nic/transport/ndp/ndp_sender.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 class NdpTransport final : public Transport {
  public:
-  NdpTransport(uint16_t rtt_packets, NicCounters* counters)
-      : rtt_packets_(rtt_packets), counters_(counters) {}
+  NdpTransport(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
+      : sender_(p, pool, counters), receiver_(p, counters) {}
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
-               uint64_t now_tsc, TransportSink& sink) override;
-  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
-                  TransportSink& sink) override;
-  void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) override;
-  void on_tick(uint64_t, TransportSink&) override {}
+               uint64_t now_tsc, TransportSink& sink) override {
+    receiver_.on_data(pkt, h, payload_bytes, dst, now_tsc, sink);
+  }
+  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t,
+                  TransportSink& sink) override {
+    rte_pktmbuf_free(pkt);
+    sender_.on_control(h, sink);
+  }
+  void on_message(rte_mbuf* msg, uint64_t, TransportSink& sink) override {
+    sender_.send_message(msg, sink);
+  }
+  void on_tick(uint64_t now_tsc, TransportSink& sink) override {
+    sender_.tick(sink);
+    receiver_.tick(now_tsc, sink);
+  }
+  [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
+
+  [[nodiscard]] const NdpSender& sender() const { return sender_; }
+  [[nodiscard]] const NdpReceiver& receiver() const { return receiver_; }
 
  private:
-  uint16_t rtt_packets_;
-  uint16_t next_msg_id_ = 0;  // wraps at 2^16 (WIRE.md tx_msg_id)
-  NicCounters* counters_;
+  NdpSender sender_;
+  NdpReceiver receiver_;
 };
 
 }  // namespace nanopu

@@ -1,0 +1,156 @@
+#include "nic/fault/fault_injector.h"
+
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+absl::StatusOr<FaultSpec> parse_fault_spec(const std::string& text) {
+  FaultSpec s;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    double v = 0;
+    if (!absl::SimpleAtod(kv.second, &v) || v < 0)
+      return absl::InvalidArgumentError(absl::StrCat("--faults: bad value in '", item, "'"));
+    const std::string& k = kv.first;
+    const bool prob = k != "delay_us" && k != "seed" && k != "drop_once" && k != "trim_once";
+    if (prob && v > 1)
+      return absl::InvalidArgumentError(absl::StrCat("--faults: ", k, " is a probability (0..1)"));
+    if (k == "drop") s.drop = v;
+    else if (k == "dup") s.dup = v;
+    else if (k == "reorder") s.reorder = v;
+    else if (k == "corrupt") s.corrupt = v;
+    else if (k == "mangle") s.mangle = v;
+    else if (k == "trim") s.trim = v;
+    else if (k == "delay_us") s.delay_us = v;
+    else if (k == "drop_once") s.drop_once = v != 0;
+    else if (k == "trim_once") s.trim_once = v != 0;
+    else if (k == "seed") s.seed = static_cast<uint64_t>(v);
+    else
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--faults: unknown fault '", k,
+          "' (drop, dup, reorder, delay_us, corrupt, mangle, trim, drop_once, trim_once, seed)"));
+  }
+  return s;
+}
+
+FaultInjector::FaultInjector(const FaultSpec& spec, rte_mempool* pool, uint64_t tsc_hz)
+    : spec_(spec),
+      pool_(pool),
+      delay_tsc_(static_cast<uint64_t>(spec.delay_us * 1e-6 * static_cast<double>(tsc_hz))),
+      rng_(spec.seed) {}
+
+FaultInjector::~FaultInjector() {
+  for (const Held& h : held_) rte_pktmbuf_free(h.pkt);
+}
+
+void FaultInjector::flip_bit(rte_mbuf* m, uint32_t from, uint32_t to, uint64_t r) {
+  const uint32_t len = rte_pktmbuf_data_len(m);
+  if (to > len) to = len;
+  if (from >= to) return;
+  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+  p[from + r % (to - from)] ^= static_cast<uint8_t>(1u << ((r >> 32) % 8));
+}
+
+bool FaultInjector::first_time(const rte_mbuf* m, absl::flat_hash_set<uint64_t>& seen) {
+  if (rte_pktmbuf_data_len(m) < wire::kFrameHeaderBytes) return false;
+  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
+  if (!(p[34] & wire::kFlagData)) return false;
+  // Identity of a DATA packet: source IP, tx_msg_id, buf_ptr, pkt_offset.
+  uint64_t id = 0;
+  std::memcpy(&id, p + 26, 4);
+  id = (id << 32) ^ (uint64_t{p[44]} << 24 | uint64_t{p[45]} << 16 | uint64_t{p[46]} << 8 | p[47]);
+  id = id * 131 + p[41];
+  return seen.insert(id).second;
+}
+
+void FaultInjector::trim_frame(rte_mbuf* m) {
+  constexpr uint16_t kKeep = 72;  // WIRE.md: a trimming switch keeps 72 bytes
+  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
+  p[34] |= wire::kFlagChop;
+  const uint16_t ip_len = kKeep - wire::kEthHeaderBytes;
+  p[16] = static_cast<uint8_t>(ip_len >> 8);
+  p[17] = static_cast<uint8_t>(ip_len);
+  const uint16_t csum = wire::ipv4_header_checksum(p + wire::kEthHeaderBytes);
+  p[24] = static_cast<uint8_t>(csum >> 8);
+  p[25] = static_cast<uint8_t>(csum);
+  rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - kKeep));
+}
+
+rte_mbuf* FaultInjector::writable(rte_mbuf* m) {
+  // A zero-copy PMD (net_ring) hands over the sender's own buffer (a clone of
+  // the packet it keeps for retransmission): damage a private copy, as a real
+  // wire would, never the sender's data.
+  if (!RTE_MBUF_CLONED(m) && rte_mbuf_refcnt_read(m) == 1) return m;
+  rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX);
+  rte_pktmbuf_free(m);
+  return copy;
+}
+
+uint16_t FaultInjector::apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_t now) {
+  rte_mbuf* in[512];
+  if (n > 512) n = 512;
+  std::memcpy(in, pkts, n * sizeof(rte_mbuf*));
+  uint16_t out = 0;
+  auto emit_or_hold = [&](rte_mbuf* m, uint64_t release) {
+    if (release <= now && out < max) {
+      pkts[out++] = m;
+    } else {
+      held_.push_back({m, release});
+    }
+  };
+  // Held frames whose time has come go first (they were on the wire earlier).
+  for (size_t k = held_.size(); k > 0 && out < max; --k) {
+    Held h = held_.front();
+    held_.pop_front();
+    if (h.release_tsc <= now) pkts[out++] = h.pkt;
+    else held_.push_back(h);
+  }
+  for (uint16_t i = 0; i < n; ++i) {
+    rte_mbuf* m = in[i];
+    const bool is_data = rte_pktmbuf_data_len(m) >= wire::kFrameHeaderBytes &&
+                         (rte_pktmbuf_mtod(m, const uint8_t*)[34] & wire::kFlagData);
+    if (chance(spec_.drop) || (spec_.drop_once && first_time(m, dropped_once_))) {
+      ++counters_.dropped;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    if (chance(spec_.corrupt)) {  // the MAC's FCS check throws it away
+      ++counters_.corrupted;
+      rte_pktmbuf_free(m);
+      continue;
+    }
+    if (chance(spec_.mangle)) {
+      if ((m = writable(m)) == nullptr) continue;
+      flip_bit(m, wire::kEthHeaderBytes, wire::kEthHeaderBytes + wire::kIpv4HeaderBytes, rng_());
+      ++counters_.mangled;
+    }
+    if (is_data && rte_pktmbuf_data_len(m) > 72 && m->nb_segs == 1 &&
+        (chance(spec_.trim) || (spec_.trim_once && first_time(m, trimmed_once_)))) {
+      if ((m = writable(m)) == nullptr) continue;
+      trim_frame(m);
+      ++counters_.trimmed;
+    }
+    if (chance(spec_.dup)) {
+      if (rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX)) {
+        ++counters_.duplicated;
+        emit_or_hold(copy, now + delay_tsc_);
+      }
+    }
+    uint64_t release = now + delay_tsc_;
+    if (chance(spec_.reorder)) {
+      ++counters_.reordered;
+      release = now + delay_tsc_ + 1;  // behind everything that follows in this burst
+    } else if (delay_tsc_ > 0) {
+      ++counters_.delayed;
+    }
+    emit_or_hold(m, release);
+  }
+  return out;
+}
+
+}  // namespace nanopu

@@ -1,0 +1,85 @@
+// A fault-injecting wire: wraps a port's receive path (frames as they come
+// off the wire, before the MAC hands them to the pipeline) and, seeded,
+// drops, duplicates, reorders, delays, corrupts, mangles or trims them.
+//
+//   drop=P      lose the frame
+//   dup=P       deliver it twice
+//   reorder=P   hold it back behind the next frames
+//   delay_us=D  hold every frame D microseconds
+//   corrupt=P   damage the frame on the wire: the emulated MAC's FCS check
+//               discards it (as a real NIC does), counted as a corruption
+//   mangle=P    flip a bit in the IPv4 header, which the pipeline's checksum
+//               check must catch (exercises the parser with damaged frames)
+//   trim=P      cut a DATA frame to 72 bytes and set CHOP, as an NDP switch
+//               does when its queue is full (WIRE.md)
+//   drop_once=1 / trim_once=1   do it to every DATA packet the first time it
+//               is seen (recovery tests)
+//   seed=N
+#pragma once
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+
+namespace nanopu {
+
+struct FaultSpec {
+  double drop = 0, dup = 0, reorder = 0, corrupt = 0, mangle = 0, trim = 0;
+  double delay_us = 0;
+  bool drop_once = false, trim_once = false;
+  uint64_t seed = 1;
+  [[nodiscard]] bool any() const {
+    return drop > 0 || dup > 0 || reorder > 0 || corrupt > 0 || mangle > 0 || trim > 0 ||
+           delay_us > 0 || drop_once || trim_once;
+  }
+};
+
+// "drop=0.1,dup=0.05,seed=7"; an empty string is no faults.
+[[nodiscard]] absl::StatusOr<FaultSpec> parse_fault_spec(const std::string& text);
+
+struct FaultCounters {
+  uint64_t dropped = 0, duplicated = 0, reordered = 0, delayed = 0, corrupted = 0, mangled = 0,
+           trimmed = 0;
+};
+
+class FaultInjector {
+ public:
+  FaultInjector(const FaultSpec& spec, rte_mempool* pool, uint64_t tsc_hz);
+  ~FaultInjector();
+  FaultInjector(const FaultInjector&) = delete;
+  FaultInjector& operator=(const FaultInjector&) = delete;
+
+  // Applies faults to the n frames in pkts (which has room for max), in
+  // place; returns how many frames now follow (held ones may be released).
+  [[nodiscard]] uint16_t apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_t now);
+  [[nodiscard]] const FaultCounters& counters() const { return counters_; }
+
+ private:
+  bool chance(double p) { return p > 0 && uni_(rng_) < p; }
+  void trim_frame(rte_mbuf* m);
+  [[nodiscard]] rte_mbuf* writable(rte_mbuf* m);
+  static void flip_bit(rte_mbuf* m, uint32_t from, uint32_t to, uint64_t r);
+  [[nodiscard]] bool first_time(const rte_mbuf* m, absl::flat_hash_set<uint64_t>& seen);
+
+  struct Held {
+    rte_mbuf* pkt;
+    uint64_t release_tsc;
+  };
+  FaultSpec spec_;
+  rte_mempool* pool_;
+  uint64_t delay_tsc_;
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> uni_{0.0, 1.0};
+  std::deque<Held> held_;
+  absl::flat_hash_set<uint64_t> dropped_once_, trimmed_once_;
+  FaultCounters counters_;
+};
+
+}  // namespace nanopu

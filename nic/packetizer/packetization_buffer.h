@@ -1,0 +1,57 @@
+// The packetization buffer (001 §3.4; nanoPU appendix): one fixed slot per
+// outbound message, holding its packets until each is acknowledged so any
+// of them can be sent again. The slot index travels as buf_ptr in every
+// packet and comes back in the receiver's control packets (WIRE.md).
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+struct OutboundMessage {
+  bool used = false;
+  uint16_t tx_msg_id = 0;
+  uint32_t dst_ip = 0;
+  uint16_t src_context = 0;
+  uint16_t dst_context = 0;
+  uint16_t msg_len = 0;
+  uint8_t npkts = 0;
+  uint8_t next_new = 0;       // next packet never sent yet
+  uint16_t credit = 0;        // packets with index < credit may be sent (PULL)
+  uint64_t acked = 0;         // bitmap
+  uint64_t resend = 0;        // bitmap: NACKed, to send again when credit allows
+  uint32_t timeouts = 0;      // consecutive timer expiries without progress
+  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
+
+  [[nodiscard]] uint64_t all_mask() const {
+    return npkts == 64 ? ~0ull : (1ull << npkts) - 1;
+  }
+};
+
+class PacketizationBuffer {
+ public:
+  explicit PacketizationBuffer(uint32_t slots);
+  ~PacketizationBuffer();
+  PacketizationBuffer(const PacketizationBuffer&) = delete;
+  PacketizationBuffer& operator=(const PacketizationBuffer&) = delete;
+
+  // A free slot, or -1.
+  [[nodiscard]] int allocate();
+  // Frees the slot and every packet reference it still holds.
+  void release(uint32_t slot);
+  [[nodiscard]] OutboundMessage& at(uint32_t slot) { return slots_[slot]; }
+  [[nodiscard]] uint32_t free_slots() const { return static_cast<uint32_t>(free_.size()); }
+  [[nodiscard]] uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
+
+ private:
+  std::vector<OutboundMessage> slots_;
+  std::vector<uint32_t> free_;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,83 @@
+// The reassembly buffer (002 §3.1; nanoPU appendix): fixed-size message slots
+// with a per-message packet bitmap, looked up by (source IP, sender's buffer,
+// sender's message id). Also remembers recently completed messages, so a
+// retransmitted packet of a message already delivered is acknowledged again
+// but never delivered twice.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "nic/pipeline/context_table.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+struct InboundMessage {
+  bool used = false;
+  uint64_t key = 0;
+  uint32_t src_ip = 0;
+  uint16_t src_context = 0;
+  uint16_t dst_context = 0;
+  uint16_t msg_len = 0;
+  uint16_t tx_msg_id = 0;
+  uint16_t buf_ptr = 0;
+  uint8_t buf_size_class = 0;
+  uint8_t npkts = 0;
+  uint8_t received_count = 0;
+  uint16_t pulled = 0;          // highest pull_offset granted
+  bool pull_queued = false;     // waiting in the pacer's queue
+  uint64_t received = 0;        // bitmap
+  uint64_t last_tsc = 0;        // last packet seen (expiry)
+  ContextEntry* dst = nullptr;
+  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};
+};
+
+class ReassemblyBuffer {
+ public:
+  ReassemblyBuffer(uint32_t slots, uint32_t remembered_completions);
+  ~ReassemblyBuffer();
+  ReassemblyBuffer(const ReassemblyBuffer&) = delete;
+  ReassemblyBuffer& operator=(const ReassemblyBuffer&) = delete;
+
+  [[nodiscard]] static uint64_t key_of(uint32_t src_ip, uint16_t buf_ptr, uint16_t tx_msg_id) {
+    return (uint64_t{src_ip} << 32) | (uint64_t{buf_ptr} << 16) | tx_msg_id;
+  }
+  // The slot holding key, or -1.
+  [[nodiscard]] int find(uint64_t key) const;
+  // A new slot for key, or -1 when every slot is in use.
+  [[nodiscard]] int allocate(uint64_t key);
+  // Frees the slot; its packets are freed unless `keep_packets` (delivered).
+  void release(uint32_t slot, bool keep_packets);
+  [[nodiscard]] InboundMessage& at(uint32_t slot) { return slots_[slot]; }
+  [[nodiscard]] uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
+  [[nodiscard]] uint32_t used_slots() const { return capacity() - static_cast<uint32_t>(free_.size()); }
+
+  // Completed-message memory (bounded, oldest forgotten first): a packet is
+  // a late copy of a delivered message only if key, source context, length
+  // and the sender's epoch (buf_size_class) all match, within `horizon` TSC
+  // cycles — so a restarted sender whose ids start over is not mistaken
+  // for its predecessor.
+  void remember_completed(const InboundMessage& m, uint64_t now);
+  [[nodiscard]] bool recently_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now,
+                                        uint64_t horizon) const;
+
+ private:
+  std::vector<InboundMessage> slots_;
+  std::vector<uint32_t> free_;
+  absl::flat_hash_map<uint64_t, uint32_t> index_;
+  struct Completed {
+    uint16_t src_context;
+    uint16_t msg_len;
+    uint8_t epoch;
+    uint64_t tsc;
+  };
+  absl::flat_hash_map<uint64_t, Completed> completed_;
+  std::vector<uint64_t> completed_ring_;
+  size_t completed_next_ = 0;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,23 @@
+// NDP's knobs (WIRE.md: the prototype's defaults were rtt_pkts = 2 and a
+// retransmit timeout of 0.7–9.4 µs at 3.2 GHz; a software path's round trip
+// is longer, so the default timeout here is larger). Times in TSC cycles.
+#pragma once
+
+#include <cstdint>
+
+namespace nanopu {
+
+struct NdpParams {
+  uint16_t rtt_packets = 2;
+  uint32_t outbound_slots = 256;     // packetization buffer: messages in flight
+  uint32_t reassembly_slots = 256;   // reassembly buffer: messages being received
+  uint32_t remembered_completions = 16384;
+  uint64_t rto_tsc = 0;              // retransmit timeout
+  uint32_t max_timeouts = 200;       // then the message is given up (counted)
+  uint64_t pull_interval_tsc = 0;    // PULL pacing: one MTU serialization time
+  uint64_t reassembly_expiry_tsc = 0;  // free a partial message silent this long
+  uint64_t completion_memory_tsc = 0;  // how long a delivered message's id is remembered
+  uint8_t epoch = 0;                   // this sender's incarnation, sent as buf_size_class
+};
+
+}  // namespace nanopu

@@ -1,0 +1,168 @@
+#include "nic/transport/ndp/ndp_receiver.h"
+
+#include <algorithm>
+
+#include "lib/ring/message.h"
+#include "nanopu/app_header.h"
+
+namespace nanopu {
+
+NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters)
+    : p_(p), counters_(counters), buffer_(p.reassembly_slots, p.remembered_completions) {
+  pull_queue_.reserve(p.reassembly_slots);
+}
+
+void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
+                           TransportSink& sink) const {
+  wire::NdpHeader c = h.ndp;  // msg_len, tx_msg_id, buf fields, pkt_offset echoed
+  c.flags = flags;
+  c.src_context = h.ndp.dst_context;
+  c.dst_context = h.ndp.src_context;
+  c.pull_offset = pull_offset;
+  sink.send_control(h.src_ip, c);
+}
+
+void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
+                        TransportSink& sink) const {
+  wire::NdpHeader c;
+  c.flags = flags;
+  c.src_context = m.dst_context;
+  c.dst_context = m.src_context;
+  c.msg_len = m.msg_len;
+  c.pkt_offset = pkt_offset;
+  c.pull_offset = m.pulled;
+  c.tx_msg_id = m.tx_msg_id;
+  c.buf_ptr = m.buf_ptr;
+  c.buf_size_class = m.buf_size_class;
+  sink.send_control(m.src_ip, c);
+}
+
+bool NdpReceiver::pull_allowed(uint64_t now) {
+  if (now < next_pull_tsc_) return false;
+  next_pull_tsc_ = std::max(now, next_pull_tsc_) + p_.pull_interval_tsc;
+  return true;
+}
+
+void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
+                          ContextEntry* dst, uint64_t now, TransportSink& sink) {
+  const wire::NdpHeader& n = h.ndp;
+  const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);
+  int s = buffer_.find(key);
+  if (s < 0 && buffer_.recently_completed(key, n, now, p_.completion_memory_tsc)) {
+    // A retransmission of a message already delivered (its ACK was lost).
+    ++counters_->rx_dup_packets;
+    rte_pktmbuf_free(pkt);
+    reply_to(h, wire::kFlagAck | wire::kFlagPull, static_cast<uint16_t>(wire::packets_for(n.msg_len)), sink);
+    return;
+  }
+  if (n.flags & wire::kFlagChop) {
+    // Trimmed in the network: ask for it again at once (NACK|PULL).
+    ++counters_->rx_chopped_packets;
+    rte_pktmbuf_free(pkt);
+    const uint16_t pulled = s >= 0 ? buffer_.at(static_cast<uint32_t>(s)).pulled
+                                   : std::min<uint16_t>(static_cast<uint16_t>(wire::packets_for(n.msg_len)), p_.rtt_packets);
+    reply_to(h, wire::kFlagNack | wire::kFlagPull, std::max<uint16_t>(pulled, n.pkt_offset + 1), sink);
+    return;
+  }
+  if (s < 0) {
+    s = buffer_.allocate(key);
+    if (s < 0) {
+      ++counters_->rx_nack_no_slot;
+      rte_pktmbuf_free(pkt);
+      reply_to(h, wire::kFlagNack, 0, sink);
+      return;
+    }
+    InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
+    m.src_ip = h.src_ip;
+    m.src_context = n.src_context;
+    m.dst_context = n.dst_context;
+    m.msg_len = n.msg_len;
+    m.tx_msg_id = n.tx_msg_id;
+    m.buf_ptr = n.buf_ptr;
+    m.buf_size_class = n.buf_size_class;
+    m.npkts = static_cast<uint8_t>(wire::packets_for(n.msg_len));
+    m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
+    m.dst = dst;
+  }
+  const auto slot = static_cast<uint32_t>(s);
+  InboundMessage& m = buffer_.at(slot);
+  m.last_tsc = now;
+  if (m.msg_len != n.msg_len || m.src_context != n.src_context) {  // inconsistent: drop
+    rte_pktmbuf_free(pkt);
+    ++counters_->rx_parse_errors[static_cast<size_t>(wire::ParseError::kBadLength)];
+    return;
+  }
+  const uint64_t bit = 1ull << n.pkt_offset;
+  if (m.received & bit) {
+    ++counters_->rx_dup_packets;
+    rte_pktmbuf_free(pkt);
+    reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+    return;
+  }
+  // Keep the payload only.
+  rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
+  if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
+  m.pkts[n.pkt_offset] = pkt;
+  m.received |= bit;
+  ++m.received_count;
+
+  // One more packet in: one more packet of credit, paced.
+  const uint16_t want = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
+  if (want > m.pulled) {
+    if (pull_allowed(now)) {
+      m.pulled = want;
+    } else if (!m.pull_queued) {
+      m.pull_queued = true;
+      pull_queue_.push_back(slot);
+      ++counters_->tx_pulls_paced;
+    }
+  }
+  reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+  if (m.received_count == m.npkts) deliver(slot, now, sink);
+}
+
+void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
+  InboundMessage& m = buffer_.at(slot);
+  rte_mbuf* head = m.pkts[0];
+  for (uint8_t i = 0; i + 1 < m.npkts; ++i) m.pkts[i]->next = m.pkts[i + 1];
+  head->nb_segs = m.npkts;
+  head->pkt_len = m.msg_len;
+  MsgMeta* meta = msg_meta(head);
+  meta->app_header = AppHeader{m.src_ip, m.src_context, m.msg_len}.word();
+  meta->nic_tsc = now;
+  buffer_.remember_completed(m, now);
+  ContextEntry* dst = m.dst;
+  m.pull_queued = false;  // a queued PULL for a finished message is moot
+  buffer_.release(slot, /*keep_packets=*/true);
+  (void)sink.deliver(head, dst);
+}
+
+void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
+  // Paced PULLs, oldest first.
+  while (pull_head_ < pull_queue_.size() && pull_allowed(now)) {
+    const uint32_t slot = pull_queue_[pull_head_++];
+    InboundMessage& m = buffer_.at(slot);
+    if (!m.used || !m.pull_queued) continue;
+    m.pull_queued = false;
+    m.pulled = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
+    reply(m, wire::kFlagPull, 0, sink);
+  }
+  if (pull_head_ == pull_queue_.size()) {
+    pull_queue_.clear();
+    pull_head_ = 0;
+  }
+  // Abandoned partial messages (the sender gave up or vanished).
+  if (now >= next_sweep_tsc_) {
+    next_sweep_tsc_ = now + p_.reassembly_expiry_tsc / 4 + 1;
+    for (uint32_t i = 0; i < buffer_.capacity(); ++i) {
+      InboundMessage& m = buffer_.at(i);
+      if (m.used && now - m.last_tsc > p_.reassembly_expiry_tsc) {
+        m.pull_queued = false;
+        buffer_.release(i, false);
+        ++counters_->rx_reassembly_expired;
+      }
+    }
+  }
+}
+
+}  // namespace nanopu

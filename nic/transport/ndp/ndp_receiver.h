@@ -1,0 +1,47 @@
+// NDP receiver (WIRE.md "Receiver"): DATA for a new message takes a
+// reassembly slot; every DATA is answered by ACK|PULL (credit + 1, the first
+// packets of a message being pre-granted rtt_pkts); a trimmed (CHOP) packet
+// by NACK|PULL; PULL increases are paced at one per MTU serialization time
+// (held-back ones go out from the pacer); a message is delivered only when
+// complete, once. Out of slots, the prototype dropped silently: here the
+// packet is NACKed and counted, so the sender backs off and retries on its
+// timer (NEBULA-style).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nanopu/stats.h"
+#include "nic/reassembly/reassembly_buffer.h"
+#include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+class NdpReceiver {
+ public:
+  NdpReceiver(const NdpParams& p, NicCounters* counters);
+
+  void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
+               uint64_t now, TransportSink& sink);
+  // Paced PULLs and expiry of abandoned partial messages.
+  void tick(uint64_t now, TransportSink& sink);
+  [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
+
+ private:
+  void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;
+  void reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
+                TransportSink& sink) const;
+  [[nodiscard]] bool pull_allowed(uint64_t now);
+  void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
+
+  NdpParams p_;
+  NicCounters* counters_;
+  ReassemblyBuffer buffer_;
+  std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
+  size_t pull_head_ = 0;
+  uint64_t next_pull_tsc_ = 0;
+  uint64_t next_sweep_tsc_ = 0;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,165 @@
+#include "nic/transport/ndp/ndp_sender.h"
+
+#include <algorithm>
+
+#include "lib/ring/message.h"
+#include "nanopu/app_header.h"
+
+namespace nanopu {
+
+NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
+    : p_(p), pool_(pool), counters_(counters), buffer_(p.outbound_slots), timers_(p.outbound_slots, on_timer, this) {}
+
+void NdpSender::send_message(rte_mbuf* msg, TransportSink& sink) {
+  timer_sink_ = &sink;
+  const int s = buffer_.allocate();
+  if (s < 0) {  // the NIC gathers only as many messages as there are slots
+    rte_pktmbuf_free(msg);
+    ++counters_->tx_msgs_failed;
+    return;
+  }
+  const auto slot = static_cast<uint32_t>(s);
+  OutboundMessage& m = buffer_.at(slot);
+  const MsgMeta* meta = msg_meta(msg);
+  const AppHeader a = AppHeader::from_word(meta->app_header);
+  m.tx_msg_id = next_msg_id_++;
+  m.dst_ip = a.ip;
+  m.src_context = meta->src_context;
+  m.dst_context = a.context;
+  m.msg_len = a.len;
+  m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
+  m.credit = p_.rtt_packets;
+  // One segment per packet: unlink the chain the thread wrote.
+  rte_mbuf* seg = msg;
+  for (uint8_t i = 0; i < m.npkts && seg != nullptr; ++i) {
+    rte_mbuf* next = seg->next;
+    seg->next = nullptr;
+    seg->nb_segs = 1;
+    seg->pkt_len = seg->data_len;
+    m.pkts[i] = seg;
+    seg = next;
+  }
+  pump(slot, sink);
+  arm(slot);
+}
+
+void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
+  OutboundMessage& m = buffer_.at(slot);
+  wire::NdpHeader h;
+  h.flags = wire::kFlagData;
+  h.src_context = m.src_context;
+  h.dst_context = m.dst_context;
+  h.msg_len = m.msg_len;
+  h.pkt_offset = index;
+  h.tx_msg_id = m.tx_msg_id;
+  h.buf_ptr = static_cast<uint16_t>(slot);
+  // buf_size_class is opaque to receivers, which echo it (WIRE.md); nanopu
+  // sends its incarnation there so a restarted sender's ids are told apart.
+  h.buf_size_class = p_.epoch;
+  // The port gets a clone (its own mbuf header, our data): a zero-copy PMD
+  // (net_ring) hands the very mbuf to the receiver, which must be free to
+  // adjust and chain it while we keep the original for retransmission.
+  rte_mbuf* clone = rte_pktmbuf_clone(m.pkts[index], pool_);
+  if (clone == nullptr) {  // no buffer now: the timer sends it later
+    ++counters_->tx_drop_no_mbuf;
+    return;
+  }
+  sink.send_data(clone, m.dst_ip, h, wire::segment_payload_bytes(m.msg_len, index));
+}
+
+void NdpSender::pump(uint32_t slot, TransportSink& sink) {
+  OutboundMessage& m = buffer_.at(slot);
+  // Retransmissions first, then new packets, all within PULL credit.
+  for (uint8_t i = 0; i < m.npkts && i < m.credit && m.resend != 0; ++i) {
+    if (m.resend >> i & 1) {
+      m.resend &= ~(1ull << i);
+      if (!(m.acked >> i & 1)) {
+        send_packet(slot, i, sink);
+        ++counters_->tx_retransmits;
+      }
+    }
+  }
+  while (m.next_new < m.npkts && m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
+}
+
+void NdpSender::arm(uint32_t slot) {
+  const OutboundMessage& m = buffer_.at(slot);
+  // Back off while no progress is made: rto, 2 rto, ... 64 rto.
+  timers_.schedule(slot, p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6));
+}
+
+void NdpSender::complete(uint32_t slot) {
+  timers_.cancel(slot);
+  buffer_.release(slot);
+  ++counters_->tx_msgs_completed;
+}
+
+void NdpSender::on_control(const wire::FrameHeader& h, TransportSink& sink) {
+  const wire::NdpHeader& n = h.ndp;
+  const uint32_t slot = n.buf_ptr;
+  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || n.buf_size_class != p_.epoch ||
+      buffer_.at(slot).tx_msg_id != n.tx_msg_id || buffer_.at(slot).dst_ip != h.src_ip ||
+      n.pkt_offset >= buffer_.at(slot).npkts) {
+    ++counters_->rx_stale_control;
+    return;
+  }
+  OutboundMessage& m = buffer_.at(slot);
+  if (n.flags & wire::kFlagAck) {
+    ++counters_->rx_acks;
+    const uint64_t bit = 1ull << n.pkt_offset;
+    if (!(m.acked & bit)) {
+      m.acked |= bit;
+      m.resend &= ~bit;
+      rte_pktmbuf_free(m.pkts[n.pkt_offset]);  // our reference
+      m.pkts[n.pkt_offset] = nullptr;
+      m.timeouts = 0;
+      if (m.acked == m.all_mask()) {
+        complete(slot);
+        return;
+      }
+      arm(slot);
+    }
+  }
+  if (n.flags & wire::kFlagNack) {
+    ++counters_->rx_nacks;
+    const uint64_t bit = 1ull << n.pkt_offset;
+    // A NACK|PULL (trimmed packet) grants the resend at once; a bare NACK
+    // (receiver out of slots) leaves it to the backed-off timer.
+    if (!(m.acked & bit) && (n.flags & wire::kFlagPull)) m.resend |= bit;
+  }
+  if (n.flags & wire::kFlagPull) {
+    ++counters_->rx_pulls;
+    m.credit = std::max<uint16_t>(m.credit, n.pull_offset);
+  }
+  pump(slot, sink);
+}
+
+void NdpSender::tick(TransportSink& sink) {
+  // rte_timer runs every expired timer of this lcore, other hosts' too when
+  // tests drive several from one thread: each sender keeps its own sink.
+  timer_sink_ = &sink;
+  TimerModule::poll();
+}
+
+void NdpSender::on_timer(void* self_ptr, uint32_t slot) {
+  auto* self = static_cast<NdpSender*>(self_ptr);
+  OutboundMessage& m = self->buffer_.at(slot);
+  if (!m.used) return;
+  ++self->counters_->tx_timeouts;
+  if (++m.timeouts > self->p_.max_timeouts) {
+    self->buffer_.release(slot);
+    ++self->counters_->tx_msgs_failed;
+    return;
+  }
+  // Everything sent and not acknowledged goes again.
+  const uint64_t sent = m.next_new == 64 ? ~0ull : (1ull << m.next_new) - 1;
+  m.resend |= sent & ~m.acked;
+  // All sent packets acknowledged but the PULL that would let the rest go was
+  // lost: probe with the next packet, whose ACK|PULL restores the credit.
+  if (m.resend == 0 && m.next_new < m.npkts && m.next_new >= m.credit)
+    m.credit = static_cast<uint16_t>(m.next_new + 1);
+  self->pump(slot, *self->timer_sink_);
+  self->arm(slot);
+}
+
+}  // namespace nanopu
