@@ -20,7 +20,7 @@ thread_local Thread* tls_current = nullptr;
 }  // namespace
 
 Worker::Worker(uint32_t index, const WorkerParams& params, const std::atomic<bool>* stop)
-    : index_(index), params_(params), policy_(params.hts), stop_(stop) {
+    : index_(index), params_(params), policy_(params.hts), stop_(stop), last_tick_(rte_rdtsc()) {
   slots_.reserve(params.max_threads);
   states_.reserve(params.max_threads);
 }

@@ -118,7 +118,7 @@ class Worker {
   int running_ = HtsPolicy::kNone;
   int last_ = HtsPolicy::kNone;
   uint32_t countdown_ = kClockCheckEvery;
-  uint64_t last_tick_ = 0;
+  uint64_t last_tick_;  // TIS ticks are counted from the worker's creation
   uint64_t last_nic_poll_ = 0;
   // True from the moment one side starts a fiber switch until the other side
   // runs: an async signal in that window must not switch again.

@@ -1,0 +1,83 @@
+// nanopu-switch: an NDP-trimming output-queued switch between DPDK ports.
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "apps/switch/software_switch.h"
+#include "lib/eal/eal.h"
+#include "nanopu/app_header.h"
+#include "nanopu/config.h"
+#include "nanopu/runtime.h"
+
+ABSL_FLAG(std::string, routes, "",
+          "Static routes 'ip=port,...' (port = index in probe order); others are learned "
+          "from source addresses.");
+ABSL_FLAG(double, switch_gbps, 200, "Output link rate, Gb/s.");
+ABSL_FLAG(uint32_t, queue_bytes, 81 * 1024, "Data queue per output port, bytes.");
+ABSL_FLAG(bool, trimming, true, "NDP trimming when a data queue is full; false: tail drop.");
+ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us.");
+ABSL_FLAG(std::string, occupancy_csv, "", "Write queue occupancy over time here on exit.");
+
+int main(int argc, char** argv) {
+  nanopu::init_flags_usage(
+      "an NDP-trimming software switch between DPDK ports.\n"
+      "  nanopu-switch --lcores=0 --vdev='net_memif0,role=server,socket=/tmp/s0.sock;"
+      "net_memif1,role=server,socket=/tmp/s1.sock' --routes=10.0.0.1=0,10.0.0.2=1");
+  absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
+  auto fail = [](const std::string& m) {
+    std::fprintf(stderr, "nanopu-switch: %s\n", m.c_str());
+    return 2;
+  };
+  if (!config.ok()) return fail(std::string(config.status().message()));
+  if (absl::Status s = nanopu::eal_init(*config); !s.ok()) return fail(std::string(s.message()));
+  rte_mempool* pool = rte_pktmbuf_pool_create("switch_pool", config->mbufs, 256, 0,
+                                              RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  if (pool == nullptr) return fail("cannot create the mempool; lower --mbufs");
+  std::vector<nanopu::apps::SwitchPort> ports;
+  uint16_t pid = 0;
+  RTE_ETH_FOREACH_DEV(pid) {
+    if (!nanopu::apps::start_switch_port(pid, pool)) return fail("cannot start port " + std::to_string(pid));
+    ports.push_back({pid, nullptr, nullptr});
+  }
+  if (ports.size() < 2) return fail("a switch needs at least two ports (--vdev)");
+  nanopu::apps::SwitchParams p;
+  p.link_gbps = absl::GetFlag(FLAGS_switch_gbps);
+  p.data_queue_bytes = absl::GetFlag(FLAGS_queue_bytes);
+  p.trimming = absl::GetFlag(FLAGS_trimming);
+  p.sample_period_us = absl::GetFlag(FLAGS_sample_us);
+  if (p.link_gbps <= 0) return fail("--switch_gbps must be > 0");
+  nanopu::apps::SoftwareSwitch sw(p, ports, pool);
+  for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_routes), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(r, '=');
+    uint32_t ip = 0, port = 0;
+    if (!nanopu::parse_ipv4(kv.first.c_str(), &ip) || !absl::SimpleAtoi(kv.second, &port) ||
+        port >= ports.size())
+      return fail("--routes: expected ip=port with port < " + std::to_string(ports.size()));
+    sw.add_route(ip, port);
+  }
+  nanopu::Runtime::install_signal_handlers();
+  std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s; Ctrl-C stops\n",
+               ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop");
+  while (!nanopu::Runtime::signalled()) sw.poll();
+  const auto& c = sw.counters();
+  std::fprintf(stderr,
+               "switch.rx %llu\nswitch.forwarded %llu\nswitch.trimmed %llu\nswitch.tail_dropped %llu\n"
+               "switch.control_dropped %llu\nswitch.no_route %llu\nswitch.not_ipv4 %llu\n",
+               (unsigned long long)c.rx, (unsigned long long)c.forwarded,
+               (unsigned long long)c.trimmed, (unsigned long long)c.tail_dropped,
+               (unsigned long long)c.control_dropped, (unsigned long long)c.no_route,
+               (unsigned long long)c.not_ipv4);
+  const std::string csv = absl::GetFlag(FLAGS_occupancy_csv);
+  if (!csv.empty() && !sw.write_csv(csv)) return fail("cannot write " + csv);
+  return 0;
+}

@@ -1,0 +1,102 @@
+// nanopu-switch's engine: an output-queued switch between DPDK ports, with
+// NDP trimming (nanoPU §5, NDP): each output port has a bounded data queue
+// and a high-priority queue for control and trimmed packets. When a DATA
+// packet does not fit in its data queue, the switch trims it to 72 bytes,
+// sets CHOP and queues the header in the high-priority queue (or, in
+// tail-drop mode, drops it). Each output serializes at the configured link
+// rate, control first. Queue occupancy is sampled over time.
+//
+// Forwarding is by destination IPv4: static routes, else learned from the
+// source address of frames seen on a port.
+#pragma once
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace nanopu::apps {
+
+struct SwitchParams {
+  double link_gbps = 200;            // per output port
+  uint32_t data_queue_bytes = 81 * 1024;
+  uint32_t control_queue_bytes = 1u << 20;
+  bool trimming = true;              // false: plain tail drop
+  double sample_period_us = 1;       // queue-occupancy samples (0: none)
+};
+
+struct SwitchCounters {
+  uint64_t rx = 0, forwarded = 0, trimmed = 0, tail_dropped = 0, control_dropped = 0,
+           no_route = 0, not_ipv4 = 0;
+};
+
+struct OccupancySample {
+  double t_us;
+  uint32_t port;
+  uint32_t data_bytes;
+  uint32_t control_bytes;
+};
+
+// One switch port: a DPDK port, or (in-process, to spare DPDK's port limit)
+// the two rte_rings behind a host's net_ring port.
+struct SwitchPort {
+  uint16_t eth_port = 0;
+  struct rte_ring* from_host = nullptr;  // set: ring mode
+  struct rte_ring* to_host = nullptr;
+};
+
+class SoftwareSwitch {
+ public:
+  SoftwareSwitch(const SwitchParams& p, std::vector<SwitchPort> ports, rte_mempool* pool);
+  ~SoftwareSwitch();
+  SoftwareSwitch(const SoftwareSwitch&) = delete;
+  SoftwareSwitch& operator=(const SoftwareSwitch&) = delete;
+
+  void add_route(uint32_t ip, uint32_t port_index) { routes_[ip] = port_index; }
+  // Receives from every port, queues, and sends what each link has had time
+  // to serialize by now. Returns packets moved.
+  unsigned poll();
+  void start_clock();  // time zero of the occupancy samples
+
+  [[nodiscard]] const SwitchCounters& counters() const { return counters_; }
+  [[nodiscard]] const std::vector<OccupancySample>& samples() const { return samples_; }
+  [[nodiscard]] uint32_t max_data_bytes(uint32_t port) const { return out_[port].max_data; }
+  [[nodiscard]] bool write_csv(const std::string& path) const;
+
+ private:
+  struct Output {
+    std::deque<rte_mbuf*> data, control;
+    uint32_t data_bytes = 0, control_bytes = 0, max_data = 0;
+    uint64_t link_free_tsc = 0;  // when the link finishes the packet on it
+  };
+  void enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint64_t now);
+  [[nodiscard]] rte_mbuf* trim(rte_mbuf* m);
+  void sample(uint64_t now);
+
+  SwitchParams p_;
+  [[nodiscard]] uint16_t rx(uint32_t port, rte_mbuf** pkts, uint16_t n);
+  [[nodiscard]] bool tx(uint32_t port, rte_mbuf* m);
+
+  std::vector<SwitchPort> ports_;
+  rte_mempool* pool_;
+  std::vector<Output> out_;
+  absl::flat_hash_map<uint32_t, uint32_t> routes_;
+  double tsc_per_bit_;
+  uint64_t sample_period_tsc_;
+  uint64_t next_sample_ = 0;
+  uint64_t t0_ = 0;
+  SwitchCounters counters_;
+  std::vector<OccupancySample> samples_;
+};
+
+}  // namespace nanopu::apps
+
+namespace nanopu::apps {
+// Configures and starts `port` (one RX/TX queue pair) for the switch.
+[[nodiscard]] bool start_switch_port(uint16_t port, rte_mempool* pool);
+}  // namespace nanopu::apps
