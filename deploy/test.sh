@@ -16,3 +16,6 @@ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DNANOPU_SANITIZE=ON -D
 echo "== tests under ASan + UBSan =="
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure)
+
+echo "== fuzz smoke run (libFuzzer, 10 s per target) =="
+bash deploy/fuzz.sh 10

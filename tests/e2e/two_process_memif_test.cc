@@ -130,6 +130,40 @@ TEST_F(TwoProcessMemifTest, OpenLoopPoissonEchoOfManySizes) {
   EXPECT_EQ(stop_server(), 0);
 }
 
+// Three processes: nanopu-loadgen -> nanopu-switch -> nanopu-server, each
+// link a net_memif pair (the switch is the memif server of both).
+TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
+  const std::string s0 = dir_ + "/sw0.sock", s1 = dir_ + "/sw1.sock";
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_,
+                    "--vdev=net_memif0,role=server,socket=" + s0 + ";net_memif1,role=server,socket=" + s1,
+                    "--routes=10.0.0.1=0,10.0.0.2=1", "--switch_gbps=10", "--queue_bytes=65536"},
+                   dir_ + "/switch.log");
+  ASSERT_GT(sw, 0);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (read_file(dir_ + "/switch.log").find("Ctrl-C stops") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), end) << read_file(dir_ + "/switch.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + s0, "--app=echo", "--context=1"},
+                  dir_ + "/server.log");
+  ASSERT_GT(server_, 0);
+  pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + s1, "--server_context=1",
+                   "--count=2000", "--size=3000", "--outstanding=4", "--progress=false",
+                   "--drain_timeout=10", "--json=" + dir_ + "/sw.json"},
+                  dir_ + "/swload.log");
+  ASSERT_GT(c, 0);
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(120)), 0) << read_file(dir_ + "/swload.log");
+  EXPECT_NE(read_file(dir_ + "/sw.json").find("\"received\":2000,"), std::string::npos)
+      << read_file(dir_ + "/sw.json");
+  EXPECT_EQ(stop_server(), 0);
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+  const std::string slog = read_file(dir_ + "/switch.log");
+  EXPECT_NE(slog.find("switch.forwarded"), std::string::npos) << slog;
+}
+
 TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
   pid_t c = spawn({NANOPU_LOADGEN_BIN, "--size=4"}, dir_ + "/bad.log");
   EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2);
