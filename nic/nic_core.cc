@@ -81,6 +81,8 @@ unsigned NicCore::poll() {
     work += k;
   }
   transport_->on_tick(now_, *this);
+  counters_.outbound_in_use = transport_->outbound_in_use();
+  counters_.reassembly_in_use = transport_->inbound_in_use();
   if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
 
   flush(control_);

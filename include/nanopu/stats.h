@@ -54,6 +54,8 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(fault_corrupted)         /* --faults: corrupted, discarded by the MAC's FCS check */ \
   X(fault_mangled)           /* --faults: IPv4 header bit flipped (the parser's job) */  \
   X(fault_trimmed)           /* --faults: DATA trimmed to 72 bytes with CHOP */          \
+  X(outbound_in_use)         /* gauge: packetization slots holding a message now */      \
+  X(reassembly_in_use)       /* gauge: reassembly slots holding a partial message now */ \
   X(nic_polls)               /* NIC loop iterations */                                   \
   X(nic_idle_polls)          /* iterations that found nothing to do */
 

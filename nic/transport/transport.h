@@ -45,6 +45,9 @@ class Transport {
   virtual void on_tick(uint64_t now_tsc, TransportSink& sink) = 0;
   // Messages on_message() can take now (free packetization slots).
   [[nodiscard]] virtual uint32_t tx_capacity() const = 0;
+  // Messages being sent / being received right now (leak checks, stats).
+  [[nodiscard]] virtual uint32_t outbound_in_use() const = 0;
+  [[nodiscard]] virtual uint32_t inbound_in_use() const = 0;
 };
 
 }  // namespace nanopu

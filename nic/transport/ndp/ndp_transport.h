@@ -33,6 +33,8 @@ class NdpTransport final : public Transport {
     receiver_.tick(now_tsc, sink);
   }
   [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
+  [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
+  [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
 
   [[nodiscard]] const NdpSender& sender() const { return sender_; }
   [[nodiscard]] const NdpReceiver& receiver() const { return receiver_; }

@@ -137,6 +137,9 @@ void expect_no_leaks(Runtime& rt) {
   const NicCounters& c = rt.nic_counters();
   EXPECT_EQ(c.tx_msgs_completed, c.tx_msgs) << "packetization slots still held";
   EXPECT_EQ(c.tx_msgs_failed, 0u);
+  EXPECT_EQ(c.outbound_in_use, 0u) << "packetization slots leaked";
+  EXPECT_EQ(c.reassembly_in_use, 0u) << "reassembly slots leaked";
+  EXPECT_EQ(c.rx_reassembly_expired, 0u);
 }
 
 TEST(NdpTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingCorruptingWire) {
@@ -176,6 +179,7 @@ TEST(NdpTransportTest, EveryPacketDroppedOnceIsRecoveredByTheTimer) {
   EXPECT_GE(h.a->nic_counters().tx_timeouts, 1u);
   EXPECT_EQ(h.b->nic_counters().fault_dropped, 20u * 5);  // 5 packets each, each lost once
   expect_no_leaks(*h.a);
+  expect_no_leaks(*h.b);
 }
 
 TEST(NdpTransportTest, ATrimmedPacketIsRecoveredByNackNotTheTimer) {
@@ -195,6 +199,7 @@ TEST(NdpTransportTest, ATrimmedPacketIsRecoveredByNackNotTheTimer) {
   EXPECT_EQ(h.a->nic_counters().tx_retransmits, h.b->nic_counters().rx_chopped_packets);
   EXPECT_LT(took, std::chrono::seconds(2)) << "recovered within the RTO";
   expect_no_leaks(*h.a);
+  expect_no_leaks(*h.b);
 }
 
 TEST(NdpTransportTest, ReceiverOutOfSlotsNacksAndEverythingArrivesLater) {
@@ -208,6 +213,7 @@ TEST(NdpTransportTest, ReceiverOutOfSlotsNacksAndEverythingArrivesLater) {
   EXPECT_GT(h.b->nic_counters().rx_nack_no_slot, 0u);
   EXPECT_GT(h.a->nic_counters().rx_nacks, 0u);
   expect_no_leaks(*h.a);
+  expect_no_leaks(*h.b);
 }
 
 TEST(NdpTransportTest, SixtyFourPacketMessagesRoundTripByteExact) {
@@ -221,6 +227,7 @@ TEST(NdpTransportTest, SixtyFourPacketMessagesRoundTripByteExact) {
   EXPECT_EQ(h.a->nic_counters().tx_retransmits, 0u);  // a clean wire needs none
   EXPECT_EQ(h.a->nic_counters().tx_timeouts, 0u);
   expect_no_leaks(*h.a);
+  expect_no_leaks(*h.b);
   if (std::getenv("NDP_STATS")) h.b->print_stats(stderr);
 }
 
