@@ -55,6 +55,13 @@ ABSL_FLAG(std::string, faults, "",
           "Fault-injecting wire in front of this host's port, e.g. "
           "'drop=0.1,dup=0.01,reorder=0.1,corrupt=0.01,trim=0.05,delay_us=5,seed=7' "
           "(see nic/fault/fault_injector.h).");
+ABSL_FLAG(uint32_t, reserved_priority0_slots, 0,
+          "Reassembly slots only priority-0 contexts may use (0: a quarter of --reassembly_slots).");
+ABSL_FLAG(uint32_t, context_slots, 0,
+          "Reassembly slots one context may hold; beyond, its new messages are NACKed "
+          "(0: half of --reassembly_slots).");
+ABSL_FLAG(uint32_t, context_packets, 0,
+          "Packets one context may have buffered in the NIC (0: a quarter of --mbufs).");
 ABSL_FLAG(double, reassembly_expiry_ms, 100,
           "Free a partially received message whose sender has been silent this long.");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
@@ -76,6 +83,9 @@ ABSL_FLAG(double, idle_timeout_ns, 1000,
 ABSL_FLAG(double, tis_period_ns, 5000, "TIS tick period, in ns.");
 ABSL_FLAG(double, shared_nic_poll_ns, 2000,
           "Single-lcore mode: how often a running thread's API calls also poll the NIC, in ns.");
+ABSL_FLAG(double, watchdog_ms, 100,
+          "Count and report a thread that stays on one message this long without msg_done "
+          "(needs a dedicated NIC lcore). 0: off.");
 ABSL_FLAG(double, async_preempt_us, 20,
           "Signal a worker whose thread (one that allowed asynchronous preemption) has not "
           "reached a safe point this long after a preemption was due. 0: never signal.");
@@ -126,6 +136,14 @@ absl::Status Config::validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "--global_queue_messages=", global_queue_messages, ": must be 2..1048576"));
   if (absl::StatusOr<FaultSpec> f = parse_fault_spec(faults); !f.ok()) return f.status();
+  if (reserved_priority0_slots >= reassembly_slots && reserved_priority0_slots != 0)
+    return absl::InvalidArgumentError(
+        "--reserved_priority0_slots must be below --reassembly_slots");
+  if (context_slots > reassembly_slots)
+    return absl::InvalidArgumentError("--context_slots must not exceed --reassembly_slots");
+  if (context_packets != 0 && context_packets < wire::kMaxPacketsPerMessage)
+    return absl::InvalidArgumentError(
+        "--context_packets must be at least 64 (one largest message)");
   if (scheduler != "hts" && scheduler != "tis")
     return absl::InvalidArgumentError(absl::StrCat("--scheduler='", scheduler, "': use hts or tis"));
   if (t0_ns <= 0 || idle_timeout_ns < 0 || tis_period_ns <= 0 || shared_nic_poll_ns < 0 ||
@@ -210,6 +228,9 @@ absl::StatusOr<Config> Config::from_flags() {
   c.link_gbps = absl::GetFlag(FLAGS_link_gbps);
   c.reassembly_expiry_ms = absl::GetFlag(FLAGS_reassembly_expiry_ms);
   c.faults = absl::GetFlag(FLAGS_faults);
+  c.reserved_priority0_slots = absl::GetFlag(FLAGS_reserved_priority0_slots);
+  c.context_slots = absl::GetFlag(FLAGS_context_slots);
+  c.context_packets = absl::GetFlag(FLAGS_context_packets);
   c.core_select = absl::GetFlag(FLAGS_core_select);
   c.jbsq_n = absl::GetFlag(FLAGS_jbsq_n);
   c.global_queue_messages = absl::GetFlag(FLAGS_global_queue_messages);
@@ -220,6 +241,7 @@ absl::StatusOr<Config> Config::from_flags() {
   c.tis_period_ns = absl::GetFlag(FLAGS_tis_period_ns);
   c.shared_nic_poll_ns = absl::GetFlag(FLAGS_shared_nic_poll_ns);
   c.async_preempt_us = absl::GetFlag(FLAGS_async_preempt_us);
+  c.watchdog_ms = absl::GetFlag(FLAGS_watchdog_ms);
   if (absl::Status s = c.validate(); !s.ok()) return s;
   return c;
 }

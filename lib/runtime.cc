@@ -6,6 +6,7 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
+#include <algorithm>
 #include <csignal>
 
 #include "absl/strings/str_cat.h"
@@ -97,6 +98,15 @@ absl::Status Runtime::open() {
   params.ndp.reassembly_expiry_tsc = tsc(config_.reassembly_expiry_ms * 1e6);
   // Longer than a sender keeps retrying (max_retransmits timeouts, backed off to 64 rto).
   params.ndp.completion_memory_tsc = tsc(config_.rto_us * 1e3 * 64 * config_.max_retransmits);
+  params.ndp.workers = static_cast<uint32_t>(config_.worker_count());
+  params.ndp.reserved_priority0_slots = config_.reserved_priority0_slots != 0
+                                            ? config_.reserved_priority0_slots
+                                            : config_.reassembly_slots / 4;
+  params.ndp.context_slots =
+      config_.context_slots != 0 ? config_.context_slots : std::max(1u, config_.reassembly_slots / 2);
+  params.ndp.context_packets = config_.context_packets != 0
+                                   ? config_.context_packets
+                                   : std::max<uint32_t>(wire::kMaxPacketsPerMessage, config_.mbufs / 4);
   params.ndp.epoch = static_cast<uint8_t>(rte_rdtsc() ^ (rte_rdtsc() >> 8) ^ getpid() ^ instance_);
   (void)parse_core_select_policy(config_.core_select, &params.core_select);
   params.jbsq_n = config_.jbsq_n;
@@ -104,6 +114,8 @@ absl::Status Runtime::open() {
   // A signal only reaches a worker on another core; on a shared core the
   // NIC runs only when the thread lets it.
   params.async_preempt_after_tsc = config_.shared_core() ? 0 : tsc(config_.async_preempt_us * 1e3);
+  // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
+  params.watchdog_tsc = config_.shared_core() ? 0 : tsc(config_.watchdog_ms * 1e6);
   nic_ = std::make_unique<NicCore>(params, port_->pool(), contexts_.get());
 
   sched::WorkerParams wp;

@@ -5,6 +5,7 @@
 #include <rte_prefetch.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "lib/ring/message.h"
 #include "nanopu/app_header.h"
@@ -84,6 +85,7 @@ unsigned NicCore::poll() {
   counters_.outbound_in_use = transport_->outbound_in_use();
   counters_.reassembly_in_use = transport_->inbound_in_use();
   if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
+  if (params_.watchdog_tsc != 0 && now_ >= next_watchdog_tsc_) check_watchdog(now_);
 
   flush(control_);
   flush(data_);
@@ -108,7 +110,8 @@ ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) co
   return i == CoreSelector::kHold ? nullptr : fifos[i];
 }
 
-bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg) {
+bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
+  e->packets -= msg->nb_segs;  // out of the NIC's custody either way
   if (!t->rx.push(msg)) {
     ++counters_.rx_drop_fifo_full;
     rte_pktmbuf_free(msg);
@@ -128,13 +131,15 @@ bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
     ThreadFifos* t = choose(dst, flow_hash(src.ip, src.context), &no_thread);
     if (no_thread) {
       ++counters_.rx_drop_no_thread;
+      dst->packets -= msg->nb_segs;
       rte_pktmbuf_free(msg);
       return false;
     }
-    if (t != nullptr) return push_to(t, msg);
+    if (t != nullptr) return push_to(t, msg, dst);
   }
-  if (!dst->held.push(msg)) {
+  if (!dst->held.push(msg)) {  // cannot happen for admitted messages (buffer_partition.h)
     ++counters_.rx_drop_queue_full;
+    dst->packets -= msg->nb_segs;
     rte_pktmbuf_free(msg);
     return false;
   }
@@ -158,11 +163,14 @@ unsigned NicCore::service_pending() {
       ThreadFifos* t = choose(e, 0, &no_thread);
       if (no_thread) {
         counters_.rx_drop_no_thread += e->held.count();
-        e->held.drain();
+        while (rte_mbuf* m = e->held.pop()) {
+          e->packets -= m->nb_segs;
+          rte_pktmbuf_free(m);
+        }
         break;
       }
       if (t == nullptr) break;  // every core at n: wait for a credit
-      (void)push_to(t, e->held.pop());
+      (void)push_to(t, e->held.pop(), e);
       ++moved;
     }
     if (e->held.empty()) {
@@ -195,6 +203,23 @@ void NicCore::check_async_preemption(uint64_t now) {
       ++counters_.async_preempt_signals;
       s->signals_sent.fetch_add(1, std::memory_order_relaxed);
     }
+  }
+}
+
+void NicCore::check_watchdog(uint64_t now) {
+  next_watchdog_tsc_ = now + params_.watchdog_tsc / 16 + 1;
+  if (watchdog_flagged_.size() != workers_.size()) watchdog_flagged_.assign(workers_.size(), 0);
+  for (size_t i = 0; i < workers_.size(); ++i) {
+    const uint64_t since = workers_[i]->busy_since_tsc.load(std::memory_order_relaxed);
+    if (since == 0 || now < since || now - since < params_.watchdog_tsc) continue;
+    if (watchdog_flagged_[i] == since) continue;  // this episode is counted
+    watchdog_flagged_[i] = since;
+    ++counters_.watchdog_stuck;
+    // Rare and worth a line: a thread holds its core without msg_done.
+    std::fprintf(stderr,
+                 "nanopu: watchdog: worker core %zu has been on one message for over %.0f ms "
+                 "without msg_done\n",
+                 i, static_cast<double>(params_.watchdog_tsc) * 1e3 / static_cast<double>(rte_get_tsc_hz()));
   }
 }
 

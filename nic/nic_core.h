@@ -40,6 +40,9 @@ struct NicParams {
   // Asynchronous preemption: signal a worker whose raised preempt word (or
   // passed t0 deadline) has gone unanswered this long. 0 disables it.
   uint64_t async_preempt_after_tsc = 0;
+  // Watchdog: count (and report once) a worker whose thread has been on one
+  // message this long without msg_done. 0 disables it.
+  uint64_t watchdog_tsc = 0;
 };
 
 class NicCore final : public TransportSink {
@@ -76,9 +79,10 @@ class NicCore final : public TransportSink {
   // The thread core selection picks for a message of e (nullptr: hold it;
   // *no_thread: nobody is bound any more).
   [[nodiscard]] ThreadFifos* choose(ContextEntry* e, uint64_t hash, bool* no_thread) const;
-  bool push_to(ThreadFifos* t, rte_mbuf* msg);
+  bool push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e);
   unsigned service_pending();
   void check_async_preemption(uint64_t now);
+  void check_watchdog(uint64_t now);
   void enqueue(TxBatch& b, rte_mbuf* m);
   void flush(TxBatch& b);
 
@@ -93,6 +97,8 @@ class NicCore final : public TransportSink {
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
   std::vector<uint64_t> signalled_raise_;  // per worker: the raise already signalled
+  std::vector<uint64_t> watchdog_flagged_; // per worker: the episode already counted
+  uint64_t next_watchdog_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
   uint64_t now_ = 0;
   TxBatch control_;

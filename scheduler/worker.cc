@@ -124,10 +124,12 @@ bool Worker::run_once() {
     signals_.preempt.store(0, std::memory_order_relaxed);
     publish_running();
     tls_current = s.thread.get();
+    signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
     ++stats_.switches;
     switching_ = true;
     s.fiber->resume();
     switching_ = false;
+    signals_.busy_since_tsc.store(0, std::memory_order_relaxed);
     tls_current = nullptr;
     last_ = next;
     running_ = HtsPolicy::kNone;
@@ -224,7 +226,9 @@ void Worker::idle(size_t slot) {
 }
 
 void Worker::on_msg_start(size_t slot) {
-  HtsPolicy::on_msg_start(states_[slot], rte_rdtsc());
+  const uint64_t now = rte_rdtsc();
+  HtsPolicy::on_msg_start(states_[slot], now);
+  signals_.busy_since_tsc.store(now, std::memory_order_relaxed);
   publish_running();
 }
 
@@ -232,6 +236,7 @@ void Worker::on_msg_done(size_t slot) {
   // 002 §2.4: lmsgdone resets the message timer; a demoted thread regains
   // its priority here.
   HtsPolicy::on_msg_done(states_[slot]);
+  signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
   decide(/*at_msg_done=*/true);
 }
 

@@ -58,6 +58,10 @@ struct Config {
   uint32_t max_retransmits = 200;     // timeouts before a message is given up
   double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
   double reassembly_expiry_ms = 100;  // free a partial message whose sender went silent
+  // Buffer shares (nic/reassembly/buffer_partition.h); 0 = default.
+  uint32_t reserved_priority0_slots = 0;  // default: a quarter of the reassembly slots
+  uint32_t context_slots = 0;             // default: half of the reassembly slots
+  uint32_t context_packets = 0;           // default: a quarter of the mbufs
   std::string faults;                 // fault-injecting wire on this port's RX (nic/fault)
 
   // --- Core selection (nanoPU §2.3, §3.2) ---
@@ -73,6 +77,7 @@ struct Config {
   double tis_period_ns = 5000;        // TIS tick
   double shared_nic_poll_ns = 2000;   // single-lcore: safe points poll the NIC this often
   double async_preempt_us = 20;       // signal a worker that missed a safe point this long
+  double watchdog_ms = 100;           // report a thread on one message this long (0: off)
 
   // Worker cores: lcores after the first, or the NIC core itself when alone.
   [[nodiscard]] size_t worker_count() const {

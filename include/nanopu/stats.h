@@ -32,6 +32,8 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_dup_packets)          /* DATA already received (retransmission): re-ACKed, dropped */\
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
   X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
+  X(rx_nack_context_full)    /* the context's buffer share is used up: NACKed */         \
+  X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \
@@ -48,6 +50,7 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \
   X(tx_drop_no_mbuf)         /* no buffer for a control packet */                        \
   X(async_preempt_signals)   /* signals sent to workers that missed a safe point */      \
+  X(watchdog_stuck)          /* a thread held its core past --watchdog_ms on one message */ \
   X(fault_dropped)           /* --faults: frames the wire lost */                        \
   X(fault_duplicated)        /* --faults: frames delivered twice */                      \
   X(fault_reordered)         /* --faults: frames held behind later ones */               \

@@ -20,6 +20,9 @@ struct CoreSignals {
   std::atomic<uint64_t> preempt_raised_tsc{0};           // when `preempt` went 1
   alignas(64) std::atomic<uint8_t> running_priority{kNothingRunning};  // worker writes
   std::atomic<uint64_t> deadline_tsc{UINT64_MAX};  // worker: next t0 deadline of the running thread
+  // Worker: since when the running thread has been on its current message
+  // (or running, if between messages); 0 when the core is in the scheduler.
+  std::atomic<uint64_t> busy_since_tsc{0};
   std::atomic<uint64_t> signals_sent{0};            // NIC: asynchronous preemptions requested
   pthread_t os_thread{};                            // the worker's lcore thread
   std::atomic<bool> async_enabled{false};           // a thread on this core allows async preemption

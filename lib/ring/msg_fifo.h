@@ -42,6 +42,7 @@ class MsgFifo {
   [[nodiscard]] bool empty() const { return rte_ring_empty(ring_); }
   [[nodiscard]] unsigned count() const { return rte_ring_count(ring_); }
   [[nodiscard]] unsigned free_count() const { return rte_ring_free_count(ring_); }
+  [[nodiscard]] unsigned capacity() const { return rte_ring_get_capacity(ring_); }
 
   // Frees every message still queued (shutdown).
   void drain();

@@ -30,6 +30,19 @@ struct ContextEntry {
   // NIC core only.
   MsgFifo held;              // the global RX queue (JBSQ: waiting for a credit)
   bool pending = false;      // listed in the NIC's pending-contexts list
+  uint32_t reassembling = 0; // messages of this context in the reassembly buffer
+  uint32_t packets = 0;      // their packets plus those of its queued messages
+
+  // Best (lowest) priority among the threads bound to it (255: none).
+  [[nodiscard]] uint8_t priority(size_t workers) const {
+    uint8_t best = 255;
+    for (size_t i = 0; i < workers; ++i)
+      if (ThreadFifos* t = threads[i].load(std::memory_order_acquire)) {
+        const uint8_t p = t->priority.load(std::memory_order_relaxed);
+        if (p < best) best = p;
+      }
+    return best;
+  }
 };
 
 class ContextTable {

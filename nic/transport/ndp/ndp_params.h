@@ -18,6 +18,10 @@ struct NdpParams {
   uint64_t reassembly_expiry_tsc = 0;  // free a partial message silent this long
   uint64_t completion_memory_tsc = 0;  // how long a delivered message's id is remembered
   uint8_t epoch = 0;                   // this sender's incarnation, sent as buf_size_class
+  uint32_t reserved_priority0_slots = 64;  // reassembly slots only priority-0 contexts may use
+  uint32_t context_slots = 128;        // reassembly slots one context may hold
+  uint32_t context_packets = 4096;     // packets one context may have in the NIC's custody
+  uint32_t workers = 1;                // worker cores (for a context's priority)
 };
 
 }  // namespace nanopu

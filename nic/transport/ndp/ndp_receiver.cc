@@ -8,7 +8,11 @@
 namespace nanopu {
 
 NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters)
-    : p_(p), counters_(counters), buffer_(p.reassembly_slots, p.remembered_completions) {
+    : p_(p),
+      counters_(counters),
+      buffer_(p.reassembly_slots, p.remembered_completions),
+      partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
+                                 p.context_packets}) {
   pull_queue_.reserve(p.reassembly_slots);
 }
 
@@ -65,13 +69,26 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     return;
   }
   if (s < 0) {
-    s = buffer_.allocate(key);
-    if (s < 0) {
-      ++counters_->rx_nack_no_slot;
+    // A new message: admit it only within its context's share (see
+    // buffer_partition.h); otherwise NACK so the sender retries later.
+    const auto npkts = static_cast<uint32_t>(wire::packets_for(n.msg_len));
+    ContextUsage use;
+    use.slots = dst->reassembling;
+    use.packets = dst->packets;
+    use.queued = dst->held.count();
+    use.queue_capacity = dst->held.capacity();
+    use.priority = dst->priority(p_.workers);
+    const Admission a = partition_.admit(use, npkts, buffer_.used_slots());
+    if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
+      if (a == Admission::kAdmit) ++counters_->rx_nack_no_slot;
+      else if (a == Admission::kReserved) ++counters_->rx_nack_reserved;
+      else ++counters_->rx_nack_context_full;
       rte_pktmbuf_free(pkt);
       reply_to(h, wire::kFlagNack, 0, sink);
       return;
     }
+    ++dst->reassembling;
+    dst->packets += npkts;
     InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
     m.src_ip = h.src_ip;
     m.src_context = n.src_context;
@@ -132,6 +149,7 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   meta->nic_tsc = now;
   buffer_.remember_completed(m, now);
   ContextEntry* dst = m.dst;
+  --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
   buffer_.release(slot, /*keep_packets=*/true);
   (void)sink.deliver(head, dst);
@@ -158,6 +176,8 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
       InboundMessage& m = buffer_.at(i);
       if (m.used && now - m.last_tsc > p_.reassembly_expiry_tsc) {
         m.pull_queued = false;
+        --m.dst->reassembling;
+        m.dst->packets -= m.npkts;
         buffer_.release(i, false);
         ++counters_->rx_reassembly_expired;
       }

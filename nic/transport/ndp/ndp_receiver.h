@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nanopu/stats.h"
+#include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/reassembly_buffer.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
@@ -35,9 +36,12 @@ class NdpReceiver {
   [[nodiscard]] bool pull_allowed(uint64_t now);
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
 
+  void release(uint32_t slot, bool delivered);
+
   NdpParams p_;
   NicCounters* counters_;
   ReassemblyBuffer buffer_;
+  BufferPartition partition_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   size_t pull_head_ = 0;
   uint64_t next_pull_tsc_ = 0;

@@ -1,0 +1,55 @@
+// Buffer management per context and priority (issue: robustness; NEBULA
+// sizes its buffers and NACKs rather than dropping). A new message is
+// admitted to the reassembly buffer only if
+//   - its context has a reassembly slot to spare (a per-context share),
+//   - its context can still hold the packets (a per-context packet budget,
+//     so no context can drain the mempool for the others),
+//   - its context's global RX queue will have room once it completes (so an
+//     acknowledged message is never dropped afterwards), and
+//   - it does not take one of the slots reserved for priority-0 contexts,
+//     unless it is for one.
+// Otherwise the receiver NACKs it and the sender retries on its timer: a
+// flood on one context slows that context only. A pure policy: counts come
+// in as arguments (STYLE.md).
+#pragma once
+
+#include <cstdint>
+
+namespace nanopu {
+
+struct PartitionParams {
+  uint32_t total_slots = 256;
+  uint32_t reserved_priority0_slots = 64;
+  uint32_t context_slots = 128;
+  uint32_t context_packets = 4096;
+};
+
+struct ContextUsage {
+  uint32_t slots = 0;         // messages of this context in reassembly
+  uint32_t packets = 0;       // packets of this context in the NIC's custody
+  uint32_t queued = 0;        // messages in its global RX queue
+  uint32_t queue_capacity = 0;
+  uint8_t priority = 0;       // best priority among its bound threads
+};
+
+enum class Admission : uint8_t { kAdmit, kContextSlots, kContextPackets, kContextQueue, kReserved };
+
+class BufferPartition {
+ public:
+  explicit BufferPartition(const PartitionParams& p) : p_(p) {}
+
+  [[nodiscard]] Admission admit(const ContextUsage& c, uint32_t npkts, uint32_t slots_in_use) const {
+    if (c.slots >= p_.context_slots) return Admission::kContextSlots;
+    if (c.packets + npkts > p_.context_packets) return Admission::kContextPackets;
+    if (c.queued + c.slots >= c.queue_capacity) return Admission::kContextQueue;
+    if (c.priority != 0 && slots_in_use + p_.reserved_priority0_slots >= p_.total_slots)
+      return Admission::kReserved;
+    return Admission::kAdmit;
+  }
+  [[nodiscard]] const PartitionParams& params() const { return p_; }
+
+ private:
+  PartitionParams p_;
+};
+
+}  // namespace nanopu
