@@ -95,6 +95,13 @@ absl::Status eal_init(const Config& config) {
     }
     return absl::OkStatus();
   }
+  if (config.eal_lcore_map.empty()) {
+    const long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    for (unsigned l : config.lcores)
+      if (cpus > 0 && l >= static_cast<unsigned>(cpus))
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--lcores: lcore ", l, " does not exist; this machine has CPUs 0..", cpus - 1));
+  }
   bool use_huge = false;
   if (config.huge != HugePages::kOff) {
     const HugepageInfo hp = probe_hugepages();
@@ -115,9 +122,14 @@ absl::Status eal_init(const Config& config) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const int rc = rte_eal_init(static_cast<int>(args.size()), argv.data());
-  if (rc < 0)
-    return absl::InternalError(absl::StrCat("rte_eal_init failed: ", rte_strerror(rte_errno),
-                                            " (args: ", absl::StrJoin(args, " "), ")"));
+  if (rc < 0) {
+    const bool bad_vdev = rte_errno == ENODEV && !config.vdevs.empty();
+    return absl::InternalError(absl::StrCat(
+        "rte_eal_init failed: ", rte_strerror(rte_errno),
+        bad_vdev ? "; check --vdev (PMDs here: net_ring, net_memif, net_null, net_af_packet, ...)"
+                 : "",
+        " (args: ", absl::StrJoin(args, " "), ")"));
+  }
   g_eal_done = true;
   g_eal_lcores = config.lcores;
   return absl::OkStatus();

@@ -10,11 +10,17 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#ifdef NANOPU_FUZZ_HAS_INIT
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
+#endif
 
 namespace {
 
-TEST(CorpusReplayTest, FrameCorpus) {
-  const std::filesystem::path dir = std::filesystem::path(NANOPU_SOURCE_DIR) / "fuzz/corpus/frame";
+TEST(CorpusReplayTest, Corpus) {
+#ifdef NANOPU_FUZZ_HAS_INIT
+  ASSERT_EQ(LLVMFuzzerInitialize(nullptr, nullptr), 0);
+#endif
+  const std::filesystem::path dir = std::filesystem::path(NANOPU_CORPUS_DIR);
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -23,7 +29,7 @@ TEST(CorpusReplayTest, FrameCorpus) {
     EXPECT_EQ(LLVMFuzzerTestOneInput(bytes.data(), bytes.size()), 0) << entry.path();
     ++files;
   }
-  EXPECT_GE(files, 3);
+  EXPECT_GE(files, 1);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nanopu/lnic.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/test_hosts.h"
@@ -125,6 +126,19 @@ TEST(ThreadTest, WritingBeforeBindIsAnError) {
     EXPECT_EQ(t.write(1), ApiError::kNotBound);  // its one payload word is discarded
     EXPECT_EQ(t.tx_words_left(), 0u);
   });
+}
+
+TEST(ThreadTest, LnicAddContextOutOfRangeFails) {
+  auto host = loop_host();
+  int rc_context = 0, rc_priority = 0, rc_ok = -1;
+  run_thread(*host, [&](Thread&) {
+    rc_context = nanopu_lnic_add_context(70000, 0);
+    rc_priority = nanopu_lnic_add_context(5, 300);
+    rc_ok = nanopu_lnic_add_context(5, 1);
+  });
+  EXPECT_EQ(rc_context, -1);
+  EXPECT_EQ(rc_priority, -1);
+  EXPECT_EQ(rc_ok, 0);
 }
 
 TEST(ThreadTest, BindingTwiceOrATakenContextFails) {
