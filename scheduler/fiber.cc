@@ -12,6 +12,16 @@
 #ifdef NANOPU_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define NANOPU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NANOPU_TSAN 1
+#endif
+#endif
+#ifdef NANOPU_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace nanopu::sched {
 namespace {
@@ -33,6 +43,37 @@ inline void asan_finish_switch(void* fake, const void** bottom_old, size_t* size
 #endif
 }
 
+// ThreadSanitizer must know which fiber runs, or it mixes their stacks'
+// histories (and sees every switch as a race).
+inline void* tsan_create() {
+#ifdef NANOPU_TSAN
+  return __tsan_create_fiber(0);
+#else
+  return nullptr;
+#endif
+}
+inline void* tsan_current() {
+#ifdef NANOPU_TSAN
+  return __tsan_get_current_fiber();
+#else
+  return nullptr;
+#endif
+}
+inline void tsan_switch(void* to) {
+#ifdef NANOPU_TSAN
+  __tsan_switch_to_fiber(to, 0);
+#else
+  (void)to;
+#endif
+}
+inline void tsan_destroy(void* f) {
+#ifdef NANOPU_TSAN
+  if (f != nullptr) __tsan_destroy_fiber(f);
+#else
+  (void)f;
+#endif
+}
+
 }  // namespace
 
 // A guarded fixed-size stack that tells the Fiber where it is.
@@ -48,7 +89,8 @@ struct Fiber::RecordingStack {
   void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
 };
 
-Fiber::Fiber(std::function<void()> body, size_t stack_bytes) : body_(std::move(body)) {
+Fiber::Fiber(std::function<void()> body, size_t stack_bytes)
+    : body_(std::move(body)), tsan_fiber_(tsan_create()) {
   self_ = boost::context::fiber(
       std::allocator_arg, RecordingStack{boost::context::protected_fixedsize_stack(stack_bytes), this},
       [this](boost::context::fiber&& caller) {
@@ -72,11 +114,13 @@ Fiber::~Fiber() {
   }
   // If the body swallowed the cancellation and suspended again, Boost's own
   // forced unwind (in self_'s destructor) finishes the job.
+  if (finished_) tsan_destroy(tsan_fiber_);
 }
 
 void Fiber::entered() { asan_finish_switch(nullptr, &caller_bottom_, &caller_size_); }
 
 void Fiber::switch_to_caller(bool dying) {
+  tsan_switch(tsan_caller_);
   // A dying fiber passes no fake-stack slot: ASan frees its fake frames.
   asan_start_switch(dying ? nullptr : &fake_stack_, caller_bottom_, caller_size_);
 }
@@ -84,6 +128,8 @@ void Fiber::switch_to_caller(bool dying) {
 void Fiber::resume() {
   if (finished_ || !self_) return;
   void* fake = nullptr;
+  tsan_caller_ = tsan_current();
+  tsan_switch(tsan_fiber_);
   asan_start_switch(&fake, static_cast<char*>(stack_top_) - stack_size_, stack_size_);
   self_ = std::move(self_).resume();
   asan_finish_switch(fake, nullptr, nullptr);

@@ -50,6 +50,9 @@ class Fiber {
   const void* caller_bottom_ = nullptr;
   size_t caller_size_ = 0;
   void* fake_stack_ = nullptr;
+  // ThreadSanitizer's fiber handles (null without TSan).
+  void* tsan_fiber_ = nullptr;
+  void* tsan_caller_ = nullptr;
 };
 
 }  // namespace nanopu::sched
