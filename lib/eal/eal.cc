@@ -5,6 +5,7 @@
 #include <rte_lcore.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
@@ -117,6 +118,10 @@ absl::Status eal_init(const Config& config) {
                           : "no 2 MiB hugepages reserved and mounted; running with --no-huge "
                             "(deploy/setup.sh reserves them)");
   }
+  // A vhost/memif control socket whose peer has gone must not kill the
+  // process with SIGPIPE (seen when a memif client exits first): the PMD
+  // handles EPIPE itself.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args = build_eal_args(config, use_huge);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

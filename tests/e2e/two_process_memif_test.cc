@@ -42,12 +42,14 @@ pid_t spawn(const std::vector<std::string>& args, const std::string& out_path) {
   return pid;
 }
 
-// Waits up to `limit` for pid; returns its exit status, or -1 (and kills it).
+// Waits up to `limit` for pid; returns its exit status, 128 + the signal that
+// ended it, or -1 on timeout (and kills it).
 int wait_for(pid_t pid, std::chrono::seconds limit) {
   const auto end = std::chrono::steady_clock::now() + limit;
   int status = 0;
   while (std::chrono::steady_clock::now() < end) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(pid, SIGKILL);
