@@ -5,6 +5,7 @@
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -57,6 +58,15 @@ void Thread::unbind() {
 
 ApiError Thread::fail(ApiError e) {
   last_error_ = e;
+#ifndef NDEBUG
+  // Debug builds say so once per thread; every build returns the error and
+  // counts it (the hardware's behaviour here is undefined, nanoPU §3.4).
+  if (!reported_misuse_ && (e == ApiError::kRxEmpty || e == ApiError::kReadPastEnd)) {
+    reported_misuse_ = true;
+    std::fprintf(stderr, "nanopu: thread %u: read() %s (returns 0; counted, reported once)\n", id_,
+                 e == ApiError::kRxEmpty ? "with an empty RX FIFO" : "past the end of its message");
+  }
+#endif
   switch (e) {
     case ApiError::kRxEmpty: ++counters_->err_rx_empty; break;
     case ApiError::kReadPastEnd: ++counters_->err_read_past_end; break;

@@ -137,6 +137,7 @@ class Thread {
   uint8_t priority_ = 0;
   ApiError last_error_ = ApiError::kOk;
   bool async_preemptible_ = false;
+  bool reported_misuse_ = false;
   uint32_t runtime_depth_ = 0;
   uint64_t msg_start_tsc_ = 0;
 
