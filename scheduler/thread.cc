@@ -88,8 +88,6 @@ uint64_t Thread::head_tsc() const {
   return rx_next_ != nullptr ? msg_meta(rx_next_)->nic_tsc : UINT64_MAX;
 }
 
-bool Thread::msgs_ready() const { return const_cast<Thread*>(this)->has_message(); }
-
 uint64_t Thread::rx_tsc() const {
   const uint64_t t = head_tsc();
   return t == UINT64_MAX ? 0 : t;

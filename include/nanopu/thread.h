@@ -43,7 +43,8 @@ class Thread {
   [[nodiscard]] uint32_t id() const { return id_; }
 
   // lmsgsrdy: a message is waiting (or partly read).
-  [[nodiscard]] bool msgs_ready() const;
+  // (Not const: it may take the next message from the FIFO to look at it.)
+  [[nodiscard]] bool msgs_ready() { return has_message(); }
   // Host TSC when the NIC core took the current message (or, before its
   // first read, the message at the head of the RX queue); 0 if none.
   [[nodiscard]] uint64_t rx_tsc() const;
