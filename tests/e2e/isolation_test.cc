@@ -67,6 +67,10 @@ TEST(IsolationTest, FloodedPriorityOneContextCostsPriorityZeroNothing) {
     sw_ports.push_back({0, from, to});
     Config c = testing::host_config(static_cast<uint16_t>(port), ip);
     c.mbufs = 8191;
+    c.rto_us = 500;
+    // A NACKed sender keeps retrying however long the flood lasts (sanitizer
+    // builds run it many times slower).
+    c.max_retransmits = 1000000;
     if (ip == kServer) {
       c.reassembly_slots = 16;  // 8 per context at most, 4 reserved for priority 0
       c.shared_workers = 2;
@@ -90,16 +94,16 @@ TEST(IsolationTest, FloodedPriorityOneContextCostsPriorityZeroNothing) {
   ASSERT_TRUE(hosts[0]->spawn([](Thread& t) { serve(t, kP1, 1, 50); }, 1).ok());
   ASSERT_TRUE(hosts[0]->spawn([](Thread& t) { serve(t, kP0, 0, 0); }, 0).ok());
   uint64_t flood_replies = 0, probe_replies = 0;
-  ASSERT_TRUE(hosts[1]->spawn([&](Thread& t) { client(t, kP1, 400, 64, &flood_replies); }).ok());
+  ASSERT_TRUE(hosts[1]->spawn([&](Thread& t) { client(t, kP1, 200, 64, &flood_replies); }).ok());
   ASSERT_TRUE(hosts[2]->spawn([&](Thread& t) { client(t, kP0, 200, 4, &probe_replies); }).ok());
 
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while ((flood_replies < 400 || probe_replies < 200) && std::chrono::steady_clock::now() < end) {
+  while ((flood_replies < 200 || probe_replies < 200) && std::chrono::steady_clock::now() < end) {
     for (auto& h : hosts) h->poll_once();
     sw.poll();
   }
   EXPECT_EQ(probe_replies, 200u);
-  EXPECT_EQ(flood_replies, 400u) << "the flood is slowed, not lost";
+  EXPECT_EQ(flood_replies, 200u) << "the flood is slowed, not lost";
   const NicCounters& server = hosts[0]->nic_counters();
   EXPECT_GT(server.rx_nack_context_full, 0u) << "the flood was pushed back";
   EXPECT_EQ(hosts[2]->nic_counters().rx_nacks, 0u) << "priority 0 was never refused";
