@@ -11,7 +11,7 @@
 
 namespace nanopu::apps {
 namespace {
-constexpr uint16_t kTrimmedBytes = 72;  // WIRE.md: the first 72 bytes are kept
+constexpr uint16_t kTrimmedBytes = wire::kTrimmedFrameBytes;
 constexpr uint32_t kWireOverheadBytes = 24;  // preamble, FCS, inter-frame gap
 
 uint32_t get32(const uint8_t* p) {
@@ -67,14 +67,7 @@ rte_mbuf* SoftwareSwitch::trim(rte_mbuf* m) {
     if (copy == nullptr) return nullptr;
     m = copy;
   }
-  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-  p[34] |= wire::kFlagChop;
-  const uint16_t ip_len = kTrimmedBytes - wire::kEthHeaderBytes;
-  p[16] = static_cast<uint8_t>(ip_len >> 8);
-  p[17] = static_cast<uint8_t>(ip_len);
-  const uint16_t csum = wire::ipv4_header_checksum(p + wire::kEthHeaderBytes);
-  p[24] = static_cast<uint8_t>(csum >> 8);
-  p[25] = static_cast<uint8_t>(csum);
+  wire::mark_trimmed(rte_pktmbuf_mtod(m, uint8_t*));
   if (m->pkt_len > kTrimmedBytes) rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - kTrimmedBytes));
   return m;
 }

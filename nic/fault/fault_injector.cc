@@ -69,16 +69,8 @@ bool FaultInjector::first_time(const rte_mbuf* m, absl::flat_hash_set<uint64_t>&
 }
 
 void FaultInjector::trim_frame(rte_mbuf* m) {
-  constexpr uint16_t kKeep = 72;  // WIRE.md: a trimming switch keeps 72 bytes
-  uint8_t* p = rte_pktmbuf_mtod(m, uint8_t*);
-  p[34] |= wire::kFlagChop;
-  const uint16_t ip_len = kKeep - wire::kEthHeaderBytes;
-  p[16] = static_cast<uint8_t>(ip_len >> 8);
-  p[17] = static_cast<uint8_t>(ip_len);
-  const uint16_t csum = wire::ipv4_header_checksum(p + wire::kEthHeaderBytes);
-  p[24] = static_cast<uint8_t>(csum >> 8);
-  p[25] = static_cast<uint8_t>(csum);
-  rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - kKeep));
+  wire::mark_trimmed(rte_pktmbuf_mtod(m, uint8_t*));
+  rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - wire::kTrimmedFrameBytes));
 }
 
 rte_mbuf* FaultInjector::writable(rte_mbuf* m) {

@@ -53,6 +53,13 @@ uint16_t ipv4_header_checksum(const uint8_t* ip_header) {
   return rte_be_to_cpu_16(stored);
 }
 
+void mark_trimmed(uint8_t* frame) {
+  frame[kEthHeaderBytes + kIpv4HeaderBytes] |= kFlagChop;
+  uint8_t* ip = frame + kEthHeaderBytes;
+  put16(ip + 2, static_cast<uint16_t>(kTrimmedFrameBytes - kEthHeaderBytes));
+  put16(ip + 10, ipv4_header_checksum(ip));
+}
+
 void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out) {
   std::memcpy(out, h.dst_mac.data(), 6);
   std::memcpy(out + 6, h.src_mac.data(), 6);

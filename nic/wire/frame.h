@@ -105,6 +105,14 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
 [[nodiscard]] ParseError decode_frame_header(const uint8_t* frame, size_t frame_len,
                                              FrameHeader* out, size_t* payload_bytes);
 
+// A trimming switch keeps the first 72 bytes of a DATA frame (WIRE.md).
+inline constexpr size_t kTrimmedFrameBytes = 72;
+
+// Turns the header of a DATA frame into that of its trimmed copy: sets CHOP,
+// sets the IPv4 total length to what 72 bytes hold and fixes the checksum.
+// The caller cuts the frame to kTrimmedFrameBytes.
+void mark_trimmed(uint8_t* frame);
+
 // IPv4 header checksum (RFC 791) of the 20 bytes at ip_header, computed with
 // the checksum field taken as zero; host order.
 [[nodiscard]] uint16_t ipv4_header_checksum(const uint8_t* ip_header);

@@ -149,6 +149,19 @@ TEST(FrameTest, ControlPacketsCarryAnyPayloadOfAtLeastZeroBytes) {
   }
 }
 
+TEST(FrameTest, MarkTrimmedMakesAValidChoppedHeader) {
+  std::vector<uint8_t> f = frame_of(sample(), 16);
+  mark_trimmed(f.data());
+  f.resize(kTrimmedFrameBytes);
+  FrameHeader h;
+  size_t payload = 0;
+  ASSERT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload), ParseError::kOk);
+  EXPECT_EQ(h.ndp.flags, kFlagData | kFlagChop);
+  EXPECT_EQ(h.ip_total_len, kTrimmedFrameBytes - kEthHeaderBytes);
+  EXPECT_EQ(payload, kTrimmedFrameBytes - kFrameHeaderBytes);
+  EXPECT_EQ(h.ndp.msg_len, 16);  // the message fields survive for the NACK
+}
+
 TEST(FrameTest, SegmentArithmetic) {
   EXPECT_EQ(segment_payload_bytes(1, 0), 1u);
   EXPECT_EQ(segment_payload_bytes(1024, 0), 1024u);
