@@ -26,7 +26,6 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_drop_queue_full)      /* the context's global RX queue was full (JBSQ) */         \
   X(rx_drop_no_thread)       /* queued for a context whose threads all ended */          \
   X(rx_msgs_queued)          /* waited in a global RX queue for a JBSQ credit */         \
-  X(rx_drop_multi_packet)    /* multi-packet message: needs the full NDP transport */   \
   X(rx_drop_segmented_mbuf)  /* header not contiguous in the first mbuf segment */      \
   X(rx_msgs_delivered)                                                                   \
   X(rx_dup_packets)          /* DATA already received (retransmission): re-ACKed, dropped */\
