@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "lib/eal/eal.h"
+#include "fuzz/fuzz_eal.h"
 #include "lib/ring/message.h"
 #include "nanopu/app_header.h"
 #include "nic/timers/timer_module.h"
@@ -40,11 +40,8 @@ class CheckingSink final : public nanopu::TransportSink {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nanopu::Config c;
-  c.lcores = {0};
-  c.huge = nanopu::HugePages::kOff;
-  c.eal_log_level = 1;
-  if (!nanopu::eal_init(c).ok() || !nanopu::TimerModule::init_subsystem().ok()) std::abort();
+  nanopu::fuzz::init_eal();
+  if (!nanopu::TimerModule::init_subsystem().ok()) std::abort();
   g_pool = rte_pktmbuf_pool_create("fuzz_pool", 8191, 0, nanopu::kMsgMetaBytes,
                                    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   if (g_pool == nullptr) std::abort();

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <string>
 
-#include "lib/eal/eal.h"
+#include "fuzz/fuzz_eal.h"
 #include "nanopu/runtime.h"
 
 namespace {
@@ -78,11 +78,7 @@ void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  nanopu::Config c;
-  c.lcores = {0};
-  c.huge = nanopu::HugePages::kOff;
-  c.eal_log_level = 1;
-  if (!nanopu::eal_init(c).ok()) std::abort();
+  nanopu::fuzz::init_eal();
   return 0;
 }
 
