@@ -1,7 +1,9 @@
 // Google Benchmark microbenchmarks of NIC-core building blocks, each beside a
 // raw reference in the same run: header encode/decode (reference: a 64-byte
-// memcpy), the message FIFO (reference: the bare rte_ring it wraps), and the
-// timer module (reference: bare rte_timer_reset/stop).
+// memcpy), the message FIFO (reference: the bare rte_ring it wraps), the
+// timer module (reference: bare rte_timer_reset/stop), and per packet the
+// ingress pipeline and the NDP transport (reference: making and freeing the
+// packet they consume).
 #include <benchmark/benchmark.h>
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -14,6 +16,8 @@
 
 #include "lib/eal/eal.h"
 #include "lib/ring/msg_fifo.h"
+#include "nic/pipeline/pipeline.h"
+#include "nic/transport/ndp/ndp_transport.h"
 #include "nic/timers/timer_module.h"
 #include "nic/wire/frame.h"
 
@@ -115,6 +119,97 @@ void BM_RawRteTimerResetStop(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RawRteTimerResetStop);
+
+// --- per packet: pipeline and transport ---------------------------------
+
+rte_mempool* packet_pool() {
+  static rte_mempool* pool = rte_pktmbuf_pool_create("bm_pkts", 8191, 256, 64,
+                                                     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  return pool;
+}
+
+// A 64-byte-payload DATA frame for context 2 of host 10.0.0.2, message id `id`.
+rte_mbuf* make_data_packet(uint32_t id) {
+  rte_mbuf* m = rte_pktmbuf_alloc(packet_pool());
+  auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 128));
+  wire::FrameHeader h = sample_header();
+  h.ndp.tx_msg_id = static_cast<uint16_t>(id);
+  h.ndp.buf_ptr = static_cast<uint16_t>(id >> 16);
+  wire::encode_frame_header(h, 64, p);
+  std::memset(p + wire::kFrameHeaderBytes, 0, 64);
+  return m;
+}
+
+// The host side both benchmarks need: a context table with context 2 bound.
+struct BenchHost {
+  ContextTable contexts{900, 4096};
+  ThreadFifos fifos;
+  CoreSignals signals;
+  NicCounters counters;
+  NeighborTable neighbors{wire::kBroadcastMac};
+  BenchHost() {
+    static int n = 0;
+    fifos.rx = *MsgFifo::create("bm_rx" + std::to_string(n), 4096);
+    fifos.tx = *MsgFifo::create("bm_tx" + std::to_string(n++), 4096);
+    fifos.signals = &signals;
+    (void)contexts.bind(2, &fifos);
+  }
+};
+
+// A sink that frees what it is given (the NIC core would queue it).
+class FreeingSink final : public TransportSink {
+ public:
+  bool deliver(rte_mbuf* msg, ContextEntry* dst) override {
+    dst->packets -= msg->nb_segs;
+    rte_pktmbuf_free(msg);
+    return true;
+  }
+  void send_data(rte_mbuf* m, uint32_t, const wire::NdpHeader&, size_t) override { rte_pktmbuf_free(m); }
+  void send_control(uint32_t, const wire::NdpHeader&) override { ++controls; }
+  uint64_t controls = 0;
+};
+
+// Reference for both: making the packet (alloc + 128-byte frame) and freeing it.
+void BM_RawPacketMakeFree(benchmark::State& state) {
+  uint32_t id = 0;
+  for (auto _ : state) rte_pktmbuf_free(make_data_packet(id++));
+}
+BENCHMARK(BM_RawPacketMakeFree);
+
+void BM_PipelineClassifyPerPacket(benchmark::State& state) {
+  BenchHost host;
+  Pipeline pipeline(0x0a000002, &host.contexts, &host.neighbors, &host.counters);
+  uint32_t id = 0;
+  for (auto _ : state) {
+    rte_mbuf* m = make_data_packet(id++);
+    wire::FrameHeader h;
+    size_t payload = 0;
+    benchmark::DoNotOptimize(pipeline.classify(m, &h, &payload));
+    rte_pktmbuf_free(m);
+  }
+}
+BENCHMARK(BM_PipelineClassifyPerPacket);
+
+// DATA in (a whole single-packet message), ACK|PULL out, message delivered.
+void BM_NdpTransportDataInAckOut(benchmark::State& state) {
+  BenchHost host;
+  NdpParams p;
+  p.rto_tsc = rte_get_tsc_hz() / 1000;
+  p.completion_memory_tsc = rte_get_tsc_hz();
+  NdpTransport transport(p, packet_pool(), &host.counters);
+  Pipeline pipeline(0x0a000002, &host.contexts, &host.neighbors, &host.counters);
+  FreeingSink sink;
+  uint32_t id = 0;
+  for (auto _ : state) {
+    rte_mbuf* m = make_data_packet(id++);
+    wire::FrameHeader h;
+    size_t payload = 0;
+    const PipelineResult r = pipeline.classify(m, &h, &payload);
+    transport.on_data(m, h, payload, r.dst, rte_rdtsc(), sink);
+  }
+  if (sink.controls != state.iterations()) state.SkipWithError("an ACK was not sent");
+}
+BENCHMARK(BM_NdpTransportDataInAckOut);
 
 }  // namespace
 }  // namespace nanopu

@@ -26,7 +26,8 @@ int ReassemblyBuffer::allocate(uint64_t key) {
   const uint32_t s = free_.back();
   free_.pop_back();
   InboundMessage& m = slots_[s];
-  m = InboundMessage{};
+  // Everything but pkts, which release() leaves all null (64 pointers not rewritten).
+  m.reset_header();
   m.used = true;
   m.key = key;
   index_.emplace(key, s);
@@ -35,21 +36,22 @@ int ReassemblyBuffer::allocate(uint64_t key) {
 
 void ReassemblyBuffer::release(uint32_t slot, bool keep_packets) {
   InboundMessage& m = slots_[slot];
-  if (!keep_packets)
-    for (uint8_t i = 0; i < m.npkts; ++i)
-      if (m.pkts[i] != nullptr) rte_pktmbuf_free(m.pkts[i]);
-  for (rte_mbuf*& p : m.pkts) p = nullptr;
+  // Only the first npkts entries can be set (pkt_offset < npkts).
+  for (uint8_t i = 0; i < m.npkts; ++i) {
+    if (!keep_packets && m.pkts[i] != nullptr) rte_pktmbuf_free(m.pkts[i]);
+    m.pkts[i] = nullptr;
+  }
   index_.erase(m.key);
   m.used = false;
   free_.push_back(slot);
 }
 
-void ReassemblyBuffer::remember_completed(const InboundMessage& m, uint64_t now) {
+void ReassemblyBuffer::remember_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now) {
   if (completed_ring_.empty()) return;
   uint64_t& victim = completed_ring_[completed_next_];
   if (victim != 0) completed_.erase(victim);
-  victim = m.key;
-  completed_[m.key] = Completed{m.src_context, m.msg_len, m.buf_size_class, now};
+  victim = key;
+  completed_[key] = Completed{h.src_context, h.msg_len, h.buf_size_class, now};
   completed_next_ = (completed_next_ + 1) % completed_ring_.size();
 }
 

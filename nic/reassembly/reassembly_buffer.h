@@ -34,6 +34,20 @@ struct InboundMessage {
   uint64_t last_tsc = 0;        // last packet seen (expiry)
   ContextEntry* dst = nullptr;
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};
+
+  // Every field before pkts back to its initial value.
+  void reset_header() {
+    used = false;
+    key = 0;
+    src_ip = 0;
+    src_context = dst_context = msg_len = tx_msg_id = buf_ptr = 0;
+    buf_size_class = npkts = received_count = 0;
+    pulled = 0;
+    pull_queued = false;
+    received = 0;
+    last_tsc = 0;
+    dst = nullptr;
+  }
 };
 
 class ReassemblyBuffer {
@@ -61,7 +75,8 @@ class ReassemblyBuffer {
   // and the sender's epoch (buf_size_class) all match, within `horizon` TSC
   // cycles — so a restarted sender whose ids start over is not mistaken
   // for its predecessor.
-  void remember_completed(const InboundMessage& m, uint64_t now);
+  // h: the message's DATA header (source context, length, epoch).
+  void remember_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now);
   [[nodiscard]] bool recently_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now,
                                         uint64_t horizon) const;
 

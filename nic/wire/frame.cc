@@ -43,13 +43,32 @@ std::string_view parse_error_name(ParseError e) {
   return "rx_drop_unknown_reason";
 }
 
+namespace {
+// Ones'-complement sum of the IPv4 header's ten 16-bit words, folded to 16
+// bits, in memory byte order (RFC 1071: the sum is byte-order independent).
+// Five 32-bit loads instead of rte_raw_cksum's generic loop and a copy: this
+// runs twice per packet (encode and decode) on the NIC core.
+inline uint32_t ipv4_header_sum(const uint8_t* ip) {
+  uint64_t sum = 0;
+  for (int i = 0; i < 5; ++i) {
+    uint32_t w;
+    std::memcpy(&w, ip + 4 * i, 4);
+    sum += w;
+  }
+  sum = (sum & 0xffffffff) + (sum >> 32);
+  sum = (sum & 0xffff) + (sum >> 16);
+  sum = (sum & 0xffff) + (sum >> 16);
+  sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<uint32_t>(sum);
+}
+}  // namespace
+
 uint16_t ipv4_header_checksum(const uint8_t* ip_header) {
   uint8_t copy[kIpv4HeaderBytes];
   std::memcpy(copy, ip_header, sizeof copy);
   copy[10] = copy[11] = 0;
-  // rte_raw_cksum sums 16-bit words in memory order; the folded complement,
-  // stored as-is, is the big-endian checksum field.
-  const uint16_t stored = static_cast<uint16_t>(~rte_raw_cksum(copy, sizeof copy));
+  // The folded complement, stored as-is, is the big-endian checksum field.
+  const auto stored = static_cast<uint16_t>(~ipv4_header_sum(copy));
   return rte_be_to_cpu_16(stored);
 }
 
@@ -76,7 +95,9 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   put16(ip + 10, 0);
   put32(ip + 12, h.src_ip);
   put32(ip + 16, h.dst_ip);
-  put16(ip + 10, ipv4_header_checksum(ip));
+  // The checksum field is still zero: sum in place.
+  const auto stored = static_cast<uint16_t>(~ipv4_header_sum(ip));
+  std::memcpy(ip + 10, &stored, 2);
 
   uint8_t* l4 = out + kL4Off;
   const NdpHeader& n = h.ndp;
@@ -106,7 +127,8 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   // counted as unknown rather than misparsed as NDP.
   if (ip[9] != kIpProtoNdp) return ParseError::kUnknownProtocol;
   const uint16_t csum = get16(ip + 10);
-  if (csum != 0 && csum != ipv4_header_checksum(ip)) return ParseError::kBadChecksum;
+  // A correct header sums, checksum included, to 0xffff (RFC 1071).
+  if (csum != 0 && ipv4_header_sum(ip) != 0xffff) return ParseError::kBadChecksum;
 
   const uint16_t total = get16(ip + 2);
   if (total < kIpv4HeaderBytes + kTransportHeaderBytes) return ParseError::kBadLength;

@@ -1,10 +1,8 @@
 #include "tests/support/eal_env.h"
 
 #include <gtest/gtest.h>
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
-#include <rte_ring.h>
 
 #include <unistd.h>
 
@@ -14,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/eal/eal.h"
+#include "lib/eal/ring_port.h"
 
 namespace nanopu::testing {
 namespace {
@@ -62,29 +61,19 @@ Config dedicated_config(uint16_t port_id, uint32_t ip, uint32_t workers) {
 
 PortPair make_ring_pair() {
   const int n = g_pairs.fetch_add(1);
-  const std::string ab = absl::StrCat("t", n, "ab"), ba = absl::StrCat("t", n, "ba");
-  rte_ring* r_ab = rte_ring_create(ab.c_str(), 4096, SOCKET_ID_ANY, 0);
-  rte_ring* r_ba = rte_ring_create(ba.c_str(), 4096, SOCKET_ID_ANY, 0);
-  PortPair p;
-  const int a = rte_eth_from_rings(absl::StrCat("net_ring_t", n, "a").c_str(), &r_ba, 1, &r_ab, 1,
-                                   SOCKET_ID_ANY);
-  const int b = rte_eth_from_rings(absl::StrCat("net_ring_t", n, "b").c_str(), &r_ab, 1, &r_ba, 1,
-                                   SOCKET_ID_ANY);
-  if (r_ab == nullptr || r_ba == nullptr || a < 0 || b < 0) {
-    ADD_FAILURE() << "cannot create ring port pair";
-    return p;
+  absl::StatusOr<RingPortPair> p = make_ring_port_pair(absl::StrCat("t", n));
+  if (!p.ok()) {
+    ADD_FAILURE() << p.status();
+    return {};
   }
-  p.a = static_cast<uint16_t>(a);
-  p.b = static_cast<uint16_t>(b);
-  return p;
+  return PortPair{p->a, p->b};
 }
 
 uint16_t make_loop_port() {
   const int n = g_pairs.fetch_add(1);
-  rte_ring* r = rte_ring_create(absl::StrCat("t", n, "loop").c_str(), 4096, SOCKET_ID_ANY, 0);
-  const int p = r == nullptr ? -1 : rte_eth_from_ring(r);
-  if (p < 0) ADD_FAILURE() << "cannot create loop port";
-  return static_cast<uint16_t>(p < 0 ? 0 : p);
+  absl::StatusOr<uint16_t> p = make_ring_loop_port(absl::StrCat("t", n));
+  if (!p.ok()) ADD_FAILURE() << p.status();
+  return p.ok() ? *p : 0;
 }
 
 void start_raw_port(uint16_t port) {

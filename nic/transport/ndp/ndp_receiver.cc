@@ -79,6 +79,13 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     use.queue_capacity = dst->held.capacity();
     use.priority = dst->priority(p_.workers);
     const Admission a = partition_.admit(use, npkts, buffer_.used_slots());
+    if (a == Admission::kAdmit && npkts == 1) {
+      // A single-packet message is complete on arrival: no reassembly slot
+      // or index entry (the common RPC case), same ACK and accounting.
+      ++dst->packets;
+      deliver_single(pkt, h, payload_bytes, dst, key, now, sink);
+      return;
+    }
     if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
       if (a == Admission::kAdmit) ++counters_->rx_nack_no_slot;
       else if (a == Admission::kReserved) ++counters_->rx_nack_reserved;
@@ -147,12 +154,30 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   MsgMeta* meta = msg_meta(head);
   meta->app_header = AppHeader{m.src_ip, m.src_context, m.msg_len}.word();
   meta->nic_tsc = now;
-  buffer_.remember_completed(m, now);
+  wire::NdpHeader id;
+  id.src_context = m.src_context;
+  id.msg_len = m.msg_len;
+  id.buf_size_class = m.buf_size_class;
+  buffer_.remember_completed(m.key, id, now);
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
   buffer_.release(slot, /*keep_packets=*/true);
   (void)sink.deliver(head, dst);
+}
+
+void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
+                                 ContextEntry* dst, uint64_t key, uint64_t now,
+                                 TransportSink& sink) {
+  const wire::NdpHeader& n = h.ndp;
+  rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
+  if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
+  reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
+  MsgMeta* meta = msg_meta(pkt);
+  meta->app_header = AppHeader{h.src_ip, n.src_context, n.msg_len}.word();
+  meta->nic_tsc = now;
+  buffer_.remember_completed(key, n, now);
+  (void)sink.deliver(pkt, dst);
 }
 
 void NdpReceiver::tick(uint64_t now, TransportSink& sink) {

@@ -35,8 +35,9 @@ class NdpReceiver {
                 TransportSink& sink) const;
   [[nodiscard]] bool pull_allowed(uint64_t now);
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
+  void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
+                      ContextEntry* dst, uint64_t key, uint64_t now, TransportSink& sink);
 
-  void release(uint32_t slot, bool delivered);
 
   NdpParams p_;
   NicCounters* counters_;

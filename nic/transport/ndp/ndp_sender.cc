@@ -1,16 +1,27 @@
 #include "nic/transport/ndp/ndp_sender.h"
 
+#include <rte_cycles.h>
+
 #include <algorithm>
 
 #include "lib/ring/message.h"
 #include "nanopu/app_header.h"
 
 namespace nanopu {
+namespace {
+constexpr uint16_t kCopyBelowBytes = 256;  // header + up to 192 payload bytes
+}  // namespace
 
 NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
-    : p_(p), pool_(pool), counters_(counters), buffer_(p.outbound_slots), timers_(p.outbound_slots, on_timer, this) {}
+    : p_(p),
+      pool_(pool),
+      counters_(counters),
+      buffer_(p.outbound_slots),
+      deadline_(p.outbound_slots, 0),
+      sweep_timer_(1, on_sweep, this),
+      sweep_period_tsc_(std::max<uint64_t>(p.rto_tsc / 4, 1)) {}
 
-void NdpSender::send_message(rte_mbuf* msg, TransportSink& sink) {
+void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   const int s = buffer_.allocate();
   if (s < 0) {  // the NIC gathers only as many messages as there are slots
@@ -40,7 +51,7 @@ void NdpSender::send_message(rte_mbuf* msg, TransportSink& sink) {
     seg = next;
   }
   pump(slot, sink);
-  arm(slot);
+  arm(slot, now);
 }
 
 void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
@@ -56,10 +67,14 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   // buf_size_class is opaque to receivers, which echo it (WIRE.md); nanopu
   // sends its incarnation there so a restarted sender's ids are told apart.
   h.buf_size_class = p_.epoch;
-  // The port gets a clone (its own mbuf header, our data): a zero-copy PMD
-  // (net_ring) hands the very mbuf to the receiver, which must be free to
-  // adjust and chain it while we keep the original for retransmission.
-  rte_mbuf* clone = rte_pktmbuf_clone(m.pkts[index], pool_);
+  // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
+  // the very mbuf to the receiver, which must be free to adjust and chain it
+  // while we keep the original for retransmission. Small packets are copied
+  // (the receiver on another core then never touches our buffer's reference
+  // count, a cache line we write on ACK); larger ones are cloned.
+  rte_mbuf* clone = m.pkts[index]->data_len <= kCopyBelowBytes
+                        ? rte_pktmbuf_copy(m.pkts[index], pool_, 0, UINT32_MAX)
+                        : rte_pktmbuf_clone(m.pkts[index], pool_);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;
     return;
@@ -82,19 +97,23 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
   while (m.next_new < m.npkts && m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
 }
 
-void NdpSender::arm(uint32_t slot) {
+void NdpSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
   // Back off while no progress is made: rto, 2 rto, ... 64 rto.
-  timers_.schedule(slot, p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6));
+  deadline_[slot] = now + (p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6));
+  if (!sweep_armed_) {
+    sweep_timer_.schedule(0, sweep_period_tsc_);
+    sweep_armed_ = true;
+  }
 }
 
 void NdpSender::complete(uint32_t slot) {
-  timers_.cancel(slot);
+  deadline_[slot] = 0;
   buffer_.release(slot);
   ++counters_->tx_msgs_completed;
 }
 
-void NdpSender::on_control(const wire::FrameHeader& h, TransportSink& sink) {
+void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;
   if (slot >= buffer_.capacity() || !buffer_.at(slot).used || n.buf_size_class != p_.epoch ||
@@ -117,7 +136,7 @@ void NdpSender::on_control(const wire::FrameHeader& h, TransportSink& sink) {
         complete(slot);
         return;
       }
-      arm(slot);
+      arm(slot, now);
     }
   }
   if (n.flags & wire::kFlagNack) {
@@ -141,14 +160,31 @@ void NdpSender::tick(TransportSink& sink) {
   TimerModule::poll();
 }
 
-void NdpSender::on_timer(void* self_ptr, uint32_t slot) {
+void NdpSender::on_sweep(void* self_ptr, uint32_t) {
   auto* self = static_cast<NdpSender*>(self_ptr);
-  OutboundMessage& m = self->buffer_.at(slot);
+  self->sweep_armed_ = false;
+  const uint64_t now = rte_rdtsc();
+  bool any = false;
+  for (uint32_t slot = 0; slot < self->deadline_.size(); ++slot) {
+    const uint64_t d = self->deadline_[slot];
+    if (d == 0) continue;
+    if (d <= now) self->on_timeout(slot, now);  // re-arms (or gives up)
+    any |= self->deadline_[slot] != 0;
+  }
+  if (any && !self->sweep_armed_) {
+    self->sweep_timer_.schedule(0, self->sweep_period_tsc_);
+    self->sweep_armed_ = true;
+  }
+}
+
+void NdpSender::on_timeout(uint32_t slot, uint64_t now) {
+  OutboundMessage& m = buffer_.at(slot);
+  deadline_[slot] = 0;
   if (!m.used) return;
-  ++self->counters_->tx_timeouts;
-  if (++m.timeouts > self->p_.max_timeouts) {
-    self->buffer_.release(slot);
-    ++self->counters_->tx_msgs_failed;
+  ++counters_->tx_timeouts;
+  if (++m.timeouts > p_.max_timeouts) {
+    buffer_.release(slot);
+    ++counters_->tx_msgs_failed;
     return;
   }
   // Everything sent and not acknowledged goes again.
@@ -158,8 +194,8 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot) {
   // lost: probe with the next packet, whose ACK|PULL restores the credit.
   if (m.resend == 0 && m.next_new < m.npkts && m.next_new >= m.credit)
     m.credit = static_cast<uint16_t>(m.next_new + 1);
-  self->pump(slot, *self->timer_sink_);
-  self->arm(slot);
+  pump(slot, *timer_sink_);
+  arm(slot, now);
 }
 
 }  // namespace nanopu

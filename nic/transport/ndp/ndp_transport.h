@@ -20,13 +20,13 @@ class NdpTransport final : public Transport {
                uint64_t now_tsc, TransportSink& sink) override {
     receiver_.on_data(pkt, h, payload_bytes, dst, now_tsc, sink);
   }
-  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t,
+  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
-    sender_.on_control(h, sink);
+    sender_.on_control(h, now_tsc, sink);
   }
-  void on_message(rte_mbuf* msg, uint64_t, TransportSink& sink) override {
-    sender_.send_message(msg, sink);
+  void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) override {
+    sender_.send_message(msg, now_tsc, sink);
   }
   void on_tick(uint64_t now_tsc, TransportSink& sink) override {
     sender_.tick(sink);

@@ -1,0 +1,252 @@
+// nanopu-bench-e2e: end-to-end figures of the emulator, each beside a raw
+// DPDK reference measured on the same PMD in the same run (bench/README.md).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bench/bench_table.h"
+#include "bench/e2e/measurements.h"
+#include "nanopu/config.h"
+
+ABSL_FLAG(std::string, figures, "rate,rtt,hop,fiber,scaling",
+          "Comma-separated: rate (NIC-core message rate vs io-forward), rtt (round trip vs raw "
+          "ping-pong), hop (ring hop vs bare SPSC ring), fiber (switch vs bare Boost.Context), "
+          "scaling (message rate vs worker cores and message size).");
+ABSL_FLAG(std::string, rate_pmds, "null,ring", "PMDs for the rate figure: null, ring.");
+ABSL_FLAG(std::string, rtt_pmds, "ring,memif", "PMDs for the rtt figure: ring, memif.");
+ABSL_FLAG(uint32_t, runs, 3,
+          "Runs of each nanopu/reference pair, alternated; the median is reported.");
+ABSL_FLAG(double, seconds, 2, "Measured interval of each rate run, seconds.");
+ABSL_FLAG(double, warmup, 0.3, "Warm-up before each rate run's interval, seconds.");
+ABSL_FLAG(uint32_t, window, 128, "Requests in flight in rate runs (1..200).");
+ABSL_FLAG(uint64_t, rtt_samples, 100000, "Round trips per rtt run (and hop ping-pongs).");
+ABSL_FLAG(std::string, workers, "1,2,4", "Scaling: emulated worker cores on the server's lcore.");
+ABSL_FLAG(std::string, sizes, "8,64,512,1024,4096,16384,65535", "Scaling: message bytes.");
+ABSL_FLAG(std::string, side, "both",
+          "Rate figure: both, nanopu or reference (one side alone, e.g. under perf record).");
+ABSL_FLAG(std::string, json, "bench-e2e.json", "Write every row here as JSON ('' = don't).");
+
+namespace nanopu::bench {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+bool has(const std::string& list, const std::string& item) {
+  for (absl::string_view s : absl::StrSplit(list, ',', absl::SkipEmpty()))
+    if (s == item) return true;
+  return false;
+}
+
+// Runs fn `runs` times in children; medians of each v[i]. Prints progress.
+bool run_median(const std::string& what, uint32_t runs, double timeout_s,
+                const std::function<ChildResult()>& fn, ChildResult* out) {
+  std::vector<std::vector<double>> v(8);
+  for (uint32_t i = 0; i < runs; ++i) {
+    std::fprintf(stderr, "  %s (run %u/%u)\n", what.c_str(), i + 1, runs);
+    absl::StatusOr<ChildResult> r = run_in_child(fn, timeout_s);
+    if (!r.ok() || !r->ok()) {
+      std::fprintf(stderr, "nanopu-bench-e2e: %s: %s\n", what.c_str(),
+                   r.ok() ? r->error : std::string(r.status().message()).c_str());
+      return false;
+    }
+    for (size_t k = 0; k < 8; ++k) v[k].push_back(r->v[k]);
+    out->count = r->count;
+  }
+  for (size_t k = 0; k < 8; ++k) out->v[k] = median(v[k]);
+  return true;
+}
+
+Pmd parse_pmd(absl::string_view s) {
+  return s == "null" ? Pmd::kNull : s == "memif" ? Pmd::kMemif : Pmd::kRing;
+}
+
+}  // namespace
+
+const char* pmd_name(Pmd p) {
+  switch (p) {
+    case Pmd::kNull: return "net_null";
+    case Pmd::kRing: return "net_ring";
+    case Pmd::kMemif: return "net_memif";
+  }
+  return "?";
+}
+
+int main_impl() {
+  RunOptions o;
+  o.seconds = absl::GetFlag(FLAGS_seconds);
+  o.warmup_s = absl::GetFlag(FLAGS_warmup);
+  o.window = absl::GetFlag(FLAGS_window);
+  o.rtt_samples = absl::GetFlag(FLAGS_rtt_samples);
+  const uint32_t runs = absl::GetFlag(FLAGS_runs);
+  const std::string figures = absl::GetFlag(FLAGS_figures);
+  if (o.seconds <= 0 || o.warmup_s < 0 || runs == 0 || o.rtt_samples == 0) {
+    std::fprintf(stderr, "nanopu-bench-e2e: --seconds, --runs and --rtt_samples must be positive\n");
+    return 2;
+  }
+  if (o.window == 0 || o.window > 200) {
+    std::fprintf(stderr, "nanopu-bench-e2e: --window must be 1..200 (below the FIFO depth)\n");
+    return 2;
+  }
+  const double rate_timeout = 60 + o.seconds + o.warmup_s;
+  std::vector<Row> rows;
+  bool ok = true;
+
+  if (has(figures, "rate")) {
+    for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_rate_pmds), ',', absl::SkipEmpty())) {
+      if (name != "null" && name != "ring") {
+        std::fprintf(stderr, "nanopu-bench-e2e: --rate_pmds: use null and/or ring\n");
+        return 2;
+      }
+      const Pmd pmd = parse_pmd(name);
+      // Alternate nanopu and reference runs so drifts of the machine hit both.
+      std::vector<double> np, raw;
+      const std::string side = absl::GetFlag(FLAGS_side);
+      for (uint32_t i = 0; i < runs && ok; ++i) {
+        ChildResult a, b;
+        ok = (side == "reference" ||
+              run_median(absl::StrCat("rate nanopu ", pmd_name(pmd)), 1, rate_timeout,
+                         [&] { return measure_rate(pmd, true, o); }, &a)) &&
+             (side == "nanopu" ||
+              run_median(absl::StrCat("rate io-forward ", pmd_name(pmd)), 1, rate_timeout,
+                         [&] { return measure_rate(pmd, false, o); }, &b));
+        np.push_back(a.v[0]);
+        raw.push_back(b.v[0]);
+      }
+      if (!ok) break;
+      // Packets: each request is one RX and one TX on either side.
+      Row r{absl::StrCat("NIC-core msg rate, ", pmd_name(pmd)), 2 * median(np) / 1e6, "Mpkt/s",
+            "io-forward, same PMD (RX+TX)", 2 * median(raw) / 1e6, ">= 0.5x ref"};
+      r.target_met = r.value >= 0.5 * r.ref_value;
+      rows.push_back(r);
+    }
+  }
+  if (ok && has(figures, "rtt")) {
+    for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_rtt_pmds), ',', absl::SkipEmpty())) {
+      if (name != "memif" && name != "ring") {
+        std::fprintf(stderr, "nanopu-bench-e2e: --rtt_pmds: use ring and/or memif\n");
+        return 2;
+      }
+      const Pmd pmd = parse_pmd(name);
+      std::vector<double> np[3], raw[3];
+      for (uint32_t i = 0; i < runs && ok; ++i) {
+        std::fprintf(stderr, "  rtt %s (run %u/%u)\n", pmd_name(pmd), i + 1, runs);
+        const ChildResult a = measure_rtt(pmd, true, o);
+        const ChildResult b = measure_rtt(pmd, false, o);
+        if (!a.ok() || !b.ok()) {
+          std::fprintf(stderr, "nanopu-bench-e2e: rtt %s: %s\n", pmd_name(pmd), a.ok() ? b.error : a.error);
+          ok = false;
+          break;
+        }
+        for (int k = 0; k < 3; ++k) {
+          np[k].push_back(a.v[k]);
+          raw[k].push_back(b.v[k]);
+        }
+      }
+      if (!ok) break;
+      const std::string on = absl::StrCat(", ", pmd_name(pmd));
+      Row p50{"loopback RTT p50" + on, median(np[0]), "ns", "raw DPDK ping-pong p50", median(raw[0]),
+              "<= ref + 1000 ns"};
+      p50.target_met = p50.value <= p50.ref_value + 1000;
+      Row p99{"loopback RTT p99" + on, median(np[1]), "ns", "raw DPDK ping-pong p99", median(raw[1]),
+              "<= 2x ref"};
+      p99.target_met = p99.value <= 2 * p99.ref_value;
+      Row p999{"loopback RTT p99.9" + on, median(np[2]), "ns", "raw DPDK ping-pong p99.9",
+               median(raw[2]), ""};
+      rows.insert(rows.end(), {p50, p99, p999});
+    }
+  }
+  if (ok && has(figures, "hop")) {
+    ChildResult n, q, s;
+    ok = run_median("hop nanopu FIFO", runs, 120, [&] { return measure_hop("nanopu", o); }, &n) &&
+         run_median("hop rte_ring", runs, 120, [&] { return measure_hop("rte_ring", o); }, &q) &&
+         run_median("hop bare SPSC", runs, 120, [&] { return measure_hop("spsc", o); }, &s);
+    if (ok) {
+      Row hop{"ring hop p50 (NIC->worker)", n.v[0], "ns", "bare SPSC ring hop p50", s.v[0], "<= 1.2x ref"};
+      hop.target_met = hop.value <= 1.2 * hop.ref_value;
+      rows.push_back(hop);
+      rows.push_back({"ring hop p50, bare rte_ring SP/SC", q.v[0], "ns", "bare SPSC ring hop p50", s.v[0], ""});
+      rows.push_back({"ring hop p99 (NIC->worker)", n.v[1], "ns", "bare SPSC ring hop p99", s.v[1], ""});
+      rows.push_back({"ring round trips, 64 in flight", n.v[2] / 1e6, "M/s", "bare SPSC ring", s.v[2] / 1e6, ""});
+    }
+  }
+  if (ok && has(figures, "fiber")) {
+    ChildResult f;
+    ok = run_median("fiber switch", runs, 60,
+                    [&] {
+                      ChildResult r;
+                      if (absl::Status st = init_child_eal({0}, {}); !st.ok()) {
+                        r.fail(std::string(st.message()));
+                        return r;
+                      }
+                      return measure_fiber_switch(20'000'000);
+                    },
+                    &f);
+    if (ok) {
+      Row r{"fiber switch", f.v[0], "ns", "bare Boost.Context switch", f.v[1], "<= 50 ns"};
+      r.target_met = r.value <= 50;
+      rows.push_back(r);
+    }
+  }
+  if (!rows.empty()) print_table("nanopu-bench-e2e", rows);
+
+  if (ok && has(figures, "scaling")) {
+    std::printf("\nScaling (nanopu to nanopu over net_ring, closed loop; all measured)\n");
+    std::printf("%8s %10s %8s %14s %10s %12s\n", "workers", "msg bytes", "window", "messages/s",
+                "Gb/s", "ns/message");
+    for (absl::string_view w : absl::StrSplit(absl::GetFlag(FLAGS_workers), ',', absl::SkipEmpty())) {
+      for (absl::string_view b : absl::StrSplit(absl::GetFlag(FLAGS_sizes), ',', absl::SkipEmpty())) {
+        uint32_t workers = 0, bytes = 0;
+        if (!absl::SimpleAtoi(w, &workers) || !absl::SimpleAtoi(b, &bytes) || workers == 0 ||
+            workers > 16 || bytes == 0 || bytes > 65535) {
+          std::fprintf(stderr, "nanopu-bench-e2e: --workers takes 1..16, --sizes 1..65535\n");
+          return 2;
+        }
+        // Sizes only with one worker, workers only at 64 B: the two sweeps.
+        if (workers != 1 && bytes != 64) continue;
+        ChildResult s;
+        if (!run_median(absl::StrCat("scaling ", workers, " workers, ", bytes, " B"), 1,
+                        rate_timeout, [&] { return measure_scaling(workers, bytes, o); }, &s)) {
+          ok = false;
+          break;
+        }
+        const double gbps = s.v[0] * bytes * 8 / 1e9;
+        std::printf("%8u %10u %8.0f %14.0f %10.2f %12.0f\n", workers, bytes, s.v[2], s.v[0], gbps,
+                    1e9 / s.v[0]);
+        rows.push_back({absl::StrCat("scaling ", workers, " workers ", bytes, " B"), s.v[0], "msg/s",
+                        "", 0, ""});
+      }
+    }
+  }
+  const std::string json = absl::GetFlag(FLAGS_json);
+  if (!json.empty() && !rows.empty()) {
+    if (!write_json(json, "nanopu-bench-e2e", rows)) {
+      std::fprintf(stderr, "nanopu-bench-e2e: cannot write %s\n", json.c_str());
+      return 1;
+    }
+    std::printf("\nrows written to %s\n", json.c_str());
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace nanopu::bench
+
+int main(int argc, char** argv) {
+  nanopu::init_flags_usage(
+      "end-to-end benchmarks of nanopu beside raw DPDK references (same PMD, same run).\n"
+      "Pin nothing by hand: the NIC core and worker share lcore 1, the peer runs on lcore 0.\n"
+      "Example: nanopu-bench-e2e --figures=rate,rtt --runs=5 --json=e2e.json");
+  absl::ParseCommandLine(argc, argv);
+  return nanopu::bench::main_impl();
+}

@@ -1,0 +1,158 @@
+// measure_rate and measure_scaling (bench/e2e/measurements.h).
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "apps/loopback/loopback.h"
+#include "bench/e2e/measurements.h"
+#include "bench/e2e/raw_endpoints.h"
+#include "bench/e2e/request_peer.h"
+#include "bench/e2e/server_host.h"
+#include "lib/eal/port.h"
+#include "lib/eal/ring_port.h"
+
+namespace nanopu::bench {
+namespace {
+
+uint64_t tsc_in(double s) { return static_cast<uint64_t>(s * static_cast<double>(rte_get_tsc_hz())); }
+
+// RX/TX callbacks that put a RequestPeer on the far side of a net_null port.
+uint16_t null_rx(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, uint16_t, void* peer_ptr) {
+  auto* peer = static_cast<RequestPeer*>(peer_ptr);
+  const auto want = static_cast<uint16_t>(std::min<uint32_t>(n, peer->wanted()));
+  const uint16_t used = peer->fill(pkts, want);
+  if (used < n) rte_pktmbuf_free_bulk(pkts + used, n - used);
+  return used;
+}
+uint16_t null_tx(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void* peer_ptr) {
+  static_cast<RequestPeer*>(peer_ptr)->absorb(pkts, n);
+  return n;  // the null PMD frees them
+}
+
+struct Forwarder {
+  uint16_t port = 0;
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> forwarded{0};
+};
+int forward_main(void* arg) {
+  auto* f = static_cast<Forwarder*>(arg);
+  run_io_forward(f->port, f->stop, &f->forwarded);
+  return 0;
+}
+
+// Samples peer.completed() over the measured interval while others drive it.
+void sample_rate(const RequestPeer& peer, const RunOptions& o, ChildResult* r) {
+  usleep(static_cast<useconds_t>(o.warmup_s * 1e6));
+  const uint64_t c0 = peer.completed(), t0 = rte_rdtsc();
+  usleep(static_cast<useconds_t>(o.seconds * 1e6));
+  const uint64_t c1 = peer.completed(), t1 = rte_rdtsc();
+  r->v[1] = static_cast<double>(t1 - t0) / static_cast<double>(rte_get_tsc_hz());
+  r->v[0] = static_cast<double>(c1 - c0) / r->v[1];
+  r->count = c1 - c0;
+}
+
+// Drives the peer on this lcore over warm-up and the measured interval.
+void drive_rate(uint16_t port, rte_mempool* pool, RequestPeer* peer, const RunOptions& o,
+                ChildResult* r) {
+  std::atomic<bool> never{false};
+  run_peer(port, pool, peer, never, rte_rdtsc() + tsc_in(o.warmup_s));
+  const uint64_t c0 = peer->completed(), t0 = rte_rdtsc();
+  run_peer(port, pool, peer, never, t0 + tsc_in(o.seconds));
+  const uint64_t c1 = peer->completed(), t1 = rte_rdtsc();
+  r->v[1] = static_cast<double>(t1 - t0) / static_cast<double>(rte_get_tsc_hz());
+  r->v[0] = static_cast<double>(c1 - c0) / r->v[1];
+  r->count = c1 - c0;
+}
+
+}  // namespace
+
+ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
+  ChildResult r;
+  std::vector<std::string> vdevs;
+  if (pmd == Pmd::kNull) vdevs.push_back("net_null0,size=128");
+  if (absl::Status s = init_child_eal({0, 1}, vdevs); !s.ok()) {
+    r.fail(std::string(s.message()));
+    return r;
+  }
+  uint16_t server_port = 0, peer_port = 0;
+  if (pmd == Pmd::kRing) {
+    absl::StatusOr<RingPortPair> pair = make_ring_port_pair("e2e");
+    if (!pair.ok()) {
+      r.fail(std::string(pair.status().message()));
+      return r;
+    }
+    server_port = pair->a;
+    peer_port = pair->b;
+  }
+  PeerParams pp;
+  pp.window = o.window;
+  RequestPeer peer(pp);
+
+  // lcore 1: the nanopu host, or the io-forward loop.
+  std::unique_ptr<ServerHost> server;
+  std::unique_ptr<Port> raw_port;
+  Forwarder fwd;
+  if (nanopu) {
+    absl::StatusOr<std::unique_ptr<ServerHost>> s = ServerHost::start(server_config(server_port, 1), 1);
+    if (!s.ok()) {
+      r.fail(std::string(s.status().message()));
+      return r;
+    }
+    server = std::move(*s);
+  } else {
+    Config c;
+    c.lcores = {1};
+    c.port_id = server_port;
+    absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "fwd");
+    if (!p.ok()) {
+      r.fail(std::string(p.status().message()));
+      return r;
+    }
+    raw_port = std::move(*p);
+    fwd.port = raw_port->id();
+  }
+  if (pmd == Pmd::kNull) {
+    if (rte_eth_add_rx_callback(server_port, 0, null_rx, &peer) == nullptr ||
+        rte_eth_add_tx_callback(server_port, 0, null_tx, &peer) == nullptr) {
+      r.fail("this DPDK has no RX/TX callbacks (RTE_ETHDEV_RXTX_CALLBACKS)");
+      return r;
+    }
+  }
+  if (nanopu) {
+    if (absl::Status s = server->launch(); !s.ok()) {
+      r.fail(std::string(s.message()));
+      return r;
+    }
+  } else if (rte_eal_remote_launch(forward_main, &fwd, 1) != 0) {
+    r.fail("cannot launch the forwarder on lcore 1");
+    return r;
+  }
+
+  if (pmd == Pmd::kNull) {
+    sample_rate(peer, o, &r);
+  } else {
+    Config c;
+    c.lcores = {0};
+    c.port_id = peer_port;
+    absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "peer");
+    if (!p.ok()) r.fail(std::string(p.status().message()));
+    else drive_rate((*p)->id(), (*p)->pool(), &peer, o, &r);
+  }
+  if (server) server->stop();
+  fwd.stop.store(true);
+  rte_eal_mp_wait_lcore();
+  if (server && getenv("NANOPU_BENCH_STATS") != nullptr) server->runtime().print_stats(stderr);
+  if (r.ok() && r.count == 0)
+    r.fail(absl::StrCat("no replies (peer sent ", peer.sent(), ", foreign frames ", peer.foreign(), ")"));
+  return r;
+}
+
+}  // namespace nanopu::bench

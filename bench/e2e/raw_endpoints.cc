@@ -1,0 +1,81 @@
+#include "bench/e2e/raw_endpoints.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace nanopu::bench {
+namespace {
+
+constexpr uint16_t kBurst = 32;
+
+// Sends all n, retrying while the port is full (or until stop).
+void send_all(uint16_t port, rte_mbuf** pkts, uint16_t n, const std::atomic<bool>& stop) {
+  uint16_t done = 0;
+  while (done < n) {
+    done += rte_eth_tx_burst(port, 0, pkts + done, static_cast<uint16_t>(n - done));
+    if (done < n && stop.load(std::memory_order_relaxed)) {
+      rte_pktmbuf_free_bulk(pkts + done, n - done);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void run_io_forward(uint16_t port, const std::atomic<bool>& stop, std::atomic<uint64_t>* forwarded) {
+  rte_mbuf* pkts[kBurst];
+  uint64_t count = 0;
+  while (!stop.load(std::memory_order_relaxed)) {
+    const uint16_t n = rte_eth_rx_burst(port, 0, pkts, kBurst);
+    if (n == 0) continue;
+    send_all(port, pkts, n, stop);
+    count += n;
+    forwarded->store(count, std::memory_order_relaxed);
+  }
+}
+
+void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::atomic<bool>& stop,
+              uint64_t deadline_tsc) {
+  rte_mbuf* rx[kBurst];
+  rte_mbuf* tx[kBurst];
+  while (!stop.load(std::memory_order_relaxed) && rte_rdtsc() < deadline_tsc) {
+    const uint16_t n = rte_eth_rx_burst(port, 0, rx, kBurst);
+    if (n != 0) {
+      peer->absorb(rx, n);
+      rte_pktmbuf_free_bulk(rx, n);
+    }
+    const auto want = static_cast<uint16_t>(std::min<uint32_t>(kBurst, peer->wanted()));
+    if (want == 0 || rte_pktmbuf_alloc_bulk(pool, tx, want) != 0) continue;
+    const uint16_t used = peer->fill(tx, want);
+    if (used < want) rte_pktmbuf_free_bulk(tx + used, want - used);
+    send_all(port, tx, used, stop);
+  }
+}
+
+bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint64_t warmup,
+                   uint64_t samples, apps::Histogram* rtt_ns, const std::atomic<bool>& stop) {
+  const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  const uint64_t timeout = rte_get_tsc_hz();
+  for (uint64_t i = 0; i < warmup + samples; ++i) {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    if (m == nullptr) return false;
+    auto* p = rte_pktmbuf_append(m, frame_bytes);
+    std::memset(p, 0, frame_bytes);
+    const uint64_t t0 = rte_rdtsc();
+    std::memcpy(p, &t0, sizeof t0);
+    send_all(port, &m, 1, stop);
+    rte_mbuf* back = nullptr;
+    while (rte_eth_rx_burst(port, 0, &back, 1) == 0) {
+      if (rte_rdtsc() - t0 > timeout || stop.load(std::memory_order_relaxed)) return false;
+    }
+    const uint64_t t1 = rte_rdtsc();
+    rte_pktmbuf_free(back);
+    if (i >= warmup) rtt_ns->record(static_cast<uint64_t>(static_cast<double>(t1 - t0) * ns_per_tsc));
+  }
+  return true;
+}
+
+}  // namespace nanopu::bench

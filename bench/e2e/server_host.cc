@@ -1,0 +1,57 @@
+#include "bench/e2e/server_host.h"
+
+#include <rte_launch.h>
+
+#include "absl/strings/str_cat.h"
+#include "apps/loopback/loopback.h"
+#include "bench/e2e/measurements.h"
+
+namespace nanopu::bench {
+
+Config server_config(uint16_t port_id, uint32_t workers) {
+  Config c;
+  c.lcores = {1};
+  c.shared_workers = workers;
+  c.port_id = port_id;
+  c.ip = kServerIp;
+  c.link_wait_s = 0;
+  return c;
+}
+
+absl::StatusOr<std::unique_ptr<ServerHost>> ServerHost::start(const Config& c, uint32_t workers) {
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(c);
+  if (!rt.ok()) return rt.status();
+  std::unique_ptr<ServerHost> h(new ServerHost);
+  h->rt_ = std::move(*rt);
+  h->lcore_ = c.lcores.front();
+  for (uint32_t w = 0; w < workers; ++w) {
+    absl::StatusOr<Thread*> t = h->rt_->spawn(
+        [](Thread& th) {
+          (void)apps::serve_loopback(th, kServerContext, 0, apps::LoopbackMode::kEcho);
+        },
+        w);
+    if (!t.ok()) return t.status();
+  }
+  return h;
+}
+
+int ServerHost::lcore_main(void* self) {
+  auto* h = static_cast<ServerHost*>(self);
+  h->run_status_ = h->rt_->run();
+  return 0;
+}
+
+absl::Status ServerHost::launch() {
+  if (int rc = rte_eal_remote_launch(lcore_main, this, lcore_); rc != 0)
+    return absl::InternalError(absl::StrCat("cannot launch the server on lcore ", lcore_));
+  launched_ = true;
+  return absl::OkStatus();
+}
+
+void ServerHost::stop() {
+  rt_->stop();
+  if (launched_) (void)rte_eal_wait_lcore(lcore_);
+  launched_ = false;
+}
+
+}  // namespace nanopu::bench
