@@ -1,0 +1,123 @@
+// nanopu-figures <name>: recompute a figure of the seeds with the timing
+// model and virtual time (bench/figures/figures.h). All numbers modelled.
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "bench/figures/figures.h"
+#include "nanopu/config.h"
+
+ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
+ABSL_FLAG(std::string, params, "000",
+          "Timing parameters: a built-in set (000: 17/69 ns, 002: 13/65 ns) or a file "
+          "(lib/timing/nanopu-000.params shows the format).");
+ABSL_FLAG(uint64_t, requests, 200000, "Measured requests per virtual-time load point.");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the virtual-time runs (same seed, same numbers).");
+ABSL_FLAG(bool, plot, true, "Also plot <name>.png with python3-matplotlib (if installed).");
+ABSL_FLAG(double, tolerance, 0.15, "Headline tolerance vs the paper (relative).");
+
+namespace nanopu::figures {
+
+bool Headline::within(double tol) const {
+  if (upper_bound) return value <= paper * (1 + tol);
+  return std::fabs(value - paper) <= tol * std::fabs(paper);
+}
+
+bool write_figure(const FigureOptions& o, const std::string& name, const Table& t,
+                  const std::string& kind, const std::string& title, const std::string& ylabel) {
+  mkdir(o.out_dir.c_str(), 0755);
+  const std::string csv = o.out_dir + "/" + name + ".csv";
+  {
+    std::ofstream f(csv);
+    for (size_t i = 0; i < t.columns.size(); ++i) f << (i ? "," : "") << t.columns[i];
+    f << "\n";
+    for (const auto& row : t.rows) {
+      for (size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << row[i];
+      f << "\n";
+    }
+    if (!f) {
+      std::fprintf(stderr, "nanopu-figures: cannot write %s\n", csv.c_str());
+      return false;
+    }
+  }
+  std::printf("  wrote %s\n", csv.c_str());
+  if (!o.plot) return true;
+  const std::string png = o.out_dir + "/" + name + ".png";
+  // Debian's python3-matplotlib belongs to /usr/bin/python3 (a python3
+  // earlier on PATH, e.g. pyenv's, may not have it).
+  struct stat st {};
+  const char* python = stat("/usr/bin/python3", &st) == 0 ? "/usr/bin/python3" : "python3";
+  const std::string cmd = absl::StrCat(python, " '", NANOPU_PLOT_SCRIPT, "' '", csv, "' '", png, "' ", kind,
+                                       " '", title, "' '", ylabel, "'");
+  if (std::system(cmd.c_str()) != 0) {
+    std::fprintf(stderr, "  (no plot: python3-matplotlib missing? run deploy/setup.sh; the CSV is complete)\n");
+    return true;
+  }
+  std::printf("  wrote %s\n", png.c_str());
+  return true;
+}
+
+bool report(const FigureOptions& o, const std::string& name, const std::vector<Headline>& hs) {
+  bool all = true;
+  std::printf("%s headline (modelled) vs paper, tolerance %.0f%%:\n", name.c_str(), o.tolerance * 100);
+  for (const Headline& h : hs) {
+    const bool ok = h.within(o.tolerance);
+    all &= ok;
+    std::printf("  %-58s %9.3f  paper %s%7.3f  %s\n", h.what.c_str(), h.value, h.upper_bound ? "<= " : "",
+                h.paper, ok ? "within" : "OUTSIDE");
+  }
+  return all;
+}
+
+}  // namespace nanopu::figures
+
+int main(int argc, char** argv) {
+  nanopu::init_flags_usage(
+      "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
+      "Usage: nanopu-figures [flags] <fig2|fig3|fig7|fig8|jbsq|nebula|all>\n"
+      "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
+      "Exit status 0: every headline within --tolerance of the paper; 3: some outside; 2: usage.\n"
+      "The incast figure is measured in real time: nanopu-bench-incast.");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  using Fn = bool (*)(const nanopu::figures::FigureOptions&);
+  const std::map<std::string, Fn> figs = {
+      {"fig2", nanopu::figures::fig2}, {"fig3", nanopu::figures::fig3},
+      {"fig7", nanopu::figures::fig7}, {"fig8", nanopu::figures::fig8},
+      {"jbsq", nanopu::figures::jbsq}, {"nebula", nanopu::figures::nebula}};
+  if (args.size() != 2 || (figs.count(args[1]) == 0 && std::string(args[1]) != "all")) {
+    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig7|fig8|jbsq|nebula|all> "
+                         "(incast: nanopu-bench-incast; --help for flags)\n");
+    return 2;
+  }
+  nanopu::figures::FigureOptions o;
+  o.out_dir = absl::GetFlag(FLAGS_out);
+  o.requests = absl::GetFlag(FLAGS_requests);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  o.plot = absl::GetFlag(FLAGS_plot);
+  o.tolerance = absl::GetFlag(FLAGS_tolerance);
+  const std::string params = absl::GetFlag(FLAGS_params);
+  absl::StatusOr<nanopu::timing::TimingParams> p =
+      params.find('/') == std::string::npos && params.find('.') == std::string::npos
+          ? nanopu::timing::builtin_timing_params(params)
+          : nanopu::timing::load_timing_params(params);
+  if (!p.ok()) {
+    std::fprintf(stderr, "nanopu-figures: %s\n", std::string(p.status().message()).c_str());
+    return 2;
+  }
+  if (o.requests < 1000) {
+    std::fprintf(stderr, "nanopu-figures: --requests must be at least 1000\n");
+    return 2;
+  }
+  o.params = *p;
+  bool ok = true;
+  for (const auto& [name, fn] : figs)
+    if (std::string(args[1]) == "all" || name == args[1]) ok &= fn(o);
+  return ok ? 0 : 3;
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Plots a nanopu-figures CSV: plot.py <csv> <png> <bar|line> <title> <ylabel>.
+line: the first column is x, every other column a series.
+bar: the text columns label the bars, the first numeric column is the height."""
+import csv
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+
+def main():
+    src, dst, kind, title, ylabel = sys.argv[1:6]
+    with open(src, newline="") as f:
+        rows = list(csv.reader(f))
+    header, data = rows[0], rows[1:]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    if kind == "line":
+        x = [float(r[0]) for r in data]
+        for i, name in enumerate(header[1:], start=1):
+            ax.plot(x, [float(r[i]) for r in data], marker="o", label=name)
+        ax.set_xlabel(header[0])
+        ax.legend(fontsize="small")
+    else:
+        def numeric(v):
+            try:
+                float(v)
+                return True
+            except ValueError:
+                return False
+        col = next(i for i, v in enumerate(data[0]) if numeric(v))
+        labels = [" / ".join(r[:col]) for r in data]
+        ax.barh(range(len(data)), [float(r[col]) for r in data])
+        ax.set_yticks(range(len(data)))
+        ax.set_yticklabels(labels, fontsize="small")
+        ax.invert_yaxis()
+        ax.set_xlabel(ylabel)
+    if kind == "line":
+        ax.set_ylabel(ylabel)
+    ax.set_title(title + " — modelled")
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+// fig7, fig8, jbsq, nebula: load sweeps in virtual time (lib/timing/
+// virtual_host.h), the HTS and core-selection policies shared with the
+// live runtime.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "bench/figures/figures.h"
+#include "lib/timing/timing_model.h"
+#include "lib/timing/virtual_host.h"
+
+namespace nanopu::figures {
+namespace {
+
+using timing::RequestClass;
+using timing::ServiceTime;
+using timing::VirtualHostConfig;
+
+const std::vector<double> kLoads = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
+
+ServiceTime fixed(double ns) {
+  ServiceTime s;
+  s.mean_ns = ns;
+  return s;
+}
+
+// One core's worth of nanoPU: links, fast path, 160-cycle switches.
+VirtualHostConfig base(const FigureOptions& o, uint32_t cores) {
+  const timing::TimingModel m(o.params);
+  VirtualHostConfig c;
+  c.cores = cores;
+  c.context_switch_ns = m.context_switch_ns();
+  c.fixed_response_ns = 2 * o.params.link_latency_ns + m.loopback_ns(8);
+  c.requests = o.requests;
+  c.seed = o.seed;
+  return c;
+}
+
+double mean_service(const VirtualHostConfig& c) {
+  double total = 0, mean = 0;
+  for (const RequestClass& k : c.classes) total += k.share;
+  for (const RequestClass& k : c.classes) {
+    const ServiceTime& s = k.service;
+    double m = s.kind == ServiceTime::Kind::kBimodal ? s.p_long * s.long_ns + (1 - s.p_long) * s.short_ns : s.mean_ns;
+    if (s.misbehave_every != 0) m += (s.misbehave_ns - m) / s.misbehave_every;
+    mean += k.share / total * m;
+  }
+  return mean;
+}
+
+// The capacity of c's cores in requests/s.
+double capacity(const VirtualHostConfig& c) { return c.cores * 1e9 / mean_service(c); }
+
+std::vector<timing::ClassResult> run_at(VirtualHostConfig c, double load) {
+  c.load_rps = load * capacity(c);
+  return timing::run_virtual_host(c).classes;
+}
+
+// p99 (µs) of every class at each load, one column per (variant, class).
+struct Sweep {
+  Table table;
+  std::vector<std::vector<double>> p99_us;  // [variant*classes + class][load]
+};
+Sweep sweep(const std::vector<std::pair<std::string, VirtualHostConfig>>& variants) {
+  Sweep s;
+  s.table.columns.push_back("load");
+  for (const auto& [name, c] : variants)
+    for (const RequestClass& k : c.classes) s.table.columns.push_back(name + " " + k.name + " p99 us");
+  s.p99_us.resize(s.table.columns.size() - 1);
+  for (double load : kLoads) {
+    std::vector<std::string> row = {absl::StrCat(load)};
+    size_t col = 0;
+    for (const auto& [name, c] : variants) {
+      std::vector<timing::ClassResult> r = run_at(c, load);
+      for (auto& k : r) {
+        const double us = k.quantile_ns(0.99) / 1000;
+        s.p99_us[col++].push_back(us);
+        row.push_back(absl::StrCat(us));
+      }
+    }
+    s.table.rows.push_back(row);
+    std::fprintf(stderr, "  load %.2f done\n", load);
+  }
+  return s;
+}
+
+size_t load_index(double load) {
+  return static_cast<size_t>(std::find(kLoads.begin(), kLoads.end(), load) - kLoads.begin());
+}
+
+// Highest load (bisection) at which every class's p99 stays within slo_ns.
+double max_load_at_slo(const VirtualHostConfig& c, double slo_ns, double lo, double hi) {
+  for (int i = 0; i < 9; ++i) {
+    const double mid = (lo + hi) / 2;
+    std::vector<timing::ClassResult> r = run_at(c, mid);
+    bool ok = true;
+    for (auto& k : r) ok &= k.quantile_ns(0.99) <= slo_ns;
+    (ok ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+bool fig7(const FigureOptions& o) {
+  VirtualHostConfig c = base(o, 1);
+  c.classes = {{"priority 0", 0, 0.5, fixed(500), {}}, {"priority 1", 1, 0.5, fixed(500), {}}};
+  VirtualHostConfig tis = c;
+  tis.mode = sched::SchedMode::kTis;
+  std::printf("Figure 7: p99 vs load, HTS vs TIS (1 core, 500 ns, Poisson; modelled)\n");
+  Sweep s = sweep({{"HTS", c}, {"TIS", tis}});
+  for (const auto& row : s.table.rows)
+    std::printf("  load %-5s HTS p0 %7.2f p1 %7.2f   TIS p0 %7.2f p1 %7.2f us\n", row[0].c_str(),
+                std::stod(row[1]), std::stod(row[2]), std::stod(row[3]), std::stod(row[4]));
+  const size_t hi = load_index(0.9), lo = load_index(0.1);
+  const bool ok = write_figure(o, "fig7", s.table, "line", "p99 response vs load: HTS vs TIS (modelled)", "p99 us");
+  // HTS's tail gain over TIS for the high-priority thread, high and low load.
+  return report(o, "fig7",
+                {{"TIS/HTS p99, priority 0, load 0.9", s.p99_us[2][hi] / s.p99_us[0][hi], 4.0},
+                 {"TIS/HTS p99, priority 0, load 0.1", s.p99_us[2][lo] / s.p99_us[0][lo], 6.5}}) &&
+         ok;
+}
+
+bool fig8(const FigureOptions& o) {
+  VirtualHostConfig c = base(o, 1);
+  ServiceTime bad = fixed(500);
+  bad.misbehave_every = 100;
+  bad.misbehave_ns = 5000;
+  c.classes = {{"well-behaved", 0, 0.5, fixed(500), {}}, {"misbehaving", 0, 0.5, bad, {}}};
+  c.t0_ns = 1000;
+  VirtualHostConfig off = c;
+  off.bounded = false;
+  std::printf("Figure 8: bounded message-processing time (1 core, t0 = 1 us; modelled)\n");
+  Sweep s = sweep({{"bounded", c}, {"unbounded", off}});
+  for (const auto& row : s.table.rows)
+    std::printf("  load %-5s bounded: well-behaved %6.2f misbehaving %6.2f   unbounded: %6.2f %6.2f us\n",
+                row[0].c_str(), std::stod(row[1]), std::stod(row[2]), std::stod(row[3]), std::stod(row[4]));
+  double worst = 0;
+  for (size_t i = 0; i < kLoads.size() && kLoads[i] <= 0.9; ++i) worst = std::max(worst, s.p99_us[0][i]);
+  const timing::TimingModel m(o.params);
+  std::printf("  bound t_n + k t0 + (k-1) t_c, k = 2: %.3f us (000 §5.2.2: 2.15 us)\n",
+              m.response_bound_ns(1000, 2) / 1000);
+  const bool ok = write_figure(o, "fig8", s.table, "line", "p99 vs load, bounded processing time (modelled)", "p99 us");
+  Headline wb{"well-behaved p99 max up to load 0.9, bounded (paper: never above), us", worst, 2.1};
+  wb.upper_bound = true;
+  return report(o, "fig8", {wb, {"bound formula, k = 2, us", m.response_bound_ns(1000, 2) / 1000, 2.15}}) && ok;
+}
+
+bool jbsq(const FigureOptions& o) {
+  ServiceTime bimodal;
+  bimodal.kind = ServiceTime::Kind::kBimodal;
+  bimodal.p_long = 0.005;
+  bimodal.short_ns = 500;
+  bimodal.long_ns = 5000;
+  VirtualHostConfig j = base(o, 4);
+  j.classes = {{"all", 0, 1, bimodal, {}}};
+  VirtualHostConfig rss = j;
+  rss.core_select = CoreSelectPolicy::kRss;
+  VirtualHostConfig prio = j;  // short requests at priority 0, long ones at 1
+  prio.classes = {{"short", 0, 0.995, fixed(500), {}}, {"long", 1, 0.005, fixed(5000), {}}};
+  std::printf("JBSQ: RSS vs JBSQ(2) vs JBSQ(2) + priorities (4 cores, 99.5%% 500 ns / 0.5%% 5 us; modelled)\n");
+  Sweep s = sweep({{"RSS", rss}, {"JBSQ", j}, {"JBSQ+prio", prio}});
+  for (const auto& row : s.table.rows)
+    std::printf("  load %-5s RSS %7.2f  JBSQ %7.2f  JBSQ+prio short %7.2f long %7.2f us\n", row[0].c_str(),
+                std::stod(row[1]), std::stod(row[2]), std::stod(row[3]), std::stod(row[4]));
+  double best_low = 0;  // "5× lower tail at low load": the largest gain up to load 0.5
+  for (size_t i = 0; i < kLoads.size() && kLoads[i] <= 0.5; ++i)
+    best_low = std::max(best_low, s.p99_us[0][i] / s.p99_us[1][i]);
+  // "~15% more load": the highest load with p99 within 10x the mean service time.
+  const double slo = 10 * mean_service(j);
+  const double rss_max = max_load_at_slo(rss, slo, 0.05, 0.999);
+  const double jbsq_max = max_load_at_slo(j, slo, 0.05, 0.999);
+  std::printf("  max load with p99 <= %.1f us: RSS %.3f, JBSQ %.3f\n", slo / 1000, rss_max, jbsq_max);
+  const bool ok = write_figure(o, "jbsq", s.table, "line", "p99 vs load: RSS vs JBSQ (modelled)", "p99 us");
+  return report(o, "jbsq",
+                {{"RSS/JBSQ p99, largest at load <= 0.5", best_low, 5.0},
+                 {"JBSQ/RSS max load at p99 <= 10x mean", jbsq_max / rss_max, 1.15}}) &&
+         ok;
+}
+
+bool nebula(const FigureOptions& o) {
+  // NEBULA Table I: an M/G/64 server behind one queue (JBSQ(2) here), SLO
+  // p99 <= 10x the mean service time; pure queueing (no network, no switches).
+  VirtualHostConfig c;
+  c.cores = 64;
+  c.context_switch_ns = 0;
+  c.requests = o.requests;
+  c.seed = o.seed;
+  ServiceTime det = fixed(1000);
+  ServiceTime exp = fixed(1000);
+  exp.kind = ServiceTime::Kind::kExponential;
+  ServiceTime bi;
+  bi.kind = ServiceTime::Kind::kBimodal;
+  bi.p_long = 0.1;
+  bi.short_ns = 500;
+  bi.long_ns = 5500;
+  Table t{{"distribution", "max load at SLO", "NEBULA Table I"}, {}};
+  std::vector<Headline> h;
+  std::printf("NEBULA Table I: max load with p99 <= 10x mean, 64 cores, JBSQ(2) (modelled)\n");
+  for (const auto& [name, s, paper] : std::vector<std::tuple<std::string, ServiceTime, double>>{
+           {"deterministic", det, 0.999}, {"exponential", exp, 0.995}, {"bimodal", bi, 0.940}}) {
+    c.classes = {{name, 0, 1, s, {}}};
+    const double max_load = max_load_at_slo(c, 10 * 1000, 0.5, 0.9999);
+    std::printf("  %-14s %.3f (paper %.3f)\n", name.c_str(), max_load, paper);
+    t.rows.push_back({name, absl::StrCat(max_load), absl::StrCat(paper)});
+    h.push_back({name + " max load", max_load, paper});
+  }
+  const bool ok = write_figure(o, "nebula", t, "bar", "Max load at SLO (p99 <= 10x mean), modelled", "load");
+  return report(o, "nebula", h) && ok;
+}
+
+}  // namespace nanopu::figures

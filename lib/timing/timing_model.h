@@ -1,0 +1,54 @@
+// What the nanoPU hardware would take (modelled, never measured): the fast
+// path of a message through the NIC and a core stage by stage (000 Fig. 2),
+// the traditional DMA NIC it is compared with (000 Fig. 3), the context
+// switch, and the bound on a well-behaved thread's response time (000 §5.2.2).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "lib/timing/timing_params.h"
+
+namespace nanopu::timing {
+
+struct Stage {
+  std::string name;
+  double ns = 0;
+};
+
+class TimingModel {
+ public:
+  explicit TimingModel(const TimingParams& p) : p_(p) {}
+
+  [[nodiscard]] double cycles_ns(double cycles) const { return cycles / p_.clock_ghz; }
+  // Bytes on the wire of a message of msg_bytes: payload plus a 64-byte
+  // header per 1024-byte packet (WIRE.md).
+  [[nodiscard]] static size_t frame_bytes(size_t msg_bytes);
+  [[nodiscard]] double serialization_ns(size_t msg_bytes) const;
+
+  // A message of msg_bytes from the first bit in to the last bit out through
+  // a loopback thread (the fast path, MAC and serial I/O excluded).
+  [[nodiscard]] std::vector<Stage> loopback_stages(size_t msg_bytes) const;
+  [[nodiscard]] double loopback_ns(size_t msg_bytes) const;
+  // The same with the Ethernet MAC and serial I/O both ways.
+  [[nodiscard]] double wire_to_wire_ns(size_t msg_bytes) const;
+  // The traditional NIC: DMA into memory, descriptor rings, software stack.
+  [[nodiscard]] double traditional_loopback_ns(size_t msg_bytes) const;
+
+  [[nodiscard]] double context_switch_ns() const { return cycles_ns(p_.context_switch_cycles); }
+  // 000 §5.2.2: a priority-0 thread with at most one message queued answers
+  // within t_n + k·t0 + (k−1)·t_c, t_n = two links plus the 8-byte loopback.
+  [[nodiscard]] double response_bound_ns(double t0_ns, unsigned k) const;
+  // Unloaded round trip of an RPC between two nanoPUs through one switch
+  // hop each way (links only), with service_ns on the server's core.
+  [[nodiscard]] double rpc_round_trip_ns(size_t request_bytes, size_t reply_bytes,
+                                         double service_ns) const;
+
+  [[nodiscard]] const TimingParams& params() const { return p_; }
+
+ private:
+  TimingParams p_;
+};
+
+}  // namespace nanopu::timing
