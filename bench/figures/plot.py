@@ -38,7 +38,10 @@ def main():
         ax.set_xlabel(ylabel)
     if kind == "line":
         ax.set_ylabel(ylabel)
-    ax.set_title(title + " — modelled")
+        values = [float(v) for r in data for v in r[1:] if float(v) > 0]
+        if values and max(values) / min(values) > 100:
+            ax.set_yscale("log")  # tails span orders of magnitude
+    ax.set_title(title if "modelled" in title else title + " (modelled)")
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
 
