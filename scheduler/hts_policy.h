@@ -9,8 +9,10 @@
 //   - Switch when (a) a strictly better thread becomes active, (b) the
 //     running thread finishes its messages / declares idle and another thread
 //     is the target, (c) a priority-0 thread runs longer than t0 on one
-//     message: it is demoted to priority 1 (it regains 0 at msg_done, when
-//     the hardware resets the message timer), (d) no thread is active and the
+//     message: it is demoted to priority 1 for good (000 §2.4 "downgrade
+//     its priority"; 002 §4: the misbehaving application "quickly becomes
+//     strictly" lower than the well-behaved one). msg_done resets only the
+//     message timer (002 §2.4), (d) no thread is active and the
 //     running one has idled longer than the idle timeout: rotate round-robin.
 //   - TIS (the paper's timer-interrupt baseline, §5.2.2) makes the same
 //     choice, but only at periodic ticks, and never demotes.
@@ -38,7 +40,7 @@ struct ThreadState {
   bool has_msg = false;    // a message queued or being read
   bool runnable = false;   // can run without a message (not parked in wait())
   uint8_t priority = 0;    // as bound
-  bool demoted = false;    // priority 0 lowered to 1 for the current message
+  bool demoted = false;    // priority 0 lowered to 1 after overrunning t0 (for good)
   bool in_msg = false;     // reading a message (header read, no msg_done yet)
   uint64_t head_ts = 0;    // arrival of the head message (or start of the current one)
   uint64_t msg_start = 0;  // when the current message's processing began
@@ -70,16 +72,13 @@ class HtsPolicy {
                                    bool at_msg_done) const;
 
   // A thread began a message (read its header) / wrote msg_done: the
-  // message timer starts / resets, and a demoted thread regains priority 0.
+  // message timer starts / resets. A demoted thread stays demoted.
   static void on_msg_start(ThreadState& t, uint64_t now) {
     t.in_msg = true;
     t.msg_start = now;
     t.idle_since = 0;
   }
-  static void on_msg_done(ThreadState& t) {
-    t.in_msg = false;
-    t.demoted = false;
-  }
+  static void on_msg_done(ThreadState& t) { t.in_msg = false; }
 
   // TIS: whether `now` is at or past the tick after `last_tick` (and the new tick).
   [[nodiscard]] bool tis_tick_due(uint64_t last_tick, uint64_t now, uint64_t* tick) const;

@@ -79,7 +79,7 @@ TEST(HtsPolicyTest, AtMsgDoneEqualPriorityWithOlderHeadGoesFirst) {
   EXPECT_FALSE(p.should_switch(ts.data(), ts.size(), 0, 90, true));
 }
 
-TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedAndRegainsAtMsgDone) {
+TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedForGood) {
   HtsPolicy p = hts();
   auto ts = threads({0, 0});
   arrive(ts[0], 0);
@@ -91,9 +91,16 @@ TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedAndRegainsAtMsgDone) {
   EXPECT_TRUE(ts[0].demoted);
   EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
   EXPECT_EQ(p.pick(ts.data(), ts.size(), 0, kT0 + 1), 1);
-  HtsPolicy::on_msg_done(ts[0]);
-  EXPECT_FALSE(ts[0].demoted);
-  EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 0);
+  HtsPolicy::on_msg_done(ts[0]);  // resets the message timer only (002 §2.4)
+  EXPECT_TRUE(ts[0].demoted);
+  EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
+  EXPECT_FALSE(ts[0].in_msg);
+  // Its next message: no new deadline, and a priority-0 arrival preempts it.
+  arrive(ts[0], kT0 + 10);
+  HtsPolicy::on_msg_start(ts[0], kT0 + 10);
+  EXPECT_EQ(p.time_deadline(ts[0]), UINT64_MAX);
+  arrive(ts[1], kT0 + 20);
+  EXPECT_TRUE(p.should_switch(ts.data(), ts.size(), 0, kT0 + 20, false));
 }
 
 TEST(HtsPolicyTest, DemotionAloneDoesNotSwitchWhenNobodyBetterWaits) {
