@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "apps/loadgen/modelled_latency.h"
 
 namespace nanopu::apps {
 namespace {
@@ -200,7 +201,25 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
   std::fprintf(out, "    %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", us(h.min()), h.mean() / 1e3,
                us(h.quantile(0.5)), us(h.quantile(0.9)), us(h.quantile(0.99)),
                us(h.quantile(0.999)), us(h.max()));
+  if (absl::StatusOr<timing::TimingParams> p = timing::builtin_timing_params(o.timing_params); p.ok()) {
+    const ModelledLatency m = model_latency(o, r.received, *p);
+    std::fprintf(out, "  latency (modelled nanoPU hardware, us; %s)\n", m.how.c_str());
+    std::fprintf(out, "    %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", m.min_ns / 1e3, m.mean_ns / 1e3,
+                 m.p50_ns / 1e3, m.p90_ns / 1e3, m.p99_ns / 1e3, m.p999_ns / 1e3, m.max_ns / 1e3);
+  }
 }
+
+namespace {
+std::string modelled_json(const LoadGenOptions& o, const LoadGenResult& r) {
+  absl::StatusOr<timing::TimingParams> p = timing::builtin_timing_params(o.timing_params);
+  if (!p.ok()) return "";
+  const ModelledLatency m = model_latency(o, r.received, *p);
+  return absl::StrFormat(
+      ",\"latency_ns_modelled\":{\"kind\":\"modelled\",\"how\":\"%s\",\"min\":%.1f,\"mean\":%.1f,"
+      "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}",
+      m.how, m.min_ns, m.mean_ns, m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns);
+}
+}  // namespace
 
 std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
@@ -209,11 +228,12 @@ std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
       "\"sent\":%u,\"received\":%u,\"lost\":%u,\"bad_replies\":%u,\"send_failures\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
-      "\"p99\":%u,\"p999\":%u,\"max\":%u}}",
+      "\"p99\":%u,\"p999\":%u,\"max\":%u}%s}",
       o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
       r.lost, r.bad_replies, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
-      h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max());
+      h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),
+      modelled_json(o, r));
 }
 
 }  // namespace nanopu::apps

@@ -32,6 +32,7 @@ struct LoadGenOptions {
   bool progress = true;        // one stderr line per second on runs longer than 2 s
   bool stop_server = false;    // finally send service_time 0 (ends a service-mode server)
   uint64_t seed = 1;
+  std::string timing_params = "000";  // the modelled column's parameter set (lib/timing)
 };
 
 struct LoadGenResult {

@@ -8,6 +8,7 @@
 #include "absl/flags/parse.h"
 #include "apps/loadgen/loadgen.h"
 #include "apps/loopback/loopback.h"
+#include "lib/timing/calibration.h"
 #include "nanopu/config.h"
 #include "nanopu/runtime.h"
 
@@ -37,6 +38,12 @@ ABSL_FLAG(bool, stop_server, false,
           "At the end, send service_time 0, which ends a 'service' server's thread.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
 ABSL_FLAG(bool, stats, false, "Print the client host's NIC and thread counters on exit.");
+ABSL_FLAG(std::string, timing_params, "000",
+          "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
+          "(lib/timing): 000 (17/69 ns fast path) or 002 (13/65 ns).");
+ABSL_FLAG(bool, calibrate, true,
+          "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
+          "print them beside the modelled hardware's (about 10 ms).");
 
 int main(int argc, char** argv) {
   absl::SetFlag(&FLAGS_ip, "10.0.0.2");  // the client's own address by default
@@ -87,11 +94,22 @@ int main(int argc, char** argv) {
   o.progress = absl::GetFlag(FLAGS_progress);
   o.stop_server = absl::GetFlag(FLAGS_stop_server);
   o.seed = absl::GetFlag(FLAGS_seed);
+  o.timing_params = absl::GetFlag(FLAGS_timing_params);
+  absl::StatusOr<nanopu::timing::TimingParams> timing =
+      nanopu::timing::builtin_timing_params(o.timing_params);
+  if (!timing.ok()) return fail("--timing_params: " + std::string(timing.status().message()));
 
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
   if (!rt.ok()) {
     std::fprintf(stderr, "nanopu-loadgen: %s\n", std::string(rt.status().message()).c_str());
     return 1;
+  }
+  std::string calibration_json;
+  if (absl::GetFlag(FLAGS_calibrate)) {
+    const nanopu::timing::TimingModel model(*timing);
+    const nanopu::timing::HostCosts costs = nanopu::timing::calibrate_host();
+    std::fprintf(stderr, "nanopu-loadgen: %s\n", nanopu::timing::describe_calibration(costs, model).c_str());
+    calibration_json = nanopu::timing::calibration_json(costs, model);
   }
   nanopu::apps::LoadGenResult result;
   absl::StatusOr<nanopu::Thread*> t =
@@ -113,7 +131,9 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   if (!json_path.empty()) {
-    const std::string js = nanopu::apps::result_json(o, result) + "\n";
+    std::string js = nanopu::apps::result_json(o, result);
+    if (!calibration_json.empty()) js.insert(js.size() - 1, ",\"calibration\":" + calibration_json);
+    js += "\n";
     if (json_path == "-") {
       std::fputs(js.c_str(), stdout);
     } else {

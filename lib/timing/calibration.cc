@@ -1,0 +1,105 @@
+#include "lib/timing/calibration.h"
+
+#include <rte_cycles.h>
+
+#include <atomic>
+
+#include "absl/strings/str_format.h"
+#include "lib/ring/msg_fifo.h"
+#include "nic/wire/frame.h"
+#include "scheduler/fiber.h"
+
+namespace nanopu::timing {
+namespace {
+
+constexpr int kRounds = 200000;
+
+double ns_per(uint64_t tsc, uint64_t n) {
+  return static_cast<double>(tsc) * 1e9 / static_cast<double>(rte_get_tsc_hz()) / static_cast<double>(n);
+}
+
+double fiber_switch_ns() {
+  sched::Fiber* self = nullptr;
+  bool stop = false;
+  sched::Fiber f([&] {
+    while (!stop) self->suspend();
+  });
+  self = &f;
+  const uint64_t t0 = rte_rdtsc();
+  for (int i = 0; i < kRounds; ++i) f.resume();
+  const uint64_t t = rte_rdtsc() - t0;
+  stop = true;
+  f.resume();
+  return ns_per(t, 2 * kRounds);
+}
+
+double fifo_hop_ns() {
+  static std::atomic<int> n{0};
+  absl::StatusOr<MsgFifo> f = MsgFifo::create("calib" + std::to_string(n++), 64);
+  if (!f.ok()) return 0;
+  auto* token = reinterpret_cast<rte_mbuf*>(uintptr_t{64});
+  const uint64_t t0 = rte_rdtsc();
+  for (int i = 0; i < kRounds; ++i) {
+    (void)f->push(token);
+    if (f->pop() == nullptr) return 0;
+  }
+  return ns_per(rte_rdtsc() - t0, kRounds);
+}
+
+double frame_codec_ns() {
+  alignas(64) uint8_t frame[128] = {};
+  wire::FrameHeader h;
+  h.src_ip = 0x0a000001;
+  h.dst_ip = 0x0a000002;
+  h.ndp.flags = wire::kFlagData;
+  h.ndp.msg_len = 64;
+  wire::FrameHeader out;
+  size_t payload = 0;
+  uint64_t sink = 0;
+  const uint64_t t0 = rte_rdtsc();
+  for (int i = 0; i < kRounds; ++i) {
+    h.ndp.tx_msg_id = static_cast<uint16_t>(i);
+    wire::encode_frame_header(h, 64, frame);
+    sink += static_cast<uint64_t>(wire::decode_frame_header(frame, sizeof frame, &out, &payload));
+    sink += out.ndp.tx_msg_id;
+  }
+  const uint64_t t = rte_rdtsc() - t0;
+  return sink == UINT64_MAX ? 0 : ns_per(t, kRounds);  // sink keeps the loop
+}
+
+}  // namespace
+
+HostCosts calibrate_host() {
+  HostCosts h;
+  h.fiber_switch_ns = fiber_switch_ns();
+  h.fifo_hop_ns = fifo_hop_ns();
+  h.frame_codec_ns = frame_codec_ns();
+  h.tsc_ghz = static_cast<double>(rte_get_tsc_hz()) / 1e9;
+  return h;
+}
+
+std::string describe_calibration(const HostCosts& h, const TimingModel& m) {
+  const TimingParams& p = m.params();
+  const double hw_switch = m.context_switch_ns();
+  const double hw_fifo = m.cycles_ns(p.rx_fifo_cycles + p.tx_fifo_cycles);
+  const double hw_codec = m.cycles_ns(p.rx_pipeline_cycles + p.tx_pipeline_cycles);
+  return absl::StrFormat(
+      "calibration: host (measured) vs nanoPU (modelled, set %s): thread switch %.1f vs %.1f ns "
+      "(%.2fx), FIFO hand-off %.1f vs %.2f ns (%.1fx), header parse+build %.1f vs %.2f ns (%.1fx); "
+      "service time is declared in %.1f GHz cycles",
+      p.name, h.fiber_switch_ns, hw_switch, h.fiber_switch_ns / hw_switch, h.fifo_hop_ns, hw_fifo,
+      h.fifo_hop_ns / hw_fifo, h.frame_codec_ns, hw_codec, h.frame_codec_ns / hw_codec, p.clock_ghz);
+}
+
+std::string calibration_json(const HostCosts& h, const TimingModel& m) {
+  const TimingParams& p = m.params();
+  return absl::StrFormat(
+      "{\"params\":\"%s\",\"measured_ns\":{\"thread_switch\":%.2f,\"fifo_handoff\":%.2f,"
+      "\"header_parse_build\":%.2f},\"modelled_ns\":{\"thread_switch\":%.2f,\"fifo_handoff\":%.2f,"
+      "\"header_parse_build\":%.2f},\"tsc_ghz\":%.3f}",
+      p.name, h.fiber_switch_ns, h.fifo_hop_ns, h.frame_codec_ns, m.context_switch_ns(),
+      m.cycles_ns(p.rx_fifo_cycles + p.tx_fifo_cycles),
+      m.cycles_ns(p.rx_pipeline_cycles + p.tx_pipeline_cycles), h.tsc_ghz);
+}
+
+}  // namespace nanopu::timing
