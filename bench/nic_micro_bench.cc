@@ -94,13 +94,13 @@ void BM_RawRteRingSpScPushPop(benchmark::State& state) {
 }
 BENCHMARK(BM_RawRteRingSpScPushPop);
 
-void nothing(void*, uint32_t) {}
+void nothing(void*, uint32_t, uint64_t) {}
 
 void BM_TimerModuleScheduleCancel(benchmark::State& state) {
-  TimerModule t(1024, nothing, nullptr);
+  TimerModule t(1024, 1000, nothing, nullptr);
   uint32_t slot = 0;
   for (auto _ : state) {
-    t.schedule(slot, 1000000);
+    t.schedule(slot, rte_rdtsc() + 1000000);
     t.cancel(slot);
     slot = (slot + 1) & 1023;
   }
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   c.lcores = {0};
   c.huge = nanopu::HugePages::kOff;
   c.eal_log_level = 1;
-  if (!nanopu::eal_init(c).ok() || !nanopu::TimerModule::init_subsystem().ok()) return 1;
+  if (!nanopu::eal_init(c).ok() || rte_timer_subsystem_init() != 0) return 1;
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

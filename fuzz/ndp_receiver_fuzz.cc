@@ -41,7 +41,6 @@ class CheckingSink final : public nanopu::TransportSink {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   nanopu::fuzz::init_eal();
-  if (!nanopu::TimerModule::init_subsystem().ok()) std::abort();
   g_pool = rte_pktmbuf_pool_create("fuzz_pool", 8191, 0, nanopu::kMsgMetaBytes,
                                    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   if (g_pool == nullptr) std::abort();

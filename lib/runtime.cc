@@ -67,7 +67,6 @@ Runtime::~Runtime() {
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(config); !s.ok()) return s;
-  if (absl::Status s = TimerModule::init_subsystem(); !s.ok()) return s;
   std::unique_ptr<Runtime> rt(new Runtime(config));
   if (absl::Status s = rt->open(); !s.ok()) return s;
   return rt;

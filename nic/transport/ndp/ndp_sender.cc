@@ -1,7 +1,5 @@
 #include "nic/transport/ndp/ndp_sender.h"
 
-#include <rte_cycles.h>
-
 #include <algorithm>
 
 #include "lib/ring/message.h"
@@ -17,9 +15,7 @@ NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counter
       pool_(pool),
       counters_(counters),
       buffer_(p.outbound_slots),
-      deadline_(p.outbound_slots, 0),
-      sweep_timer_(1, on_sweep, this),
-      sweep_period_tsc_(std::max<uint64_t>(p.rto_tsc / 4, 1)) {}
+      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_tsc / 4, 1), on_timer, this) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
@@ -100,15 +96,11 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 void NdpSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
   // Back off while no progress is made: rto, 2 rto, ... 64 rto.
-  deadline_[slot] = now + (p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6));
-  if (!sweep_armed_) {
-    sweep_timer_.schedule(0, sweep_period_tsc_);
-    sweep_armed_ = true;
-  }
+  timers_.schedule(slot, now + (p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6)));
 }
 
 void NdpSender::complete(uint32_t slot) {
-  deadline_[slot] = 0;
+  timers_.cancel(slot);
   buffer_.release(slot);
   ++counters_->tx_msgs_completed;
 }
@@ -153,38 +145,19 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
   pump(slot, sink);
 }
 
-void NdpSender::tick(TransportSink& sink) {
-  // rte_timer runs every expired timer of this lcore, other hosts' too when
-  // tests drive several from one thread: each sender keeps its own sink.
+void NdpSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
-  TimerModule::poll();
+  timers_.poll(now);
 }
 
-void NdpSender::on_sweep(void* self_ptr, uint32_t) {
+void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   auto* self = static_cast<NdpSender*>(self_ptr);
-  self->sweep_armed_ = false;
-  const uint64_t now = rte_rdtsc();
-  bool any = false;
-  for (uint32_t slot = 0; slot < self->deadline_.size(); ++slot) {
-    const uint64_t d = self->deadline_[slot];
-    if (d == 0) continue;
-    if (d <= now) self->on_timeout(slot, now);  // re-arms (or gives up)
-    any |= self->deadline_[slot] != 0;
-  }
-  if (any && !self->sweep_armed_) {
-    self->sweep_timer_.schedule(0, self->sweep_period_tsc_);
-    self->sweep_armed_ = true;
-  }
-}
-
-void NdpSender::on_timeout(uint32_t slot, uint64_t now) {
-  OutboundMessage& m = buffer_.at(slot);
-  deadline_[slot] = 0;
+  OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
-  ++counters_->tx_timeouts;
-  if (++m.timeouts > p_.max_timeouts) {
-    buffer_.release(slot);
-    ++counters_->tx_msgs_failed;
+  ++self->counters_->tx_timeouts;
+  if (++m.timeouts > self->p_.max_timeouts) {
+    self->buffer_.release(slot);
+    ++self->counters_->tx_msgs_failed;
     return;
   }
   // Everything sent and not acknowledged goes again.
@@ -194,8 +167,8 @@ void NdpSender::on_timeout(uint32_t slot, uint64_t now) {
   // lost: probe with the next packet, whose ACK|PULL restores the credit.
   if (m.resend == 0 && m.next_new < m.npkts && m.next_new >= m.credit)
     m.credit = static_cast<uint16_t>(m.next_new + 1);
-  pump(slot, *timer_sink_);
-  arm(slot, now);
+  self->pump(slot, *self->timer_sink_);
+  self->arm(slot, now);
 }
 
 }  // namespace nanopu

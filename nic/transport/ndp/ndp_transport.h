@@ -29,7 +29,7 @@ class NdpTransport final : public Transport {
     sender_.send_message(msg, now_tsc, sink);
   }
   void on_tick(uint64_t now_tsc, TransportSink& sink) override {
-    sender_.tick(sink);
+    sender_.tick(now_tsc, sink);
     receiver_.tick(now_tsc, sink);
   }
   [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
