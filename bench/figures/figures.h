@@ -48,5 +48,6 @@ bool fig7(const FigureOptions& o);
 bool fig8(const FigureOptions& o);
 bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
+bool incast(const FigureOptions& o);
 
 }  // namespace nanopu::figures
