@@ -115,6 +115,7 @@ absl::Status Runtime::open() {
   params.async_preempt_after_tsc = config_.shared_core() ? 0 : tsc(config_.async_preempt_us * 1e3);
   // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
   params.watchdog_tsc = config_.shared_core() ? 0 : tsc(config_.watchdog_ms * 1e6);
+  params.defer_control = config_.shared_core();
   nic_ = std::make_unique<NicCore>(params, port_->pool(), contexts_.get());
 
   sched::WorkerParams wp;
@@ -185,6 +186,7 @@ void Runtime::drain_tx() {
     if (!pending && nic_->poll() == 0) break;
     if (pending) nic_->poll();
   }
+  (void)nic_->poll();  // sends control packets a shared-core NIC deferred
 }
 
 absl::Status Runtime::run() {

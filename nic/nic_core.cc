@@ -27,14 +27,15 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
 }
 
 NicCore::~NicCore() {
-  for (unsigned i = 0; i < control_.n; ++i) rte_pktmbuf_free(control_.pkts[i]);
-  for (unsigned i = 0; i < data_.n; ++i) rte_pktmbuf_free(data_.pkts[i]);
+  for (TxBatch* b : {&control_, &data_, &deferred_})
+    for (unsigned i = 0; i < b->n; ++i) rte_pktmbuf_free(b->pkts[i]);
 }
 
 unsigned NicCore::poll() {
   ++counters_.nic_polls;
   now_ = rte_rdtsc();
   unsigned work = 0;
+  if (params_.defer_control) flush(deferred_);
 
   rte_mbuf* rx[2 * kBurst];
   uint16_t n = rte_eth_rx_burst(params_.port_id, 0, rx, kBurst);
@@ -87,7 +88,14 @@ unsigned NicCore::poll() {
   if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
   if (params_.watchdog_tsc != 0 && now_ >= next_watchdog_tsc_) check_watchdog(now_);
 
-  flush(control_);
+  if (params_.defer_control) {
+    // The previous poll's control packets went at this poll's start; this
+    // poll's wait for the next, after the worker has run.
+    for (unsigned i = 0; i < control_.n; ++i) enqueue(deferred_, control_.pkts[i]);
+    control_.n = 0;
+  } else {
+    flush(control_);
+  }
   flush(data_);
   if (work == 0) ++counters_.nic_idle_polls;
   return work;

@@ -43,6 +43,10 @@ struct NicParams {
   // Watchdog: count (and report once) a worker whose thread has been on one
   // message this long without msg_done. 0 disables it.
   uint64_t watchdog_tsc = 0;
+  // Shared core: control packets (ACKs, PULLs) built in one poll leave at
+  // the start of the next, after the worker has run the messages this poll
+  // delivered, so sending them is not on those messages' critical path.
+  bool defer_control = false;
 };
 
 class NicCore final : public TransportSink {
@@ -103,6 +107,7 @@ class NicCore final : public TransportSink {
   uint64_t now_ = 0;
   TxBatch control_;
   TxBatch data_;
+  TxBatch deferred_;  // defer_control: control packets of the previous poll
 };
 
 }  // namespace nanopu
