@@ -26,7 +26,8 @@ Thread::Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool,
       contexts_(contexts),
       worker_(worker),
       max_message_bytes_(max_message_bytes),
-      counters_(new ThreadCounters) {}
+      counters_(new ThreadCounters),
+      preempt_(&fifos->signals->preempt) {}
 
 Thread::~Thread() {
   unbind();
@@ -130,6 +131,8 @@ bool Thread::next_rx_message() {
   rx_msg_ = m;
   rx_seg_ = m;
   rx_seg_off_ = 0;
+  rx_seg_data_ = rte_pktmbuf_mtod(m, const uint8_t*);
+  rx_seg_len_ = m->data_len;
   rx_header_ = msg_meta(m)->app_header;
   msg_start_tsc_ = msg_meta(m)->nic_tsc;
   const AppHeader h = AppHeader::from_word(rx_header_);
@@ -143,6 +146,7 @@ bool Thread::next_rx_message() {
 
 ApiError Thread::read(uint64_t* word) {
   RuntimeScope scope(this);
+  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   return read_word(word);
 }
@@ -160,6 +164,8 @@ ApiError Thread::read_word(uint64_t* word) {
   if (rx_seg_off_ >= rx_seg_->data_len) {
     rx_seg_ = rx_seg_->next;
     rx_seg_off_ = 0;
+    rx_seg_data_ = rte_pktmbuf_mtod(rx_seg_, const uint8_t*);
+    rx_seg_len_ = rx_seg_->data_len;
   }
   const uint8_t* p = rte_pktmbuf_mtod_offset(rx_seg_, const uint8_t*, rx_seg_off_);
   uint64_t be = 0;
@@ -170,12 +176,6 @@ ApiError Thread::read_word(uint64_t* word) {
   --rx_words_left_;
   *word = rte_be_to_cpu_64(be);
   return ApiError::kOk;
-}
-
-uint64_t Thread::read() {
-  uint64_t w = 0;
-  (void)read(&w);
-  return w;
 }
 
 void Thread::msg_done() {
@@ -192,8 +192,9 @@ void Thread::msg_done() {
   worker_->on_msg_done(slot_);
 }
 
-ApiError Thread::write(uint64_t word) {
+ApiError Thread::write_slow(uint64_t word) {
   RuntimeScope scope(this);
+  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   return write_word(word);
 }

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "absl/status/status.h"
 #include "nanopu/app_header.h"
@@ -58,7 +60,24 @@ class Thread {
   // message is its AppHeader; then ceil(len/8) payload words, the last one
   // zero-padded. Reading an empty FIFO or past the message's end returns 0
   // and records the error (last_error(), counters) — never stale data.
-  [[nodiscard]] uint64_t read();
+  // Inline fast path for a full payload word inside the current packet;
+  // everything else (headers, segment ends, errors, safe points due) takes
+  // the out-of-line path. (The hardware reads a word a cycle: this is the
+  // emulator's hottest call, measured by nanopu-bench-thread-api.)
+  [[nodiscard]] uint64_t read() {
+    if (rx_words_left_ != 0 && !rx_header_pending_ && rx_bytes_left_ >= 8 &&
+        rx_seg_off_ + 8 <= rx_seg_len_ && fast_safe_point()) {
+      uint64_t be;
+      std::memcpy(&be, rx_seg_data_ + rx_seg_off_, 8);
+      rx_seg_off_ += 8;
+      rx_bytes_left_ -= 8;
+      --rx_words_left_;
+      return from_wire(be);
+    }
+    uint64_t w = 0;
+    (void)read(&w);
+    return w;
+  }
   ApiError read(uint64_t* word);
   // Words of the current message not yet read (header included).
   [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_; }
@@ -72,7 +91,19 @@ class Thread {
   // writing it reserves a buffer for the whole message or fails cleanly
   // (kNoBuffers, kBadLength: the rest of that message's words are then
   // discarded). The message leaves when its last word is written.
-  ApiError write(uint64_t word);
+  ApiError write(uint64_t word) {
+    // Inline fast path: a payload word that neither opens a packet nor ends
+    // the message.
+    if (tx_words_left_ > 1 && tx_seg_words_left_ != 0 && !tx_discarding_ && fast_safe_point()) {
+      const uint64_t be = from_wire(word);
+      std::memcpy(tx_next_, &be, 8);
+      tx_next_ += 8;
+      --tx_seg_words_left_;
+      --tx_words_left_;
+      return ApiError::kOk;
+    }
+    return write_slow(word);
+  }
   // Words still owed to the message being written (0: none open).
   [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_; }
 
@@ -106,6 +137,18 @@ class Thread {
   [[nodiscard]] bool in_runtime() const { return runtime_depth_ != 0; }
   ApiError read_word(uint64_t* word);
   ApiError write_word(uint64_t word);
+  ApiError write_slow(uint64_t word);
+  // The safe point's cheap half (worker.h): no preemption requested and not
+  // yet time to look at the clock; otherwise the slow path runs the real one.
+  [[nodiscard]] bool fast_safe_point() {
+    return preempt_->load(std::memory_order_relaxed) == 0 && --fast_countdown_ != 0;
+  }
+  // Wire words are big-endian (WIRE.md); the swap is its own inverse.
+  [[nodiscard]] static uint64_t from_wire(uint64_t w) {
+    if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(w);
+    return w;
+  }
+  static constexpr uint32_t kFastWordsPerSafePoint = 16;
 
   // Marks nanopu code on this thread's stack (async preemption must not
   // switch inside it).
@@ -141,6 +184,8 @@ class Thread {
   bool reported_misuse_ = false;
   uint32_t runtime_depth_ = 0;
   uint64_t msg_start_tsc_ = 0;
+  const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/ring/core_signals.h)
+  uint32_t fast_countdown_ = kFastWordsPerSafePoint;
 
   // RX: the message being read, and the next one taken from the FIFO early
   // so the scheduler can see when it arrived.
@@ -148,6 +193,8 @@ class Thread {
   rte_mbuf* rx_next_ = nullptr;
   rte_mbuf* rx_seg_ = nullptr;   // segment holding the next payload word
   uint32_t rx_seg_off_ = 0;      // byte offset of that word in the segment
+  const uint8_t* rx_seg_data_ = nullptr;  // that segment's data (for the inline read)
+  uint32_t rx_seg_len_ = 0;               // and its length
   uint32_t rx_bytes_left_ = 0;   // payload bytes not yet read
   uint32_t rx_words_left_ = 0;   // words not yet read, header included
   uint64_t rx_header_ = 0;

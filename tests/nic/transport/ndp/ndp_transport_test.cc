@@ -153,8 +153,11 @@ TEST(NdpTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingCorruptingWi
   EXPECT_EQ(r.received, kCount);
   EXPECT_EQ(r.bad, 0u);
   EXPECT_EQ(r.duplicates, 0u);
-  for (uint64_t i = 0; i < kCount; ++i)
-    if (sizes[i % sizes.size()] >= 8) ASSERT_EQ(r.seen[i], 1) << "message " << i;
+  for (uint64_t i = 0; i < kCount; ++i) {
+    if (sizes[i % sizes.size()] >= 8) {
+      ASSERT_EQ(r.seen[i], 1) << "message " << i;
+    }
+  }
   EXPECT_EQ(r.short_seen, r.short_expected);
   expect_no_leaks(*h.a);
   expect_no_leaks(*h.b);

@@ -1,0 +1,106 @@
+// Google Benchmark: the per-word cost of the emulated register file — a
+// thread's write() into its netTX FIFO message and read() from its netRX
+// message (nanoPU §2.1: one word per cycle in hardware) — beside the bare
+// data movement the API wraps (a big-endian 8-byte store and load).
+// Manual time: only the thread's writes and reads are timed, not the NIC
+// that carries the message back to the thread (a net_ring loop port).
+#include <benchmark/benchmark.h>
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/eal/eal.h"
+#include "lib/eal/ring_port.h"
+#include "nanopu/app_header.h"
+#include "nanopu/runtime.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kIp = 0x0a000009;
+constexpr uint16_t kContext = 5;
+
+void BM_ThreadWriteReadWords(benchmark::State& state) {
+  static int n = 0;
+  absl::StatusOr<uint16_t> port = make_ring_loop_port("bmth" + std::to_string(n++));
+  Config c;
+  c.lcores = {0};
+  c.port_id = port.ok() ? *port : 0;
+  c.ip = kIp;
+  c.link_wait_s = 0;
+  c.mbufs = 4095;
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(c);
+  if (!port.ok() || !rt.ok()) {
+    state.SkipWithError("cannot start a runtime");
+    return;
+  }
+  const auto words = static_cast<uint32_t>(state.range(0));
+  const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  uint64_t write_tsc = 0, read_tsc = 0, sink = 0;
+  (void)(*rt)->spawn([&](Thread& t) {
+    if (!t.bind(kContext).ok()) return state.SkipWithError("bind failed");
+    for (auto _ : state) {
+      const uint64_t t0 = rte_rdtsc();
+      (void)t.write(AppHeader{kIp, kContext, static_cast<uint16_t>(words * 8)}.word());
+      for (uint32_t i = 0; i < words; ++i) (void)t.write(i);
+      const uint64_t t1 = rte_rdtsc();
+      if (!t.wait()) break;  // the NIC loops it back (untimed)
+      const uint64_t t2 = rte_rdtsc();
+      sink += t.read();
+      for (uint32_t i = 0; i < words; ++i) sink += t.read();
+      t.msg_done();
+      const uint64_t t3 = rte_rdtsc();
+      write_tsc += t1 - t0;
+      read_tsc += t3 - t2;
+      state.SetIterationTime(static_cast<double>(t1 - t0 + t3 - t2) * ns_per_tsc * 1e-9);
+    }
+  });
+  (void)(*rt)->run();
+  benchmark::DoNotOptimize(sink);
+  const double w = static_cast<double>(state.iterations()) * (words + 1);
+  state.counters["write_ns_per_word"] = static_cast<double>(write_tsc) * ns_per_tsc / w;
+  state.counters["read_ns_per_word"] = static_cast<double>(read_tsc) * ns_per_tsc / w;
+}
+BENCHMARK(BM_ThreadWriteReadWords)->Arg(8)->Arg(128)->Iterations(20000)->UseManualTime();
+
+// Reference: the same words stored big-endian into a buffer and loaded back.
+void BM_RawWordStoreLoad(benchmark::State& state) {
+  const auto words = static_cast<uint32_t>(state.range(0));
+  std::vector<uint8_t> buf(8 * (words + 1));
+  uint64_t sink = 0;
+  for (auto _ : state) {
+    for (uint32_t i = 0; i <= words; ++i) {
+      const uint64_t be = rte_cpu_to_be_64(i);
+      std::memcpy(buf.data() + 8 * i, &be, 8);
+    }
+    benchmark::ClobberMemory();
+    for (uint32_t i = 0; i <= words; ++i) {
+      uint64_t be;
+      std::memcpy(&be, buf.data() + 8 * i, 8);
+      sink += rte_be_to_cpu_64(be);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["ns_per_word_pair"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * (words + 1),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_RawWordStoreLoad)->Arg(8)->Arg(128);
+
+}  // namespace
+}  // namespace nanopu
+
+int main(int argc, char** argv) {
+  nanopu::Config c;
+  c.lcores = {0};
+  c.huge = nanopu::HugePages::kOff;
+  c.eal_log_level = 1;
+  if (!nanopu::eal_init(c).ok()) return 1;
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
