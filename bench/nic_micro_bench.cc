@@ -207,7 +207,7 @@ void BM_NdpTransportDataInAckOut(benchmark::State& state) {
     const PipelineResult r = pipeline.classify(m, &h, &payload);
     transport.on_data(m, h, payload, r.dst, rte_rdtsc(), sink);
   }
-  if (sink.controls != state.iterations()) state.SkipWithError("an ACK was not sent");
+  if (sink.controls != static_cast<uint64_t>(state.iterations())) state.SkipWithError("an ACK was not sent");
 }
 BENCHMARK(BM_NdpTransportDataInAckOut);
 

@@ -2,6 +2,8 @@
 // message rate as worker cores and message size grow.
 #include <rte_cycles.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <memory>
 
@@ -78,6 +80,7 @@ ChildResult measure_scaling(uint32_t workers, uint32_t msg_bytes, const RunOptio
   c.port_id = pair->b;
   c.ip = kClientIp;
   c.link_wait_s = 0;
+  c.rto_us = 1000;  // as the server's (server_host.cc)
   absl::StatusOr<std::unique_ptr<Runtime>> client = Runtime::create(c);
   if (!client.ok()) {
     r.fail(std::string(client.status().message()));
@@ -100,7 +103,16 @@ ChildResult measure_scaling(uint32_t workers, uint32_t msg_bytes, const RunOptio
   }
   if (absl::Status s = (*client)->run(); !s.ok()) r.fail(std::string(s.message()));
   (*server)->stop();
+  if (getenv("NANOPU_BENCH_STATS") != nullptr) {
+    (*server)->runtime().print_stats(stderr);
+    (*client)->print_stats(stderr);
+  }
   r.v[2] = window;
+  // The two hosts hold each other's buffers (net_ring passes mbufs, not
+  // copies): destroying either first would free into the other's destroyed
+  // pool. The child process ends right after; let it take both.
+  (void)client->release();
+  (void)server->release();
   return r;
 }
 

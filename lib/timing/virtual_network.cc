@@ -101,7 +101,7 @@ class Network {
 
   IncastResult run() {
     for (uint32_t i = 1; i <= c_.senders; ++i) send_message(i);
-    push({ps(c_.rto_ns) / 8, 0, Event::Kind::kTick});
+    push({ps(c_.rto_ns) / 8, 0, Event::Kind::kTick, 0, {}});
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
@@ -116,7 +116,7 @@ class Network {
         case Event::Kind::kAtHost: at_host(e.index, e.p); break;
         case Event::Kind::kTick:
           for (Host& h : hosts_) h.transport->on_tick(now_, *h.sink);
-          push({now_ + std::max<uint64_t>(ps(c_.rto_ns) / 8, 1), 0, Event::Kind::kTick});
+          push({now_ + std::max<uint64_t>(ps(c_.rto_ns) / 8, 1), 0, Event::Kind::kTick, 0, {}});
           break;
       }
     }
@@ -207,7 +207,7 @@ class Network {
     if (q.busy_until > now_) {
       if (!q.free_pending) {
         q.free_pending = true;
-        push({q.busy_until, 0, Event::Kind::kPortFree, port});
+        push({q.busy_until, 0, Event::Kind::kPortFree, port, {}});
       }
       return;
     }
@@ -222,7 +222,7 @@ class Network {
     q.busy_until = now_ + serialization(p.bytes);
     push({q.busy_until + ps(c_.link_latency_ns), 0, Event::Kind::kAtHost, port, p});
     q.free_pending = true;
-    push({q.busy_until, 0, Event::Kind::kPortFree, port});
+    push({q.busy_until, 0, Event::Kind::kPortFree, port, {}});
   }
 
   void at_host(uint32_t host, const Packet& p) {

@@ -19,20 +19,31 @@ class NeighborTable {
   }
 
   void learn(uint32_t ip, const wire::MacAddr& mac) {
+    // Packets come in runs from the same peer: skip the table for a repeat.
+    if (have_last_ && ip == last_ip_ && mac == last_mac_) return;
     auto it = map_.find(ip);
     if (it != map_.end()) {
       it->second = mac;
     } else if (map_.size() < kMaxEntries) {
       map_.emplace(ip, mac);
+    } else {
+      return;  // full: this peer is not remembered
     }
+    last_ip_ = ip;
+    last_mac_ = mac;
+    have_last_ = true;
   }
   [[nodiscard]] const wire::MacAddr& lookup(uint32_t ip) const {
+    if (have_last_ && ip == last_ip_) return last_mac_;
     auto it = map_.find(ip);
     return it == map_.end() ? gateway_ : it->second;
   }
 
  private:
   wire::MacAddr gateway_;
+  uint32_t last_ip_ = 0;  // the last peer learned; its table entry equals last_mac_
+  wire::MacAddr last_mac_{};
+  bool have_last_ = false;
   absl::flat_hash_map<uint32_t, wire::MacAddr> map_;
 };
 

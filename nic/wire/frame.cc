@@ -12,16 +12,25 @@ namespace {
 constexpr size_t kIpOff = kEthHeaderBytes;
 constexpr size_t kL4Off = kEthHeaderBytes + kIpv4HeaderBytes;
 
+// One unaligned big-endian store or load each (not byte by byte).
 void put16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
+  const uint16_t be = rte_cpu_to_be_16(v);
+  std::memcpy(p, &be, 2);
 }
 void put32(uint8_t* p, uint32_t v) {
-  put16(p, static_cast<uint16_t>(v >> 16));
-  put16(p + 2, static_cast<uint16_t>(v));
+  const uint32_t be = rte_cpu_to_be_32(v);
+  std::memcpy(p, &be, 4);
 }
-uint16_t get16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t get32(const uint8_t* p) { return (uint32_t{get16(p)} << 16) | get16(p + 2); }
+uint16_t get16(const uint8_t* p) {
+  uint16_t be;
+  std::memcpy(&be, p, 2);
+  return rte_be_to_cpu_16(be);
+}
+uint32_t get32(const uint8_t* p) {
+  uint32_t be;
+  std::memcpy(&be, p, 4);
+  return rte_be_to_cpu_32(be);
+}
 
 constexpr uint8_t kKnownNdpFlags = kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop;
 constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull;
