@@ -57,11 +57,15 @@ int worker_main(void* arg) {
 Runtime::Runtime(const Config& config) : config_(config), instance_(g_instances.fetch_add(1)) {}
 
 Runtime::~Runtime() {
+  release_buffers();
+  port_.reset();
+}
+
+void Runtime::release_buffers() {
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
   nic_.reset();
   fifos_.clear();
-  port_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
@@ -272,7 +276,10 @@ absl::Status Runtime::run() {
   return link;
 }
 
-const NicCounters& Runtime::nic_counters() const { return nic_->counters(); }
+const NicCounters& Runtime::nic_counters() const {
+  static const NicCounters kReleased;  // after release_buffers()
+  return nic_ ? nic_->counters() : kReleased;
+}
 
 std::vector<const Thread*> Runtime::threads() const {
   std::vector<const Thread*> out;
@@ -287,7 +294,7 @@ uint16_t Runtime::port_id() const { return port_->id(); }
 
 void Runtime::print_stats(FILE* out) const {
   std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
-  print_counters(out, "nic", nic_->counters());
+  print_counters(out, "nic", nic_counters());
   for (size_t i = 0; i < workers_.size(); ++i)
     print_counters(out, absl::StrCat("core", i), workers_[i]->stats());
   for (const Thread* t : threads())

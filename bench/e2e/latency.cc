@@ -44,9 +44,18 @@ Config client_config(int32_t port_id, double link_wait_s) {
 }
 
 // The nanopu client: a load generator thread, one 64-byte request in flight.
-void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r) {
+// The host is left in *keep (if given) for the caller to release.
+void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r,
+                   std::unique_ptr<Runtime>* keep = nullptr) {
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(c);
   if (!rt.ok()) return r->fail(std::string(rt.status().message()));
+  struct Keep {
+    std::unique_ptr<Runtime>& rt;
+    std::unique_ptr<Runtime>* to;
+    ~Keep() {
+      if (to != nullptr) *to = std::move(rt);
+    }
+  } keep_it{*rt, keep};
   apps::LoadGenOptions lo;
   lo.server_ip = kServerIp;
   lo.server_context = kServerContext;
@@ -114,8 +123,12 @@ ChildResult rtt_in_one_process(bool nanopu, const RunOptions& o) {
       r.fail(std::string(st.message()));
       return r;
     }
-    nanopu_client(client_config(pair->b, 0), o, &r);
+    std::unique_ptr<Runtime> client;
+    nanopu_client(client_config(pair->b, 0), o, &r, &client);
     (*s)->stop();
+    // The hosts hold each other's buffers (net_ring): both let go first.
+    if (client) client->release_buffers();
+    (*s)->runtime().release_buffers();
     return r;
   }
   Forwarder f;

@@ -109,10 +109,9 @@ ChildResult measure_scaling(uint32_t workers, uint32_t msg_bytes, const RunOptio
   }
   r.v[2] = window;
   // The two hosts hold each other's buffers (net_ring passes mbufs, not
-  // copies): destroying either first would free into the other's destroyed
-  // pool. The child process ends right after; let it take both.
-  (void)client->release();
-  (void)server->release();
+  // copies): both let go before either pool is destroyed.
+  (*client)->release_buffers();
+  (*server)->runtime().release_buffers();
   return r;
 }
 

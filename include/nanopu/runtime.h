@@ -73,6 +73,13 @@ class Runtime {
   // Prints the port, the NIC counters and each thread's counters (non-zero).
   void print_stats(FILE* out) const;
 
+  // After run() has returned: ends the threads and frees every buffer the
+  // host holds, keeping its pool. Hosts joined by zero-copy ports (net_ring)
+  // hold each other's buffers, so call this on all of them before
+  // destroying any (the destructor does it too, but then another host's
+  // buffers may go back to a pool already gone). The host cannot run again.
+  void release_buffers();
+
  private:
   explicit Runtime(const Config& config);
   absl::Status open();
