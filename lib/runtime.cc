@@ -35,6 +35,7 @@ void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 struct WorkerLaunch {
   sched::Worker* worker;
   std::atomic<bool>* stop;
+  std::atomic<bool> started{false};  // its threads have run once (bound their contexts)
   std::atomic<bool> finished{false};
 };
 
@@ -43,6 +44,8 @@ int worker_main(void* arg) {
   l->worker->attach_os_thread();
   sched::install_preempt_handler();
   sched::unblock_preempt_signal();
+  l->worker->run_once();  // threads bind their contexts in their first instructions
+  l->started.store(true, std::memory_order_release);
   while (!l->stop->load(std::memory_order_relaxed)) {
     if (!l->worker->run_once()) rte_pause();
     if (l->worker->all_finished()) break;
@@ -201,7 +204,7 @@ absl::Status Runtime::run() {
   } done{&running_};
   if (rte_lcore_id() != config_.lcores.front())
     return absl::FailedPreconditionError(absl::StrCat(
-        "run() must be called on the EAL main lcore ", config_.lcores.front()));
+        "run() must be called on lcore ", config_.lcores.front()));
   auto should_stop = [this] {
     if (signalled()) stop();
     return stopping();
@@ -249,11 +252,17 @@ absl::Status Runtime::run() {
     const unsigned lcore = config_.lcores[i + 1];
     if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {
       stop();
-      rte_eal_mp_wait_lcore();
+      for (size_t k = 0; k < i; ++k) (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
       return absl::InternalError(absl::StrCat("cannot launch worker on lcore ", lcore, ": ", rc));
     }
     launches.push_back(std::move(l));
   }
+  // As on a shared core: the first packets must find the contexts bound
+  // (waiting at most a second for a thread that computes before binding).
+  const uint64_t bind_deadline = rte_rdtsc() + rte_get_tsc_hz();
+  for (const auto& l : launches)
+    while (!l->started.load(std::memory_order_acquire) && !should_stop() && rte_rdtsc() < bind_deadline)
+      rte_pause();
   absl::Status link = wait_link();
   while (link.ok()) {
     nic_->poll();
@@ -271,7 +280,10 @@ absl::Status Runtime::run() {
     if (all_done) break;
     nic_->poll();
   }
-  rte_eal_mp_wait_lcore();
+  // Only this host's worker lcores: run() may itself run on a launched lcore
+  // (several hosts in one process), where waiting for every lcore would
+  // wait for itself.
+  for (size_t i = 0; i < workers_.size(); ++i) (void)rte_eal_wait_lcore(config_.lcores[i + 1]);
   drain_tx();
   return link;
 }

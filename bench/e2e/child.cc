@@ -91,11 +91,12 @@ void stop_child(pid_t pid) {
 }
 
 absl::Status init_child_eal(const std::vector<unsigned>& lcores,
-                            const std::vector<std::string>& vdevs) {
+                            const std::vector<std::string>& vdevs, const std::string& lcore_map) {
   Config c;
   c.lcores = lcores;
   c.vdevs = vdevs;
   c.eal_log_level = 3;  // errors only
+  c.eal_lcore_map = lcore_map;
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2 && lcores.size() > 1) {
     std::vector<std::string> map;
     for (unsigned l : lcores) map.push_back(absl::StrCat(l, "@0"));

@@ -41,9 +41,11 @@ using ReadyFn = std::function<void()>;
                                                 double ready_timeout_s);
 void stop_child(pid_t pid);
 
-// The EAL of a child: these lcores (both on CPU 0 on a one-CPU machine), these
-// virtual devices, hugepages if reserved.
+// The EAL of a child: these lcores (all on CPU 0 on a one-CPU machine, or
+// as `lcore_map` places them, e.g. "0@0,1@1,2@0"), these virtual devices,
+// hugepages if reserved.
 [[nodiscard]] absl::Status init_child_eal(const std::vector<unsigned>& lcores,
-                                          const std::vector<std::string>& vdevs);
+                                          const std::vector<std::string>& vdevs,
+                                          const std::string& lcore_map = "");
 
 }  // namespace nanopu::bench

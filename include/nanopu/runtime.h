@@ -47,7 +47,8 @@ class Runtime {
 
   // Runs the NIC core and workers until stop(), SIGINT/SIGTERM (with
   // install_signal_handlers()), or until every thread's body has returned.
-  // Must be called on the EAL main lcore (the first of --lcores).
+  // Must be called on the first of --lcores (the EAL main lcore, or an lcore
+  // launched for this host when one process runs several).
   [[nodiscard]] absl::Status run();
 
   // One NIC iteration and one scheduling round of each worker, on the calling
