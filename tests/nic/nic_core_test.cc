@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/loopback/loopback.h"
@@ -176,6 +179,56 @@ TEST_F(NicCoreTest, RandomGarbageNeverCrashesAndIsAllCounted) {
   EXPECT_EQ(c.rx_packets, 500u);
   EXPECT_EQ(c.rx_dropped() + c.rx_msgs_delivered + c.rx_control_packets, 500u);
   drain(nullptr);
+}
+
+// A host with a dedicated NIC core: a request already waiting on the port
+// when run() starts is served, because the NIC core polls only after the
+// worker's threads have bound their contexts (else it would be dropped as
+// for an unknown context).
+TEST(NicCoreDedicatedTest, ARequestWaitingAtStartFindsItsContextBound) {
+  testing::PortPair ports = testing::make_ring_pair();
+  auto rt = Runtime::create(testing::dedicated_config(ports.a, kServerIp, 1));
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  ASSERT_TRUE((*rt)->spawn([](Thread& t) {
+    (void)apps::serve_loopback(t, kContext, 0, apps::LoopbackMode::kEcho);
+  }).ok());
+  testing::start_raw_port(ports.b);
+  wire::FrameHeader h;
+  h.src_ip = kClientIp;
+  h.dst_ip = kServerIp;
+  h.ndp.flags = wire::kFlagData;
+  h.ndp.src_context = 99;
+  h.ndp.dst_context = kContext;
+  h.ndp.msg_len = 16;
+  std::vector<uint8_t> f(wire::kFrameHeaderBytes + 16, 0x5a);
+  wire::encode_frame_header(h, 16, f.data());
+  ASSERT_TRUE(testing::send_frame(ports.b, f.data(), f.size()));  // before run()
+
+  std::atomic<bool> echoed{false};
+  std::thread watcher([&] {  // the raw far end: waits for the echo, then stops the host
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!echoed && std::chrono::steady_clock::now() < end) {
+      std::string frames[8];
+      const size_t n = testing::recv_frames(ports.b, frames, 8);
+      for (size_t i = 0; i < n; ++i) {
+        wire::FrameHeader got;
+        size_t payload = 0;
+        if (wire::decode_frame_header(reinterpret_cast<const uint8_t*>(frames[i].data()),
+                                      frames[i].size(), &got, &payload) == wire::ParseError::kOk &&
+            (got.ndp.flags & wire::kFlagData))
+          echoed = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    (*rt)->stop();
+  });
+  ASSERT_TRUE((*rt)->run().ok());
+  watcher.join();
+  EXPECT_TRUE(echoed);
+  EXPECT_EQ((*rt)->nic_counters().rx_drop_unknown_context, 0u);
+  EXPECT_EQ((*rt)->nic_counters().rx_msgs_delivered, 1u);
+  rt->reset();
+  testing::close_raw_port(ports.b);
 }
 
 }  // namespace
