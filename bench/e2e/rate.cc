@@ -145,6 +145,9 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     return r;
   }
 
+  // The peer's port (and pool) outlives the server: the server holds and
+  // polls the peer's buffers until it has stopped.
+  std::unique_ptr<Port> peer_owner;
   if (pmd == Pmd::kNull) {
     sample_rate(peer, o, &r);
   } else {
@@ -152,13 +155,18 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     c.lcores = {0};
     c.port_id = peer_port;
     absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "peer");
-    if (!p.ok()) r.fail(std::string(p.status().message()));
-    else drive_rate((*p)->id(), (*p)->pool(), &peer, o, &r);
+    if (!p.ok()) {
+      r.fail(std::string(p.status().message()));
+    } else {
+      peer_owner = std::move(*p);
+      drive_rate(peer_owner->id(), peer_owner->pool(), &peer, o, &r);
+    }
   }
   if (server) server->stop();
   fwd.stop.store(true);
   rte_eal_mp_wait_lcore();
   if (server && getenv("NANOPU_BENCH_STATS") != nullptr) server->runtime().print_stats(stderr);
+  if (server) server->runtime().release_buffers();  // before the peer's pool goes
   if (r.ok() && r.count == 0)
     r.fail(absl::StrCat("no replies (peer sent ", peer.sent(), ", foreign frames ", peer.foreign(), ")"));
   return r;
