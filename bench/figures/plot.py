@@ -19,7 +19,8 @@ def main():
     if kind == "line":
         x = [float(r[0]) for r in data]
         for i, name in enumerate(header[1:], start=1):
-            ax.plot(x, [float(r[i]) for r in data], marker="o", label=name)
+            ax.plot(x, [float(r[i]) for r in data], marker="o" if len(x) <= 40 else None,
+                    label=name)
         ax.set_xlabel(header[0])
         ax.legend(fontsize="small")
     else:
