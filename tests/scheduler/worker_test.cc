@@ -152,7 +152,7 @@ TEST_P(WorkerTest, PriorityZeroPastT0IsDemotedForGood) {
     ASSERT_TRUE(t.wait());
     (void)t.read();
     send(t, 21);
-    compute(t, 200);   // under t0, but B (priority 0) now preempts A
+    compute(t, 8000);  // B (priority 0) preempts A as soon as its message lands
     log.push_back("A1");
     t.msg_done();
   }).ok());
