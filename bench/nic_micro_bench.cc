@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "bench/micro_main.h"
 #include "lib/eal/eal.h"
 #include "lib/ring/msg_fifo.h"
 #include "nic/pipeline/pipeline.h"
@@ -215,13 +216,5 @@ BENCHMARK(BM_NdpTransportDataInAckOut);
 }  // namespace nanopu
 
 int main(int argc, char** argv) {
-  nanopu::Config c;
-  c.lcores = {0};
-  c.huge = nanopu::HugePages::kOff;
-  c.eal_log_level = 1;
-  if (!nanopu::eal_init(c).ok() || rte_timer_subsystem_init() != 0) return 1;
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return nanopu::bench::run_micro_benchmarks(argc, argv, [] { return rte_timer_subsystem_init() == 0; });
 }

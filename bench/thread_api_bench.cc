@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/eal/eal.h"
+#include "bench/micro_main.h"
 #include "lib/eal/ring_port.h"
 #include "nanopu/app_header.h"
 #include "nanopu/runtime.h"
@@ -93,14 +93,4 @@ BENCHMARK(BM_RawWordStoreLoad)->Arg(8)->Arg(128);
 }  // namespace
 }  // namespace nanopu
 
-int main(int argc, char** argv) {
-  nanopu::Config c;
-  c.lcores = {0};
-  c.huge = nanopu::HugePages::kOff;
-  c.eal_log_level = 1;
-  if (!nanopu::eal_init(c).ok()) return 1;
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return nanopu::bench::run_micro_benchmarks(argc, argv); }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -13,8 +14,12 @@
 #include "lib/eal/eal.h"
 
 namespace nanopu::bench {
+namespace {
 
-absl::StatusOr<ChildResult> run_in_child(const std::function<ChildResult()>& fn, double timeout_s) {
+// Forks a child that runs body(write end of a pipe) and exits without EAL
+// clean-up (the process and its --in-memory EAL just end); returns the
+// child's pid and the pipe's read end.
+absl::StatusOr<std::pair<pid_t, int>> fork_child(const std::function<void(int)>& body) {
   int fds[2];
   if (pipe(fds) != 0) return absl::InternalError("pipe() failed");
   std::fflush(nullptr);
@@ -22,23 +27,34 @@ absl::StatusOr<ChildResult> run_in_child(const std::function<ChildResult()>& fn,
   if (pid < 0) return absl::InternalError("fork() failed");
   if (pid == 0) {
     close(fds[0]);
-    const ChildResult r = fn();
-    (void)!write(fds[1], &r, sizeof r);
+    body(fds[1]);
     std::fflush(nullptr);
-    _exit(0);  // no EAL clean-up: the process (and its --in-memory EAL) just ends
+    _exit(0);
   }
   close(fds[1]);
+  return std::make_pair(pid, fds[0]);
+}
+
+}  // namespace
+
+absl::StatusOr<ChildResult> run_in_child(const std::function<ChildResult()>& fn, double timeout_s) {
+  absl::StatusOr<std::pair<pid_t, int>> child = fork_child([&](int fd) {
+    const ChildResult r = fn();
+    (void)!write(fd, &r, sizeof r);
+  });
+  if (!child.ok()) return child.status();
+  const auto [pid, fd] = *child;
   ChildResult r;
   size_t got = 0;
-  pollfd p{fds[0], POLLIN, 0};
+  pollfd p{fd, POLLIN, 0};
   const int timeout_ms = static_cast<int>(timeout_s * 1e3);
   while (got < sizeof r) {
     if (poll(&p, 1, timeout_ms) <= 0) break;
-    const ssize_t n = read(fds[0], reinterpret_cast<char*>(&r) + got, sizeof r - got);
+    const ssize_t n = read(fd, reinterpret_cast<char*>(&r) + got, sizeof r - got);
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  close(fds[0]);
+  close(fd);
   if (got < sizeof r) kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -53,25 +69,18 @@ absl::StatusOr<ChildResult> run_in_child(const std::function<ChildResult()>& fn,
 
 absl::StatusOr<pid_t> start_child(const std::function<void(const ReadyFn&)>& fn,
                                   double ready_timeout_s) {
-  int fds[2];
-  if (pipe(fds) != 0) return absl::InternalError("pipe() failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError("fork() failed");
-  if (pid == 0) {
-    close(fds[0]);
-    fn([fd = fds[1]] {
+  absl::StatusOr<std::pair<pid_t, int>> child = fork_child([&](int fd) {
+    fn([fd] {
       const char c = 'r';
       (void)!write(fd, &c, 1);
     });
-    std::fflush(nullptr);
-    _exit(0);
-  }
-  close(fds[1]);
-  pollfd p{fds[0], POLLIN, 0};
+  });
+  if (!child.ok()) return child.status();
+  const auto [pid, fd] = *child;
+  pollfd p{fd, POLLIN, 0};
   char c = 0;
-  const bool ready = poll(&p, 1, static_cast<int>(ready_timeout_s * 1e3)) > 0 && read(fds[0], &c, 1) == 1;
-  close(fds[0]);
+  const bool ready = poll(&p, 1, static_cast<int>(ready_timeout_s * 1e3)) > 0 && read(fd, &c, 1) == 1;
+  close(fd);
   if (!ready) {
     stop_child(pid);
     return absl::DeadlineExceededError("the server process did not come up");

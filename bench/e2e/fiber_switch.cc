@@ -6,7 +6,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "bench/e2e/measurements.h"
-#include "scheduler/fiber.h"
+#include "lib/timing/calibration.h"
 
 namespace nanopu::bench {
 
@@ -14,19 +14,7 @@ ChildResult measure_fiber_switch(uint64_t switches) {
   ChildResult r;
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
   const uint64_t rounds = switches / 2;
-  {
-    sched::Fiber* self = nullptr;
-    bool stop = false;
-    sched::Fiber f([&] {
-      while (!stop) self->suspend();
-    });
-    self = &f;
-    const uint64_t t0 = rte_rdtsc();
-    for (uint64_t i = 0; i < rounds; ++i) f.resume();
-    r.v[0] = static_cast<double>(rte_rdtsc() - t0) * ns_per_tsc / static_cast<double>(2 * rounds);
-    stop = true;
-    f.resume();
-  }
+  r.v[0] = timing::measure_fiber_switch_ns(static_cast<int>(rounds));
   {
     namespace ctx = boost::context;
     bool stop = false;

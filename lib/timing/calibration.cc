@@ -18,7 +18,9 @@ double ns_per(uint64_t tsc, uint64_t n) {
   return static_cast<double>(tsc) * 1e9 / static_cast<double>(rte_get_tsc_hz()) / static_cast<double>(n);
 }
 
-double fiber_switch_ns() {
+}  // namespace
+
+double measure_fiber_switch_ns(int rounds) {
   sched::Fiber* self = nullptr;
   bool stop = false;
   sched::Fiber f([&] {
@@ -26,12 +28,14 @@ double fiber_switch_ns() {
   });
   self = &f;
   const uint64_t t0 = rte_rdtsc();
-  for (int i = 0; i < kRounds; ++i) f.resume();
+  for (int i = 0; i < rounds; ++i) f.resume();
   const uint64_t t = rte_rdtsc() - t0;
   stop = true;
   f.resume();
-  return ns_per(t, 2 * kRounds);
+  return ns_per(t, 2 * static_cast<uint64_t>(rounds));
 }
+
+namespace {
 
 double fifo_hop_ns() {
   static std::atomic<int> n{0};
@@ -71,7 +75,7 @@ double frame_codec_ns() {
 
 HostCosts calibrate_host() {
   HostCosts h;
-  h.fiber_switch_ns = fiber_switch_ns();
+  h.fiber_switch_ns = measure_fiber_switch_ns(kRounds);
   h.fifo_hop_ns = fifo_hop_ns();
   h.frame_codec_ns = frame_codec_ns();
   h.tsc_ghz = static_cast<double>(rte_get_tsc_hz()) / 1e9;

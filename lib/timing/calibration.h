@@ -20,6 +20,8 @@ struct HostCosts {
 
 // Measures HostCosts (about 10 ms; needs the EAL for the FIFO's rte_ring).
 [[nodiscard]] HostCosts calibrate_host();
+// One of them alone: ns per nanopu fiber switch over `rounds` resume+suspend pairs.
+[[nodiscard]] double measure_fiber_switch_ns(int rounds);
 
 // One line: each host cost beside the modelled hardware cost and the ratio.
 [[nodiscard]] std::string describe_calibration(const HostCosts& h, const TimingModel& m);

@@ -23,6 +23,20 @@ constexpr uint32_t kServerIp = 0x0a000001;
 constexpr uint32_t kClientIp = 0x0a000002;
 constexpr uint16_t kContext = 7;
 
+// A DATA frame from the client's context 99 to kContext, len bytes of fill.
+std::vector<uint8_t> data_frame(uint16_t len, uint8_t fill) {
+  wire::FrameHeader h;
+  h.src_ip = kClientIp;
+  h.dst_ip = kServerIp;
+  h.ndp.flags = wire::kFlagData;
+  h.ndp.src_context = 99;
+  h.ndp.dst_context = kContext;
+  h.ndp.msg_len = len;
+  std::vector<uint8_t> f(wire::kFrameHeaderBytes + len, fill);
+  wire::encode_frame_header(h, len, f.data());
+  return f;
+}
+
 class NicCoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,18 +59,6 @@ class NicCoreTest : public ::testing::Test {
     testing::close_raw_port(ports_.b);
   }
 
-  std::vector<uint8_t> data_frame(uint16_t len, uint8_t fill) const {
-    wire::FrameHeader h;
-    h.src_ip = kClientIp;
-    h.dst_ip = kServerIp;
-    h.ndp.flags = wire::kFlagData;
-    h.ndp.src_context = 99;
-    h.ndp.dst_context = kContext;
-    h.ndp.msg_len = len;
-    std::vector<uint8_t> f(wire::kFrameHeaderBytes + len, fill);
-    wire::encode_frame_header(h, len, f.data());
-    return f;
-  }
   // Injects a frame and polls the host until it has seen it.
   void inject(const std::vector<uint8_t>& f) {
     const uint64_t before = host_->nic_counters().rx_packets;
@@ -197,15 +199,7 @@ TEST(NicCoreDedicatedTest, ARequestWaitingAtStartFindsItsContextBound) {
     (void)apps::serve_loopback(t, kContext, 0, apps::LoopbackMode::kEcho);
   }).ok());
   testing::start_raw_port(ports.b);
-  wire::FrameHeader h;
-  h.src_ip = kClientIp;
-  h.dst_ip = kServerIp;
-  h.ndp.flags = wire::kFlagData;
-  h.ndp.src_context = 99;
-  h.ndp.dst_context = kContext;
-  h.ndp.msg_len = 16;
-  std::vector<uint8_t> f(wire::kFrameHeaderBytes + 16, 0x5a);
-  wire::encode_frame_header(h, 16, f.data());
+  const std::vector<uint8_t> f = data_frame(16, 0x5a);
   ASSERT_TRUE(testing::send_frame(ports.b, f.data(), f.size()));  // before run()
 
   std::atomic<bool> echoed{false};
