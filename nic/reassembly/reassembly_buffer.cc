@@ -26,8 +26,7 @@ int ReassemblyBuffer::allocate(uint64_t key) {
   const uint32_t s = free_.back();
   free_.pop_back();
   InboundMessage& m = slots_[s];
-  // Everything but pkts, which release() leaves all null (64 pointers not rewritten).
-  m.reset_header();
+  static_cast<InboundState&>(m) = InboundState{};  // pkts: already all null
   m.used = true;
   m.key = key;
   index_.emplace(key, s);
@@ -46,12 +45,13 @@ void ReassemblyBuffer::release(uint32_t slot, bool keep_packets) {
   free_.push_back(slot);
 }
 
-void ReassemblyBuffer::remember_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now) {
+void ReassemblyBuffer::remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len,
+                                          uint8_t epoch, uint64_t now) {
   if (completed_ring_.empty()) return;
   uint64_t& victim = completed_ring_[completed_next_];
   if (victim != 0) completed_.erase(victim);
   victim = key;
-  completed_[key] = Completed{h.src_context, h.msg_len, h.buf_size_class, now};
+  completed_[key] = Completed{src_context, msg_len, epoch, now};
   completed_next_ = (completed_next_ + 1) % completed_ring_.size();
 }
 

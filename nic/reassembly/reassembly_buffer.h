@@ -16,7 +16,9 @@
 
 namespace nanopu {
 
-struct InboundMessage {
+// A message slot's state; the packets are kept apart (InboundMessage) so a
+// slot is reset without rewriting its 64 packet pointers.
+struct InboundState {
   bool used = false;
   uint64_t key = 0;
   uint32_t src_ip = 0;
@@ -33,21 +35,10 @@ struct InboundMessage {
   uint64_t received = 0;        // bitmap
   uint64_t last_tsc = 0;        // last packet seen (expiry)
   ContextEntry* dst = nullptr;
-  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};
+};
 
-  // Every field before pkts back to its initial value.
-  void reset_header() {
-    used = false;
-    key = 0;
-    src_ip = 0;
-    src_context = dst_context = msg_len = tx_msg_id = buf_ptr = 0;
-    buf_size_class = npkts = received_count = 0;
-    pulled = 0;
-    pull_queued = false;
-    received = 0;
-    last_tsc = 0;
-    dst = nullptr;
-  }
+struct InboundMessage : InboundState {
+  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // null past npkts (release() keeps it so)
 };
 
 class ReassemblyBuffer {
@@ -75,8 +66,8 @@ class ReassemblyBuffer {
   // and the sender's epoch (buf_size_class) all match, within `horizon` TSC
   // cycles — so a restarted sender whose ids start over is not mistaken
   // for its predecessor.
-  // h: the message's DATA header (source context, length, epoch).
-  void remember_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now);
+  void remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len, uint8_t epoch,
+                          uint64_t now);
   [[nodiscard]] bool recently_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now,
                                         uint64_t horizon) const;
 

@@ -123,9 +123,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
     return;
   }
-  // Keep the payload only.
-  rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
-  if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
+  strip_to_payload(pkt, payload_bytes);
   m.pkts[n.pkt_offset] = pkt;
   m.received |= bit;
   ++m.received_count;
@@ -151,33 +149,35 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   for (uint8_t i = 0; i + 1 < m.npkts; ++i) m.pkts[i]->next = m.pkts[i + 1];
   head->nb_segs = m.npkts;
   head->pkt_len = m.msg_len;
-  MsgMeta* meta = msg_meta(head);
-  meta->app_header = AppHeader{m.src_ip, m.src_context, m.msg_len}.word();
-  meta->nic_tsc = now;
-  wire::NdpHeader id;
-  id.src_context = m.src_context;
-  id.msg_len = m.msg_len;
-  id.buf_size_class = m.buf_size_class;
-  buffer_.remember_completed(m.key, id, now);
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
+  hand_over(head, m.src_ip, m.src_context, m.msg_len, m.buf_size_class, m.key, dst, now, sink);
   buffer_.release(slot, /*keep_packets=*/true);
-  (void)sink.deliver(head, dst);
 }
 
 void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
                                  ContextEntry* dst, uint64_t key, uint64_t now,
                                  TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
+  strip_to_payload(pkt, payload_bytes);
+  reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
+  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, n.buf_size_class, key, dst, now, sink);
+}
+
+void NdpReceiver::hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
+                            uint8_t epoch, uint64_t key, ContextEntry* dst, uint64_t now,
+                            TransportSink& sink) {
+  MsgMeta* meta = msg_meta(head);
+  meta->app_header = AppHeader{src_ip, src_context, msg_len}.word();
+  meta->nic_tsc = now;
+  buffer_.remember_completed(key, src_context, msg_len, epoch, now);
+  (void)sink.deliver(head, dst);
+}
+
+void NdpReceiver::strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
   rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
   if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
-  reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
-  MsgMeta* meta = msg_meta(pkt);
-  meta->app_header = AppHeader{h.src_ip, n.src_context, n.msg_len}.word();
-  meta->nic_tsc = now;
-  buffer_.remember_completed(key, n, now);
-  (void)sink.deliver(pkt, dst);
 }
 
 void NdpReceiver::tick(uint64_t now, TransportSink& sink) {

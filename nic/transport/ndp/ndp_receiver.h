@@ -37,7 +37,12 @@ class NdpReceiver {
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
   void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
                       ContextEntry* dst, uint64_t key, uint64_t now, TransportSink& sink);
-
+  // A complete message leaves the transport: MsgMeta filled, its id
+  // remembered (exactly once), handed to core selection.
+  void hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
+                 uint8_t epoch, uint64_t key, ContextEntry* dst, uint64_t now, TransportSink& sink);
+  // Keeps a DATA packet's payload only (header off, Ethernet padding cut).
+  static void strip_to_payload(rte_mbuf* pkt, size_t payload_bytes);
 
   NdpParams p_;
   NicCounters* counters_;
