@@ -129,10 +129,7 @@ bool Thread::next_rx_message() {
   rx_next_ = nullptr;
   if (m == nullptr) return false;
   rx_msg_ = m;
-  rx_seg_ = m;
-  rx_seg_off_ = 0;
-  rx_seg_data_ = rte_pktmbuf_mtod(m, const uint8_t*);
-  rx_seg_len_ = m->data_len;
+  enter_rx_segment(m);
   rx_header_ = msg_meta(m)->app_header;
   msg_start_tsc_ = msg_meta(m)->nic_tsc;
   const AppHeader h = AppHeader::from_word(rx_header_);
@@ -142,6 +139,13 @@ bool Thread::next_rx_message() {
   ++counters_->rx_msgs;
   worker_->on_msg_start(slot_);
   return true;
+}
+
+void Thread::enter_rx_segment(rte_mbuf* seg) {
+  rx_seg_ = seg;
+  rx_seg_off_ = 0;
+  rx_seg_data_ = rte_pktmbuf_mtod(seg, const uint8_t*);
+  rx_seg_len_ = seg->data_len;
 }
 
 ApiError Thread::read(uint64_t* word) {
@@ -161,13 +165,8 @@ ApiError Thread::read_word(uint64_t* word) {
     *word = rx_header_;
     return ApiError::kOk;
   }
-  if (rx_seg_off_ >= rx_seg_->data_len) {
-    rx_seg_ = rx_seg_->next;
-    rx_seg_off_ = 0;
-    rx_seg_data_ = rte_pktmbuf_mtod(rx_seg_, const uint8_t*);
-    rx_seg_len_ = rx_seg_->data_len;
-  }
-  const uint8_t* p = rte_pktmbuf_mtod_offset(rx_seg_, const uint8_t*, rx_seg_off_);
+  if (rx_seg_off_ >= rx_seg_len_) enter_rx_segment(rx_seg_->next);
+  const uint8_t* p = rx_seg_data_ + rx_seg_off_;
   uint64_t be = 0;
   const uint32_t n = rx_bytes_left_ < 8 ? rx_bytes_left_ : 8;
   std::memcpy(&be, p, n);  // a short last word is zero-padded (WIRE.md)

@@ -130,6 +130,8 @@ class Thread {
          sched::Worker* worker, uint32_t max_message_bytes);
   ApiError fail(ApiError e);
   bool next_rx_message();
+  // The next payload word is at the start of seg (caches its data for read()).
+  void enter_rx_segment(rte_mbuf* seg);
   void unbind();
   // For the scheduler: a message is queued or being read; when it arrived.
   [[nodiscard]] bool has_message();
