@@ -76,7 +76,9 @@ ABSL_FLAG(std::string, scheduler, "hts",
           "Thread scheduler on each worker core: 'hts' (the nanoPU's: preempt on arrival of a "
           "better thread, t0 demotion) or 'tis' (switch only on a periodic tick, the paper's "
           "baseline).");
-ABSL_FLAG(bool, bounded, true, "HTS: demote a priority-0 thread to 1 after --t0_ns on one message.");
+ABSL_FLAG(bool, bounded, true,
+          "HTS: a priority-0 thread that spends over --t0_ns on one message drops to priority 1 "
+          "for good.");
 ABSL_FLAG(double, t0_ns, 1000, "HTS bounded message-processing time t0, in ns.");
 ABSL_FLAG(double, idle_timeout_ns, 1000,
           "HTS: with no thread active, rotate between runnable threads after this long idle.");

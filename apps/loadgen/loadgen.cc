@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "apps/loadgen/modelled_latency.h"
 
 namespace nanopu::apps {
 namespace {
@@ -201,8 +200,7 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
   std::fprintf(out, "    %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", us(h.min()), h.mean() / 1e3,
                us(h.quantile(0.5)), us(h.quantile(0.9)), us(h.quantile(0.99)),
                us(h.quantile(0.999)), us(h.max()));
-  if (absl::StatusOr<timing::TimingParams> p = timing::builtin_timing_params(o.timing_params); p.ok()) {
-    const ModelledLatency m = model_latency(o, r.received, *p);
+  if (const ModelledLatency& m = r.modelled; !m.how.empty()) {
     std::fprintf(out, "  latency (modelled nanoPU hardware, us; %s)\n", m.how.c_str());
     std::fprintf(out, "    %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", m.min_ns / 1e3, m.mean_ns / 1e3,
                  m.p50_ns / 1e3, m.p90_ns / 1e3, m.p99_ns / 1e3, m.p999_ns / 1e3, m.max_ns / 1e3);
@@ -210,10 +208,8 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
 }
 
 namespace {
-std::string modelled_json(const LoadGenOptions& o, const LoadGenResult& r) {
-  absl::StatusOr<timing::TimingParams> p = timing::builtin_timing_params(o.timing_params);
-  if (!p.ok()) return "";
-  const ModelledLatency m = model_latency(o, r.received, *p);
+std::string modelled_json(const ModelledLatency& m) {
+  if (m.how.empty()) return "";
   return absl::StrFormat(
       ",\"latency_ns_modelled\":{\"kind\":\"modelled\",\"how\":\"%s\",\"min\":%.1f,\"mean\":%.1f,"
       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}",
@@ -233,7 +229,7 @@ std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
       r.lost, r.bad_replies, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
       h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),
-      modelled_json(o, r));
+      modelled_json(r.modelled));
 }
 
 }  // namespace nanopu::apps

@@ -32,7 +32,12 @@ struct LoadGenOptions {
   bool progress = true;        // one stderr line per second on runs longer than 2 s
   bool stop_server = false;    // finally send service_time 0 (ends a service-mode server)
   uint64_t seed = 1;
-  std::string timing_params = "000";  // the modelled column's parameter set (lib/timing)
+};
+
+// The modelled column beside the measured one (apps/loadgen/modelled_latency.h).
+struct ModelledLatency {
+  double min_ns = 0, mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
+  std::string how;  // one line: what was modelled; empty: not modelled
 };
 
 struct LoadGenResult {
@@ -43,6 +48,7 @@ struct LoadGenResult {
   uint64_t lost = 0;            // no reply within drain_timeout (counted when given up)
   double elapsed_s = 0;         // first send to last reply
   Histogram latency_ns;         // measured round trip, client TSC
+  ModelledLatency modelled;     // filled by the caller (model_latency), printed beside it
   std::string error;            // set if the run could not start
 };
 

@@ -7,6 +7,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "apps/loadgen/loadgen.h"
+#include "apps/loadgen/modelled_latency.h"
 #include "apps/loopback/loopback.h"
 #include "lib/timing/calibration.h"
 #include "nanopu/config.h"
@@ -94,9 +95,8 @@ int main(int argc, char** argv) {
   o.progress = absl::GetFlag(FLAGS_progress);
   o.stop_server = absl::GetFlag(FLAGS_stop_server);
   o.seed = absl::GetFlag(FLAGS_seed);
-  o.timing_params = absl::GetFlag(FLAGS_timing_params);
   absl::StatusOr<nanopu::timing::TimingParams> timing =
-      nanopu::timing::builtin_timing_params(o.timing_params);
+      nanopu::timing::builtin_timing_params(absl::GetFlag(FLAGS_timing_params));
   if (!timing.ok()) return fail("--timing_params: " + std::string(timing.status().message()));
 
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-loadgen: %s\n", result.error.c_str());
     return 1;
   }
+  result.modelled = nanopu::apps::model_latency(o, result.received, *timing);
   nanopu::apps::print_result(stdout, o, result);
   if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
   const std::string json_path = absl::GetFlag(FLAGS_json);

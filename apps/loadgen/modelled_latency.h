@@ -7,17 +7,10 @@
 // the same.
 #pragma once
 
-#include <string>
-
 #include "apps/loadgen/loadgen.h"
 #include "lib/timing/timing_params.h"
 
 namespace nanopu::apps {
-
-struct ModelledLatency {
-  double min_ns = 0, mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
-  std::string how;  // one line: what was modelled
-};
 
 [[nodiscard]] ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples,
                                             const timing::TimingParams& p);
