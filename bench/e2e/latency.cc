@@ -1,6 +1,5 @@
 // measure_rtt (bench/e2e/measurements.h): nanopu-to-nanopu round trip beside
 // a raw DPDK ping-pong, in one process (net_ring) or two (net_memif).
-#include <rte_launch.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -75,31 +74,13 @@ void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r,
 }
 
 void raw_client(uint16_t port_id, double link_wait_s, const RunOptions& o, ChildResult* r) {
-  Config c = client_config(port_id, link_wait_s);
-  absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "pp");
+  absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(port_id, 0, "pp");
   if (!p.ok()) return r->fail(std::string(p.status().message()));
   if (!(*p)->wait_link_up(link_wait_s, g_stop)) return r->fail("link did not come up");
   apps::Histogram h;
   if (!run_ping_pong((*p)->id(), (*p)->pool(), kFrameBytes, kRawWarmup, o.rtt_samples, &h, g_stop))
     return r->fail("a ping-pong frame did not come back within 1 s");
   fill_latency(h, r);
-}
-
-struct Forwarder {
-  std::unique_ptr<Port> port;
-  std::atomic<uint64_t> forwarded{0};
-};
-int forward_main(void* arg) {
-  auto* f = static_cast<Forwarder*>(arg);
-  run_io_forward(f->port->id(), g_stop, &f->forwarded);
-  return 0;
-}
-
-absl::StatusOr<std::unique_ptr<Port>> open_raw(uint16_t port_id, unsigned lcore) {
-  Config c;
-  c.lcores = {lcore};
-  c.port_id = port_id;
-  return Port::open(c, absl::StrCat("raw", lcore));
 }
 
 ChildResult rtt_in_one_process(bool nanopu, const RunOptions& o) {
@@ -131,20 +112,18 @@ ChildResult rtt_in_one_process(bool nanopu, const RunOptions& o) {
     (*s)->runtime().release_buffers();
     return r;
   }
-  Forwarder f;
-  absl::StatusOr<std::unique_ptr<Port>> p = open_raw(pair->a, 1);
+  absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(pair->a, 1, "fwd");
   if (!p.ok()) {
     r.fail(std::string(p.status().message()));
     return r;
   }
-  f.port = std::move(*p);
-  if (rte_eal_remote_launch(forward_main, &f, 1) != 0) {
-    r.fail("cannot launch the forwarder on lcore 1");
+  IoForwarder fwd;
+  if (absl::Status st = fwd.launch((*p)->id(), 1); !st.ok()) {
+    r.fail(std::string(st.message()));
     return r;
   }
   raw_client(pair->b, 0, o, &r);
-  g_stop.store(true);
-  rte_eal_mp_wait_lcore();
+  fwd.stop();
   return r;
 }
 
@@ -160,7 +139,7 @@ void memif_server(bool nanopu, const std::string& vdev, const ReadyFn& ready) {
     (void)(*s)->run_here();
     return;
   }
-  absl::StatusOr<std::unique_ptr<Port>> p = open_raw(0, 1);
+  absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(0, 1, "fwd");
   if (!p.ok()) return;
   ready();
   std::atomic<uint64_t> forwarded{0};

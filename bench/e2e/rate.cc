@@ -1,7 +1,6 @@
 // measure_rate and measure_scaling (bench/e2e/measurements.h).
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_launch.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -35,17 +34,6 @@ uint16_t null_rx(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, uint16_t, void
 uint16_t null_tx(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void* peer_ptr) {
   static_cast<RequestPeer*>(peer_ptr)->absorb(pkts, n);
   return n;  // the null PMD frees them
-}
-
-struct Forwarder {
-  uint16_t port = 0;
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> forwarded{0};
-};
-int forward_main(void* arg) {
-  auto* f = static_cast<Forwarder*>(arg);
-  run_io_forward(f->port, f->stop, &f->forwarded);
-  return 0;
 }
 
 // Samples peer.completed() over the measured interval while others drive it.
@@ -106,7 +94,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   // lcore 1: the nanopu host, or the io-forward loop.
   std::unique_ptr<ServerHost> server;
   std::unique_ptr<Port> raw_port;
-  Forwarder fwd;
+  IoForwarder fwd;
   if (nanopu) {
     Config sc = server_config(server_port, 1);
     if (dedicated) sc.lcores = {1, 2};  // NIC core on lcore 1, the worker on lcore 2
@@ -117,16 +105,12 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     }
     server = std::move(*s);
   } else {
-    Config c;
-    c.lcores = {1};
-    c.port_id = server_port;
-    absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "fwd");
+    absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(server_port, 1, "fwd");
     if (!p.ok()) {
       r.fail(std::string(p.status().message()));
       return r;
     }
     raw_port = std::move(*p);
-    fwd.port = raw_port->id();
   }
   if (pmd == Pmd::kNull) {
     if (rte_eth_add_rx_callback(server_port, 0, null_rx, &peer) == nullptr ||
@@ -140,8 +124,8 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
       r.fail(std::string(s.message()));
       return r;
     }
-  } else if (rte_eal_remote_launch(forward_main, &fwd, 1) != 0) {
-    r.fail("cannot launch the forwarder on lcore 1");
+  } else if (absl::Status st = fwd.launch(raw_port->id(), 1); !st.ok()) {
+    r.fail(std::string(st.message()));
     return r;
   }
 
@@ -151,10 +135,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   if (pmd == Pmd::kNull) {
     sample_rate(peer, o, &r);
   } else {
-    Config c;
-    c.lcores = {0};
-    c.port_id = peer_port;
-    absl::StatusOr<std::unique_ptr<Port>> p = Port::open(c, "peer");
+    absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(peer_port, 0, "peer");
     if (!p.ok()) {
       r.fail(std::string(p.status().message()));
     } else {
@@ -163,8 +144,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     }
   }
   if (server) server->stop();
-  fwd.stop.store(true);
-  rte_eal_mp_wait_lcore();
+  fwd.stop();
   if (server && getenv("NANOPU_BENCH_STATS") != nullptr) server->runtime().print_stats(stderr);
   if (server) server->runtime().release_buffers();  // before the peer's pool goes
   if (r.ok() && r.count == 0)

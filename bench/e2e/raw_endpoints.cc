@@ -2,9 +2,12 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_launch.h>
 
 #include <algorithm>
 #include <cstring>
+
+#include "absl/strings/str_cat.h"
 
 namespace nanopu::bench {
 namespace {
@@ -35,6 +38,36 @@ void run_io_forward(uint16_t port, const std::atomic<bool>& stop, std::atomic<ui
     count += n;
     forwarded->store(count, std::memory_order_relaxed);
   }
+}
+
+absl::StatusOr<std::unique_ptr<Port>> open_raw_port(uint16_t port_id, unsigned lcore,
+                                                   const std::string& tag) {
+  Config c;
+  c.lcores = {lcore};
+  c.port_id = port_id;
+  return Port::open(c, tag);
+}
+
+int IoForwarder::main(void* self) {
+  auto* f = static_cast<IoForwarder*>(self);
+  run_io_forward(f->port_, f->stop_, &f->forwarded_);
+  return 0;
+}
+
+absl::Status IoForwarder::launch(uint16_t port, unsigned lcore) {
+  port_ = port;
+  stop_.store(false);
+  if (rte_eal_remote_launch(main, this, lcore) != 0)
+    return absl::InternalError(absl::StrCat("cannot launch the io-forward loop on lcore ", lcore));
+  lcore_ = static_cast<int>(lcore);
+  return absl::OkStatus();
+}
+
+void IoForwarder::stop() {
+  if (lcore_ < 0) return;
+  stop_.store(true);
+  (void)rte_eal_wait_lcore(static_cast<unsigned>(lcore_));
+  lcore_ = -1;
 }
 
 void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::atomic<bool>& stop,

@@ -7,15 +7,43 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <string>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "apps/loadgen/histogram.h"
 #include "bench/e2e/request_peer.h"
+#include "lib/eal/port.h"
 
 namespace nanopu::bench {
+
+// Opens DPDK port port_id for raw use from `lcore`, with the same queue and
+// pool set-up as a nanopu host's (lib/eal/port.h); tag names its pool.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Port>> open_raw_port(uint16_t port_id, unsigned lcore,
+                                                                  const std::string& tag);
 
 // Until stop: rx_burst → tx_burst on one port (what the port refuses is
 // retried, never dropped). Counts forwarded packets.
 void run_io_forward(uint16_t port, const std::atomic<bool>& stop, std::atomic<uint64_t>* forwarded);
+
+// run_io_forward on another lcore, from launch() to stop().
+class IoForwarder {
+ public:
+  IoForwarder() = default;
+  IoForwarder(const IoForwarder&) = delete;
+  IoForwarder& operator=(const IoForwarder&) = delete;
+  ~IoForwarder() { stop(); }
+  [[nodiscard]] absl::Status launch(uint16_t port, unsigned lcore);
+  void stop();
+
+ private:
+  static int main(void* self);
+  uint16_t port_ = 0;
+  int lcore_ = -1;  // -1: not running
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> forwarded_{0};
+};
 
 // Drives a RequestPeer on `port` from the calling lcore until stop or the
 // TSC passes deadline_tsc: receive, let the peer absorb, fill fresh mbufs

@@ -270,10 +270,8 @@ bool HostSink::deliver(rte_mbuf* msg, ContextEntry* dst) {
 }
 
 void HostSink::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload) {
-  Packet p{net_->ip_of(host_), dst_ip, h, m, payload,
-           static_cast<uint32_t>(wire::kFrameHeaderBytes + payload)};
-  p.h.flags = h.flags;
-  net_->leave(host_, p);
+  net_->leave(host_, Packet{net_->ip_of(host_), dst_ip, h, m, payload,
+                            static_cast<uint32_t>(wire::kFrameHeaderBytes + payload)});
 }
 
 void HostSink::send_control(uint32_t dst_ip, const wire::NdpHeader& h) {
