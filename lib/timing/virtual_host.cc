@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <queue>
 #include <random>
 
@@ -61,6 +62,7 @@ class Model {
     double total = 0;
     for (const RequestClass& rc : c.classes) total += rc.share;
     double acc = 0;
+    size_t max_class_bindings = 0;
     for (uint32_t k = 0; k < c.classes.size(); ++k) {
       acc += c.classes[k].share / total;
       cumulative_.push_back(acc);
@@ -80,7 +82,12 @@ class Model {
         class_bindings_[k].push_back(bindings_.size());
         bindings_.push_back(std::move(b));
       }
+      max_class_bindings = std::max(max_class_bindings, on.size());
     }
+    in_flight_.assign(bindings_.size(), 0);
+    outstanding_.resize(max_class_bindings);
+    bound_ = std::make_unique<bool[]>(max_class_bindings);
+    std::fill_n(bound_.get(), max_class_bindings, true);
   }
 
   VirtualHostResult run() {
@@ -88,7 +95,7 @@ class Model {
     const double mean_gap_ps = 1e12 / c_.load_rps;
     std::exponential_distribution<double> gap(1.0 / mean_gap_ps);
     uint64_t generated = 0, now = 0;
-    push({static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival});
+    push({static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
     while (!events_.empty() && measured_done_ < c_.requests) {
       Event e = events_.top();
       events_.pop();
@@ -97,7 +104,7 @@ class Model {
       switch (e.kind) {
         case Event::Kind::kArrival:
           arrive(now, generated >= c_.warmup_requests);
-          if (++generated < total) push({now + static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival});
+          if (++generated < total) push({now + static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
           break;
         case Event::Kind::kDeliver:
           deliver(e.target, e.msg, now);
@@ -149,13 +156,8 @@ class Model {
   // The binding of class k core selection picks, or -1 (hold).
   int select(uint32_t k) {
     const std::vector<size_t>& bs = class_bindings_[k];
-    uint32_t outstanding[kMaxBindings];
-    bool bound[kMaxBindings];
-    for (size_t i = 0; i < bs.size(); ++i) {
-      outstanding[i] = static_cast<uint32_t>(in_flight_[bs[i]]);
-      bound[i] = true;
-    }
-    const int i = selector_.select(outstanding, bound, bs.size(), rng_());
+    for (size_t i = 0; i < bs.size(); ++i) outstanding_[i] = static_cast<uint32_t>(in_flight_[bs[i]]);
+    const int i = selector_.select(outstanding_.data(), bound_.get(), bs.size(), rng_());
     return i == CoreSelector::kHold ? -1 : static_cast<int>(bs[static_cast<size_t>(i)]);
   }
 
@@ -288,10 +290,8 @@ class Model {
       if (next_tick < at) at = next_tick;
     }
     if (at == UINT64_MAX) return;
-    push({std::max(at, now), 0, Event::Kind::kWake, c, core.wake_seq});
+    push({std::max(at, now), 0, Event::Kind::kWake, c, core.wake_seq, {}});
   }
-
-  static constexpr size_t kMaxBindings = 64;
 
   const VirtualHostConfig& c_;
   std::mt19937_64 rng_;
@@ -299,7 +299,9 @@ class Model {
   sched::HtsPolicy policy_;
   std::vector<Core> cores_;
   std::vector<Binding> bindings_;
-  std::vector<size_t> in_flight_ = std::vector<size_t>(kMaxBindings * kMaxBindings, 0);
+  std::vector<size_t> in_flight_;      // per binding: delivered, not done (JBSQ's count)
+  std::vector<uint32_t> outstanding_;  // select()'s scratch, one class's bindings
+  std::unique_ptr<bool[]> bound_;      // all true: every binding has its thread
   std::vector<std::deque<Msg>> held_;
   std::vector<std::vector<size_t>> class_bindings_;
   std::vector<uint64_t> served_;
