@@ -23,7 +23,8 @@
 #include "absl/strings/str_cat.h"
 #include "apps/switch/software_switch.h"
 #include "bench/bench_table.h"
-#include "lib/eal/eal.h"
+#include "lib/platform/eal.h"
+#include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
 ABSL_FLAG(uint32_t, senders, 80, "Senders, one message each (the paper: 80).");
@@ -168,7 +169,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-bench-incast: --hosts must be 1..min(senders, %u)\n", cap);
     return 2;
   }
-  nanopu::Config eal;
+  nanopu::EalParams eal;
   eal.lcores = {0};
   eal.huge = nanopu::HugePages::kOff;  // many small hosts: plain memory is plenty
   if (absl::Status s = nanopu::eal_init(eal); !s.ok()) {

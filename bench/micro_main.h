@@ -5,12 +5,12 @@
 
 #include <benchmark/benchmark.h>
 
-#include "lib/eal/eal.h"
+#include "lib/platform/eal.h"
 
 namespace nanopu::bench {
 
 inline int run_micro_benchmarks(int argc, char** argv, bool (*also)() = nullptr) {
-  Config c;
+  EalParams c;
   c.lcores = {0};
   c.huge = HugePages::kOff;
   c.eal_log_level = 1;

@@ -15,8 +15,8 @@
 #include <cstring>
 
 #include "bench/micro_main.h"
-#include "lib/eal/eal.h"
-#include "lib/ring/msg_fifo.h"
+#include "lib/platform/eal.h"
+#include "lib/contract/msg_fifo.h"
 #include "nic/pipeline/pipeline.h"
 #include "nic/transport/ndp/ndp_transport.h"
 #include "nic/timers/timer_module.h"
@@ -195,8 +195,8 @@ BENCHMARK(BM_PipelineClassifyPerPacket);
 void BM_NdpTransportDataInAckOut(benchmark::State& state) {
   BenchHost host;
   NdpParams p;
-  p.rto_tsc = rte_get_tsc_hz() / 1000;
-  p.completion_memory_tsc = rte_get_tsc_hz();
+  p.rto_ticks = rte_get_tsc_hz() / 1000;
+  p.completion_memory_ticks = rte_get_tsc_hz();
   NdpTransport transport(p, packet_pool(), &host.counters);
   Pipeline pipeline(0x0a000002, &host.contexts, &host.neighbors, &host.counters);
   FreeingSink sink;

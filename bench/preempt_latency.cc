@@ -25,7 +25,8 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_table.h"
-#include "lib/eal/eal.h"
+#include "lib/platform/eal.h"
+#include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
 ABSL_FLAG(uint32_t, samples, 20000, "Preemptions measured per path.");
@@ -197,7 +198,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   const uint32_t samples = absl::GetFlag(FLAGS_samples);
   const uint32_t wl = absl::GetFlag(FLAGS_worker_lcore);
-  nanopu::Config eal;
+  nanopu::EalParams eal;
   eal.lcores = {0, wl};
   if (absl::Status s = nanopu::eal_init(eal); !s.ok()) {
     std::fprintf(stderr, "nanopu-bench-preempt: %s\n", std::string(s.message()).c_str());

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bench/micro_main.h"
-#include "lib/eal/ring_port.h"
+#include "lib/platform/ring_port.h"
 #include "nanopu/app_header.h"
 #include "nanopu/runtime.h"
 

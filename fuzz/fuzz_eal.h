@@ -4,12 +4,12 @@
 
 #include <cstdlib>
 
-#include "lib/eal/eal.h"
+#include "lib/platform/eal.h"
 
 namespace nanopu::fuzz {
 
 inline void init_eal() {
-  Config c;
+  EalParams c;
   c.lcores = {0};
   c.huge = HugePages::kOff;
   c.eal_log_level = 1;

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "fuzz/fuzz_eal.h"
-#include "lib/ring/message.h"
+#include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 #include "nic/timers/timer_module.h"
 #include "nic/transport/ndp/ndp_receiver.h"
@@ -53,9 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.reassembly_slots = 8;
   p.remembered_completions = 64;
   p.rtt_packets = 2;
-  p.pull_interval_tsc = 100;
-  p.reassembly_expiry_tsc = 1000000;
-  p.completion_memory_tsc = 1000000;
+  p.pull_interval_ticks = 100;
+  p.reassembly_expiry_ticks = 1000000;
+  p.completion_memory_ticks = 1000000;
   p.reserved_priority0_slots = 2;
   p.context_slots = 6;
   p.context_packets = 256;

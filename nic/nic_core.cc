@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "lib/ring/message.h"
+#include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_transport.h"
-#include "scheduler/async_preempt.h"
 
 namespace nanopu {
 
@@ -207,10 +206,7 @@ void NicCore::check_async_preemption(uint64_t now) {
       continue;
     if (signalled_raise_[i] == since) continue;  // one signal per episode
     signalled_raise_[i] = since;
-    if (sched::send_preempt_signal(s->os_thread)) {
-      ++counters_.async_preempt_signals;
-      s->signals_sent.fetch_add(1, std::memory_order_relaxed);
-    }
+    if (s->kick()) ++counters_.async_preempt_signals;
   }
 }
 

@@ -1,9 +1,9 @@
-// The emulated nanoPU NIC (DESIGN §2): one loop that takes a burst from the
+// The emulated nanoPU NIC (docs/design.md §2): one loop that takes a burst from the
 // port, runs the pipeline and the transport, hands complete messages to core
 // selection (JBSQ/RSS/static) which places them in thread RX FIFOs or holds
 // them in the context's global RX queue, gathers complete messages from
 // thread TX FIFOs, frames them and sends a burst. Control packets leave
-// before data (WIRE.md). Runs on its own lcore, or interleaved with a worker
+// before data (docs/wire.md). Runs on its own lcore, or interleaved with a worker
 // on a shared one.
 #pragma once
 
@@ -13,13 +13,13 @@
 #include <memory>
 #include <vector>
 
-#include "lib/ring/core_signals.h"
-#include "lib/ring/thread_fifos.h"
+#include "lib/contract/core_signals.h"
+#include "lib/contract/thread_fifos.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
 #include "nic/fault/fault_injector.h"
 #include "nic/packetizer/packetizer.h"
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
 #include "nic/transport/ndp/ndp_params.h"
@@ -65,6 +65,10 @@ class NicCore final : public TransportSink {
 
   // One iteration. Returns the number of packets and messages handled.
   unsigned poll();
+  // For a worker sharing this core (single-lcore mode): polls this NIC.
+  [[nodiscard]] NicPollHook poll_hook() {
+    return {[](void* nic) { return static_cast<NicCore*>(nic)->poll(); }, this};
+  }
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
 

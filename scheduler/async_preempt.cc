@@ -34,6 +34,5 @@ void unblock_preempt_signal() {
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
-bool send_preempt_signal(pthread_t thread) { return pthread_kill(thread, kPreemptSignal) == 0; }
 
 }  // namespace nanopu::sched

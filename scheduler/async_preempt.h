@@ -1,5 +1,5 @@
 // Asynchronous preemption: a signal the NIC core sends to a worker whose
-// running thread has not reached a safe point in time (DESIGN §4). The
+// running thread has not reached a safe point in time (docs/design.md, "Scheduler"). The
 // handler switches fibers only when the interrupted thread opted in
 // (Thread::allow_async_preemption) and is in its own code, not nanopu's.
 //
@@ -11,19 +11,13 @@
 // measured in bench/ rather than assumed.
 #pragma once
 
-#include <pthread.h>
-
-#include <csignal>
+#include "lib/contract/core_signals.h"  // kPreemptSignal, sent by CoreSignals::kick()
 
 namespace nanopu::sched {
-
-inline constexpr int kPreemptSignal = SIGURG;  // ignored by default, unused by DPDK
 
 // Installs the process-wide handler (idempotent).
 void install_preempt_handler();
 // Unblocks kPreemptSignal for the calling OS thread (async-signal-safe).
 void unblock_preempt_signal();
-// Asks `thread` to preempt; false if it could not be signalled.
-bool send_preempt_signal(pthread_t thread);
 
 }  // namespace nanopu::sched

@@ -1,7 +1,8 @@
-// The hardware thread scheduler's policy (nanoPU §2.2; 002 §2.4, §3.3), as a
+// The hardware thread scheduler's policy (nanoPU §2.2; nanoPU tail-latency version §2.4, §3.3), as a
 // pure class: thread states and time come in as arguments, so the live
-// worker and the virtual-time model share one copy (STYLE.md). Time is in
-// any unit the caller uses consistently (TSC cycles live, ns in the model).
+// worker and the virtual-time model share one copy (docs/design.md §8). Time is in
+// any unit the caller uses consistently (TSC cycles live, picoseconds in the
+// virtual-time model).
 //
 //   - A thread is active while it has a message (queued or being read).
 //   - The active thread with the best effective priority runs (0 best); ties
@@ -9,10 +10,10 @@
 //   - Switch when (a) a strictly better thread becomes active, (b) the
 //     running thread finishes its messages / declares idle and another thread
 //     is the target, (c) a priority-0 thread runs longer than t0 on one
-//     message: it is demoted to priority 1 for good (000 §2.4 "downgrade
-//     its priority"; 002 §4: the misbehaving application "quickly becomes
+//     message: it is demoted to priority 1 for good (nanoPU (OSDI'21) §2.4 "downgrade
+//     its priority"; nanoPU tail-latency version §4: the misbehaving application "quickly becomes
 //     strictly" lower than the well-behaved one). msg_done resets only the
-//     message timer (002 §2.4), (d) no thread is active and the
+//     message timer (nanoPU tail-latency version §2.4), (d) no thread is active and the
 //     running one has idled longer than the idle timeout: rotate round-robin.
 //   - TIS (the paper's timer-interrupt baseline, §5.2.2) makes the same
 //     choice, but only at periodic ticks, and never demotes.
@@ -21,9 +22,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "nanopu/policies.h"
+
 namespace nanopu::sched {
 
-enum class SchedMode : uint8_t { kHts, kTis };
+using nanopu::SchedMode;  // include/nanopu/policies.h
 
 struct HtsParams {
   SchedMode mode = SchedMode::kHts;
@@ -34,7 +37,7 @@ struct HtsParams {
 };
 
 // What the scheduler knows of one thread: its state, priority and the
-// timestamp of the message at the head of its queue (the HTS inputs, 002 §2.4).
+// timestamp of the message at the head of its queue (the HTS inputs, nanoPU tail-latency version §2.4).
 struct ThreadState {
   bool present = false;    // registered and not finished
   bool has_msg = false;    // a message queued or being read

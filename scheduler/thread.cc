@@ -1,5 +1,5 @@
 // nanopu::Thread: the word-at-a-time register interface over mbuf messages.
-// Every call is a scheduler safe point (DESIGN §4).
+// Every call is a scheduler safe point (docs/design.md, "Scheduler").
 #include "nanopu/thread.h"
 
 #include <rte_byteorder.h>
@@ -9,10 +9,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lib/ring/message.h"
+#include "lib/contract/message.h"
+#include "lib/contract/tx_message.h"
 #include "nanopu/stats.h"
-#include "nic/pipeline/context_table.h"
-#include "nic/wire/frame.h"
+#include "lib/contract/context_table.h"
 #include "scheduler/worker.h"
 
 namespace nanopu {
@@ -169,7 +169,7 @@ ApiError Thread::read_word(uint64_t* word) {
   const uint8_t* p = rx_seg_data_ + rx_seg_off_;
   uint64_t be = 0;
   const uint32_t n = rx_bytes_left_ < 8 ? rx_bytes_left_ : 8;
-  std::memcpy(&be, p, n);  // a short last word is zero-padded (WIRE.md)
+  std::memcpy(&be, p, n);  // a short last word is zero-padded (docs/wire.md)
   rx_seg_off_ += n;
   rx_bytes_left_ -= n;
   --rx_words_left_;
@@ -206,8 +206,8 @@ ApiError Thread::write_word(uint64_t word) {
     }
     if (tx_seg_words_left_ == 0) {  // next packet's segment (1024 B = 128 words each)
       tx_seg_ = tx_seg_->next;
-      tx_next_ = rte_pktmbuf_mtod(tx_seg_, uint8_t*) + wire::kFrameHeaderBytes;
-      tx_seg_words_left_ = static_cast<uint32_t>((tx_seg_->data_len - wire::kFrameHeaderBytes + 7) / 8);
+      tx_next_ = tx_segment_payload(tx_seg_);
+      tx_seg_words_left_ = tx_segment_words(tx_seg_);
     }
     const uint64_t be = rte_cpu_to_be_64(word);
     std::memcpy(tx_next_, &be, 8);
@@ -237,25 +237,12 @@ ApiError Thread::write_word(uint64_t word) {
     if (worker_->stopping()) return discard(ApiError::kStopped);
     worker_->idle(slot_);
   }
-  // One buffer per packet, each with room for its frame header so the NIC
-  // frames in place; all or nothing.
-  const auto nseg = static_cast<unsigned>(wire::packets_for(h.len));
-  rte_mbuf* segs[wire::kMaxPacketsPerMessage];
-  if (rte_pktmbuf_alloc_bulk(pool_, segs, nseg) != 0) return discard(ApiError::kNoBuffers);
-  for (unsigned i = 0; i < nseg; ++i) {
-    const size_t payload = wire::segment_payload_bytes(h.len, static_cast<uint8_t>(i));
-    (void)rte_pktmbuf_append(segs[i], static_cast<uint16_t>(wire::kFrameHeaderBytes + payload));
-    if (i > 0) segs[i - 1]->next = segs[i];
-  }
-  segs[0]->nb_segs = static_cast<uint16_t>(nseg);
-  segs[0]->pkt_len = h.len + nseg * wire::kFrameHeaderBytes;
-  MsgMeta* meta = msg_meta(segs[0]);
-  meta->app_header = word;
-  meta->src_context = context_;
-  tx_msg_ = segs[0];
-  tx_seg_ = segs[0];
-  tx_next_ = rte_pktmbuf_mtod(segs[0], uint8_t*) + wire::kFrameHeaderBytes;
-  tx_seg_words_left_ = static_cast<uint32_t>((wire::segment_payload_bytes(h.len, 0) + 7) / 8);
+  // One buffer per packet, framed in place by the NIC; all or nothing.
+  tx_msg_ = alloc_tx_message(pool_, word, context_);
+  if (tx_msg_ == nullptr) return discard(ApiError::kNoBuffers);
+  tx_seg_ = tx_msg_;
+  tx_next_ = tx_segment_payload(tx_seg_);
+  tx_seg_words_left_ = tx_segment_words(tx_seg_);
   tx_words_left_ = h.payload_words();
   return ApiError::kOk;
 }

@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "nanopu/stats.h"
-#include "nic/nic_core.h"
 #include "scheduler/async_preempt.h"
 
 namespace nanopu::sched {
@@ -28,7 +27,7 @@ Worker::Worker(uint32_t index, const WorkerParams& params, const std::atomic<boo
 Worker::~Worker() {
   for (Slot& s : slots_) {
     // A fiber switched out from inside a signal handler has a signal frame on
-    // its stack that must not be unwound (DESIGN §4): leave it parked.
+    // its stack that must not be unwound (docs/design.md §4): leave it parked.
     if (s.parked_in_handler) (void)s.fiber.release();
     s.fiber.reset();  // cancels (unwinds) fibers still suspended
   }
@@ -103,12 +102,12 @@ void Worker::publish_running() {
 
 void Worker::poll_shared_nic(uint64_t now) {
   last_nic_poll_ = now;
-  params_.shared_nic->poll();
+  params_.shared_nic();
 }
 
 bool Worker::run_once() {
   tls_worker = this;
-  if (params_.shared_nic != nullptr) last_nic_poll_ = rte_rdtsc();
+  if (params_.shared_nic.present()) last_nic_poll_ = rte_rdtsc();
   bool ran = false;
   // Run threads until none can: each resume returns when the thread parks,
   // yields, is preempted or ends.
@@ -140,7 +139,7 @@ bool Worker::run_once() {
     }
     ran = true;
     // Single-lcore mode: the NIC must run between threads too.
-    if (params_.shared_nic != nullptr) break;
+    if (params_.shared_nic.present()) break;
   }
   return ran;
 }
@@ -162,7 +161,7 @@ void Worker::slow_safe_point() {
   countdown_ = kClockCheckEvery;
   if (running_ == HtsPolicy::kNone) return;
   const uint64_t now = rte_rdtsc();
-  if (params_.shared_nic != nullptr && now - last_nic_poll_ >= params_.shared_nic_period_tsc)
+  if (params_.shared_nic.present() && now - last_nic_poll_ >= params_.shared_nic_period_tsc)
     poll_shared_nic(now);
   const bool raised = signals_.preempt.load(std::memory_order_relaxed) != 0;
   const bool deadline = now >= signals_.deadline_tsc.load(std::memory_order_relaxed);
@@ -202,7 +201,7 @@ void Worker::park(size_t slot) {
     uint64_t tick = 0;
     for (;;) {
       const uint64_t t = rte_rdtsc();
-      if (params_.shared_nic != nullptr) poll_shared_nic(t);
+      if (params_.shared_nic.present()) poll_shared_nic(t);
       if (slots_[slot].thread->has_message() || stopping()) return;
       if (policy_.tis_tick_due(last_tick_, t, &tick)) break;
       rte_pause();
@@ -218,7 +217,7 @@ void Worker::idle(size_t slot) {
   if (!slots_[slot].thread->has_message() && st.idle_since == 0) st.idle_since = now;
   // Single-lcore mode: give the core back to the loop (NIC, other hosts
   // driven by the same thread in tests); the policy picks again there.
-  if (params_.shared_nic != nullptr) {
+  if (params_.shared_nic.present()) {
     switch_out(SlotState::kRunnable);
     return;
   }
@@ -233,7 +232,7 @@ void Worker::on_msg_start(size_t slot) {
 }
 
 void Worker::on_msg_done(size_t slot) {
-  // 002 §2.4: lmsgdone resets the message timer (a demoted thread stays
+  // nanoPU tail-latency version §2.4: lmsgdone resets the message timer (a demoted thread stays
   // demoted, see hts_policy.h).
   HtsPolicy::on_msg_done(states_[slot]);
   signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);

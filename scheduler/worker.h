@@ -1,4 +1,4 @@
-// One worker core (DESIGN §4): up to max_threads nanoPU threads as fibers,
+// One worker core (docs/design.md §4): up to max_threads nanoPU threads as fibers,
 // scheduled by the HTS policy (scheduler/hts_policy.h).
 //
 // Decisions happen where the hardware's would have an effect:
@@ -23,17 +23,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "lib/ring/core_signals.h"
-#include "lib/ring/thread_fifos.h"
+#include "lib/contract/core_signals.h"
+#include "lib/contract/thread_fifos.h"
 #include "nanopu/stats.h"
 #include "nanopu/thread.h"
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "scheduler/fiber.h"
 #include "scheduler/hts_policy.h"
-
-namespace nanopu {
-class NicCore;
-}
 
 namespace nanopu::sched {
 
@@ -42,7 +38,7 @@ using ThreadBody = std::function<void(Thread&)>;
 struct WorkerParams {
   uint32_t max_threads = 4;
   HtsParams hts;                       // times in TSC cycles
-  NicCore* shared_nic = nullptr;       // single-lcore mode: the NIC shares this core
+  NicPollHook shared_nic;              // single-lcore mode: the NIC shares this core
   uint64_t shared_nic_period_tsc = 0;  // safe points poll the shared NIC this often
 };
 
@@ -69,7 +65,6 @@ class Worker {
   [[nodiscard]] uint32_t index() const { return index_; }
   [[nodiscard]] CoreSignals* signals() { return &signals_; }
   [[nodiscard]] const CoreCounters& stats() const { return stats_; }
-  [[nodiscard]] const HtsPolicy& policy() const { return policy_; }
   [[nodiscard]] bool stopping() const { return stop_->load(std::memory_order_relaxed); }
   // Records the OS thread running this worker (for asynchronous preemption).
   void attach_os_thread();

@@ -14,7 +14,7 @@ namespace {
 
 // Mask keeping the bytes of the last word that travel on the wire: a message
 // whose length is not a multiple of 8 carries only the first len%8 bytes of
-// its last big-endian word (WIRE.md).
+// its last big-endian word (docs/wire.md).
 uint64_t last_word_mask(uint32_t len) {
   const uint32_t rem = len % 8;
   return rem == 0 ? ~0ull : ~0ull << (8 * (8 - rem));

@@ -1,5 +1,5 @@
 // nanopu-loadgen's engine: a nanopu thread that sends requests in the
-// load-generator format of APPS.md ({service_time, sent_time, seq, fill...})
+// load-generator format of docs/apps.md ({service_time, sent_time, seq, fill...})
 // to a server context and measures each reply's round trip.
 //
 // Open loop (rate > 0): Poisson arrivals; sent_time is the *scheduled* send

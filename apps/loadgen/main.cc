@@ -10,7 +10,8 @@
 #include "apps/loadgen/modelled_latency.h"
 #include "apps/loopback/loopback.h"
 #include "lib/timing/calibration.h"
-#include "nanopu/config.h"
+#include "nanopu/address.h"
+#include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
 ABSL_DECLARE_FLAG(std::string, ip);
@@ -39,9 +40,9 @@ ABSL_FLAG(bool, stop_server, false,
           "At the end, send service_time 0, which ends a 'service' server's thread.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
 ABSL_FLAG(bool, stats, false, "Print the client host's NIC and thread counters on exit.");
-ABSL_FLAG(std::string, timing_params, "000",
+ABSL_FLAG(std::string, timing_params, "osdi21",
           "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
-          "(lib/timing): 000 (17/69 ns fast path) or 002 (13/65 ns).");
+          "(lib/timing): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
           "print them beside the modelled hardware's (about 10 ms).");
@@ -63,8 +64,9 @@ int main(int argc, char** argv) {
   if (!config.ok()) return fail(std::string(config.status().message()));
 
   nanopu::apps::LoadGenOptions o;
-  if (!nanopu::parse_ipv4(absl::GetFlag(FLAGS_server_ip).c_str(), &o.server_ip))
-    return fail("--server_ip: expected a.b.c.d");
+  const std::optional<uint32_t> server_ip = nanopu::parse_ipv4(absl::GetFlag(FLAGS_server_ip));
+  if (!server_ip) return fail("--server_ip: expected a.b.c.d");
+  o.server_ip = *server_ip;
   if (absl::GetFlag(FLAGS_server_context) > 0xffff || absl::GetFlag(FLAGS_context) > 0xffff)
     return fail("--server_context and --context must be < 65536");
   o.server_context = static_cast<uint16_t>(absl::GetFlag(FLAGS_server_context));

@@ -1,4 +1,4 @@
-// Loopback services (APPS.md; nanoPU Listing 1, §5.2.1) as thread bodies.
+// Loopback services (docs/apps.md; nanoPU Listing 1, §5.2.1) as thread bodies.
 #pragma once
 
 #include <cstdint>

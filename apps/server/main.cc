@@ -5,12 +5,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "apps/loopback/loopback.h"
-#include "nanopu/config.h"
+#include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
 ABSL_FLAG(std::string, app, "echo",
           "Service to run: 'echo' (reply = request), 'increment' (every word + 1), 'service' "
-          "(APPS.md load-generator service: spin service_time cycles at 3.2 GHz, then echo; "
+          "(docs/apps.md load-generator service: spin service_time cycles at 3.2 GHz, then echo; "
           "service_time 0 ends the thread), 'lnic-increment' (the paper's Listing 1 written "
           "with lnic.h).");
 ABSL_FLAG(uint32_t, context, 1, "First context (L4 port) served.");

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "absl/flags/declare.h"
@@ -13,9 +14,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "apps/switch/software_switch.h"
-#include "lib/eal/eal.h"
-#include "nanopu/app_header.h"
-#include "nanopu/config.h"
+#include "lib/platform/eal.h"
+#include "lib/runtime/host_params.h"
+#include "nanopu/address.h"
+#include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
 ABSL_FLAG(std::string, routes, "",
@@ -39,7 +41,8 @@ int main(int argc, char** argv) {
     return 2;
   };
   if (!config.ok()) return fail(std::string(config.status().message()));
-  if (absl::Status s = nanopu::eal_init(*config); !s.ok()) return fail(std::string(s.message()));
+  if (absl::Status s = nanopu::eal_init(nanopu::eal_params(*config)); !s.ok())
+    return fail(std::string(s.message()));
   rte_mempool* pool = rte_pktmbuf_pool_create("switch_pool", config->mbufs, 256, 0,
                                               RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
   if (pool == nullptr) return fail("cannot create the mempool; lower --mbufs");
@@ -59,11 +62,11 @@ int main(int argc, char** argv) {
   nanopu::apps::SoftwareSwitch sw(p, ports, pool);
   for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_routes), ',', absl::SkipEmpty())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(r, '=');
-    uint32_t ip = 0, port = 0;
-    if (!nanopu::parse_ipv4(kv.first.c_str(), &ip) || !absl::SimpleAtoi(kv.second, &port) ||
-        port >= ports.size())
+    std::optional<uint32_t> ip = nanopu::parse_ipv4(kv.first);
+    uint32_t port = 0;
+    if (!ip || !absl::SimpleAtoi(kv.second, &port) || port >= ports.size())
       return fail("--routes: expected ip=port with port < " + std::to_string(ports.size()));
-    sw.add_route(ip, port);
+    sw.add_route(*ip, port);
   }
   nanopu::Runtime::install_signal_handlers();
   std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s; Ctrl-C stops\n",

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/eal/eal.h"
+#include "lib/platform/eal.h"
 
 namespace nanopu::bench {
 namespace {
@@ -101,7 +101,7 @@ void stop_child(pid_t pid) {
 
 absl::Status init_child_eal(const std::vector<unsigned>& lcores,
                             const std::vector<std::string>& vdevs, const std::string& lcore_map) {
-  Config c;
+  EalParams c;
   c.lcores = lcores;
   c.vdevs = vdevs;
   c.eal_log_level = 3;  // errors only

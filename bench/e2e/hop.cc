@@ -10,7 +10,7 @@
 #include "apps/loadgen/histogram.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/spsc_ring.h"
-#include "lib/ring/thread_fifos.h"
+#include "lib/contract/thread_fifos.h"
 
 namespace nanopu::bench {
 namespace {

@@ -11,8 +11,8 @@
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/raw_endpoints.h"
 #include "bench/e2e/server_host.h"
-#include "lib/eal/port.h"
-#include "lib/eal/ring_port.h"
+#include "lib/platform/port.h"
+#include "lib/platform/ring_port.h"
 
 namespace nanopu::bench {
 namespace {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/bench_table.h"
 #include "bench/e2e/measurements.h"
-#include "nanopu/config.h"
+#include "nanopu/flags.h"
 
 ABSL_FLAG(std::string, figures, "rate,rtt,hop,fiber,scaling",
           "Comma-separated: rate (NIC-core message rate vs io-forward), rtt (round trip vs raw "

@@ -42,10 +42,10 @@ void run_io_forward(uint16_t port, const std::atomic<bool>& stop, std::atomic<ui
 
 absl::StatusOr<std::unique_ptr<Port>> open_raw_port(uint16_t port_id, unsigned lcore,
                                                    const std::string& tag) {
-  Config c;
-  c.lcores = {lcore};
-  c.port_id = port_id;
-  return Port::open(c, tag);
+  (void)lcore;  // the port's pool is not tied to an lcore
+  PortParams p;
+  p.port_id = port_id;
+  return Port::open(p, tag);
 }
 
 int IoForwarder::main(void* self) {

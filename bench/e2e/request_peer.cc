@@ -29,7 +29,7 @@ uint16_t RequestPeer::fill(rte_mbuf** pkts, uint16_t n) {
   h.dst_mac = p_.server_mac;
   h.src_ip = p_.peer_ip;
   h.dst_ip = p_.server_ip;
-  // ACKs first: they free the server's buffers (WIRE.md: control before data).
+  // ACKs first: they free the server's buffers (docs/wire.md: control before data).
   size_t a = 0;
   for (; a < acks_owed_.size() && used < n; ++a) {
     h.ndp = acks_owed_[a];

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/server_host.h"
-#include "lib/eal/ring_port.h"
+#include "lib/platform/ring_port.h"
 #include "nanopu/app_header.h"
 #include "nic/wire/frame.h"
 

@@ -1,5 +1,5 @@
 // The nanopu side of the end-to-end benchmarks: one emulated host whose
-// worker cores each run an echo thread on one context (APPS.md loopback),
+// worker cores each run an echo thread on one context (docs/apps.md loopback),
 // its NIC loop and workers sharing one lcore.
 #pragma once
 

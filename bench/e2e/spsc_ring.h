@@ -1,7 +1,7 @@
 // The bare single-producer/single-consumer ring the message FIFO's hop is
 // compared with (issue: "ring hop ≤ 1.2× the raw SPSC hop"): Lamport's ring
 // with the two indices on their own cache lines and nothing else. A
-// reference only; nanopu's FIFOs use rte_ring (lib/ring/msg_fifo.h).
+// reference only; nanopu's FIFOs use rte_ring (lib/contract/msg_fifo.h).
 #pragma once
 
 #include <atomic>

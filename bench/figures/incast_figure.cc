@@ -1,4 +1,4 @@
-// incast: the 80-to-1 NDP experiment (000 §5.2.3, 002 §4) in virtual time,
+// incast: the 80-to-1 NDP experiment (nanoPU (OSDI'21) §5.2.3, nanoPU tail-latency version §4) in virtual time,
 // the real NDP transport on every host (lib/timing/virtual_network.h).
 #include <rte_mbuf.h>
 
@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "lib/eal/eal.h"
-#include "lib/ring/message.h"
+#include "lib/platform/eal.h"
+#include "lib/contract/message.h"
 #include "lib/timing/virtual_network.h"
 
 namespace nanopu::figures {
@@ -16,7 +16,7 @@ namespace {
 
 rte_mempool* incast_pool() {
   static rte_mempool* pool = [] {
-    Config c;
+    EalParams c;
     c.lcores = {0};
     c.huge = HugePages::kOff;
     c.eal_log_level = 3;
@@ -61,7 +61,7 @@ bool incast(const FigureOptions& o) {
                 r == &trim ? "trimming" : "tail drop", r->last_delivery_ns / 1000, r->delivered,
                 static_cast<unsigned long long>(r->trimmed), static_cast<unsigned long long>(r->dropped),
                 static_cast<unsigned long long>(r->retransmits), static_cast<unsigned long long>(r->timeouts));
-  // How the gain moves with the retransmit timeout (WIRE.md: 0.7-9.4 us in the prototype).
+  // How the gain moves with the retransmit timeout (docs/wire.md: 0.7-9.4 us in the prototype).
   for (double rto : {700.0, 3000.0, 9400.0}) {
     timing::IncastConfig s = c;
     s.rto_ns = rto;

@@ -1,4 +1,4 @@
-// fig2 and fig3: the fast path's latency (000 §5.2.1), from the stage model.
+// fig2 and fig3: the fast path's latency (nanoPU (OSDI'21) §5.2.1), from the stage model.
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -10,7 +10,7 @@ namespace nanopu::figures {
 bool fig2(const FigureOptions& o) {
   Table t{{"parameter set", "stage", "ns"}, {}};
   std::vector<Headline> h;
-  for (const char* set : {"000", "002"}) {
+  for (const char* set : {"osdi21", "tail"}) {
     timing::TimingParams p = *timing::builtin_timing_params(set);
     if (o.params.name == set) p = o.params;  // a loaded file replaces its set
     const timing::TimingModel m(p);
@@ -20,7 +20,7 @@ bool fig2(const FigureOptions& o) {
       t.rows.push_back({set, s.name, absl::StrCat(s.ns)});
     }
     t.rows.push_back({set, "MAC + serial I/O (both ways)", absl::StrCat(2 * p.mac_serial_io_ns)});
-    const bool first = std::string(set) == "000";
+    const bool first = std::string(set) == "osdi21";
     h.push_back({absl::StrCat("set ", set, " loopback (fast path), ns"), m.loopback_ns(8), first ? 17.0 : 13.0});
     h.push_back({absl::StrCat("set ", set, " wire-to-wire, ns"), m.wire_to_wire_ns(8), first ? 69.0 : 65.0});
   }

@@ -12,12 +12,12 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "nanopu/config.h"
+#include "nanopu/flags.h"
 
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
-ABSL_FLAG(std::string, params, "000",
-          "Timing parameters: a built-in set (000: 17/69 ns, 002: 13/65 ns) or a file "
-          "(lib/timing/nanopu-000.params shows the format).");
+ABSL_FLAG(std::string, params, "osdi21",
+          "Timing parameters: a built-in set (osdi21: 17/69 ns; tail: 13/65 ns, the tail-latency version) or a file "
+          "(lib/timing/nanopu-osdi21.params shows the format).");
 ABSL_FLAG(uint64_t, requests, 200000, "Measured requests per virtual-time load point.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the virtual-time runs (same seed, same numbers).");
 ABSL_FLAG(bool, plot, true, "Also plot <name>.png with python3-matplotlib (if installed).");

@@ -143,7 +143,7 @@ bool fig8(const FigureOptions& o) {
   double worst = 0;
   for (size_t i = 0; i < kLoads.size() && kLoads[i] <= 0.9; ++i) worst = std::max(worst, s.p99_us[0][i]);
   const timing::TimingModel m(o.params);
-  std::printf("  bound t_n + k t0 + (k-1) t_c, k = 2: %.3f us (000 §5.2.2: 2.15 us)\n",
+  std::printf("  bound t_n + k t0 + (k-1) t_c, k = 2: %.3f us (nanoPU (OSDI'21) §5.2.2: 2.15 us)\n",
               m.response_bound_ns(1000, 2) / 1000);
   const bool ok = write_figure(o, "fig8", s.table, "line", "p99 vs load, bounded processing time (modelled)", "p99 us");
   Headline wb{"well-behaved p99 max up to load 0.9, bounded (paper: never above), us", worst, 2.1};

@@ -1,5 +1,5 @@
 // The 8-byte application header: the first word of every message a thread
-// reads (RX) or writes (TX). Never on the wire (WIRE.md, nanoPU §2.1).
+// reads (RX) or writes (TX). Never on the wire (docs/wire.md; nanoPU (OSDI'21) §2.1).
 //
 //   bits 63..32  peer IPv4 (host-order integer, 10.0.0.2 == 0x0a000002)
 //   bits 31..16  peer context (L4 port)
@@ -33,9 +33,5 @@ struct AppHeader {
   }
   friend constexpr bool operator==(const AppHeader&, const AppHeader&) = default;
 };
-
-// Parses dotted-quad IPv4 ("10.0.0.2") into a host-order integer.
-// Returns false on malformed input.
-[[nodiscard]] bool parse_ipv4(const char* text, uint32_t* out);
 
 }  // namespace nanopu

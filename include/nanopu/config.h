@@ -1,7 +1,8 @@
-// Runtime configuration: one emulated nanoPU host. Built in code, or from
-// command-line flags with Config::from_flags() (every flag documented in
-// --help). validate() rejects impossible settings with one line saying what
-// to change.
+// Runtime configuration: one emulated nanoPU host. Built in code (every field
+// has a sensible default), or from command-line flags by a program that links
+// nanopu::flags (include/nanopu/flags.h). Runtime::create() calls validate():
+// a bad value comes back as an absl::Status naming the field and what it
+// accepts; the library never exits or parses argv by itself.
 #pragma once
 
 #include <cstdint>
@@ -10,12 +11,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "nanopu/address.h"
+#include "nanopu/fault_spec.h"
+#include "nanopu/limits.h"
+#include "nanopu/policies.h"
 
 namespace nanopu {
-
-enum class HugePages : uint8_t { kAuto, kOn, kOff };
-
-inline constexpr size_t kMaxWorkerCores = 64;  // per host (nic/pipeline/context_table.h)
 
 struct Config {
   // --- EAL and port ---
@@ -34,20 +35,22 @@ struct Config {
   int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)
   HugePages huge = HugePages::kAuto;
   std::string file_prefix;  // empty: "nanopu-<pid>", unique per process
-  std::string extra_eal_args;
-  double link_wait_s = 10;  // run() waits this long for the port's link (memif connects)
+  std::string extra_eal_args;  // space-separated, passed to the EAL as they are
+  // run() waits this long for the port's link, and a memif client keeps
+  // trying this long to reach its server.
+  double link_wait_s = 10;
   uint32_t eal_log_level = 4;  // RTE_LOG_WARNING: only problems
 
-  // --- Host identity (WIRE.md) ---
-  uint32_t ip = 0x0a000001;  // 10.0.0.1
-  std::string gateway_mac = "ff:ff:ff:ff:ff:ff";  // next hop for unlearned peers
+  // --- Host identity (docs/wire.md) ---
+  uint32_t ip = 0x0a000001;  // 10.0.0.1, host order
+  MacAddress gateway_mac = kBroadcastMacAddress;  // next hop for unlearned peers
 
   // --- Buffers ---
   uint32_t mbufs = 16383;
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;
   uint32_t fifo_messages = 256;  // per-thread RX and TX FIFO depth, in messages
-  uint32_t max_message_bytes = 65535;  // up to the 16-bit msg_len (64 packets)
+  uint32_t max_message_bytes = kMaxMessageBytes;  // 1..65535 (64 packets of 1024 B)
 
   // --- Threads and transport ---
   uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
@@ -62,15 +65,15 @@ struct Config {
   uint32_t reserved_priority0_slots = 0;  // default: a quarter of the reassembly slots
   uint32_t context_slots = 0;             // default: half of the reassembly slots
   uint32_t context_packets = 0;           // default: a quarter of the mbufs
-  std::string faults;                 // fault-injecting wire on this port's RX (nic/fault)
+  FaultSpec faults;                   // fault-injecting wire on this port's RX (none by default)
 
-  // --- Core selection (nanoPU §2.3, §3.2) ---
-  std::string core_select = "jbsq";   // jbsq | rss | static
+  // --- Core selection (nanoPU (OSDI'21) §2.3, §3.2) ---
+  CoreSelectPolicy core_select = CoreSelectPolicy::kJbsq;
   uint32_t jbsq_n = 2;                // JBSQ(n) bound per (core, context)
   uint32_t global_queue_messages = 4096;  // per-context global RX queue depth
 
-  // --- Thread scheduler (nanoPU §2.2, 002 §2.4) ---
-  std::string scheduler = "hts";      // hts | tis (timer-interrupt baseline, §5.2.2)
+  // --- Thread scheduler (nanoPU (OSDI'21) §2.2; tail-latency version §2.4) ---
+  SchedMode scheduler = SchedMode::kHts;  // or kTis, the timer-interrupt baseline (§5.2.2)
   bool bounded_processing = true;     // demote priority 0 after t0
   double t0_ns = 1000;                // bounded message-processing time
   double idle_timeout_ns = 1000;      // rotate when all threads idle this long
@@ -85,17 +88,12 @@ struct Config {
   }
   [[nodiscard]] bool shared_core() const { return lcores.size() == 1; }
 
+  // OK, or InvalidArgument with one line: the field, its value, what it accepts.
   [[nodiscard]] absl::Status validate() const;
 
-  // Reads the flags defined in lib/config.cc (after absl::ParseCommandLine).
+  // Reads the command-line flags (after absl::ParseCommandLine) and validates.
+  // Defined in nanopu::flags: only programs that link it have the flags.
   [[nodiscard]] static absl::StatusOr<Config> from_flags();
 };
-
-// Parses "aa:bb:cc:dd:ee:ff".
-[[nodiscard]] bool parse_mac(const std::string& text, uint8_t out[6]);
-
-// Installs nanopu's --help behaviour: list every flag of this program (not
-// Abseil's internal ones) under the given one-line usage message.
-void init_flags_usage(const char* usage);
 
 }  // namespace nanopu

@@ -1,5 +1,6 @@
-// nanopu::Runtime — one emulated nanoPU host (DESIGN §2): the EAL, one port,
-// the NIC core and the worker cores with their threads.
+// nanopu::Runtime — one emulated nanoPU host (docs/design.md, "Processes and
+// cores"): the EAL, one port, the NIC core and the worker cores with their
+// threads.
 //
 //   auto rt = nanopu::Runtime::create(config);        // EAL + port
 //   (*rt)->spawn([](nanopu::Thread& t) { ... });      // threads, before run
@@ -84,6 +85,11 @@ class Runtime {
  private:
   explicit Runtime(const Config& config);
   absl::Status open();
+  [[nodiscard]] bool should_stop();  // a signal arrived or stop() was called
+  [[nodiscard]] absl::Status wait_link();
+  void run_workers_once();
+  absl::Status run_shared_core();
+  absl::Status run_dedicated();
   void drain_tx();
 
   Config config_;

@@ -145,7 +145,7 @@ class Thread {
   [[nodiscard]] bool fast_safe_point() {
     return preempt_->load(std::memory_order_relaxed) == 0 && --fast_countdown_ != 0;
   }
-  // Wire words are big-endian (WIRE.md); the swap is its own inverse.
+  // Wire words are big-endian (docs/wire.md); the swap is its own inverse.
   [[nodiscard]] static uint64_t from_wire(uint64_t w) {
     if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(w);
     return w;
@@ -186,7 +186,7 @@ class Thread {
   bool reported_misuse_ = false;
   uint32_t runtime_depth_ = 0;
   uint64_t msg_start_tsc_ = 0;
-  const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/ring/core_signals.h)
+  const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/contract/core_signals.h)
   uint32_t fast_countdown_ = kFastWordsPerSafePoint;
 
   // RX: the message being read, and the next one taken from the FIFO early

@@ -5,7 +5,7 @@
 #include <atomic>
 
 #include "absl/strings/str_format.h"
-#include "lib/ring/msg_fifo.h"
+#include "lib/contract/msg_fifo.h"
 #include "nic/wire/frame.h"
 #include "scheduler/fiber.h"
 

@@ -2,7 +2,7 @@
 // nanoPU does in hardware, measured here and now (*measured*), beside what
 // the timing model says the hardware takes (*modelled*). The ratio is the
 // emulator's slowdown; application service time needs no scale: requests
-// declare it in cycles of the modelled 3.2 GHz core (APPS.md service_time).
+// declare it in cycles of the modelled 3.2 GHz core (docs/apps.md service_time).
 #pragma once
 
 #include <string>

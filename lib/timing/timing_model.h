@@ -1,7 +1,7 @@
 // What the nanoPU hardware would take (modelled, never measured): the fast
-// path of a message through the NIC and a core stage by stage (000 Fig. 2),
-// the traditional DMA NIC it is compared with (000 Fig. 3), the context
-// switch, and the bound on a well-behaved thread's response time (000 §5.2.2).
+// path of a message through the NIC and a core stage by stage (nanoPU (OSDI'21) Fig. 2),
+// the traditional DMA NIC it is compared with (nanoPU (OSDI'21) Fig. 3), the context
+// switch, and the bound on a well-behaved thread's response time (nanoPU (OSDI'21) §5.2.2).
 #pragma once
 
 #include <cstddef>
@@ -23,7 +23,7 @@ class TimingModel {
 
   [[nodiscard]] double cycles_ns(double cycles) const { return cycles / p_.clock_ghz; }
   // Bytes on the wire of a message of msg_bytes: payload plus a 64-byte
-  // header per 1024-byte packet (WIRE.md).
+  // header per 1024-byte packet (docs/wire.md).
   [[nodiscard]] static size_t frame_bytes(size_t msg_bytes);
   [[nodiscard]] double serialization_ns(size_t msg_bytes) const;
 
@@ -37,7 +37,7 @@ class TimingModel {
   [[nodiscard]] double traditional_loopback_ns(size_t msg_bytes) const;
 
   [[nodiscard]] double context_switch_ns() const { return cycles_ns(p_.context_switch_cycles); }
-  // 000 §5.2.2: a priority-0 thread with at most one message queued answers
+  // nanoPU (OSDI'21) §5.2.2: a priority-0 thread with at most one message queued answers
   // within t_n + k·t0 + (k−1)·t_c, t_n = two links plus the 8-byte loopback.
   [[nodiscard]] double response_bound_ns(double t0_ns, unsigned k) const;
   // Unloaded round trip of an RPC between two nanoPUs through one switch

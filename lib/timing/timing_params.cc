@@ -37,11 +37,11 @@ std::vector<std::pair<const char*, double TimingParams::*>> fields() {
 }  // namespace
 
 absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name) {
-  TimingParams p;  // the defaults are the "000" set
-  if (name == "000") return p;
-  if (name == "002") {
-    // The later revision's pipeline is shorter: 13 ns loopback (002 §3).
-    p.name = "002";
+  TimingParams p;  // the defaults are the "osdi21" set
+  if (name == "osdi21") return p;
+  if (name == "tail") {
+    // The later revision's pipeline is shorter: 13 ns loopback (nanoPU tail-latency version §3).
+    p.name = "tail";
     p.rx_pipeline_cycles = 5;
     p.transport_cycles = 3;
     p.core_select_cycles = 1;
@@ -52,7 +52,7 @@ absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name) {
     return p;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown timing parameter set '", name, "' (built in: 000, 002)"));
+      absl::StrCat("unknown timing parameter set '", name, "' (built in: osdi21, tail)"));
 }
 
 absl::StatusOr<TimingParams> parse_timing_params(const std::string& text, const std::string& source) {

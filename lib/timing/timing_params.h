@@ -1,9 +1,9 @@
 // The parameters of the nanoPU timing model (lib/timing/timing_model.h): a
 // clock, per-stage costs in cycles of that clock, and the link. Two sets
-// ship built in, one per paper revision: "000" (17 ns loopback, 69 ns
-// wire-to-wire; 000 §5.2.1) and "002" (13 ns / 65 ns; 002 §3). The same
-// values, each with its source, are in lib/timing/nanopu-000.params and
-// nanopu-002.params, which load_timing_params() reads (key = value # note).
+// ship built in, one per paper revision: "osdi21" (17 ns loopback, 69 ns
+// wire-to-wire; nanoPU (OSDI'21) §5.2.1) and "tail" (13 ns / 65 ns; nanoPU tail-latency version §3). The same
+// values, each with its source, are in lib/timing/nanopu-osdi21.params and
+// nanopu-tail.params, which load_timing_params() reads (key = value # note).
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@
 namespace nanopu::timing {
 
 struct TimingParams {
-  std::string name = "000";
+  std::string name = "osdi21";
   double clock_ghz = 3.2;           // core and NIC clock
   double link_gbps = 200;           // serialization rate of the NIC's port
   double link_latency_ns = 43.75;   // one wire between a host and the switch
@@ -28,18 +28,18 @@ struct TimingParams {
   double tx_fifo_cycles = 3;          // netTX FIFO to the NIC
   double packetizer_cycles = 4;       // packetization buffer, NDP send
   double tx_pipeline_cycles = 6;      // P4 egress: headers
-  double context_switch_cycles = 160; // HTS interrupt to first instruction (002 §2.4)
-  // The traditional NIC's DMA path (000 Fig. 3 baseline).
+  double context_switch_cycles = 160; // HTS interrupt to first instruction (nanoPU tail-latency version §2.4)
+  // The traditional NIC's DMA path (nanoPU (OSDI'21) Fig. 3 baseline).
   double dma_fixed_ns = 42.4;         // descriptors, DMA, completion polling, MAC swap
   double dma_bytes_per_ns = 16;       // memory copy/DMA rate of message bytes, each way
 };
 
-// The built-in set of that name ("000" or "002").
+// The built-in set of that name ("osdi21" or "tail").
 [[nodiscard]] absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name);
 
 // Reads a parameter file: `key = value` lines, '#' starts a comment; keys
 // are TimingParams' field names; unknown keys and bad numbers are errors
-// naming the line. Starts from the "000" set.
+// naming the line. Starts from the "osdi21" set.
 [[nodiscard]] absl::StatusOr<TimingParams> load_timing_params(const std::string& path);
 [[nodiscard]] absl::StatusOr<TimingParams> parse_timing_params(const std::string& text,
                                                                const std::string& source);

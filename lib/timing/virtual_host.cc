@@ -241,7 +241,7 @@ class Model {
       return;
     }
     if (c_.mode == sched::SchedMode::kTis) {
-      // TIS (000 §5.2.2): the kernel swaps in the highest-priority active
+      // TIS (nanoPU (OSDI'21) §5.2.2): the kernel swaps in the highest-priority active
       // thread only at its periodic tick; between ticks the loaded thread
       // keeps the core, serving its own messages or idling.
       uint64_t tick = 0;

@@ -6,11 +6,12 @@
 #include <queue>
 #include <string>
 
-#include "lib/ring/message.h"
-#include "lib/ring/thread_fifos.h"
+#include "lib/contract/message.h"
+#include "lib/contract/tx_message.h"
+#include "lib/contract/thread_fifos.h"
 #include "nanopu/app_header.h"
 #include "nanopu/stats.h"
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "nic/transport/ndp/ndp_transport.h"
 
 namespace nanopu::timing {
@@ -74,11 +75,11 @@ class Network {
     p.rtt_packets = c.rtt_packets;
     p.outbound_slots = 16;
     p.reassembly_slots = 256;
-    p.rto_tsc = ps(c.rto_ns);
+    p.rto_ticks = ps(c.rto_ns);
     p.max_timeouts = 1000;
-    p.pull_interval_tsc = serialization(static_cast<uint32_t>(wire::kSegmentBytes + wire::kFrameHeaderBytes));
-    p.reassembly_expiry_tsc = ps(1e9);
-    p.completion_memory_tsc = ps(1e9);
+    p.pull_interval_ticks = serialization(static_cast<uint32_t>(wire::kSegmentBytes + wire::kFrameHeaderBytes));
+    p.reassembly_expiry_ticks = ps(1e9);
+    p.completion_memory_ticks = ps(1e9);
     p.reserved_priority0_slots = 0;
     p.context_slots = 256;
     p.context_packets = 8192;
@@ -153,24 +154,12 @@ class Network {
   }
 
   void send_message(uint32_t host) {
-    // The message as a thread writes it (scheduler/thread.cc): one segment
-    // per packet, each with room for its frame header.
+    // The message as a thread writes it (lib/contract/tx_message.h).
     const auto len = static_cast<uint16_t>(c_.msg_bytes);
-    const auto nseg = static_cast<unsigned>(wire::packets_for(len));
-    rte_mbuf* segs[wire::kMaxPacketsPerMessage];
-    if (rte_pktmbuf_alloc_bulk(pool_, segs, nseg) != 0) return;
-    for (unsigned i = 0; i < nseg; ++i) {
-      const size_t payload = wire::segment_payload_bytes(len, static_cast<uint8_t>(i));
-      (void)rte_pktmbuf_append(segs[i], static_cast<uint16_t>(wire::kFrameHeaderBytes + payload));
-      if (i > 0) segs[i - 1]->next = segs[i];
-    }
-    segs[0]->nb_segs = static_cast<uint16_t>(nseg);
-    segs[0]->pkt_len = len + nseg * wire::kFrameHeaderBytes;
-    MsgMeta* meta = msg_meta(segs[0]);
-    meta->app_header = AppHeader{kReceiverIp, kContext, len}.word();
-    meta->src_context = kContext;
+    rte_mbuf* msg = alloc_tx_message(pool_, AppHeader{kReceiverIp, kContext, len}.word(), kContext);
+    if (msg == nullptr) return;
     Host& h = hosts_[host];
-    h.transport->on_message(segs[0], 0, *h.sink);
+    h.transport->on_message(msg, 0, *h.sink);
   }
 
   uint32_t port_of(uint32_t ip) const { return ip - kReceiverIp; }
@@ -186,7 +175,7 @@ class Network {
           ++result_.dropped;
           return;
         }
-        // NDP: keep the header, cut the payload (WIRE.md: 72 bytes), send it first.
+        // NDP: keep the header, cut the payload (docs/wire.md: 72 bytes), send it first.
         ++result_.trimmed;
         p.h.flags |= wire::kFlagChop;
         p.bytes = static_cast<uint32_t>(wire::kTrimmedFrameBytes);

@@ -1,4 +1,4 @@
-// Virtual-time incast (nanoPU 000 §5.2.3, 002 §4): N senders and one
+// Virtual-time incast (nanoPU (OSDI'21) §5.2.3, nanoPU tail-latency version §4): N senders and one
 // receiver, each a real NdpTransport (nic/transport/ndp — the same sender,
 // receiver, reassembly and packetization code as the live NIC core), joined
 // by a modelled output-queued switch: per-port serialization at the link
@@ -17,12 +17,12 @@ namespace nanopu::timing {
 
 struct IncastConfig {
   uint32_t senders = 80;
-  uint32_t msg_bytes = 1024;        // one 1088-byte packet each (002 §4)
+  uint32_t msg_bytes = 1024;        // one 1088-byte packet each (nanoPU tail-latency version §4)
   double link_gbps = 200;
   double link_latency_ns = 43.75;
-  uint32_t queue_bytes = 81000;     // 81 KB: 74 of the 80 packets (002 §4)
+  uint32_t queue_bytes = 81000;     // 81 KB: 74 of the 80 packets (nanoPU tail-latency version §4)
   bool trimming = true;             // false: tail drop
-  double rto_ns = 9400;             // the prototype's retransmit timeout, upper value (WIRE.md)
+  double rto_ns = 9400;             // the prototype's retransmit timeout, upper value (docs/wire.md)
   uint16_t rtt_packets = 2;
   double time_limit_ns = 1e7;       // give up after this much modelled time
 };
@@ -35,7 +35,7 @@ struct IncastResult {
   std::vector<std::pair<double, uint32_t>> queue;  // (ns, bottleneck queue bytes) at each change
 };
 
-// pool: mbufs with nanopu's MsgMeta private area (lib/ring/message.h).
+// pool: mbufs with nanopu's MsgMeta private area (lib/contract/message.h).
 [[nodiscard]] IncastResult run_incast(const IncastConfig& c, rte_mempool* pool);
 
 }  // namespace nanopu::timing

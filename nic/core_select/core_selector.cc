@@ -2,23 +2,6 @@
 
 namespace nanopu {
 
-bool parse_core_select_policy(std::string_view s, CoreSelectPolicy* out) {
-  if (s == "jbsq") *out = CoreSelectPolicy::kJbsq;
-  else if (s == "rss") *out = CoreSelectPolicy::kRss;
-  else if (s == "static") *out = CoreSelectPolicy::kStatic;
-  else return false;
-  return true;
-}
-
-std::string_view core_select_policy_name(CoreSelectPolicy p) {
-  switch (p) {
-    case CoreSelectPolicy::kJbsq: return "jbsq";
-    case CoreSelectPolicy::kRss: return "rss";
-    case CoreSelectPolicy::kStatic: return "static";
-  }
-  return "?";
-}
-
 int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t bindings,
                          uint64_t hash) const {
   switch (policy_) {

@@ -8,19 +8,16 @@
 //   static:  always the first core bound to the context.
 //
 // A pure policy: counts and hashes come in as arguments, so the live NIC
-// core and the virtual-time model share it (STYLE.md).
+// core and the virtual-time model share it (docs/design.md §8).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "nanopu/policies.h"
+
 namespace nanopu {
-
-enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
-
-[[nodiscard]] bool parse_core_select_policy(std::string_view s, CoreSelectPolicy* out);
-[[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
 
 class CoreSelector {
  public:
@@ -33,9 +30,6 @@ class CoreSelector {
   // to, or kHold (JBSQ with every bound core at n, or no core bound).
   [[nodiscard]] int select(const uint32_t* outstanding, const bool* bound, size_t bindings,
                            uint64_t flow_hash) const;
-
-  [[nodiscard]] CoreSelectPolicy policy() const { return policy_; }
-  [[nodiscard]] uint32_t jbsq_n() const { return n_; }
 
  private:
   CoreSelectPolicy policy_;

@@ -2,41 +2,9 @@
 
 #include <cstring>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {
-
-absl::StatusOr<FaultSpec> parse_fault_spec(const std::string& text) {
-  FaultSpec s;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    double v = 0;
-    if (!absl::SimpleAtod(kv.second, &v) || v < 0)
-      return absl::InvalidArgumentError(absl::StrCat("--faults: bad value in '", item, "'"));
-    const std::string& k = kv.first;
-    const bool prob = k != "delay_us" && k != "seed" && k != "drop_once" && k != "trim_once";
-    if (prob && v > 1)
-      return absl::InvalidArgumentError(absl::StrCat("--faults: ", k, " is a probability (0..1)"));
-    if (k == "drop") s.drop = v;
-    else if (k == "dup") s.dup = v;
-    else if (k == "reorder") s.reorder = v;
-    else if (k == "corrupt") s.corrupt = v;
-    else if (k == "mangle") s.mangle = v;
-    else if (k == "trim") s.trim = v;
-    else if (k == "delay_us") s.delay_us = v;
-    else if (k == "drop_once") s.drop_once = v != 0;
-    else if (k == "trim_once") s.trim_once = v != 0;
-    else if (k == "seed") s.seed = static_cast<uint64_t>(v);
-    else
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--faults: unknown fault '", k,
-          "' (drop, dup, reorder, delay_us, corrupt, mangle, trim, drop_once, trim_once, seed)"));
-  }
-  return s;
-}
 
 FaultInjector::FaultInjector(const FaultSpec& spec, rte_mempool* pool, uint64_t tsc_hz)
     : spec_(spec),

@@ -1,20 +1,7 @@
 // A fault-injecting wire: wraps a port's receive path (frames as they come
 // off the wire, before the MAC hands them to the pipeline) and, seeded,
-// drops, duplicates, reorders, delays, corrupts, mangles or trims them.
-//
-//   drop=P      lose the frame
-//   dup=P       deliver it twice
-//   reorder=P   hold it back behind the next frames
-//   delay_us=D  hold every frame D microseconds
-//   corrupt=P   damage the frame on the wire: the emulated MAC's FCS check
-//               discards it (as a real NIC does), counted as a corruption
-//   mangle=P    flip a bit in the IPv4 header, which the pipeline's checksum
-//               check must catch (exercises the parser with damaged frames)
-//   trim=P      cut a DATA frame to 72 bytes and set CHOP, as an NDP switch
-//               does when its queue is full (WIRE.md)
-//   drop_once=1 / trim_once=1   do it to every DATA packet the first time it
-//               is seen (recovery tests)
-//   seed=N
+// drops, duplicates, reorders, delays, corrupts, mangles or trims them as a
+// FaultSpec says (include/nanopu/fault_spec.h lists each fault).
 #pragma once
 
 #include <rte_mbuf.h>
@@ -26,23 +13,9 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/status/statusor.h"
+#include "nanopu/fault_spec.h"
 
 namespace nanopu {
-
-struct FaultSpec {
-  double drop = 0, dup = 0, reorder = 0, corrupt = 0, mangle = 0, trim = 0;
-  double delay_us = 0;
-  bool drop_once = false, trim_once = false;
-  uint64_t seed = 1;
-  [[nodiscard]] bool any() const {
-    return drop > 0 || dup > 0 || reorder > 0 || corrupt > 0 || mangle > 0 || trim > 0 ||
-           delay_us > 0 || drop_once || trim_once;
-  }
-};
-
-// "drop=0.1,dup=0.05,seed=7"; an empty string is no faults.
-[[nodiscard]] absl::StatusOr<FaultSpec> parse_fault_spec(const std::string& text);
 
 struct FaultCounters {
   uint64_t dropped = 0, duplicated = 0, reordered = 0, delayed = 0, corrupted = 0, mangled = 0,

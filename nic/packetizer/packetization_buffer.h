@@ -1,7 +1,7 @@
-// The packetization buffer (001 §3.4; nanoPU appendix): one fixed slot per
+// The packetization buffer (nanoPU draft §3.4; nanoPU appendix): one fixed slot per
 // outbound message, holding its packets until each is acknowledged so any
 // of them can be sent again. The slot index travels as buf_ptr in every
-// packet and comes back in the receiver's control packets (WIRE.md).
+// packet and comes back in the receiver's control packets (docs/wire.md).
 #pragma once
 
 #include <rte_mbuf.h>

@@ -1,6 +1,6 @@
-// Egress framing (001 §3.4 packet generator): fills the 64-byte header of
+// Egress framing (nanoPU draft §3.4 packet generator): fills the 64-byte header of
 // DATA packets in place and builds control packets with the 64-byte zero
-// payload the prototype's parser expects (WIRE.md).
+// payload the prototype's parser expects (docs/wire.md).
 #pragma once
 
 #include <rte_mbuf.h>

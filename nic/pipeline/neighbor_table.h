@@ -1,5 +1,5 @@
 // IPv4 → MAC learned from received frames (the design's "configured, or
-// learned" next hop, WIRE.md). Bounded so the NIC core never allocates after
+// learned" next hop, docs/wire.md). Bounded so the NIC core never allocates after
 // start: once full, new peers use the gateway MAC.
 #pragma once
 

@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "lib/ring/thread_fifos.h"
+#include "lib/contract/thread_fifos.h"
 #include "nanopu/stats.h"
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/wire/frame.h"
 

@@ -10,7 +10,7 @@
 //     unless it is for one.
 // Otherwise the receiver NACKs it and the sender retries on its timer: a
 // flood on one context slows that context only. A pure policy: counts come
-// in as arguments (STYLE.md).
+// in as arguments (docs/design.md §8).
 #pragma once
 
 #include <cstdint>

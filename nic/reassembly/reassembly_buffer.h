@@ -1,4 +1,4 @@
-// The reassembly buffer (002 §3.1; nanoPU appendix): fixed-size message slots
+// The reassembly buffer (nanoPU tail-latency version §3.1; nanoPU appendix): fixed-size message slots
 // with a per-message packet bitmap, looked up by (source IP, sender's buffer,
 // sender's message id). Also remembers recently completed messages, so a
 // retransmitted packet of a message already delivered is acknowledged again
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {

@@ -1,4 +1,4 @@
-// The NIC's timer module (001 §3.4): one timer per slot — schedule,
+// The NIC's timer module (nanoPU draft §3.4): one timer per slot — schedule,
 // reschedule, cancel — checked once a period; expired slots are reported
 // to a handler from poll(now).
 //

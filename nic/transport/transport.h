@@ -1,15 +1,18 @@
-// The NIC-terminated transport (nanoPU §2.3, §3.3) behind one interface, so
-// NDP and Homa are interchangeable (eRPC's transport_impl, Homa's Driver).
+// The NIC-terminated transport (nanoPU §2.3, §3.3) as the NIC core drives it.
 // A transport has no I/O of its own: packets and time come in as arguments
 // and go out through the TransportSink, which the NIC core implements (and a
 // test or the virtual-time model can implement too).
+//
+// Only NDP exists today, and the sink still speaks NDP's header
+// (wire::NdpHeader): a second transport (Homa, docs/wire.md) needs a
+// protocol-neutral sink first.
 #pragma once
 
 #include <rte_mbuf.h>
 
 #include <cstdint>
 
-#include "nic/pipeline/context_table.h"
+#include "lib/contract/context_table.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {
@@ -35,14 +38,14 @@ class Transport {
   virtual ~Transport() = default;
   // A DATA packet that the pipeline matched to dst. Takes ownership of pkt.
   virtual void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                       ContextEntry* dst, uint64_t now_tsc, TransportSink& sink) = 0;
+                       ContextEntry* dst, uint64_t now, TransportSink& sink) = 0;
   // A control packet for this host. Takes ownership of pkt.
-  virtual void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
+  virtual void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                           TransportSink& sink) = 0;
   // A complete message from a thread's TX FIFO. Takes ownership of msg.
-  virtual void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) = 0;
+  virtual void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) = 0;
   // Called once per NIC loop iteration (retransmit timers, pacing).
-  virtual void on_tick(uint64_t now_tsc, TransportSink& sink) = 0;
+  virtual void on_tick(uint64_t now, TransportSink& sink) = 0;
   // Messages on_message() can take now (free packetization slots).
   [[nodiscard]] virtual uint32_t tx_capacity() const = 0;
   // Messages being sent / being received right now (leak checks, stats).

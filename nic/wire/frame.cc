@@ -5,10 +5,12 @@
 
 #include <cstring>
 
+#include "nanopu/stats.h"
+
 namespace nanopu::wire {
 namespace {
 
-// Byte offsets inside the 64-byte header (WIRE.md).
+// Byte offsets inside the 64-byte header (docs/wire.md).
 constexpr size_t kIpOff = kEthHeaderBytes;
 constexpr size_t kL4Off = kEthHeaderBytes + kIpv4HeaderBytes;
 
@@ -37,19 +39,11 @@ constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull;
 
 }  // namespace
 
+static_assert(static_cast<size_t>(ParseError::kCount) == kParseErrorKinds,
+              "one NicCounters::rx_parse_errors counter per parse error");
+
 std::string_view parse_error_name(ParseError e) {
-  switch (e) {
-    case ParseError::kOk: return "ok";
-    case ParseError::kShortFrame: return "rx_drop_short_frame";
-    case ParseError::kNotIpv4: return "rx_drop_not_ipv4";
-    case ParseError::kBadIpHeader: return "rx_drop_bad_ip_header";
-    case ParseError::kUnknownProtocol: return "rx_drop_unknown_protocol";
-    case ParseError::kBadChecksum: return "rx_drop_bad_checksum";
-    case ParseError::kBadLength: return "rx_drop_bad_length";
-    case ParseError::kBadFlags: return "rx_drop_bad_flags";
-    case ParseError::kCount: break;
-  }
-  return "rx_drop_unknown_reason";
+  return parse_error_counter_name(static_cast<size_t>(e));
 }
 
 namespace {

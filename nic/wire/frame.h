@@ -1,4 +1,4 @@
-// Ethernet + IPv4 + nanoPU transport header codec (WIRE.md).
+// Ethernet + IPv4 + nanoPU transport header codec (docs/wire.md).
 //
 // The 64-byte frame header is one 512-bit flit in the nanoPU hardware. Every
 // multi-byte field is big-endian on the wire; this codec is the only place that
@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "nanopu/address.h"
+#include "nanopu/limits.h"
+
 namespace nanopu::wire {
 
 inline constexpr size_t kEthHeaderBytes = 14;
@@ -18,9 +21,9 @@ inline constexpr size_t kIpv4HeaderBytes = 20;
 inline constexpr size_t kTransportHeaderBytes = 30;
 inline constexpr size_t kFrameHeaderBytes =
     kEthHeaderBytes + kIpv4HeaderBytes + kTransportHeaderBytes;  // 64
-inline constexpr size_t kSegmentBytes = 1024;        // MTU payload (WIRE.md)
+inline constexpr size_t kSegmentBytes = 1024;        // MTU payload (docs/wire.md)
 inline constexpr size_t kControlPayloadBytes = 64;   // zero payload of control packets
-inline constexpr size_t kMaxMessageBytes = 65535;    // 16-bit msg_len
+inline constexpr size_t kMaxMessageBytes = nanopu::kMaxMessageBytes;  // 16-bit msg_len
 inline constexpr size_t kMaxPacketsPerMessage = (kMaxMessageBytes + kSegmentBytes - 1) / kSegmentBytes;
 
 inline constexpr uint16_t kEtherTypeIpv4 = 0x0800;
@@ -28,15 +31,15 @@ inline constexpr uint8_t kIpProtoNdp = 0x99;
 inline constexpr uint8_t kIpProtoHoma = 0x9A;
 inline constexpr uint8_t kDefaultTtl = 64;
 
-// NDP flags (WIRE.md, byte 0).
+// NDP flags (docs/wire.md, byte 0).
 inline constexpr uint8_t kFlagData = 0x01;
 inline constexpr uint8_t kFlagAck = 0x02;
 inline constexpr uint8_t kFlagNack = 0x04;
 inline constexpr uint8_t kFlagPull = 0x08;
 inline constexpr uint8_t kFlagChop = 0x10;
 
-using MacAddr = std::array<uint8_t, 6>;
-inline constexpr MacAddr kBroadcastMac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+using MacAddr = MacAddress;  // include/nanopu/address.h
+inline constexpr MacAddr kBroadcastMac = kBroadcastMacAddress;
 
 // The NDP transport header, host-order values.
 struct NdpHeader {
@@ -96,7 +99,7 @@ enum class ParseError : uint8_t {
 }
 
 // Writes the 64 header bytes for a frame carrying payload_bytes after them,
-// with a correct IPv4 header checksum (the prototype sent 0; WIRE.md).
+// with a correct IPv4 header checksum (the prototype sent 0; docs/wire.md).
 void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out);
 
 // Parses and validates the header of a frame of frame_len bytes. On kOk,
@@ -105,7 +108,7 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
 [[nodiscard]] ParseError decode_frame_header(const uint8_t* frame, size_t frame_len,
                                              FrameHeader* out, size_t* payload_bytes);
 
-// A trimming switch keeps the first 72 bytes of a DATA frame (WIRE.md).
+// A trimming switch keeps the first 72 bytes of a DATA frame (docs/wire.md).
 inline constexpr size_t kTrimmedFrameBytes = 72;
 
 // Turns the header of a DATA frame into that of its trimmed copy: sets CHOP,

@@ -19,7 +19,7 @@ constexpr uint16_t kClientContext = 9;
 
 uint64_t word_of(uint64_t msg, uint32_t i) { return (msg << 32) ^ (i * 0x9e3779b97f4a7c15ull) ^ 0xabcdef; }
 
-// Bytes beyond len in the last word never travel (WIRE.md): keep the first len%8.
+// Bytes beyond len in the last word never travel (docs/wire.md): keep the first len%8.
 uint64_t wire_mask(uint16_t len, uint32_t i, uint32_t words) {
   if (i + 1 < words || len % 8 == 0) return ~0ull;
   return ~0ull << (8 * (8 - len % 8));

@@ -87,7 +87,7 @@ TEST_F(NicCoreTest, ValidDataIsAckedAndEchoedByteExact) {
   ASSERT_EQ(drain(&out), 2u);
   wire::FrameHeader ack, echo;
   size_t ack_payload = 0, echo_payload = 0;
-  // Control before data (WIRE.md).
+  // Control before data (docs/wire.md).
   ASSERT_EQ(wire::decode_frame_header(reinterpret_cast<const uint8_t*>(out[0].data()), out[0].size(),
                                       &ack, &ack_payload), wire::ParseError::kOk);
   EXPECT_EQ(ack.ndp.flags, wire::kFlagAck | wire::kFlagPull);

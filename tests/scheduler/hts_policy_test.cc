@@ -91,7 +91,7 @@ TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedForGood) {
   EXPECT_TRUE(ts[0].demoted);
   EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
   EXPECT_EQ(p.pick(ts.data(), ts.size(), 0, kT0 + 1), 1);
-  HtsPolicy::on_msg_done(ts[0]);  // resets the message timer only (002 §2.4)
+  HtsPolicy::on_msg_done(ts[0]);  // resets the message timer only (nanoPU tail-latency version §2.4)
   EXPECT_TRUE(ts[0].demoted);
   EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
   EXPECT_FALSE(ts[0].in_msg);

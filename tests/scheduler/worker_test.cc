@@ -103,7 +103,7 @@ TEST_P(WorkerTest, ArrivalForABetterThreadPreemptsAtASafePoint) {
 
 TEST_P(WorkerTest, TisDoesNotPreemptBetweenTicks) {
   auto rt = host([](Config& c) {
-    c.scheduler = "tis";
+    c.scheduler = SchedMode::kTis;
     // 50 ms ticks: L starts on a tick (H held the core, polling, until then)
     // and its 5 ms message ends long before the next one.
     c.tis_period_ns = 50e6;
@@ -118,7 +118,7 @@ TEST_P(WorkerTest, TisDoesNotPreemptBetweenTicks) {
 
 TEST_P(WorkerTest, TisPreemptsOnATick) {
   auto rt = host([](Config& c) {
-    c.scheduler = "tis";
+    c.scheduler = SchedMode::kTis;
     c.tis_period_ns = 200e3;  // 200 us ticks, 20 ms message
   });
   Scenario sc;
@@ -147,7 +147,7 @@ TEST_P(WorkerTest, PriorityZeroPastT0IsDemotedForGood) {
     send(t, 21);
     compute(t, 8000);  // past t0: demoted, B runs first
     log.push_back("A0");
-    t.msg_done();      // A stays at priority 1 (000 §2.4, 002 §4)
+    t.msg_done();      // A stays at priority 1 (nanoPU (OSDI'21) §2.4, nanoPU tail-latency version §4)
     send(t, 20);
     ASSERT_TRUE(t.wait());
     (void)t.read();

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lib/eal/eal.h"
-#include "lib/eal/ring_port.h"
+#include "lib/platform/eal.h"
+#include "lib/platform/ring_port.h"
 
 namespace nanopu::testing {
 namespace {
@@ -23,7 +23,7 @@ rte_mempool* g_inject_pool = nullptr;
 class EalEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    Config c;
+    EalParams c;
     // lcore 0: the test's thread (and every shared-core host's NIC loop);
     // lcores 1 and 2: worker cores for dedicated-NIC hosts, on the second CPU.
     c.lcores = {0, 1, 2};

@@ -1,6 +1,10 @@
-// NDP's knobs (WIRE.md: the prototype's defaults were rtt_pkts = 2 and a
+// NDP's knobs (docs/wire.md: the prototype's defaults were rtt_pkts = 2 and a
 // retransmit timeout of 0.7–9.4 µs at 3.2 GHz; a software path's round trip
-// is longer, so the default timeout here is larger). Times in TSC cycles.
+// is longer, so the default timeout here is larger).
+//
+// Times are in *ticks* of whatever clock the caller drives the transport
+// with: TSC cycles in the live NIC core, picoseconds in the virtual-time
+// model (lib/timing/virtual_network.cc). The transport never reads a clock.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +16,11 @@ struct NdpParams {
   uint32_t outbound_slots = 256;     // packetization buffer: messages in flight
   uint32_t reassembly_slots = 256;   // reassembly buffer: messages being received
   uint32_t remembered_completions = 16384;
-  uint64_t rto_tsc = 0;              // retransmit timeout
+  uint64_t rto_ticks = 0;            // retransmit timeout
   uint32_t max_timeouts = 200;       // then the message is given up (counted)
-  uint64_t pull_interval_tsc = 0;    // PULL pacing: one MTU serialization time
-  uint64_t reassembly_expiry_tsc = 0;  // free a partial message silent this long
-  uint64_t completion_memory_tsc = 0;  // how long a delivered message's id is remembered
+  uint64_t pull_interval_ticks = 0;    // PULL pacing: one MTU serialization time
+  uint64_t reassembly_expiry_ticks = 0;  // free a partial message silent this long
+  uint64_t completion_memory_ticks = 0;  // how long a delivered message's id is remembered
   uint8_t epoch = 0;                   // this sender's incarnation, sent as buf_size_class
   uint32_t reserved_priority0_slots = 64;  // reassembly slots only priority-0 contexts may use
   uint32_t context_slots = 128;        // reassembly slots one context may hold

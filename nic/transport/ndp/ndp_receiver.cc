@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/ring/message.h"
+#include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 
 namespace nanopu {
@@ -42,8 +42,8 @@ void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offs
 }
 
 bool NdpReceiver::pull_allowed(uint64_t now) {
-  if (now < next_pull_tsc_) return false;
-  next_pull_tsc_ = std::max(now, next_pull_tsc_) + p_.pull_interval_tsc;
+  if (now < next_pull_) return false;
+  next_pull_ = std::max(now, next_pull_) + p_.pull_interval_ticks;
   return true;
 }
 
@@ -52,7 +52,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
   const wire::NdpHeader& n = h.ndp;
   const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);
   int s = buffer_.find(key);
-  if (s < 0 && buffer_.recently_completed(key, n, now, p_.completion_memory_tsc)) {
+  if (s < 0 && buffer_.recently_completed(key, n, now, p_.completion_memory_ticks)) {
     // A retransmission of a message already delivered (its ACK was lost).
     ++counters_->rx_dup_packets;
     rte_pktmbuf_free(pkt);
@@ -195,11 +195,11 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
     pull_head_ = 0;
   }
   // Abandoned partial messages (the sender gave up or vanished).
-  if (now >= next_sweep_tsc_) {
-    next_sweep_tsc_ = now + p_.reassembly_expiry_tsc / 4 + 1;
+  if (now >= next_sweep_) {
+    next_sweep_ = now + p_.reassembly_expiry_ticks / 4 + 1;
     for (uint32_t i = 0; i < buffer_.capacity(); ++i) {
       InboundMessage& m = buffer_.at(i);
-      if (m.used && now - m.last_tsc > p_.reassembly_expiry_tsc) {
+      if (m.used && now - m.last_tsc > p_.reassembly_expiry_ticks) {
         m.pull_queued = false;
         --m.dst->reassembling;
         m.dst->packets -= m.npkts;

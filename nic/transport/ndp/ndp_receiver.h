@@ -1,4 +1,4 @@
-// NDP receiver (WIRE.md "Receiver"): DATA for a new message takes a
+// NDP receiver (docs/wire.md "Receiver"): DATA for a new message takes a
 // reassembly slot; every DATA is answered by ACK|PULL (credit + 1, the first
 // packets of a message being pre-granted rtt_pkts); a trimmed (CHOP) packet
 // by NACK|PULL; PULL increases are paced at one per MTU serialization time
@@ -50,8 +50,8 @@ class NdpReceiver {
   BufferPartition partition_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   size_t pull_head_ = 0;
-  uint64_t next_pull_tsc_ = 0;
-  uint64_t next_sweep_tsc_ = 0;
+  uint64_t next_pull_ = 0;
+  uint64_t next_sweep_ = 0;
 };
 
 }  // namespace nanopu

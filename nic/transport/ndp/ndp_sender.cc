@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/ring/message.h"
+#include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 
 namespace nanopu {
@@ -15,7 +15,7 @@ NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counter
       pool_(pool),
       counters_(counters),
       buffer_(p.outbound_slots),
-      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_tsc / 4, 1), on_timer, this) {}
+      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
@@ -60,7 +60,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   h.pkt_offset = index;
   h.tx_msg_id = m.tx_msg_id;
   h.buf_ptr = static_cast<uint16_t>(slot);
-  // buf_size_class is opaque to receivers, which echo it (WIRE.md); nanopu
+  // buf_size_class is opaque to receivers, which echo it (docs/wire.md); nanopu
   // sends its incarnation there so a restarted sender's ids are told apart.
   h.buf_size_class = p_.epoch;
   // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
@@ -96,7 +96,7 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 void NdpSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
   // Back off while no progress is made: rto, 2 rto, ... 64 rto.
-  timers_.schedule(slot, now + (p_.rto_tsc << std::min<uint32_t>(m.timeouts, 6)));
+  timers_.schedule(slot, now + (p_.rto_ticks << std::min<uint32_t>(m.timeouts, 6)));
 }
 
 void NdpSender::complete(uint32_t slot) {

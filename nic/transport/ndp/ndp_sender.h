@@ -1,4 +1,4 @@
-// NDP sender (WIRE.md "Sender"): the first rtt_pkts packets go at once, later
+// NDP sender (docs/wire.md "Sender"): the first rtt_pkts packets go at once, later
 // ones on PULL credit (credit := pull_offset); ACK marks a packet delivered;
 // NACK|PULL (trimmed) sends it again at once; a bare NACK (receiver out of
 // slots) waits for the timer; a per-message timer, backed off while no
@@ -45,7 +45,7 @@ class NdpSender {
   NicCounters* counters_;
   PacketizationBuffer buffer_;
   TimerModule timers_;
-  uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (WIRE.md)
+  uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };
 

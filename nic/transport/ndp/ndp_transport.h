@@ -1,5 +1,5 @@
-// NDP as the nanoPU terminates it in the NIC (nanoPU §2.3, 002 §3.1, §4.2f;
-// WIRE.md): a sender (packetization buffer, PULL credit, ACK/NACK,
+// NDP as the nanoPU terminates it in the NIC (nanoPU §2.3, nanoPU tail-latency version §3.1, §4.2f;
+// docs/wire.md): a sender (packetization buffer, PULL credit, ACK/NACK,
 // retransmit timers) and a receiver (reassembly buffer, ACK|PULL, NACK,
 // paced PULLs, exactly-once delivery) behind the Transport interface.
 #pragma once
@@ -17,27 +17,24 @@ class NdpTransport final : public Transport {
       : sender_(p, pool, counters), receiver_(p, counters) {}
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
-               uint64_t now_tsc, TransportSink& sink) override {
-    receiver_.on_data(pkt, h, payload_bytes, dst, now_tsc, sink);
+               uint64_t now, TransportSink& sink) override {
+    receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
-  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now_tsc,
+  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
-    sender_.on_control(h, now_tsc, sink);
+    sender_.on_control(h, now, sink);
   }
-  void on_message(rte_mbuf* msg, uint64_t now_tsc, TransportSink& sink) override {
-    sender_.send_message(msg, now_tsc, sink);
+  void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
+    sender_.send_message(msg, now, sink);
   }
-  void on_tick(uint64_t now_tsc, TransportSink& sink) override {
-    sender_.tick(now_tsc, sink);
-    receiver_.tick(now_tsc, sink);
+  void on_tick(uint64_t now, TransportSink& sink) override {
+    sender_.tick(now, sink);
+    receiver_.tick(now, sink);
   }
   [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
   [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
   [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
-
-  [[nodiscard]] const NdpSender& sender() const { return sender_; }
-  [[nodiscard]] const NdpReceiver& receiver() const { return receiver_; }
 
  private:
   NdpSender sender_;

@@ -90,7 +90,7 @@ TEST(SoftwareSwitchTest, FullQueueTrimsToHeadersThatOvertakeData) {
                                         &payload), wire::ParseError::kOk);
     if (h.ndp.flags & wire::kFlagChop) {
       ++chopped;
-      EXPECT_EQ(got[i]->pkt_len, 72u);  // WIRE.md: the first 72 bytes kept
+      EXPECT_EQ(got[i]->pkt_len, 72u);  // docs/wire.md: the first 72 bytes kept
     } else if (chopped > 0 && first_full_after_chop == 0) {
       first_full_after_chop = i;
     }

@@ -11,8 +11,8 @@ namespace {
 TimingParams set(const char* name) { return *builtin_timing_params(name); }
 
 TEST(TimingModelTest, Set000ReproducesFigure2Totals) {
-  const TimingModel m(set("000"));
-  EXPECT_NEAR(m.loopback_ns(8), 17.0, 0.1);      // 000 §5.2.1
+  const TimingModel m(set("osdi21"));
+  EXPECT_NEAR(m.loopback_ns(8), 17.0, 0.1);      // nanoPU (OSDI'21) §5.2.1
   EXPECT_NEAR(m.wire_to_wire_ns(8), 69.0, 0.1);
   double sum = 0;
   for (const Stage& s : m.loopback_stages(8)) sum += s.ns;
@@ -21,14 +21,14 @@ TEST(TimingModelTest, Set000ReproducesFigure2Totals) {
 }
 
 TEST(TimingModelTest, Set002ReproducesItsTotals) {
-  const TimingModel m(set("002"));
+  const TimingModel m(set("tail"));
   EXPECT_NEAR(m.loopback_ns(8), 13.0, 0.1);
   EXPECT_NEAR(m.wire_to_wire_ns(8), 65.0, 0.1);
 }
 
 TEST(TimingModelTest, TraditionalNicIsThreeTimesSlowerAt8BytesAndTheGapNarrows) {
-  const TimingModel m(set("000"));
-  EXPECT_NEAR(m.traditional_loopback_ns(8), 51.0, 0.5);  // 000 §5.2.1
+  const TimingModel m(set("osdi21"));
+  EXPECT_NEAR(m.traditional_loopback_ns(8), 51.0, 0.5);  // nanoPU (OSDI'21) §5.2.1
   const double r8 = m.traditional_loopback_ns(8) / m.loopback_ns(8);
   const double r1k = m.traditional_loopback_ns(1024) / m.loopback_ns(1024);
   EXPECT_NEAR(r8, 3.0, 0.15);
@@ -37,8 +37,8 @@ TEST(TimingModelTest, TraditionalNicIsThreeTimesSlowerAt8BytesAndTheGapNarrows) 
 }
 
 TEST(TimingModelTest, BoundFormula) {
-  const TimingModel m(set("000"));
-  // t_n + k t0 + (k-1) t_c with t_n = 2 links + the 8-byte loopback (000 §5.2.2: 2.15 us).
+  const TimingModel m(set("osdi21"));
+  // t_n + k t0 + (k-1) t_c with t_n = 2 links + the 8-byte loopback (nanoPU (OSDI'21) §5.2.2: 2.15 us).
   const double t_n = 2 * 43.75 + m.loopback_ns(8);
   EXPECT_DOUBLE_EQ(m.response_bound_ns(1000, 2), t_n + 2000 + 50);
   EXPECT_NEAR(m.response_bound_ns(1000, 2), 2150, 10);
@@ -46,7 +46,7 @@ TEST(TimingModelTest, BoundFormula) {
 }
 
 TEST(TimingModelTest, ShippedParameterFilesMatchTheBuiltInSets) {
-  for (const char* name : {"000", "002"}) {
+  for (const char* name : {"osdi21", "tail"}) {
     absl::StatusOr<TimingParams> p =
         load_timing_params(std::string(NANOPU_SOURCE_DIR) + "/lib/timing/nanopu-" + name + ".params");
     ASSERT_TRUE(p.ok()) << p.status();

@@ -84,15 +84,5 @@ TEST(CoreSelectorTest, StaticAlwaysTheFirstBoundCore) {
   EXPECT_EQ(s.select(out, bound, 3, 123), 1);
 }
 
-TEST(CoreSelectorTest, PolicyNamesRoundTrip) {
-  for (auto p : {CoreSelectPolicy::kJbsq, CoreSelectPolicy::kRss, CoreSelectPolicy::kStatic}) {
-    CoreSelectPolicy back;
-    ASSERT_TRUE(parse_core_select_policy(core_select_policy_name(p), &back));
-    EXPECT_EQ(back, p);
-  }
-  CoreSelectPolicy x;
-  EXPECT_FALSE(parse_core_select_policy("random", &x));
-}
-
 }  // namespace
 }  // namespace nanopu

@@ -27,7 +27,7 @@ FrameHeader sample() {
   return h;
 }
 
-// Written out by hand from WIRE.md; the checksum computed independently (RFC 1071).
+// Written out by hand from docs/wire.md; the checksum computed independently (RFC 1071).
 constexpr std::array<uint8_t, 64> kGolden = {
     0x02, 0x00, 0x00, 0x00, 0x00, 0x02,  // dst MAC
     0x02, 0x00, 0x00, 0x00, 0x00, 0x01,  // src MAC
@@ -86,7 +86,7 @@ TEST(FrameTest, RoundTripsEveryFieldValue) {
   }
 }
 
-TEST(FrameTest, ZeroChecksumIsAccepted) {  // the prototype always sent 0 (WIRE.md)
+TEST(FrameTest, ZeroChecksumIsAccepted) {  // the prototype always sent 0 (docs/wire.md)
   std::vector<uint8_t> f = frame_of(sample(), 16);
   f[24] = f[25] = 0;
   FrameHeader h;

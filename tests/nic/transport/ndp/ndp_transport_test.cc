@@ -25,7 +25,7 @@ uint64_t mask(uint16_t len, uint32_t i, uint32_t words) {
 }
 
 // Word 0 carries the message id; its top byte (id mod 256) is all a message
-// shorter than 8 bytes keeps (WIRE.md: the first len bytes of the BE word).
+// shorter than 8 bytes keeps (docs/wire.md: the first len bytes of the BE word).
 uint64_t id_word(uint64_t id) { return (id % 256) << 56 | id; }
 constexpr uint64_t kIdMask = (1ull << 56) - 1;
 
@@ -47,8 +47,8 @@ Hosts make(const std::string& faults_a, const std::string& faults_b,
   testing::PortPair p = testing::make_ring_pair();
   Config ca = testing::host_config(p.a, kA), cb = testing::host_config(p.b, kB);
   ca.mbufs = cb.mbufs = 16383;
-  ca.faults = faults_a;
-  cb.faults = faults_b;
+  ca.faults = *parse_fault_spec(faults_a);
+  cb.faults = *parse_fault_spec(faults_b);
   ca.rto_us = cb.rto_us = rto_us;
   if (tweak_b) tweak_b(cb);
   Hosts h;

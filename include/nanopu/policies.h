@@ -1,0 +1,32 @@
+// The policies a host is configured with: how the NIC picks a core for a
+// message, and how each worker core schedules its threads. Enums in code;
+// the names are what flags and reports use.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace nanopu {
+
+// nanoPU (OSDI'21) §2.3, §3.2: among the cores whose threads bind a message's
+// context, JBSQ(n) picks the one holding the fewest of its messages (< n);
+// RSS hashes the message's source; static always takes the first core.
+enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
+
+// nanoPU (OSDI'21) §2.2 and §5.2.2: the hardware thread scheduler (HTS), or
+// the timer-interrupt scheduler (TIS) baseline it is compared with.
+enum class SchedMode : uint8_t { kHts, kTis };
+
+// 2 MiB hugepages for DPDK's memory: use them when reserved and mounted
+// (auto), require them (on), or never (off: the EAL runs with --no-huge).
+enum class HugePages : uint8_t { kAuto, kOn, kOff };
+
+[[nodiscard]] std::optional<CoreSelectPolicy> parse_core_select_policy(std::string_view name);
+[[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
+[[nodiscard]] std::optional<SchedMode> parse_sched_mode(std::string_view name);
+[[nodiscard]] std::string_view sched_mode_name(SchedMode m);
+[[nodiscard]] std::optional<HugePages> parse_huge_pages(std::string_view name);
+[[nodiscard]] std::string_view huge_pages_name(HugePages h);
+
+}  // namespace nanopu

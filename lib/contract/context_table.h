@@ -1,0 +1,72 @@
+// The port table of the NIC pipeline (nanoPU §2.3, §3.2): destination
+// context → the threads bound to it, at most one per worker core (threads on
+// one core bind different contexts; threads on different cores may share
+// one, and JBSQ balances between them). Each context also owns its global
+// RX queue, where messages wait for a JBSQ credit.
+//
+// bind()/unbind() run on worker cores, lookup on the NIC core: entries are
+// created once and never freed while the table lives, and the per-core
+// thread pointers are atomics, so the NIC reads without a lock.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "lib/contract/msg_fifo.h"
+#include "lib/contract/thread_fifos.h"
+#include "nanopu/limits.h"
+
+namespace nanopu {
+
+inline constexpr size_t kMaxWorkers = kMaxWorkerCores;
+
+struct ContextEntry {
+  uint16_t context = 0;
+  std::atomic<ThreadFifos*> threads[kMaxWorkers] = {};  // by worker index
+  // NIC core only.
+  MsgFifo held;              // the global RX queue (JBSQ: waiting for a credit)
+  bool pending = false;      // listed in the NIC's pending-contexts list
+  uint32_t reassembling = 0; // messages of this context in the reassembly buffer
+  uint32_t packets = 0;      // their packets plus those of its queued messages
+
+  // Best (lowest) priority among the threads bound to it (255: none).
+  [[nodiscard]] uint8_t priority(size_t workers) const {
+    uint8_t best = 255;
+    for (size_t i = 0; i < workers; ++i)
+      if (ThreadFifos* t = threads[i].load(std::memory_order_acquire)) {
+        const uint8_t p = t->priority.load(std::memory_order_relaxed);
+        if (p < best) best = p;
+      }
+    return best;
+  }
+};
+
+class ContextTable {
+ public:
+  static constexpr size_t kContexts = 1u << 16;
+
+  // global_queue_messages: depth of each context's global RX queue.
+  ContextTable(uint32_t instance, uint32_t global_queue_messages);
+
+  // Binds fifos (a thread on worker fifos->worker) to context. Fails with
+  // AlreadyExists when a thread on the same worker holds the context.
+  [[nodiscard]] absl::Status bind(uint16_t context, ThreadFifos* fifos);
+  void unbind(uint16_t context, ThreadFifos* fifos);
+
+  [[nodiscard]] ContextEntry* lookup(uint16_t context) const {
+    return entries_[context].load(std::memory_order_acquire);
+  }
+
+ private:
+  std::unique_ptr<std::atomic<ContextEntry*>[]> entries_;
+  std::vector<std::unique_ptr<ContextEntry>> owned_;
+  std::mutex mu_;  // serialises entry creation (bind is not on a hot path)
+  uint32_t instance_;
+  uint32_t global_queue_messages_;
+};
+
+}  // namespace nanopu

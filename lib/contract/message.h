@@ -1,0 +1,29 @@
+// A message between the NIC core and a thread is an mbuf chain (one segment
+// per packet) carrying MsgMeta in the first mbuf's private area.
+//
+// RX: the data pointer is at the first payload byte (frame header stripped),
+//     pkt_len == message length.
+// TX: the thread writes payload after kFrameHeaderBytes of room, so the
+//     packetizer fills the 64-byte header in place: no copy, no prepend.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+namespace nanopu {
+
+struct MsgMeta {
+  uint64_t app_header = 0;  // RX: source ip/context/len; TX: destination
+  uint64_t nic_tsc = 0;     // TSC when the NIC core took it (RX arrival / TX gather)
+  uint16_t src_context = 0; // TX: context of the sending thread
+};
+
+inline constexpr uint16_t kMsgMetaBytes =
+    static_cast<uint16_t>((sizeof(MsgMeta) + RTE_MBUF_PRIV_ALIGN - 1) & ~(RTE_MBUF_PRIV_ALIGN - 1));
+
+[[nodiscard]] inline MsgMeta* msg_meta(rte_mbuf* m) {
+  return static_cast<MsgMeta*>(rte_mbuf_to_priv(m));
+}
+
+}  // namespace nanopu

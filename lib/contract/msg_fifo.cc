@@ -1,0 +1,39 @@
+#include "lib/contract/msg_fifo.h"
+
+#include <rte_errno.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace nanopu {
+
+MsgFifo& MsgFifo::operator=(MsgFifo&& o) noexcept {
+  if (this != &o) {
+    drain();
+    rte_ring_free(ring_);
+    ring_ = o.ring_;
+    o.ring_ = nullptr;
+  }
+  return *this;
+}
+
+MsgFifo::~MsgFifo() {
+  drain();
+  rte_ring_free(ring_);
+}
+
+absl::StatusOr<MsgFifo> MsgFifo::create(const std::string& name, uint32_t capacity) {
+  // RING_F_EXACT_SZ: exactly `capacity` usable slots.
+  rte_ring* r = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY,
+                                RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+  if (r == nullptr)
+    return absl::ResourceExhaustedError(
+        absl::StrCat("rte_ring_create(", name, ", ", capacity, "): ", rte_strerror(rte_errno)));
+  return MsgFifo(r);
+}
+
+void MsgFifo::drain() {
+  if (ring_ == nullptr) return;
+  while (rte_mbuf* m = pop()) rte_pktmbuf_free(m);
+}
+
+}  // namespace nanopu

@@ -1,0 +1,33 @@
+// The pair of FIFOs that stand in for one thread's netRX/netTX registers
+// (nanoPU §2.1): the NIC core is the only producer of rx and the only consumer
+// of tx; the thread's worker core is the other side of each. The credit
+// counters give JBSQ its per-core outstanding count (nanoPU §3.2).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "lib/contract/core_signals.h"
+#include "lib/contract/msg_fifo.h"
+
+namespace nanopu {
+
+struct ThreadFifos {
+  MsgFifo rx;  // NIC core → thread: complete messages
+  MsgFifo tx;  // thread → NIC core: complete messages to send
+  uint32_t thread_id = 0;
+  uint32_t worker = 0;              // index of the worker core running the thread
+  CoreSignals* signals = nullptr;   // that worker's interrupt line
+  std::atomic<uint16_t> context{0};
+  std::atomic<uint8_t> priority{0};
+  // NIC core only: messages pushed into rx.
+  uint64_t delivered = 0;
+  // Worker only (read by the NIC): msg_done()s, each returning a JBSQ credit.
+  alignas(64) std::atomic<uint64_t> done{0};
+
+  [[nodiscard]] uint32_t outstanding() const {
+    return static_cast<uint32_t>(delivered - done.load(std::memory_order_acquire));
+  }
+};
+
+}  // namespace nanopu

@@ -1,0 +1,129 @@
+#include "lib/platform/port.h"
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/contract/message.h"
+
+namespace nanopu {
+namespace {
+constexpr unsigned kPoolCacheSize = 256;
+}  // namespace
+
+std::string describe_ports() {
+  std::string out;
+  uint16_t pid = 0;
+  RTE_ETH_FOREACH_DEV(pid) {
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(pid, name);
+    absl::StrAppend(&out, out.empty() ? "" : ", ", pid, "=", name);
+  }
+  return out.empty() ? "none (add one with --vdev, e.g. --vdev=net_ring0)" : out;
+}
+
+absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const std::string& name_tag) {
+  std::unique_ptr<Port> p(new Port);
+  bool found = false;
+  if (config.port_id >= 0) {
+    found = rte_eth_dev_is_valid_port(static_cast<uint16_t>(config.port_id)) != 0;
+    p->id_ = static_cast<uint16_t>(config.port_id);
+  } else {
+    uint16_t index = 0;
+    uint16_t pid = 0;
+    RTE_ETH_FOREACH_DEV(pid) {
+      if (index++ == config.port_index) {
+        p->id_ = pid;
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found && config.port_id >= 0)
+    return absl::NotFoundError(absl::StrCat("port id ", config.port_id, " is not a DPDK port; ports: ",
+                                            describe_ports()));
+  if (!found)
+    return absl::NotFoundError(absl::StrCat("--port=", config.port_index,
+                                            ": no such DPDK port; ports: ", describe_ports()));
+  rte_eth_dev_info info{};
+  if (int rc = rte_eth_dev_info_get(p->id_, &info); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_info_get: ", rte_strerror(-rc)));
+  p->driver_ = info.driver_name != nullptr ? info.driver_name : "?";
+
+  const int socket = rte_eth_dev_socket_id(p->id_) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(p->id_);
+  const std::string pool_name = absl::StrCat("np_", name_tag);
+  p->pool_ = rte_pktmbuf_pool_create(pool_name.c_str(), config.mbufs, kPoolCacheSize,
+                                     kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+  if (p->pool_ == nullptr)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "mempool of ", config.mbufs, " mbufs: ", rte_strerror(rte_errno),
+        "; lower --mbufs or reserve more hugepages (deploy/setup.sh)"));
+
+  rte_eth_conf conf{};
+  if (int rc = rte_eth_dev_configure(p->id_, 1, 1, &conf); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", p->id_, "): ", rte_strerror(-rc)));
+  uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
+  if (int rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id_, &rxd, &txd); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_adjust_nb_rx_tx_desc: ", rte_strerror(-rc)));
+  if (int rc = rte_eth_rx_queue_setup(p->id_, 0, rxd, socket, nullptr, p->pool_); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_rx_queue_setup: ", rte_strerror(-rc)));
+  if (int rc = rte_eth_tx_queue_setup(p->id_, 0, txd, socket, nullptr); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_tx_queue_setup: ", rte_strerror(-rc)));
+  // A memif client whose server is not listening yet (starting, or still
+  // tearing down its previous client's connection on a busy CPU) is refused:
+  // try again until start_retry_s has passed.
+  const bool memif = p->driver_.find("memif") != std::string::npos;
+  const uint64_t retry_end =
+      rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
+  int rc = rte_eth_dev_start(p->id_);
+  while (rc != 0 && memif && rte_rdtsc() < retry_end) {
+    rte_delay_us_sleep(50 * 1000);
+    rc = rte_eth_dev_start(p->id_);
+  }
+  if (rc != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "rte_eth_dev_start(port ", p->id_, ", ", p->driver_, "): ", rte_strerror(-rc),
+        memif ? absl::StrCat("; a role=client memif needs its role=server peer running (tried for ",
+                             config.start_retry_s, " s)")
+              : ""));
+  }
+  p->started_ = true;
+  rte_ether_addr mac{};
+  if (rte_eth_macaddr_get(p->id_, &mac) == 0) std::memcpy(p->mac_.data(), mac.addr_bytes, 6);
+  return p;
+}
+
+bool Port::wait_link_up(double seconds, const std::atomic<bool>& stop) const {
+  const uint64_t hz = rte_get_tsc_hz();
+  const uint64_t start = rte_rdtsc();
+  const uint64_t end = start + static_cast<uint64_t>(seconds * static_cast<double>(hz));
+  bool told = false;
+  for (;;) {
+    rte_eth_link link{};
+    if (rte_eth_link_get_nowait(id_, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) return true;
+    const uint64_t now = rte_rdtsc();
+    if (now >= end || stop.load(std::memory_order_relaxed)) return false;
+    if (!told && now - start > hz) {
+      std::fprintf(stderr, "nanopu: waiting for the link of port %u (%s)...\n", id_, driver_.c_str());
+      told = true;
+    }
+    rte_delay_us_sleep(1000);
+  }
+}
+
+Port::~Port() {
+  if (started_) {
+    (void)rte_eth_dev_stop(id_);
+    // Closing releases the queues' mbufs before the pool goes; a vdev port is
+    // then gone for good (one host per port, as in hardware).
+    (void)rte_eth_dev_close(id_);
+  }
+  rte_mempool_free(pool_);
+}
+
+}  // namespace nanopu

@@ -1,0 +1,56 @@
+// One DPDK port with one RX and one TX queue and the mempool every message
+// buffer of this host comes from (with MsgMeta in each mbuf's private area).
+#pragma once
+
+#include <rte_mempool.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+// What a port needs of a host's configuration.
+struct PortParams {
+  uint16_t port_index = 0;  // which DPDK port, in probe order
+  int32_t port_id = -1;     // >= 0: this DPDK port id instead
+  uint32_t mbufs = 16383;   // the pool every message buffer of the host comes from
+  uint16_t rx_descriptors = 1024;
+  uint16_t tx_descriptors = 1024;
+  double start_retry_s = 0;  // keep trying to start a refused memif client this long
+};
+
+class Port {
+ public:
+  // Opens the port at `index` in probe order. name_tag keeps the mempool name
+  // unique when one process runs several hosts (tests).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Port>> open(const PortParams& params,
+                                                                 const std::string& name_tag);
+  ~Port();
+  Port(const Port&) = delete;
+  Port& operator=(const Port&) = delete;
+
+  [[nodiscard]] uint16_t id() const { return id_; }
+  [[nodiscard]] rte_mempool* pool() const { return pool_; }
+  [[nodiscard]] const wire::MacAddr& mac() const { return mac_; }
+  [[nodiscard]] const std::string& driver() const { return driver_; }
+  // Waits up to seconds for link up; false on timeout or stop.
+  [[nodiscard]] bool wait_link_up(double seconds, const std::atomic<bool>& stop) const;
+
+ private:
+  Port() = default;
+  uint16_t id_ = 0;
+  rte_mempool* pool_ = nullptr;
+  wire::MacAddr mac_{};
+  std::string driver_;
+  bool started_ = false;
+};
+
+// Ports in probe order, for error messages ("port 1 of 1: net_ring0").
+[[nodiscard]] std::string describe_ports();
+
+}  // namespace nanopu

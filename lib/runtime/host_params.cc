@@ -1,0 +1,93 @@
+#include "lib/runtime/host_params.h"
+
+#include <rte_cycles.h>
+
+#include <algorithm>
+
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+namespace {
+
+uint64_t tsc_from_ns(double ns) {
+  return static_cast<uint64_t>(ns * static_cast<double>(rte_get_tsc_hz()) / 1e9);
+}
+
+}  // namespace
+
+EalParams eal_params(const Config& c) {
+  EalParams e;
+  e.lcores = c.lcores;
+  e.eal_lcore_map = c.eal_lcore_map;
+  e.vdevs = c.vdevs;
+  e.huge = c.huge;
+  e.file_prefix = c.file_prefix;
+  e.extra_eal_args = c.extra_eal_args;
+  e.eal_log_level = c.eal_log_level;
+  return e;
+}
+
+PortParams port_params(const Config& c) {
+  PortParams p;
+  p.port_index = c.port_index;
+  p.port_id = c.port_id;
+  p.mbufs = c.mbufs;
+  p.rx_descriptors = c.rx_descriptors;
+  p.tx_descriptors = c.tx_descriptors;
+  p.start_retry_s = c.link_wait_s;
+  return p;
+}
+
+NicParams nic_params(const Config& c, const Port& port, uint8_t epoch) {
+  NicParams p;
+  p.port_id = port.id();
+  p.host_ip = c.ip;
+  p.host_mac = port.mac();
+  p.gateway_mac = c.gateway_mac;
+  p.faults = c.faults;
+  NdpParams& n = p.ndp;
+  n.rtt_packets = c.rtt_packets;
+  n.outbound_slots = c.outbound_slots;
+  n.reassembly_slots = c.reassembly_slots;
+  n.rto_ticks = tsc_from_ns(c.rto_us * 1e3);
+  n.max_timeouts = c.max_retransmits;
+  // One MTU frame (1024 B payload + 64 B header + 24 B preamble/FCS/gap) on the wire.
+  n.pull_interval_ticks =
+      tsc_from_ns((wire::kSegmentBytes + wire::kFrameHeaderBytes + 24) * 8 / c.link_gbps);
+  n.reassembly_expiry_ticks = tsc_from_ns(c.reassembly_expiry_ms * 1e6);
+  // Longer than a sender keeps retrying (max_retransmits timeouts, backed off to 64 rto).
+  n.completion_memory_ticks = tsc_from_ns(c.rto_us * 1e3 * 64 * c.max_retransmits);
+  n.workers = static_cast<uint32_t>(c.worker_count());
+  n.reserved_priority0_slots =
+      c.reserved_priority0_slots != 0 ? c.reserved_priority0_slots : c.reassembly_slots / 4;
+  n.context_slots = c.context_slots != 0 ? c.context_slots : std::max(1u, c.reassembly_slots / 2);
+  n.context_packets = c.context_packets != 0
+                          ? c.context_packets
+                          : std::max<uint32_t>(wire::kMaxPacketsPerMessage, c.mbufs / 4);
+  n.epoch = epoch;
+  p.core_select = c.core_select;
+  p.jbsq_n = c.jbsq_n;
+  p.workers = static_cast<uint32_t>(c.worker_count());
+  // A signal only reaches a worker on another core; on a shared core the
+  // NIC runs only when the thread lets it.
+  p.async_preempt_after_tsc = c.shared_core() ? 0 : tsc_from_ns(c.async_preempt_us * 1e3);
+  // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
+  p.watchdog_tsc = c.shared_core() ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
+  p.defer_control = c.shared_core();
+  return p;
+}
+
+sched::WorkerParams worker_params(const Config& c, NicPollHook shared_nic) {
+  sched::WorkerParams w;
+  w.max_threads = c.max_threads_per_core;
+  w.hts.mode = c.scheduler;
+  w.hts.bounded = c.bounded_processing;
+  w.hts.t0 = tsc_from_ns(c.t0_ns);
+  w.hts.idle_timeout = tsc_from_ns(c.idle_timeout_ns);
+  w.hts.tis_period = tsc_from_ns(c.tis_period_ns);
+  w.shared_nic = shared_nic;
+  w.shared_nic_period_tsc = tsc_from_ns(c.shared_nic_poll_ns);
+  return w;
+}
+
+}  // namespace nanopu

@@ -1,0 +1,21 @@
+// A validated Config turned into the narrow parameters of each layer below
+// the runtime: the EAL, the port, the NIC core and the worker cores. The one
+// place where user units (µs, ns, Gb/s) become TSC cycles.
+#pragma once
+
+#include "lib/platform/eal.h"
+#include "lib/platform/port.h"
+#include "nanopu/config.h"
+#include "nic/nic_core.h"
+#include "scheduler/worker.h"
+
+namespace nanopu {
+
+[[nodiscard]] EalParams eal_params(const Config& config);
+[[nodiscard]] PortParams port_params(const Config& config);
+// epoch: this sender's incarnation (docs/wire.md, buf_size_class).
+[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint8_t epoch);
+// shared_nic: the NIC's poll hook on a shared core, else empty.
+[[nodiscard]] sched::WorkerParams worker_params(const Config& config, NicPollHook shared_nic);
+
+}  // namespace nanopu

@@ -1,0 +1,60 @@
+#include "nanopu/config.h"
+
+#include <gtest/gtest.h>
+
+namespace nanopu {
+namespace {
+
+TEST(ConfigTest, DefaultsAreValid) { EXPECT_TRUE(Config{}.validate().ok()); }
+
+// A library user who passes a bad Config learns which field, its value and
+// what is accepted, in one line; nothing aborts.
+TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
+  struct Case {
+    void (*mutate)(Config&);
+    const char* mention;
+  };
+  const Case cases[] = {
+      {[](Config& c) { c.lcores.clear(); }, "Config.lcores"},
+      {[](Config& c) { c.lcores = {1, 1}; }, "Config.lcores=1"},
+      {[](Config& c) { c.max_message_bytes = 0; }, "Config.max_message_bytes=0: must be 1..65535"},
+      {[](Config& c) { c.max_message_bytes = 70000; }, "Config.max_message_bytes=70000"},
+      {[](Config& c) { c.jbsq_n = 0; }, "Config.jbsq_n=0"},
+      {[](Config& c) { c.jbsq_n = 300; }, "must not exceed fifo_messages=256"},
+      {[](Config& c) { c.core_select = static_cast<CoreSelectPolicy>(9); }, "Config.core_select=9"},
+      {[](Config& c) { c.scheduler = static_cast<SchedMode>(7); }, "Config.scheduler=7: kHts or kTis"},
+      {[](Config& c) { c.faults.drop = 2; }, "drop=2 is a probability"},
+      {[](Config& c) { c.faults.delay_us = -1; }, "delay_us=-1"},
+      {[](Config& c) { c.lcores = {0, 1}; c.shared_workers = 2; }, "Config.shared_workers=2"},
+      {[](Config& c) { c.fifo_messages = 1; }, "Config.fifo_messages=1"},
+      {[](Config& c) { c.max_threads_per_core = 0; }, "Config.max_threads_per_core=0"},
+      {[](Config& c) { c.mbufs = 10; }, "Config.mbufs=10"},
+      {[](Config& c) { c.rtt_packets = 0; }, "Config.rtt_packets=0"},
+      {[](Config& c) { c.rto_us = 0; }, "Config.rto_us=0"},
+      {[](Config& c) { c.t0_ns = -5; }, "Config.t0_ns=-5"},
+      {[](Config& c) { c.context_packets = 3; }, "Config.context_packets=3"},
+      {[](Config& c) { c.reserved_priority0_slots = 256; }, "below reassembly_slots=256"},
+  };
+  for (const Case& k : cases) {
+    Config c;
+    k.mutate(c);
+    absl::Status s = c.validate();
+    EXPECT_FALSE(s.ok()) << k.mention;
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(k.mention), std::string::npos) << s;
+    EXPECT_EQ(s.message().find('\n'), std::string::npos) << "one line: " << s;
+  }
+}
+
+TEST(ConfigTest, WorkersFollowTheNicCore) {
+  Config c;
+  c.lcores = {0};
+  EXPECT_TRUE(c.shared_core());
+  EXPECT_EQ(c.worker_count(), 1u);
+  c.lcores = {0, 1, 2};
+  EXPECT_FALSE(c.shared_core());
+  EXPECT_EQ(c.worker_count(), 2u);
+}
+
+}  // namespace
+}  // namespace nanopu
