@@ -40,6 +40,11 @@ void Worker::attach_os_thread() {
   tls_worker = this;
 }
 
+void Worker::detach_os_thread() {
+  tls_worker = nullptr;
+  std::atomic_signal_fence(std::memory_order_seq_cst);  // seen by this thread's handler
+}
+
 absl::StatusOr<Thread*> Worker::add_thread(uint32_t id, ThreadFifos* fifos, rte_mempool* pool,
                                            ContextTable* contexts, uint32_t max_message_bytes,
                                            ThreadBody body) {
@@ -57,16 +62,18 @@ absl::StatusOr<Thread*> Worker::add_thread(uint32_t id, ThreadFifos* fifos, rte_
   slot.thread.reset(new Thread(id, slot_index, fifos, pool, contexts, this, max_message_bytes));
   Thread* t = slot.thread.get();
   slot.fiber = std::make_unique<Fiber>([this, t, body = std::move(body)] {
-    switching_ = false;  // first instructions of a new thread
+    fiber_running_ = true;  // first instructions of a new thread
     try {
       body(*t);
     } catch (const FiberCancelled&) {
+      fiber_running_ = false;
       throw;  // shutdown unwinding a parked thread: let the fiber finish it
     } catch (const std::exception& e) {
       std::fprintf(stderr, "nanopu: thread %u ended by exception: %s\n", t->id(), e.what());
     } catch (...) {
       std::fprintf(stderr, "nanopu: thread %u ended by an unknown exception\n", t->id());
     }
+    fiber_running_ = false;  // the rest is the fiber's exit back to run_once()
   });
   return t;
 }
@@ -125,9 +132,7 @@ bool Worker::run_once() {
     tls_current = s.thread.get();
     signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
     ++stats_.switches;
-    switching_ = true;
     s.fiber->resume();
-    switching_ = false;
     signals_.busy_since_tsc.store(0, std::memory_order_relaxed);
     tls_current = nullptr;
     last_ = next;
@@ -152,9 +157,9 @@ bool Worker::all_finished() const {
 void Worker::switch_out(SlotState new_state) {
   Slot& s = slots_[static_cast<size_t>(running_)];
   s.state = new_state;
-  switching_ = true;
+  fiber_running_ = false;
   s.fiber->suspend();
-  switching_ = false;  // resumed by run_once(), which republished our state
+  fiber_running_ = true;  // resumed by run_once(), which republished our state
 }
 
 void Worker::slow_safe_point() {
@@ -245,7 +250,11 @@ void Worker::on_async_signal() {
   Worker* w = tls_worker;
   if (w == nullptr || w->running_ == HtsPolicy::kNone) return;
   Slot& s = w->slots_[static_cast<size_t>(w->running_)];
-  if (w->switching_ || s.thread->in_runtime() || !s.thread->async_preemptible()) {
+  // Only a fiber may be switched out: the signal can also land on the
+  // scheduler's own stack (run_once() between two fibers, with running_
+  // still set) or inside a switch, where suspending would jump through a
+  // context that is not ours.
+  if (!w->fiber_running_ || s.thread->in_runtime() || !s.thread->async_preemptible()) {
     ++w->stats_.async_deferred;  // the preempt word stays raised for the next safe point
     return;
   }

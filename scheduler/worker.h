@@ -68,6 +68,9 @@ class Worker {
   [[nodiscard]] bool stopping() const { return stop_->load(std::memory_order_relaxed); }
   // Records the OS thread running this worker (for asynchronous preemption).
   void attach_os_thread();
+  // That OS thread stops running this worker: a late preemption signal then
+  // finds no worker (the Worker may be destroyed while the thread lives on).
+  static void detach_os_thread();
 
   // --- called by Thread from inside its fiber ---
   void park(size_t slot);        // wait() with no message
@@ -115,9 +118,12 @@ class Worker {
   uint32_t countdown_ = kClockCheckEvery;
   uint64_t last_tick_;  // TIS ticks are counted from the worker's creation
   uint64_t last_nic_poll_ = 0;
-  // True from the moment one side starts a fiber switch until the other side
-  // runs: an async signal in that window must not switch again.
-  volatile bool switching_ = false;
+  // True only while a thread's fiber is on the CPU: set by the fiber itself
+  // when it starts or returns from suspend(), cleared before it suspends or
+  // ends. The asynchronous-preemption handler switches only then (never on
+  // the scheduler's stack, never mid-switch). volatile: written and read on
+  // one OS thread, across a signal handler.
+  volatile bool fiber_running_ = false;
   CoreCounters stats_;
 };
 

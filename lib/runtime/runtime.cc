@@ -50,6 +50,7 @@ int worker_main(void* arg) {
     if (l->worker->all_finished()) break;
   }
   l->worker->run_once();  // let threads parked in wait() see the stop and return
+  sched::Worker::detach_os_thread();
   l->finished.store(true, std::memory_order_release);
   return 0;
 }

@@ -57,10 +57,11 @@ void send(Thread& t, uint16_t context, uint64_t word = 0) {
   ASSERT_EQ(t.write(word), ApiError::kOk);
 }
 
-// Computes for `us` microseconds, passing through safe points.
-void compute(Thread& t, double us) {
+// Computes for `us` microseconds, passing through safe points; stops early
+// once *until turns true (set by another thread of this core).
+void compute(Thread& t, double us, const bool* until = nullptr) {
   const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(us * 1e-6 * rte_get_tsc_hz());
-  while (rte_rdtsc() < end) t.preempt_point();
+  while (rte_rdtsc() < end && (until == nullptr || !*until)) t.preempt_point();
 }
 
 // L (priority 1) starts a long message, then a message for H (priority 0)
@@ -71,7 +72,10 @@ struct Scenario {
   bool h_saw_l_done = true;
   [[nodiscard]] bool preempted() const { return h_ran && !h_saw_l_done; }
 
-  void spawn(Runtime& rt, double l_compute_us) {
+  // until_h_ran: L's computation ends as soon as H has run (H can only run
+  // before L's msg_done by preempting it), so a busy machine that delays
+  // H's message cannot make the test miss the preemption.
+  void spawn(Runtime& rt, double l_compute_us, bool until_h_ran = false) {
     EXPECT_TRUE(rt.spawn([this](Thread& t) {
       ASSERT_TRUE(t.bind(11, 0).ok());
       ASSERT_TRUE(t.wait());
@@ -79,13 +83,13 @@ struct Scenario {
       h_saw_l_done = l_done;
       t.msg_done();
     }).ok());
-    EXPECT_TRUE(rt.spawn([this, l_compute_us](Thread& t) {
+    EXPECT_TRUE(rt.spawn([this, l_compute_us, until_h_ran](Thread& t) {
       ASSERT_TRUE(t.bind(10, 1).ok());
       send(t, 10);
       ASSERT_TRUE(t.wait());
       (void)t.read();  // our message starts
       send(t, 11);     // a message for the better thread
-      compute(t, l_compute_us);
+      compute(t, l_compute_us, until_h_ran ? &h_ran : nullptr);
       l_done = true;
       t.msg_done();
     }).ok());
@@ -95,7 +99,7 @@ struct Scenario {
 TEST_P(WorkerTest, ArrivalForABetterThreadPreemptsAtASafePoint) {
   auto rt = host();
   Scenario sc;
-  sc.spawn(*rt, 5000);
+  sc.spawn(*rt, 10e6, /*until_h_ran=*/true);  // up to 10 s: H's message must get through
   run(*rt);
   EXPECT_TRUE(sc.preempted());
   EXPECT_GE(rt->core_counters(0).preemptions, 1u);
@@ -119,10 +123,10 @@ TEST_P(WorkerTest, TisDoesNotPreemptBetweenTicks) {
 TEST_P(WorkerTest, TisPreemptsOnATick) {
   auto rt = host([](Config& c) {
     c.scheduler = SchedMode::kTis;
-    c.tis_period_ns = 200e3;  // 200 us ticks, 20 ms message
+    c.tis_period_ns = 200e3;  // 200 us ticks
   });
   Scenario sc;
-  sc.spawn(*rt, 20000);
+  sc.spawn(*rt, 10e6, /*until_h_ran=*/true);  // a tick must come; up to 10 s on a busy machine
   run(*rt);
   EXPECT_TRUE(sc.preempted());
   EXPECT_EQ(rt->core_counters(0).preemptions, 1u);
