@@ -86,6 +86,7 @@ RunResult run_once(bool trimming, uint32_t senders, uint32_t hosts_n, rte_mempoo
     const Link l = link(port_n++);
     sw_ports.push_back(l.sw);
     nanopu::Config c;
+    c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
     c.lcores = {0};
     c.port_id = l.host_port;
     c.ip = i == 0 ? kReceiverIp : 0x0a000100 + i;

@@ -60,6 +60,7 @@ std::vector<uint64_t> measure(bool async, uint32_t samples, uint32_t worker_lcor
   rte_ring* r = rte_ring_create(absl::StrCat("bp", port_n++).c_str(), 1024, SOCKET_ID_ANY, 0);
   const int port = rte_eth_from_ring(r);
   nanopu::Config c;
+  c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
   c.lcores = {0, worker_lcore};
   c.port_id = port;
   c.ip = kIp;

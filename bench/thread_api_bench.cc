@@ -27,6 +27,7 @@ void BM_ThreadWriteReadWords(benchmark::State& state) {
   static int n = 0;
   absl::StatusOr<uint16_t> port = make_ring_loop_port("bmth" + std::to_string(n++));
   Config c;
+  c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
   c.lcores = {0};
   c.port_id = port.ok() ? *port : 0;
   c.ip = kIp;

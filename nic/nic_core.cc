@@ -19,7 +19,8 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n),
-      transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)) {
+      transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
+      waiter_({params.port_id}, doorbell_.fd()) {
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
   pending_.reserve(ContextTable::kContexts);
@@ -28,6 +29,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
 NicCore::~NicCore() {
   for (TxBatch* b : {&control_, &data_, &deferred_})
     for (unsigned i = 0; i < b->n; ++i) rte_pktmbuf_free(b->pkts[i]);
+  for (uint16_t i = 0; i < stash_n_; ++i) rte_pktmbuf_free(stash_[i]);
 }
 
 unsigned NicCore::poll() {
@@ -37,7 +39,13 @@ unsigned NicCore::poll() {
   if (params_.defer_control) flush(deferred_);
 
   rte_mbuf* rx[2 * kBurst];
-  uint16_t n = rte_eth_rx_burst(params_.port_id, 0, rx, kBurst);
+  uint16_t n = 0;
+  if (stash_n_ != 0) {  // frames found while arming the RX interrupt
+    std::copy(stash_, stash_ + stash_n_, rx);
+    n = stash_n_;
+    stash_n_ = 0;
+  }
+  n += rte_eth_rx_burst(params_.port_id, 0, rx + n, static_cast<uint16_t>(kBurst - n));
   if (faults_) {
     n = faults_->apply(rx, n, 2 * kBurst, now_);
     const FaultCounters& f = faults_->counters();
@@ -96,8 +104,52 @@ unsigned NicCore::poll() {
     flush(control_);
   }
   flush(data_);
+  if (to_wake_ != 0) wake_workers();
   if (work == 0) ++counters_.nic_idle_polls;
   return work;
+}
+
+void NicCore::wake_workers() {
+  // One fence and one load per worker delivered to in this poll, not per message.
+  for (uint64_t m = to_wake_; m != 0; m &= m - 1)
+    workers_[static_cast<size_t>(__builtin_ctzll(m))]->wake_if_sleeping();
+  to_wake_ = 0;
+}
+
+bool NicCore::quiescent() const {
+  // Timers (retransmission, PULL pacing, reassembly expiry) only matter for
+  // messages in flight; JBSQ-held messages wait for credits the NIC must
+  // see; the fault-injecting wire may hold frames back.
+  return transport_->outbound_in_use() == 0 && transport_->inbound_in_use() == 0 &&
+         pending_.empty() && deferred_.n == 0 && control_.n == 0 && data_.n == 0 &&
+         stash_n_ == 0 && faults_ == nullptr;
+}
+
+bool NicCore::still_idle() {
+  stash_n_ = rte_eth_rx_burst(params_.port_id, 0, stash_, kBurst);
+  if (stash_n_ != 0) return false;
+  for (const ThreadFifos* t : threads_)
+    if (!t->tx.empty()) return false;
+  return true;
+}
+
+void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
+  if (!params_.adaptive_poll) return;
+  if (work != 0 || !workers_idle) {
+    if (idle_since_ != 0) waiter_.reset();
+    idle_since_ = 0;
+    return;
+  }
+  const uint64_t now = rte_rdtsc();
+  if (idle_since_ == 0) idle_since_ = now;
+  if (now - idle_since_ < params_.idle_spin_tsc || !quiescent()) return;
+  doorbell_.set_sleeping(true);  // then re-check (still_idle), then sleep
+  waiter_.sleep(kMaxSleepUs, [this] { return still_idle(); });
+  doorbell_.set_sleeping(false);
+  doorbell_.drain();
+  ++counters_.nic_sleeps;
+  // idle_since_ stays: with nothing new the next poll sleeps again at once
+  // (any work resets it, and then the spin starts over).
 }
 
 ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) const {
@@ -126,6 +178,7 @@ bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
   }
   ++t->delivered;
   ++counters_.rx_msgs_delivered;
+  if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
   t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
   return true;
 }

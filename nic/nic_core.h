@@ -17,7 +17,9 @@
 #include "lib/contract/thread_fifos.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
+#include "lib/contract/wakeup.h"
 #include "nic/fault/fault_injector.h"
+#include "nic/idle/rx_waiter.h"
 #include "nic/packetizer/packetizer.h"
 #include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -47,6 +49,11 @@ struct NicParams {
   // the start of the next, after the worker has run the messages this poll
   // delivered, so sending them is not on those messages' critical path.
   bool defer_control = false;
+  // Adaptive polling (docs/design.md §9): after idle_spin_tsc without work
+  // and with nothing in flight, sleep until a packet, a thread's doorbell or
+  // kMaxSleepUs; and wake the worker cores this NIC delivers to.
+  bool adaptive_poll = false;
+  uint64_t idle_spin_tsc = 0;
 };
 
 class NicCore final : public TransportSink {
@@ -65,6 +72,15 @@ class NicCore final : public TransportSink {
 
   // One iteration. Returns the number of packets and messages handled.
   unsigned poll();
+  // Adaptive polling, after each poll(): sleeps once the NIC has had no work
+  // for idle_spin_tsc, holds nothing in flight, and no thread runs on any
+  // worker core (workers_idle; a running thread is watched for t0 and the
+  // watchdog). No-op in busy mode.
+  void idle_or_sleep(unsigned work, bool workers_idle);
+  // The doorbell threads ring after handing over a message (adaptive mode on
+  // a dedicated NIC core; else null).
+  [[nodiscard]] Doorbell* doorbell() { return params_.adaptive_poll ? &doorbell_ : nullptr; }
+  static constexpr uint32_t kMaxSleepUs = 10000;  // then look at the world again
   // For a worker sharing this core (single-lcore mode): polls this NIC.
   [[nodiscard]] NicPollHook poll_hook() {
     return {[](void* nic) { return static_cast<NicCore*>(nic)->poll(); }, this};
@@ -93,6 +109,9 @@ class NicCore final : public TransportSink {
   void check_watchdog(uint64_t now);
   void enqueue(TxBatch& b, rte_mbuf* m);
   void flush(TxBatch& b);
+  [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
+  [[nodiscard]] bool still_idle();       // after arming: nothing arrived (stashes it)
+  void wake_workers();
 
   NicParams params_;
   NicCounters counters_;
@@ -112,6 +131,13 @@ class NicCore final : public TransportSink {
   TxBatch control_;
   TxBatch data_;
   TxBatch deferred_;  // defer_control: control packets of the previous poll
+  // Adaptive polling.
+  Doorbell doorbell_;
+  RxWaiter waiter_;
+  rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
+  uint16_t stash_n_ = 0;
+  uint64_t idle_since_ = 0;
+  uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll
 };
 
 }  // namespace nanopu

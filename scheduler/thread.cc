@@ -216,6 +216,7 @@ ApiError Thread::write_word(uint64_t word) {
     if (--tx_words_left_ == 0) {
       // Space was reserved when the header was written; we are the only producer.
       (void)fifos_->tx.push(tx_msg_);
+      if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();
       tx_msg_ = nullptr;
       ++counters_->tx_msgs;
     }

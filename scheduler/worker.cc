@@ -149,6 +149,19 @@ bool Worker::run_once() {
   return ran;
 }
 
+void Worker::sleep_until_work(uint32_t timeout_us) {
+  signals_.sleeping.store(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // then look at the FIFOs
+  refresh_all();
+  if (stopping() || policy_.pick(states_.data(), states_.size(), last_, rte_rdtsc()) != HtsPolicy::kNone) {
+    signals_.sleeping.store(0, std::memory_order_relaxed);
+    return;
+  }
+  ++stats_.sleeps;
+  futex_wait(&signals_.sleeping, 1, timeout_us);
+  signals_.sleeping.store(0, std::memory_order_relaxed);
+}
+
 bool Worker::all_finished() const {
   return std::all_of(slots_.begin(), slots_.end(),
                      [](const Slot& s) { return s.state == SlotState::kFinished; });

@@ -59,6 +59,10 @@ class Worker {
 
   // Runs threads until none can run. Returns true if any ran.
   bool run_once();
+  // Adaptive polling (lib/contract/wakeup.h): unless a thread can run now,
+  // sleeps until the NIC delivers to one of this core's threads, or
+  // timeout_us. On the worker's own OS thread, between run_once() calls.
+  void sleep_until_work(uint32_t timeout_us);
   [[nodiscard]] bool all_finished() const;
   [[nodiscard]] size_t thread_count() const { return slots_.size(); }
   [[nodiscard]] const Thread& thread(size_t i) const { return *slots_[i].thread; }

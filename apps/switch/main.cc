@@ -19,6 +19,7 @@
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
+#include "nic/idle/rx_waiter.h"
 
 ABSL_FLAG(std::string, routes, "",
           "Static routes 'ip=port,...' (port = index in probe order); others are learned "
@@ -71,7 +72,28 @@ int main(int argc, char** argv) {
   nanopu::Runtime::install_signal_handlers();
   std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s; Ctrl-C stops\n",
                ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop");
-  while (!nanopu::Runtime::signalled()) sw.poll();
+  // Adaptive polling (--poll=adaptive): after --poll_spin_us without a packet
+  // and with every queue empty, sleep until a packet or a short timeout.
+  std::vector<uint16_t> port_ids;
+  for (const nanopu::apps::SwitchPort& sp : ports) port_ids.push_back(sp.eth_port);
+  nanopu::RxWaiter waiter(port_ids, -1);
+  const bool adaptive = config->poll == nanopu::PollMode::kAdaptive;
+  const auto spin_tsc = static_cast<uint64_t>(config->poll_spin_us * 1e-6 * static_cast<double>(rte_get_tsc_hz()));
+  uint64_t idle_since = 0;
+  while (!nanopu::Runtime::signalled()) {
+    const unsigned moved = sw.poll();
+    if (!adaptive) continue;
+    if (moved != 0 || !sw.empty()) {
+      if (idle_since != 0) waiter.reset();
+      idle_since = 0;
+      continue;
+    }
+    const uint64_t now = rte_rdtsc();
+    if (idle_since == 0) idle_since = now;
+    if (now - idle_since < spin_tsc) continue;
+    // still_idle forwards anything that came in meanwhile (and then says no).
+    waiter.sleep(10000, [&] { return sw.poll() == 0 && sw.empty(); });
+  }
   const auto& c = sw.counters();
   std::fprintf(stderr,
                "switch.rx %llu\nswitch.forwarded %llu\nswitch.trimmed %llu\nswitch.tail_dropped %llu\n"

@@ -111,6 +111,12 @@ void SoftwareSwitch::sample(uint64_t now) {
       samples_.push_back({t_us, i, out_[i].data_bytes, out_[i].control_bytes});
 }
 
+bool SoftwareSwitch::empty() const {
+  for (const Output& q : out_)
+    if (!q.data.empty() || !q.control.empty()) return false;
+  return true;
+}
+
 unsigned SoftwareSwitch::poll() {
   unsigned moved = 0;
   const uint64_t now = rte_rdtsc();

@@ -62,6 +62,8 @@ class SoftwareSwitch {
   // to serialize by now. Returns packets moved.
   unsigned poll();
   void start_clock();  // time zero of the occupancy samples
+  // Nothing queued on any output (an adaptive poller may sleep).
+  [[nodiscard]] bool empty() const;
 
   [[nodiscard]] const SwitchCounters& counters() const { return counters_; }
   [[nodiscard]] const std::vector<OccupancySample>& samples() const { return samples_; }

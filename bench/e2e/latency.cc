@@ -35,6 +35,7 @@ void fill_latency(const apps::Histogram& h, ChildResult* r) {
 
 Config client_config(int32_t port_id, double link_wait_s) {
   Config c;
+  c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
   c.lcores = {0};
   c.port_id = port_id;
   c.ip = kClientIp;

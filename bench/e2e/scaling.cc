@@ -76,6 +76,7 @@ ChildResult measure_scaling(uint32_t workers, uint32_t msg_bytes, const RunOptio
     return r;
   }
   Config c;
+  c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
   c.lcores = {0};
   c.port_id = pair->b;
   c.ip = kClientIp;

@@ -10,6 +10,7 @@ namespace nanopu::bench {
 
 Config server_config(uint16_t port_id, uint32_t workers) {
   Config c;
+  c.poll = nanopu::PollMode::kBusy;  // benchmarks poll: a core per poller
   c.lcores = {1};
   c.shared_workers = workers;
   c.port_id = port_id;

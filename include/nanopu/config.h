@@ -82,6 +82,16 @@ struct Config {
   double async_preempt_us = 20;       // signal a worker that missed a safe point this long
   double watchdog_ms = 100;           // report a thread on one message this long (0: off)
 
+  // --- Waiting for work (docs/design.md §9) ---
+  // kAdaptive gives the CPU back when idle (laptops, small VMs, CI, several
+  // hosts on few CPUs). kBusy is the default for now: with no RX interrupt
+  // on the usual PMDs an idle adaptive host may take up to 1 ms to notice a
+  // packet, which the fixed retransmit timeout (rto_us) reads as a loss;
+  // adaptive becomes the default once that timeout follows measured round
+  // trips.
+  PollMode poll = PollMode::kBusy;
+  double poll_spin_us = 200;          // adaptive: poll this long without work before sleeping
+
   // Worker cores: lcores after the first, or the NIC core itself when alone.
   [[nodiscard]] size_t worker_count() const {
     return lcores.size() > 1 ? lcores.size() - 1 : shared_workers;

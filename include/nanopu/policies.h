@@ -18,6 +18,13 @@ enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
 // the timer-interrupt scheduler (TIS) baseline it is compared with.
 enum class SchedMode : uint8_t { kHts, kTis };
 
+// How the NIC core, the worker cores and nanopu-switch wait for work
+// (docs/design.md §9). kBusy: poll without pause (a core per poller, lowest
+// latency; benchmarks). kAdaptive: poll for a bounded spin, then sleep until
+// the next packet (the port's RX interrupt where the PMD has one, else short
+// timed sleeps) or the next message, giving the CPU back.
+enum class PollMode : uint8_t { kBusy, kAdaptive };
+
 // 2 MiB hugepages for DPDK's memory: use them when reserved and mounted
 // (auto), require them (on), or never (off: the EAL runs with --no-huge).
 enum class HugePages : uint8_t { kAuto, kOn, kOff };
@@ -26,6 +33,8 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 [[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
 [[nodiscard]] std::optional<SchedMode> parse_sched_mode(std::string_view name);
 [[nodiscard]] std::string_view sched_mode_name(SchedMode m);
+[[nodiscard]] std::optional<PollMode> parse_poll_mode(std::string_view name);
+[[nodiscard]] std::string_view poll_mode_name(PollMode m);
 [[nodiscard]] std::optional<HugePages> parse_huge_pages(std::string_view name);
 [[nodiscard]] std::string_view huge_pages_name(HugePages h);
 

@@ -87,7 +87,8 @@ class Runtime {
   absl::Status open();
   [[nodiscard]] bool should_stop();  // a signal arrived or stop() was called
   [[nodiscard]] absl::Status wait_link();
-  void run_workers_once();
+  bool run_workers_once();  // true if any thread ran
+  [[nodiscard]] bool workers_idle() const;  // no thread running on any worker core
   absl::Status run_shared_core();
   absl::Status run_dedicated();
   void drain_tx();

@@ -59,7 +59,8 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(outbound_in_use)         /* gauge: packetization slots holding a message now */      \
   X(reassembly_in_use)       /* gauge: reassembly slots holding a partial message now */ \
   X(nic_polls)               /* NIC loop iterations */                                   \
-  X(nic_idle_polls)          /* iterations that found nothing to do */
+  X(nic_idle_polls)          /* iterations that found nothing to do */                 \
+  X(nic_sleeps)              /* adaptive polling: times the NIC core slept */
 
 // Cache-line aligned: each is written by one core, often; never share a line.
 struct alignas(64) NicCounters {
@@ -107,7 +108,8 @@ struct alignas(64) ThreadCounters {
   X(demotions)           /* priority 0 ran past t0 on one message (demoted to 1) */      \
   X(idle_rotations)      /* nothing active: the core rotated between idle threads */     \
   X(async_preemptions)   /* switched out from the preemption signal's handler */         \
-  X(async_deferred)      /* the signal found nanopu code running: left to a safe point */
+  X(async_deferred)      /* the signal found nanopu code running: left to a safe point */ \
+  X(sleeps)              /* adaptive polling: times the core slept with nothing to run */
 
 struct alignas(64) CoreCounters {
 #define NANOPU_DECLARE(name) uint64_t name = 0;

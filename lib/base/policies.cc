@@ -32,6 +32,20 @@ std::string_view sched_mode_name(SchedMode m) {
   return "?";
 }
 
+std::optional<PollMode> parse_poll_mode(std::string_view name) {
+  if (name == "busy") return PollMode::kBusy;
+  if (name == "adaptive") return PollMode::kAdaptive;
+  return std::nullopt;
+}
+
+std::string_view poll_mode_name(PollMode m) {
+  switch (m) {
+    case PollMode::kBusy: return "busy";
+    case PollMode::kAdaptive: return "adaptive";
+  }
+  return "?";
+}
+
 std::optional<HugePages> parse_huge_pages(std::string_view name) {
   if (name == "auto") return HugePages::kAuto;
   if (name == "on") return HugePages::kOn;

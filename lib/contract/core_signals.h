@@ -13,6 +13,8 @@
 #include <csignal>
 #include <cstdint>
 
+#include "lib/contract/wakeup.h"
+
 namespace nanopu {
 
 inline constexpr uint8_t kNothingRunning = 0xff;
@@ -30,6 +32,9 @@ struct CoreSignals {
   std::atomic<uint64_t> busy_since_tsc{0};
   pthread_t os_thread{};                            // the worker's lcore thread
   std::atomic<bool> async_enabled{false};           // a thread on this core allows async preemption
+  // Adaptive polling (lib/contract/wakeup.h): 1 while the worker sleeps on
+  // this word. The NIC reads it once per poll for each worker it delivered to.
+  alignas(64) std::atomic<uint32_t> sleeping{0};
 
   // NIC side: a message for a thread of `priority` was delivered.
   void on_delivery(uint8_t priority, uint64_t now_tsc) {
@@ -37,6 +42,16 @@ struct CoreSignals {
         preempt.load(std::memory_order_relaxed) == 0) {
       preempt_raised_tsc.store(now_tsc, std::memory_order_relaxed);
       preempt.store(1, std::memory_order_release);
+    }
+  }
+
+  // NIC side, after delivering messages to this worker's threads: wakes it
+  // if it sleeps (the fence orders the FIFO pushes before the flag's load).
+  void wake_if_sleeping() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleeping.load(std::memory_order_relaxed) != 0) {
+      sleeping.store(0, std::memory_order_relaxed);
+      futex_wake(&sleeping);
     }
   }
 

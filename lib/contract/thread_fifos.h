@@ -9,6 +9,7 @@
 
 #include "lib/contract/core_signals.h"
 #include "lib/contract/msg_fifo.h"
+#include "lib/contract/wakeup.h"
 
 namespace nanopu {
 
@@ -18,6 +19,7 @@ struct ThreadFifos {
   uint32_t thread_id = 0;
   uint32_t worker = 0;              // index of the worker core running the thread
   CoreSignals* signals = nullptr;   // that worker's interrupt line
+  Doorbell* nic_doorbell = nullptr; // adaptive polling: rung after a TX push (else null)
   std::atomic<uint16_t> context{0};
   std::atomic<uint8_t> priority{0};
   // NIC core only: messages pushed into rx.

@@ -93,6 +93,13 @@ ABSL_FLAG(double, async_preempt_us, 20,
           "Signal a worker whose thread (one that allowed asynchronous preemption) has not "
           "reached a safe point this long after a preemption was due. 0: never signal.");
 
+ABSL_FLAG(std::string, poll, "busy",
+          "How pollers wait for work: 'busy' (never sleep: a CPU per poller, lowest latency) or "
+          "'adaptive' (spin --poll_spin_us, then sleep until the next packet or message, up to "
+          "1 ms on PMDs without RX interrupts: gives the CPU back when idle, so hosts can share "
+          "CPUs).");
+ABSL_FLAG(double, poll_spin_us, 200, "Adaptive polling: microseconds without work before sleeping.");
+
 namespace nanopu {
 namespace {
 
@@ -186,6 +193,11 @@ absl::StatusOr<Config> Config::from_flags() {
   c.shared_nic_poll_ns = absl::GetFlag(FLAGS_shared_nic_poll_ns);
   c.async_preempt_us = absl::GetFlag(FLAGS_async_preempt_us);
   c.watchdog_ms = absl::GetFlag(FLAGS_watchdog_ms);
+  const std::string poll = absl::GetFlag(FLAGS_poll);
+  std::optional<PollMode> poll_mode = parse_poll_mode(poll);
+  if (!poll_mode) return absl::InvalidArgumentError(absl::StrCat("--poll='", poll, "': use busy or adaptive"));
+  c.poll = *poll_mode;
+  c.poll_spin_us = absl::GetFlag(FLAGS_poll_spin_us);
   if (absl::Status s = c.validate(); !s.ok()) return in_flag_terms(s);
   return c;
 }

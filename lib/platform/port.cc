@@ -65,7 +65,15 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
         "; lower --mbufs or reserve more hugepages (deploy/setup.sh)"));
 
   rte_eth_conf conf{};
-  if (int rc = rte_eth_dev_configure(p->id_, 1, 1, &conf); rc != 0)
+  // RX interrupts let an idle NIC core sleep until the next packet; a PMD
+  // without them refuses or ignores the request and idles with timed sleeps.
+  conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
+  int rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
+  if (rc != 0 && conf.intr_conf.rxq != 0) {
+    conf.intr_conf.rxq = 0;
+    rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
+  }
+  if (rc != 0)
     return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", p->id_, "): ", rte_strerror(-rc)));
   uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
   if (int rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id_, &rxd, &txd); rc != 0)
@@ -80,7 +88,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   const bool memif = p->driver_.find("memif") != std::string::npos;
   const uint64_t retry_end =
       rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
-  int rc = rte_eth_dev_start(p->id_);
+  rc = rte_eth_dev_start(p->id_);
   while (rc != 0 && memif && rte_rdtsc() < retry_end) {
     rte_delay_us_sleep(50 * 1000);
     rc = rte_eth_dev_start(p->id_);
@@ -93,6 +101,8 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
               : ""));
   }
   p->started_ = true;
+  // Masked until the NIC core sleeps: a peer then writes no interrupt per packet.
+  if (conf.intr_conf.rxq != 0) (void)rte_eth_dev_rx_intr_disable(p->id_, 0);
   rte_ether_addr mac{};
   if (rte_eth_macaddr_get(p->id_, &mac) == 0) std::memcpy(p->mac_.data(), mac.addr_bytes, 6);
   return p;

@@ -22,6 +22,7 @@ struct PortParams {
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;
   double start_retry_s = 0;  // keep trying to start a refused memif client this long
+  bool rx_interrupts = false;  // configure RX-queue interrupts (adaptive polling), if the PMD has them
 };
 
 class Port {

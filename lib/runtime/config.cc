@@ -74,6 +74,9 @@ absl::Status Config::validate() const {
   if (!(async_preempt_us >= 0))
     return invalid("async_preempt_us", async_preempt_us, "must be >= 0 (0: never signal)");
   if (!(watchdog_ms >= 0)) return invalid("watchdog_ms", watchdog_ms, "must be >= 0 (0: off)");
+  if (poll != PollMode::kBusy && poll != PollMode::kAdaptive)
+    return invalid("poll", static_cast<int>(poll), "kBusy or kAdaptive");
+  if (!(poll_spin_us >= 0)) return invalid("poll_spin_us", poll_spin_us, "must be >= 0");
   return absl::OkStatus();
 }
 

@@ -35,6 +35,7 @@ PortParams port_params(const Config& c) {
   p.rx_descriptors = c.rx_descriptors;
   p.tx_descriptors = c.tx_descriptors;
   p.start_retry_s = c.link_wait_s;
+  p.rx_interrupts = c.poll == PollMode::kAdaptive;
   return p;
 }
 
@@ -74,6 +75,8 @@ NicParams nic_params(const Config& c, const Port& port, uint8_t epoch) {
   // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
   p.watchdog_tsc = c.shared_core() ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
   p.defer_control = c.shared_core();
+  p.adaptive_poll = c.poll == PollMode::kAdaptive;
+  p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
   return p;
 }
 

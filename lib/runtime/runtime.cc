@@ -31,9 +31,14 @@ constexpr int kDrainPolls = 10000;
 
 void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 
+// Adaptive polling: a sleeping worker looks at the world this often even
+// when nothing wakes it (a stop() from another thread, say).
+constexpr uint32_t kWorkerSleepUs = 10000;
+
 struct WorkerLaunch {
   sched::Worker* worker;
   std::atomic<bool>* stop;
+  uint64_t idle_spin_tsc = 0;  // adaptive polling: spin this long, then sleep (0: busy)
   std::atomic<bool> started{false};  // its threads have run once (bound their contexts)
   std::atomic<bool> finished{false};
 };
@@ -45,8 +50,20 @@ int worker_main(void* arg) {
   sched::unblock_preempt_signal();
   l->worker->run_once();  // threads bind their contexts in their first instructions
   l->started.store(true, std::memory_order_release);
+  uint64_t idle_since = 0;
   while (!l->stop->load(std::memory_order_relaxed)) {
-    if (!l->worker->run_once()) rte_pause();
+    if (l->worker->run_once()) {
+      idle_since = 0;
+    } else if (l->idle_spin_tsc == 0) {
+      rte_pause();
+    } else if (const uint64_t now = rte_rdtsc(); idle_since == 0) {
+      idle_since = now;
+    } else if (now - idle_since >= l->idle_spin_tsc) {
+      l->worker->sleep_until_work(kWorkerSleepUs);
+      idle_since = 0;
+    } else {
+      rte_pause();
+    }
     if (l->worker->all_finished()) break;
   }
   l->worker->run_once();  // let threads parked in wait() see the stop and return
@@ -115,6 +132,9 @@ absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32
   if (!tx.ok()) return tx.status();
   fifos->rx = std::move(*rx);
   fifos->tx = std::move(*tx);
+  // A dedicated NIC core may sleep (adaptive polling): the thread rings it
+  // after each message. On a shared core the NIC only sleeps between threads.
+  if (!config_.shared_core()) fifos->nic_doorbell = nic_->doorbell();
   absl::StatusOr<Thread*> t = workers_[worker]->add_thread(
       id, fifos.get(), port_->pool(), contexts_.get(), config_.max_message_bytes, std::move(body));
   if (!t.ok()) return t.status();
@@ -154,6 +174,12 @@ void Runtime::drain_tx() {
   (void)nic_->poll();  // sends control packets a shared-core NIC deferred
 }
 
+bool Runtime::workers_idle() const {
+  for (const auto& w : workers_)
+    if (w->signals()->running_priority.load(std::memory_order_relaxed) != kNothingRunning) return false;
+  return true;
+}
+
 bool Runtime::should_stop() {
   if (signalled()) stop();
   return stopping();
@@ -182,11 +208,13 @@ absl::Status Runtime::run() {
   return s;
 }
 
-void Runtime::run_workers_once() {
+bool Runtime::run_workers_once() {
+  bool ran = false;
   for (auto& w : workers_) {
     w->attach_os_thread();
-    w->run_once();
+    ran |= w->run_once();
   }
+  return ran;
 }
 
 absl::Status Runtime::run_shared_core() {
@@ -196,8 +224,9 @@ absl::Status Runtime::run_shared_core() {
   run_workers_once();
   absl::Status link = wait_link();
   while (link.ok() && !should_stop() && !all_threads_finished()) {
-    nic_->poll();
-    run_workers_once();
+    const unsigned work = nic_->poll();
+    const bool ran = run_workers_once();
+    nic_->idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
   }
   stop();
   run_workers_once();  // threads parked in wait() see the stop and return
@@ -210,6 +239,10 @@ absl::Status Runtime::run_dedicated() {
     auto l = std::make_unique<WorkerLaunch>();
     l->worker = workers_[i].get();
     l->stop = &stop_;
+    l->idle_spin_tsc = config_.poll == PollMode::kAdaptive
+                           ? std::max<uint64_t>(1, static_cast<uint64_t>(config_.poll_spin_us * 1e-6 *
+                                                                         static_cast<double>(rte_get_tsc_hz())))
+                           : 0;
     const unsigned lcore = config_.lcores[i + 1];
     if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {
       stop();
@@ -231,10 +264,12 @@ absl::Status Runtime::run_dedicated() {
       rte_pause();
   absl::Status link = wait_link();
   while (link.ok()) {
-    nic_->poll();
+    const unsigned work = nic_->poll();
     if (should_stop() || all_finished()) break;
+    nic_->idle_or_sleep(work, workers_idle());
   }
   stop();
+  for (auto& w : workers_) w->signals()->wake_if_sleeping();  // they see the stop at once
   // Keep the NIC running while workers wind down: a thread may be waiting for
   // TX FIFO space the NIC frees.
   while (!all_finished()) nic_->poll();

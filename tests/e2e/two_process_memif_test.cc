@@ -72,9 +72,13 @@ class TwoProcessMemifTest : public ::testing::Test {
       waitpid(server_, nullptr, 0);
     }
   }
-  void start_server(const std::string& app) {
-    server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_,
-                     "--vdev=net_memif0,role=server,socket=" + sock_, "--app=" + app, "--context=1"},
+  // Every host in these tests polls adaptively: test processes share the
+  // machine's CPUs (with each other and with whatever else runs), and a busy
+  // poller would take the CPU its peer needs.
+  void start_server(const std::string& app, const std::string& lcores = "") {
+    server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + (lcores.empty() ? server_lcore_ : lcores),
+                     "--vdev=net_memif0,role=server,socket=" + sock_, "--app=" + app, "--context=1",
+                     "--poll=adaptive"},
                     dir_ + "/server.log");
     ASSERT_GT(server_, 0);
     // A memif client that connects before the server's port has started is
@@ -88,7 +92,7 @@ class TwoProcessMemifTest : public ::testing::Test {
   int run_loadgen(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0",
                                      "--vdev=net_memif0,role=client,socket=" + sock_,
-                                     "--server_context=1", "--progress=false",
+                                     "--server_context=1", "--progress=false", "--poll=adaptive",
                                      "--json=" + dir_ + "/result.json"};
     args.insert(args.end(), extra.begin(), extra.end());
     pid_t c = spawn(args, dir_ + "/loadgen.log");
@@ -123,10 +127,16 @@ TEST_F(TwoProcessMemifTest, IncrementServerAnswersEveryRequestWordByWord) {
 
 TEST_F(TwoProcessMemifTest, OpenLoopPoissonEchoOfManySizes) {
   start_server("echo");
+  // Each run is a new client process. It listens on a context of its own:
+  // under CPU contention the server may still be retransmitting replies whose
+  // acknowledgement its predecessor never sent, and a receiver cannot yet tell
+  // those from replies meant for it (README, "Known gaps").
+  int context = 2;
   for (const char* size : {"16", "21", "1024"}) {
     // A rate even the ASan build on a busy 2-CPU machine sustains.
     const int rc = run_loadgen({"--rate=5000", "--duration=0.5", "--drain_timeout=5",
-                                std::string("--size=") + size});
+                                std::string("--size=") + size,
+                                "--context=" + std::to_string(context++)});
     EXPECT_EQ(rc, 0) << size << ": " << read_file(dir_ + "/loadgen.log");
     const std::string json = read_file(dir_ + "/result.json");
     EXPECT_NE(json.find("\"lost\":0,"), std::string::npos) << json;
@@ -140,7 +150,8 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
   const std::string s0 = dir_ + "/sw0.sock", s1 = dir_ + "/sw1.sock";
   pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_,
                     "--vdev=net_memif0,role=server,socket=" + s0 + ";net_memif1,role=server,socket=" + s1,
-                    "--routes=10.0.0.1=0,10.0.0.2=1", "--switch_gbps=10", "--queue_bytes=65536"},
+                    "--routes=10.0.0.1=0,10.0.0.2=1", "--switch_gbps=10", "--queue_bytes=65536",
+                    "--poll=adaptive"},
                    dir_ + "/switch.log");
   ASSERT_GT(sw, 0);
   const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -149,13 +160,14 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
-                   "--vdev=net_memif0,role=client,socket=" + s0, "--app=echo", "--context=1"},
+                   "--vdev=net_memif0,role=client,socket=" + s0, "--app=echo", "--context=1",
+                   "--poll=adaptive"},
                   dir_ + "/server.log");
   ASSERT_GT(server_, 0);
   pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
                    "--vdev=net_memif0,role=client,socket=" + s1, "--server_context=1",
                    "--count=2000", "--size=3000", "--outstanding=4", "--progress=false",
-                   "--drain_timeout=10", "--json=" + dir_ + "/sw.json"},
+                   "--drain_timeout=10", "--json=" + dir_ + "/sw.json", "--poll=adaptive"},
                   dir_ + "/swload.log");
   ASSERT_GT(c, 0);
   EXPECT_EQ(wait_for(c, std::chrono::seconds(120)), 0) << read_file(dir_ + "/swload.log");
@@ -166,6 +178,65 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
   const std::string slog = read_file(dir_ + "/switch.log");
   EXPECT_NE(slog.find("switch.forwarded"), std::string::npos) << slog;
+}
+
+// CPU time (user + system) a process has used, in seconds; -1 if unknown.
+double cpu_seconds(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream in(stat.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Adaptive polling gives the CPU back: an idle server (NIC core and a
+// worker core on lcores of their own) uses a small fraction of what a busy
+// one uses, and still answers every request when work comes.
+TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
+  // Served a first load (so its link is up and it runs its main loop), then
+  // idle for a second: the CPU time the server used meanwhile.
+  auto idle_cpu_after_load = [&](const std::string& name) {
+    EXPECT_EQ(run_loadgen({"--count=200", "--size=64", "--outstanding=2"}), 0)
+        << read_file(dir_ + "/loadgen.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past the spin
+    const double t0 = cpu_seconds(server_);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double used = cpu_seconds(server_) - t0;
+    EXPECT_GE(t0, 0) << name << ": cannot read /proc/" << server_ << "/stat";
+    return used;
+  };
+  start_server("echo", "1,0");  // a dedicated NIC core and worker core: both must sleep
+  const double idle_adaptive = idle_cpu_after_load("adaptive");
+  EXPECT_LT(idle_adaptive, 0.25) << "CPU seconds used by an idle adaptive server in 1 s";
+  // Work after the idle spell: every reply arrives.
+  EXPECT_EQ(run_loadgen({"--count=300", "--size=64", "--rate=2000", "--drain_timeout=5"}), 0)
+      << read_file(dir_ + "/loadgen.log");
+  EXPECT_NE(read_file(dir_ + "/result.json").find("\"received\":300,"), std::string::npos);
+  EXPECT_EQ(stop_server(), 0);
+  const std::string slog = read_file(dir_ + "/server.log");
+  EXPECT_NE(slog.find("nic.nic_sleeps"), std::string::npos) << slog;
+  EXPECT_NE(slog.find("core0.sleeps"), std::string::npos) << slog;
+
+  // The same server polling busily: the measurement tells the two apart.
+  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=1,0", "--vdev=net_memif0,role=server,socket=" + sock_,
+                   "--app=echo", "--poll=busy"},
+                  dir_ + "/server.log");
+  ASSERT_GT(server_, 0);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (read_file(dir_ + "/server.log").find("Ctrl-C stops") == std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), end) << read_file(dir_ + "/server.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const double idle_busy = idle_cpu_after_load("busy");
+  EXPECT_GT(idle_busy, 3 * idle_adaptive + 0.05)
+      << "busy " << idle_busy << " s, adaptive " << idle_adaptive << " s";
+  std::printf("idle CPU in 1 s: adaptive %.3f s, busy %.3f s\n", idle_adaptive, idle_busy);
 }
 
 TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {

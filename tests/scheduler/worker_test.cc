@@ -135,11 +135,13 @@ TEST_P(WorkerTest, TisPreemptsOnATick) {
 TEST_P(WorkerTest, PriorityZeroPastT0IsDemotedForGood) {
   auto rt = host([](Config& c) { c.t0_ns = 2e6; });  // t0 = 2 ms: wide margins on a noisy VM
   std::vector<std::string> log;
+  bool b_ran[2] = {false, false};
   ASSERT_TRUE(rt->spawn([&](Thread& t) {  // B, priority 0
     ASSERT_TRUE(t.bind(21, 0).ok());
     for (int i = 0; i < 2; ++i) {
       ASSERT_TRUE(t.wait());
       log.push_back("B" + std::to_string(i));
+      b_ran[i] = true;
       t.msg_done();
     }
   }).ok());
@@ -149,14 +151,17 @@ TEST_P(WorkerTest, PriorityZeroPastT0IsDemotedForGood) {
     ASSERT_TRUE(t.wait());
     (void)t.read();
     send(t, 21);
-    compute(t, 8000);  // past t0: demoted, B runs first
+    // Past t0 A is demoted and B runs first. A computes until B has run (at
+    // most 10 s): a fixed span could pass wholly while the OS runs another
+    // process, and A would never reach a safe point in it.
+    compute(t, 10e6, &b_ran[0]);
     log.push_back("A0");
     t.msg_done();      // A stays at priority 1 (nanoPU (OSDI'21) §2.4, nanoPU tail-latency version §4)
     send(t, 20);
     ASSERT_TRUE(t.wait());
     (void)t.read();
     send(t, 21);
-    compute(t, 8000);  // B (priority 0) preempts A as soon as its message lands
+    compute(t, 10e6, &b_ran[1]);  // B (priority 0) preempts A as soon as its message lands
     log.push_back("A1");
     t.msg_done();
   }).ok());
