@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "lib/contract/message.h"
+#include "nanopu/address.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_transport.h"
 
@@ -78,13 +79,15 @@ unsigned NicCore::poll() {
 
   // Gather complete messages from every thread's TX FIFO, as many as the
   // transport has slots for (the rest wait in the FIFOs: back-pressure).
-  for (ThreadFifos* t : threads_) {
+  for (size_t ti = 0; ti < threads_.size(); ++ti) {
+    ThreadFifos* t = threads_[ti];
     rte_mbuf* msgs[kBurst];
     const unsigned room = std::min<unsigned>(kBurst, transport_->tx_capacity());
     if (room == 0) break;
     const unsigned k = t->tx.pop_burst(msgs, room);
     for (unsigned i = 0; i < k; ++i) {
       ++counters_.tx_msgs;
+      msg_meta(msgs[i])->sender = static_cast<uint16_t>(ti);
       transport_->on_message(msgs[i], now_, *this);
     }
     work += k;
@@ -107,6 +110,22 @@ unsigned NicCore::poll() {
   if (to_wake_ != 0) wake_workers();
   if (work == 0) ++counters_.nic_idle_polls;
   return work;
+}
+
+void NicCore::message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) {
+  if (sender < threads_.size()) threads_[sender]->tx_failed.fetch_add(1, std::memory_order_relaxed);
+  // A line per episode, not per message: a dead peer fails many at once.
+  ++give_ups_unreported_;
+  const uint64_t now = rte_rdtsc();
+  if (now < next_give_up_report_tsc_) return;
+  next_give_up_report_tsc_ = now + rte_get_tsc_hz();
+  std::fprintf(stderr,
+               "nanopu: gave up %llu message(s), the last to %s context %u, after %u unanswered "
+               "retransmissions (is the peer up? nic.tx_msgs_failed; the sender sees "
+               "Thread::tx_failures())\n",
+               static_cast<unsigned long long>(give_ups_unreported_), format_ipv4(dst_ip).c_str(),
+               dst_context, params_.ndp.max_timeouts);
+  give_ups_unreported_ = 0;
 }
 
 void NicCore::wake_workers() {

@@ -93,6 +93,7 @@ class NicCore final : public TransportSink {
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::NdpHeader& h) override;
+  void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) override;
 
  private:
   // Packets waiting for one rte_eth_tx_burst; control before data.
@@ -138,6 +139,8 @@ class NicCore final : public TransportSink {
   uint16_t stash_n_ = 0;
   uint64_t idle_since_ = 0;
   uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll
+  uint64_t next_give_up_report_tsc_ = 0;  // give-ups are logged at most once a second
+  uint64_t give_ups_unreported_ = 0;
 };
 
 }  // namespace nanopu

@@ -109,6 +109,8 @@ bool Thread::wait() {
 
 bool Thread::stopping() const { return worker_->stopping(); }
 
+uint64_t Thread::tx_failures() const { return fifos_->tx_failed.load(std::memory_order_relaxed); }
+
 void Thread::idle() {
   RuntimeScope scope(this);
   worker_->idle(slot_);

@@ -24,7 +24,7 @@ class Client {
  public:
   Client(Thread& t, const LoadGenOptions& o, LoadGenResult* r)
       : t_(t), o_(o), r_(r), words_((o.msg_bytes + 7) / 8), rng_(o.seed),
-        tsc_hz_(static_cast<double>(rte_get_tsc_hz())) {}
+        tsc_hz_(static_cast<double>(rte_get_tsc_hz())), failures_before_(t.tx_failures()) {}
 
   void run();
 
@@ -32,8 +32,10 @@ class Client {
   bool send(uint64_t sent_tsc, uint64_t service);
   void receive_all(uint64_t now);
   void progress(uint64_t now);
+  // Requests the transport gave up: no reply can come for them.
+  [[nodiscard]] uint64_t given_up() const { return t_.tx_failures() - failures_before_; }
   [[nodiscard]] uint64_t in_flight() const {
-    const uint64_t done = r_->received + r_->bad_replies + r_->lost;
+    const uint64_t done = r_->received + r_->bad_replies + r_->lost + given_up();
     return r_->sent > done ? r_->sent - done : 0;
   }
   [[nodiscard]] uint64_t expected(uint64_t word, uint32_t index) const {
@@ -51,6 +53,7 @@ class Client {
   uint64_t start_ = 0;
   uint64_t last_reply_ = 0;
   uint64_t next_progress_s_ = 2;
+  uint64_t failures_before_;
 };
 
 uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
@@ -165,6 +168,7 @@ void Client::run() {
     now = rte_rdtsc();
   }
   r_->lost += in_flight();
+  r_->given_up = given_up();
   r_->elapsed_s = static_cast<double>(last_reply_ - start_) / tsc_hz_;
   if (o_.stop_server && send(rte_rdtsc(), 0)) --r_->sent;  // not a measured request
 }
@@ -188,10 +192,16 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
                o.rate > 0 ? absl::StrFormat("open loop, Poisson %.0f req/s", o.rate).c_str()
                           : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
                o.msg_bytes);
-  std::fprintf(out, "  sent %llu  received %llu  lost %llu  bad %llu  send-failures %llu\n",
+  std::fprintf(out, "  sent %llu  received %llu  lost %llu  given-up %llu  bad %llu  send-failures %llu\n",
                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
-               static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.bad_replies),
+               static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.given_up),
+               static_cast<unsigned long long>(r.bad_replies),
                static_cast<unsigned long long>(r.send_failures));
+  if (r.lost + r.given_up + r.bad_replies + r.send_failures != 0)
+    std::fprintf(out,
+                 "    lost: delivered (or not yet given up) but no reply within --drain_timeout;\n"
+                 "    given-up: the transport gave up after --max_retransmits (server down?);\n"
+                 "    bad: a reply with a wrong header, length or word; send-failures: no buffer\n");
   std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (measured)\n",
                r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, r.elapsed_s);
   std::fprintf(out, "  latency (measured round trip, us)\n");
@@ -221,12 +231,12 @@ std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
   return absl::StrFormat(
       "{\"mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
-      "\"sent\":%u,\"received\":%u,\"lost\":%u,\"bad_replies\":%u,\"send_failures\":%u,"
+      "\"sent\":%u,\"received\":%u,\"lost\":%u,\"given_up\":%u,\"bad_replies\":%u,\"send_failures\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
       "\"p99\":%u,\"p999\":%u,\"max\":%u}%s}",
       o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
-      r.lost, r.bad_replies, r.send_failures, r.elapsed_s,
+      r.lost, r.given_up, r.bad_replies, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
       h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),
       modelled_json(r.modelled));

@@ -46,6 +46,7 @@ struct LoadGenResult {
   uint64_t bad_replies = 0;     // wrong length, source or payload
   uint64_t send_failures = 0;   // write() refused (no buffers)
   uint64_t lost = 0;            // no reply within drain_timeout (counted when given up)
+  uint64_t given_up = 0;        // requests the transport gave up (Thread::tx_failures())
   double elapsed_s = 0;         // first send to last reply
   Histogram latency_ns;         // measured round trip, client TSC
   ModelledLatency modelled;     // filled by the caller (model_latency), printed beside it

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       "Example (client end of a net_memif pair, on lcore 0):\n"
       "  nanopu-loadgen --lcores=0 --vdev='net_memif0,role=client,socket=/tmp/nanopu.sock' \\\n"
       "      --rate=100000 --duration=10 --json=out.json\n"
-      "Exit status: 0 all replies arrived and checked, 3 some lost or wrong, 1/2 errors.");
+      "Exit status: 0 all replies arrived and checked, 3 some lost, given up or wrong, 1/2 errors.");
   absl::ParseCommandLine(argc, argv);
   auto fail = [](const std::string& msg) {
     std::fprintf(stderr, "nanopu-loadgen: %s\n", msg.c_str());
@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
       if (!f) return fail("cannot write --json file " + json_path);
     }
   }
-  const bool clean = result.lost == 0 && result.bad_replies == 0 && result.received > 0;
+  const bool clean =
+      result.lost == 0 && result.given_up == 0 && result.bad_replies == 0 && result.received > 0;
   return clean ? 0 : 3;
 }

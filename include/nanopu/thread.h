@@ -122,6 +122,11 @@ class Thread {
 
   [[nodiscard]] bool stopping() const;
   [[nodiscard]] ApiError last_error() const { return last_error_; }
+  // Messages of this thread that the transport gave up: sent, retransmitted
+  // --max_retransmits times, never acknowledged (the peer is down or
+  // unreachable). Counted by the NIC core as it gives each up; the
+  // application decides what a failure means (retry, report, stop).
+  [[nodiscard]] uint64_t tx_failures() const;
   [[nodiscard]] const ThreadCounters& counters() const { return *counters_; }
 
  private:

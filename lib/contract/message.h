@@ -17,6 +17,7 @@ struct MsgMeta {
   uint64_t app_header = 0;  // RX: source ip/context/len; TX: destination
   uint64_t nic_tsc = 0;     // TSC when the NIC core took it (RX arrival / TX gather)
   uint16_t src_context = 0; // TX: context of the sending thread
+  uint16_t sender = 0;      // TX: the NIC's index of the sending thread (give-up reports)
 };
 
 inline constexpr uint16_t kMsgMetaBytes =

@@ -24,6 +24,9 @@ struct ThreadFifos {
   std::atomic<uint8_t> priority{0};
   // NIC core only: messages pushed into rx.
   uint64_t delivered = 0;
+  // NIC only (read by the thread): its messages the transport gave up
+  // (Thread::tx_failures(): no message disappears without its sender knowing).
+  alignas(64) std::atomic<uint64_t> tx_failed{0};
   // Worker only (read by the NIC): msg_done()s, each returning a JBSQ credit.
   alignas(64) std::atomic<uint64_t> done{0};
 

@@ -19,6 +19,7 @@ struct OutboundMessage {
   uint16_t tx_msg_id = 0;
   uint32_t dst_ip = 0;
   uint16_t src_context = 0;
+  uint16_t sender = 0;        // MsgMeta::sender: told when the message is given up
   uint16_t dst_context = 0;
   uint16_t msg_len = 0;
   uint8_t npkts = 0;
@@ -27,6 +28,8 @@ struct OutboundMessage {
   uint64_t acked = 0;         // bitmap
   uint64_t resend = 0;        // bitmap: NACKed, to send again when credit allows
   uint32_t timeouts = 0;      // consecutive timer expiries without progress
+  uint64_t resent = 0;        // bitmap: sent more than once (no RTT sample from these)
+  uint64_t first_sent = 0;    // when the first packet left (RTT samples)
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
 
   [[nodiscard]] uint64_t all_mask() const {

@@ -31,6 +31,12 @@ class TransportSink {
                          size_t payload_bytes) = 0;
   // A control packet (ACK, NACK, PULL ...) with the 64-byte zero payload.
   virtual void send_control(uint32_t dst_ip, const wire::NdpHeader& h) = 0;
+  // The transport gave up a message (its retransmissions went unanswered):
+  // `sender` is MsgMeta::sender of the message. Sinks that have no threads
+  // to tell (models, tests) may ignore it.
+  virtual void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) {
+    (void)sender, (void)dst_ip, (void)dst_context;
+  }
 };
 
 class Transport {

@@ -149,5 +149,44 @@ TEST(LoopbackRingTest, ServiceModeEchoesAndServiceTimeZeroEndsTheThread) {
   EXPECT_TRUE(got_echo);
 }
 
+// No silent loss: a message nobody acknowledges (no thread is bound to its
+// context, so the receiver drops it) is given up after max_retransmits and
+// reported to the thread that sent it.
+TEST(LoopbackRingTest, AGivenUpMessageIsReportedToItsSender) {
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.a, kServerIp), cc = testing::host_config(p.b, kClientIp);
+  cc.max_retransmits = 3;
+  cc.rto_us = 20;
+  auto server = Runtime::create(sc);
+  auto client = Runtime::create(cc);
+  ASSERT_TRUE(server.ok() && client.ok());
+  ASSERT_TRUE((*server)->spawn([](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0,
+                                                                         apps::LoopbackMode::kEcho); }).ok());
+  uint64_t failures_seen = 0;
+  bool answered = false;
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    EXPECT_EQ(t.tx_failures(), 0u);
+    // To a context nobody serves: never acknowledged.
+    ASSERT_EQ(t.write(AppHeader{kServerIp, 77, 8}.word()), ApiError::kOk);
+    ASSERT_EQ(t.write(1), ApiError::kOk);
+    while (t.tx_failures() == 0 && !t.stopping()) t.idle();
+    failures_seen = t.tx_failures();
+    // The thread carries on: a message to the served context is answered.
+    ASSERT_EQ(t.write(AppHeader{kServerIp, kServerContext, 8}.word()), ApiError::kOk);
+    ASSERT_EQ(t.write(2), ApiError::kOk);
+    ASSERT_TRUE(t.wait());
+    (void)t.read();
+    answered = t.read() == 2;
+    t.msg_done();
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()},
+                                  [&] { return (*client)->all_threads_finished(); }));
+  EXPECT_EQ(failures_seen, 1u);
+  EXPECT_TRUE(answered);
+  EXPECT_EQ((*client)->nic_counters().tx_msgs_failed, 1u);
+  EXPECT_GE((*server)->nic_counters().rx_drop_unknown_context, 1u);
+}
+
 }  // namespace
 }  // namespace nanopu

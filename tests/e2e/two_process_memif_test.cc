@@ -239,6 +239,32 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
   std::printf("idle CPU in 1 s: adaptive %.3f s, busy %.3f s\n", idle_adaptive, idle_busy);
 }
 
+// nanopu-loadgen says which way each failed request failed, and fails.
+TEST_F(TwoProcessMemifTest, TheLoadGeneratorTellsGivenUpLostAndBadApart) {
+  start_server("increment");
+  // Given up by the transport: nobody serves context 99.
+  EXPECT_EQ(run_loadgen({"--server_context=99", "--count=4", "--outstanding=4",
+                         "--max_retransmits=3", "--rto_us=20", "--drain_timeout=5"}),
+            3);
+  std::string json = read_file(dir_ + "/result.json");
+  EXPECT_NE(json.find("\"given_up\":4,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"lost\":0,"), std::string::npos) << json;
+  EXPECT_NE(read_file(dir_ + "/loadgen.log").find("given-up 4"), std::string::npos)
+      << read_file(dir_ + "/loadgen.log");
+  // Bad replies: an increment server checked as an echo server.
+  EXPECT_EQ(run_loadgen({"--count=20", "--expect=echo", "--context=3"}), 3);
+  json = read_file(dir_ + "/result.json");
+  EXPECT_NE(json.find("\"bad_replies\":20,"), std::string::npos) << json;
+  EXPECT_EQ(stop_server(), 0);
+  // Lost: a reply slower than the drain timeout (a 2 s service time).
+  start_server("service");
+  EXPECT_EQ(run_loadgen({"--count=1", "--service_ns=2e9", "--drain_timeout=0.3", "--context=4"}), 3);
+  json = read_file(dir_ + "/result.json");
+  EXPECT_NE(json.find("\"lost\":1,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"given_up\":0,"), std::string::npos) << json;
+  EXPECT_EQ(stop_server(), 0);
+}
+
 TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
   pid_t c = spawn({NANOPU_LOADGEN_BIN, "--size=4"}, dir_ + "/bad.log");
   EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2);

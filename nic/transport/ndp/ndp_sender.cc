@@ -8,6 +8,10 @@
 namespace nanopu {
 namespace {
 constexpr uint16_t kCopyBelowBytes = 256;  // header + up to 192 payload bytes
+// Timeouts back off to rto << 6 while no progress is made, and a measured
+// round trip may raise the timeout up to the same ceiling: a message is
+// still given up within max_timeouts · 64 · rto (completion memory covers it).
+constexpr uint32_t kMaxBackoffShift = 6;
 }  // namespace
 
 NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
@@ -15,12 +19,16 @@ NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counter
       pool_(pool),
       counters_(counters),
       buffer_(p.outbound_slots),
-      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this) {}
+      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this),
+      rtt_(p.rto_ticks, p.rto_ticks << kMaxBackoffShift) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   const int s = buffer_.allocate();
   if (s < 0) {  // the NIC gathers only as many messages as there are slots
+    const MsgMeta* meta = msg_meta(msg);
+    const AppHeader a = AppHeader::from_word(meta->app_header);
+    sink.message_failed(meta->sender, a.ip, a.context);
     rte_pktmbuf_free(msg);
     ++counters_->tx_msgs_failed;
     return;
@@ -32,10 +40,13 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   m.tx_msg_id = next_msg_id_++;
   m.dst_ip = a.ip;
   m.src_context = meta->src_context;
+  m.sender = meta->sender;
   m.dst_context = a.context;
   m.msg_len = a.len;
   m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
   m.credit = p_.rtt_packets;
+  m.resent = 0;
+  m.first_sent = now;
   // One segment per packet: unlink the chain the thread wrote.
   rte_mbuf* seg = msg;
   for (uint8_t i = 0; i < m.npkts && seg != nullptr; ++i) {
@@ -86,6 +97,7 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
       m.resend &= ~(1ull << i);
       if (!(m.acked >> i & 1)) {
         send_packet(slot, i, sink);
+        m.resent |= 1ull << i;
         ++counters_->tx_retransmits;
       }
     }
@@ -95,8 +107,10 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 
 void NdpSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
-  // Back off while no progress is made: rto, 2 rto, ... 64 rto.
-  timers_.schedule(slot, now + (p_.rto_ticks << std::min<uint32_t>(m.timeouts, 6)));
+  // The peer's measured timeout, backed off while no progress is made
+  // (2x per timeout), never beyond rto << 6.
+  const uint64_t rto = rtt_.rto(m.dst_ip) << std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
+  timers_.schedule(slot, now + std::min(rto, rtt_.ceiling()));
 }
 
 void NdpSender::complete(uint32_t slot) {
@@ -119,6 +133,11 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
     ++counters_->rx_acks;
     const uint64_t bit = 1ull << n.pkt_offset;
     if (!(m.acked & bit)) {
+      // Karn's rule: only a packet sent once times the round trip. (Packet
+      // 0 leaves at once; later ones wait for credit, so their time to the
+      // ACK is not a round trip.)
+      if (n.pkt_offset == 0 && !(m.resent & bit) && now >= m.first_sent)
+        rtt_.sample(m.dst_ip, now - m.first_sent);
       m.acked |= bit;
       m.resend &= ~bit;
       rte_pktmbuf_free(m.pkts[n.pkt_offset]);  // our reference
@@ -156,8 +175,11 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
   if (++m.timeouts > self->p_.max_timeouts) {
+    const uint16_t sender = m.sender, dst_context = m.dst_context;
+    const uint32_t dst_ip = m.dst_ip;
     self->buffer_.release(slot);
     ++self->counters_->tx_msgs_failed;
+    self->timer_sink_->message_failed(sender, dst_ip, dst_context);  // never in silence
     return;
   }
   // Everything sent and not acknowledged goes again.

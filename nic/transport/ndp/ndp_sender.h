@@ -7,7 +7,8 @@
 //
 // Time comes in as arguments (TSC cycles live, picoseconds in virtual time).
 // The retransmit timers are the timer module's (scanned every rto/4: a
-// retransmission goes at most rto/4 late).
+// retransmission goes at most rto/4 late). The timeout follows each peer's
+// measured round trips (rtt_estimator.h), never below rto_ticks.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
 #include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/ndp/rtt_estimator.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
@@ -45,6 +47,7 @@ class NdpSender {
   NicCounters* counters_;
   PacketizationBuffer buffer_;
   TimerModule timers_;
+  RttEstimator rtt_;
   uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };

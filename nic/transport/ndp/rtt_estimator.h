@@ -1,0 +1,68 @@
+// Per-peer round-trip estimates for the retransmit timeout (docs/design.md
+// §9): a fixed timeout tuned for busy-polling peers fires over and over when
+// a peer shares its CPU or sleeps between packets (adaptive polling), and
+// every spurious timeout resends data. As TCP (RFC 6298) and Homa do, the
+// sender keeps a smoothed RTT and its variation per peer and waits
+// srtt + 4·rttvar, never less than the configured floor nor more than the
+// ceiling. Samples come only from packets sent once (Karn's rule).
+//
+// A direct-mapped table of kPeers entries keyed by IPv4 address: O(1) with
+// no allocation on the NIC core; two peers that collide share the entry of
+// whichever sampled last (the timeout is then merely less tuned). Pure: time
+// comes in as ticks of the caller's clock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace nanopu {
+
+class RttEstimator {
+ public:
+  static constexpr uint32_t kPeers = 256;
+
+  // floor: the configured timeout (also the first guess); ceiling: the most
+  // a timeout may grow from estimates (backoff goes beyond it separately).
+  RttEstimator(uint64_t floor_ticks, uint64_t ceiling_ticks)
+      : floor_(floor_ticks), ceiling_(ceiling_ticks < floor_ticks ? floor_ticks : ceiling_ticks) {}
+
+  void sample(uint32_t peer_ip, uint64_t rtt_ticks) {
+    Entry& e = table_[slot(peer_ip)];
+    if (e.ip != peer_ip || e.srtt == 0) {  // first sample of this peer
+      e.ip = peer_ip;
+      e.srtt = rtt_ticks == 0 ? 1 : rtt_ticks;
+      e.rttvar = rtt_ticks / 2;
+      return;
+    }
+    // RFC 6298 §2.3 with alpha = 1/8, beta = 1/4, in integers.
+    const uint64_t err = e.srtt > rtt_ticks ? e.srtt - rtt_ticks : rtt_ticks - e.srtt;
+    e.rttvar = (3 * e.rttvar + err) / 4;
+    e.srtt = (7 * e.srtt + rtt_ticks) / 8;
+    if (e.srtt == 0) e.srtt = 1;
+  }
+
+  // The timeout for a packet to peer_ip (before backoff).
+  [[nodiscard]] uint64_t rto(uint32_t peer_ip) const {
+    const Entry& e = table_[slot(peer_ip)];
+    if (e.ip != peer_ip || e.srtt == 0) return floor_;
+    const uint64_t t = e.srtt + 4 * e.rttvar;
+    return t < floor_ ? floor_ : t > ceiling_ ? ceiling_ : t;
+  }
+  [[nodiscard]] uint64_t floor() const { return floor_; }
+  [[nodiscard]] uint64_t ceiling() const { return ceiling_; }
+
+ private:
+  struct Entry {
+    uint32_t ip = 0;
+    uint64_t srtt = 0;    // 0: no sample yet
+    uint64_t rttvar = 0;
+  };
+  [[nodiscard]] static uint32_t slot(uint32_t ip) {
+    return (ip * 0x9e3779b1u) >> 24;  // Fibonacci hash: hosts 10.0.0.x spread out
+  }
+
+  uint64_t floor_, ceiling_;
+  std::array<Entry, kPeers> table_{};
+};
+
+}  // namespace nanopu
