@@ -2,9 +2,11 @@
 
 #include <rte_cycles.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -35,7 +37,7 @@ class Client {
   // Requests the transport gave up: no reply can come for them.
   [[nodiscard]] uint64_t given_up() const { return t_.tx_failures() - failures_before_; }
   [[nodiscard]] uint64_t in_flight() const {
-    const uint64_t done = r_->received + r_->bad_replies + r_->lost + given_up();
+    const uint64_t done = r_->received + r_->bad_replies + r_->lost + given_up();  // not duplicates
     return r_->sent > done ? r_->sent - done : 0;
   }
   [[nodiscard]] uint64_t expected(uint64_t word, uint32_t index) const {
@@ -54,6 +56,7 @@ class Client {
   uint64_t last_reply_ = 0;
   uint64_t next_progress_s_ = 2;
   uint64_t failures_before_;
+  std::vector<bool> answered_;  // by sequence number (requests of 24 bytes or more)
 };
 
 uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
@@ -103,6 +106,15 @@ void Client::receive_all(uint64_t now) {  // now: refreshed per reply
     if (!ok) {
       ++r_->bad_replies;
       continue;
+    }
+    // Exactly once: a second reply to the same request is counted apart.
+    if (has_seq) {
+      if (seq >= answered_.size()) answered_.resize(std::max<size_t>(2 * answered_.size(), seq + 1));
+      if (answered_[seq]) {
+        ++r_->duplicates;
+        continue;
+      }
+      answered_[seq] = true;
     }
     ++r_->received;
     now = rte_rdtsc();
@@ -192,16 +204,20 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
                o.rate > 0 ? absl::StrFormat("open loop, Poisson %.0f req/s", o.rate).c_str()
                           : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
                o.msg_bytes);
-  std::fprintf(out, "  sent %llu  received %llu  lost %llu  given-up %llu  bad %llu  send-failures %llu\n",
+  std::fprintf(out,
+               "  sent %llu  received %llu  lost %llu  given-up %llu  bad %llu  duplicated %llu  "
+               "send-failures %llu\n",
                static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
                static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.given_up),
                static_cast<unsigned long long>(r.bad_replies),
+               static_cast<unsigned long long>(r.duplicates),
                static_cast<unsigned long long>(r.send_failures));
-  if (r.lost + r.given_up + r.bad_replies + r.send_failures != 0)
+  if (r.lost + r.given_up + r.bad_replies + r.duplicates + r.send_failures != 0)
     std::fprintf(out,
                  "    lost: delivered (or not yet given up) but no reply within --drain_timeout;\n"
                  "    given-up: the transport gave up after --max_retransmits (server down?);\n"
-                 "    bad: a reply with a wrong header, length or word; send-failures: no buffer\n");
+                 "    bad: a reply with a wrong header, length or word; duplicated: a second reply\n"
+                 "    to one request (exactly-once broken); send-failures: no buffer\n");
   std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (measured)\n",
                r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, r.elapsed_s);
   std::fprintf(out, "  latency (measured round trip, us)\n");
@@ -231,12 +247,13 @@ std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
   return absl::StrFormat(
       "{\"mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
-      "\"sent\":%u,\"received\":%u,\"lost\":%u,\"given_up\":%u,\"bad_replies\":%u,\"send_failures\":%u,"
+      "\"sent\":%u,\"received\":%u,\"lost\":%u,\"given_up\":%u,\"bad_replies\":%u,"
+      "\"duplicates\":%u,\"send_failures\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
       "\"p99\":%u,\"p999\":%u,\"max\":%u}%s}",
       o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
-      r.lost, r.given_up, r.bad_replies, r.send_failures, r.elapsed_s,
+      r.lost, r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
       h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),
       modelled_json(r.modelled));

@@ -47,6 +47,7 @@ struct LoadGenResult {
   uint64_t send_failures = 0;   // write() refused (no buffers)
   uint64_t lost = 0;            // no reply within drain_timeout (counted when given up)
   uint64_t given_up = 0;        // requests the transport gave up (Thread::tx_failures())
+  uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
   double elapsed_s = 0;         // first send to last reply
   Histogram latency_ns;         // measured round trip, client TSC
   ModelledLatency modelled;     // filled by the caller (model_latency), printed beside it

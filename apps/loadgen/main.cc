@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
     }
   }
   const bool clean =
-      result.lost == 0 && result.given_up == 0 && result.bad_replies == 0 && result.received > 0;
+      result.lost == 0 && result.given_up == 0 && result.bad_replies == 0 && result.duplicates == 0 &&
+      result.received > 0;
   return clean ? 0 : 3;
 }

@@ -84,11 +84,10 @@ struct Config {
 
   // --- Waiting for work (docs/design.md §9) ---
   // kAdaptive gives the CPU back when idle (laptops, small VMs, CI, several
-  // hosts on few CPUs). kBusy is the default for now: with no RX interrupt
-  // on the usual PMDs an idle adaptive host may take up to 1 ms to notice a
-  // packet, which the fixed retransmit timeout (rto_us) reads as a loss;
-  // adaptive becomes the default once that timeout follows measured round
-  // trips.
+  // hosts on few CPUs). kBusy is the default: with no RX interrupt on the
+  // usual PMDs (Debian's DPDK 22.11 has them for net_tap only) an idle
+  // adaptive host takes up to 1 ms to notice a packet, a latency cost that
+  // should be chosen, not suffered (nanopu-bench-idle measures it).
   PollMode poll = PollMode::kBusy;
   double poll_spin_us = 200;          // adaptive: poll this long without work before sleeping
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Soak: a million requests of mixed sizes between two processes (nanopu-server
+# and nanopu-loadgen over net_memif), both receiving through the
+# fault-injecting wire, and every reply checked: each must arrive exactly
+# once. Prints, per size and in total, delivered once / lost / given up /
+# duplicated / bad, the retransmissions, and the server's buffer gauges at
+# the end (every slot back).  Not part of CI (minutes of CPU).
+# Usage: bash deploy/soak.sh [total requests, default 1000000] [build dir, default build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOTAL=${1:-1000000}
+BUILD=${2:-build}
+FAULTS="drop=0.1,reorder=0.1,dup=0.05,trim=0.05,corrupt=0.01"
+SIZES=(16 100 1000 3000 20000)
+PER_SIZE=$((TOTAL / ${#SIZES[@]}))
+SOCK=$(mktemp -u /tmp/nanopu-soak-XXXX.sock)
+OUT=$(mktemp -d /tmp/nanopu-soak-XXXX)
+CPUS=$(nproc)
+SERVER_LCORE=$([ "$CPUS" -gt 1 ] && echo 1 || echo 0)
+trap 'kill "$SERVER" 2>/dev/null || true; rm -f "$SOCK"' EXIT
+
+"$BUILD/nanopu-server" --lcores="$SERVER_LCORE" --vdev="net_memif0,role=server,socket=$SOCK" \
+  --app=echo --faults="$FAULTS,seed=1" --rto_us=100 >"$OUT/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 300); do grep -q "Ctrl-C stops" "$OUT/server.log" 2>/dev/null && break; sleep 0.1; done
+echo "soak: $TOTAL requests (${#SIZES[@]} sizes x $PER_SIZE), faults on both hosts' receive paths: $FAULTS"
+printf "%8s %10s %10s %8s %9s %11s %6s %12s %8s\n" size sent "once" lost given-up duplicated bad retransmits seconds
+sum() { awk -v k="\"$1\":" -F"$1\":" '{split($2,a,","); s+=a[1]} END {print s+0}' "$OUT"/load-*.json; }
+context=2
+failed=0
+for size in "${SIZES[@]}"; do
+  start=$(date +%s.%N)
+  # Each size is a new client process on a context of its own (README, "Known gaps").
+  if ! "$BUILD/nanopu-loadgen" --lcores=0 --vdev="net_memif0,role=client,socket=$SOCK" \
+      --server_context=1 --context=$context --size="$size" --count="$PER_SIZE" --outstanding=16 \
+      --expect=echo --faults="$FAULTS,seed=$context" --rto_us=100 --drain_timeout=10 \
+      --progress=false --calibrate=false --stats --json="$OUT/load-$size.json" >"$OUT/load-$size.log" 2>&1; then
+    failed=1
+  fi
+  end=$(date +%s.%N)
+  j=$(cat "$OUT/load-$size.json")
+  field() { echo "$j" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+  retx=$(sed -n 's/^ *nic.tx_retransmits *\([0-9]*\)/\1/p' "$OUT/load-$size.log")
+  printf "%8s %10s %10s %8s %9s %11s %6s %12s %8.1f\n" "$size" "$(field sent)" "$(field received)" \
+    "$(field lost)" "$(field given_up)" "$(field duplicates)" "$(field bad_replies)" "${retx:-0}" \
+    "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')"
+  context=$((context + 1))
+done
+printf "%8s %10s %10s %8s %9s %11s %6s\n" total "$(sum sent)" "$(sum received)" "$(sum lost)" \
+  "$(sum given_up)" "$(sum duplicates)" "$(sum bad_replies)"
+kill -TERM "$SERVER"
+wait "$SERVER" || true
+trap - EXIT
+rm -f "$SOCK"
+echo "server (its counters at exit; the gauges outbound_in_use / reassembly_in_use are printed only when"
+echo "not 0; a give-up here is a reply whose last ACK the wire dropped after its client had exited):"
+grep -E "tx_retransmits|rx_dup_packets|fault_|tx_msgs_failed|_in_use" "$OUT/server.log" || true
+if grep -qE "outbound_in_use|reassembly_in_use" "$OUT/server.log"; then
+  echo "soak: buffer slots still in use at the end"; failed=1
+fi
+echo "logs: $OUT"
+[ "$(sum received)" = "$(sum sent)" ] && [ "$(sum duplicates)" = 0 ] && [ "$failed" = 0 ] \
+  && echo "soak: every request answered exactly once" || { echo "soak: FAILED"; exit 1; }
