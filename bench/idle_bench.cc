@@ -9,66 +9,22 @@
 //   closed loop  round trip p50 with one request in flight (never idle)
 //
 // Usage: nanopu-bench-idle [--json=FILE]
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/bench_table.h"
-
-extern char** environ;
+#include "tests/support/subprocess.h"  // the multi-process tests' helpers
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int st = 0;
-  if (waitpid(pid, &st, 0) != pid) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-double cpu_seconds(pid_t pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream in(stat.substr(close + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && in >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
+using nanopu::testing::cpu_seconds;
+using nanopu::testing::read_file;
+using nanopu::testing::spawn;
+using nanopu::testing::wait_for;
+using nanopu::testing::wait_for_line;
 
 // A number from the loadgen's JSON: "key":value.
 double json_number(const std::string& json, const std::string& key) {
@@ -78,7 +34,6 @@ double json_number(const std::string& json, const std::string& key) {
 
 struct Figures {
   double idle_cpu_s = -1, wake_p50_us = -1, low_p50_us = -1, low_p99_us = -1, closed_p50_us = -1;
-  double timeouts = 0;
 };
 
 Figures measure(const std::string& mode, const std::string& dir) {
@@ -88,10 +43,7 @@ Figures measure(const std::string& mode, const std::string& dir) {
   const pid_t server = spawn({NANOPU_SERVER_BIN, "--lcores=1", "--vdev=net_memif0,role=server,socket=" + sock,
                               "--app=echo", "--poll=" + mode},
                              dir + "/idle-server-" + mode + ".log");
-  for (int i = 0; i < 600 && read_file(dir + "/idle-server-" + mode + ".log").find("Ctrl-C stops") ==
-                                 std::string::npos;
-       ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  (void)wait_for_line(dir + "/idle-server-" + mode + ".log", "Ctrl-C stops", std::chrono::seconds(60));
   auto load = [&](const std::vector<std::string>& extra) -> std::string {
     std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0", "--poll=" + mode,
                                      "--vdev=net_memif0,role=client,socket=" + sock,
@@ -99,7 +51,7 @@ Figures measure(const std::string& mode, const std::string& dir) {
                                      "--json=" + dir + "/idle-load.json"};
     args.insert(args.end(), extra.begin(), extra.end());
     const pid_t c = spawn(args, dir + "/idle-load-" + mode + ".log");
-    if (wait_exit(c) != 0) return "";
+    if (wait_for(c, std::chrono::seconds(300)) != 0) return "";
     return read_file(dir + "/idle-load.json");
   };
   std::string j = load({"--count=20000", "--outstanding=1"});
@@ -114,8 +66,7 @@ Figures measure(const std::string& mode, const std::string& dir) {
   f.low_p50_us = json_number(j, "p50") / 1e3;
   f.low_p99_us = json_number(j, "p99") / 1e3;
   kill(server, SIGTERM);
-  (void)wait_exit(server);
-  const std::string slog = read_file(dir + "/idle-server-" + mode + ".log");
+  (void)wait_for(server, std::chrono::seconds(30));
   unlink(sock.c_str());
   return f;
 }

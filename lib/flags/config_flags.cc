@@ -116,6 +116,17 @@ absl::Status in_flag_terms(const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat("--", m));
 }
 
+// A string flag through its parser: the typed value, or an error naming the
+// flag, what was given and what it accepts.
+template <typename T, typename Parse>
+absl::Status parse_flag(absl::string_view flag, const std::string& text, Parse parse,
+                        absl::string_view accepted, T* out) {
+  std::optional<T> v = parse(text);
+  if (!v) return absl::InvalidArgumentError(absl::StrCat("--", flag, "='", text, "': ", accepted));
+  *out = *v;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Config> Config::from_flags() {
@@ -136,24 +147,21 @@ absl::StatusOr<Config> Config::from_flags() {
   const uint32_t port = absl::GetFlag(FLAGS_port);
   if (port > 0xffff) return absl::InvalidArgumentError("--port: too large");
   c.port_index = static_cast<uint16_t>(port);
-  const std::string huge = absl::GetFlag(FLAGS_huge);
-  std::optional<HugePages> h = parse_huge_pages(huge);
-  if (!h) return absl::InvalidArgumentError(absl::StrCat("--huge='", huge, "': use auto, on or off"));
-  c.huge = *h;
+  if (absl::Status s = parse_flag("huge", absl::GetFlag(FLAGS_huge), parse_huge_pages,
+                                  "use auto, on or off", &c.huge);
+      !s.ok())
+    return s;
   c.file_prefix = absl::GetFlag(FLAGS_file_prefix);
   c.extra_eal_args = absl::GetFlag(FLAGS_eal_args);
   c.link_wait_s = absl::GetFlag(FLAGS_link_wait);
   c.eal_log_level = absl::GetFlag(FLAGS_eal_log_level);
-  const std::string ip = absl::GetFlag(FLAGS_ip);
-  std::optional<uint32_t> parsed_ip = parse_ipv4(ip);
-  if (!parsed_ip) return absl::InvalidArgumentError(absl::StrCat("--ip='", ip, "': expected a.b.c.d"));
-  c.ip = *parsed_ip;
-  const std::string mac = absl::GetFlag(FLAGS_gateway_mac);
-  std::optional<MacAddress> gateway = parse_mac(mac);
-  if (!gateway)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--gateway_mac='", mac, "': expected aa:bb:cc:dd:ee:ff"));
-  c.gateway_mac = *gateway;
+  if (absl::Status s = parse_flag("ip", absl::GetFlag(FLAGS_ip), parse_ipv4, "expected a.b.c.d", &c.ip);
+      !s.ok())
+    return s;
+  if (absl::Status s = parse_flag("gateway_mac", absl::GetFlag(FLAGS_gateway_mac), parse_mac,
+                                  "expected aa:bb:cc:dd:ee:ff", &c.gateway_mac);
+      !s.ok())
+    return s;
   c.mbufs = absl::GetFlag(FLAGS_mbufs);
   c.fifo_messages = absl::GetFlag(FLAGS_fifo_messages);
   c.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
@@ -173,19 +181,16 @@ absl::StatusOr<Config> Config::from_flags() {
   c.reserved_priority0_slots = absl::GetFlag(FLAGS_reserved_priority0_slots);
   c.context_slots = absl::GetFlag(FLAGS_context_slots);
   c.context_packets = absl::GetFlag(FLAGS_context_packets);
-  const std::string core_select = absl::GetFlag(FLAGS_core_select);
-  std::optional<CoreSelectPolicy> policy = parse_core_select_policy(core_select);
-  if (!policy)
-    return absl::InvalidArgumentError(
-        absl::StrCat("--core_select='", core_select, "': use jbsq, rss or static"));
-  c.core_select = *policy;
+  if (absl::Status s = parse_flag("core_select", absl::GetFlag(FLAGS_core_select),
+                                  parse_core_select_policy, "use jbsq, rss or static", &c.core_select);
+      !s.ok())
+    return s;
   c.jbsq_n = absl::GetFlag(FLAGS_jbsq_n);
   c.global_queue_messages = absl::GetFlag(FLAGS_global_queue_messages);
-  const std::string scheduler = absl::GetFlag(FLAGS_scheduler);
-  std::optional<SchedMode> mode = parse_sched_mode(scheduler);
-  if (!mode)
-    return absl::InvalidArgumentError(absl::StrCat("--scheduler='", scheduler, "': use hts or tis"));
-  c.scheduler = *mode;
+  if (absl::Status s = parse_flag("scheduler", absl::GetFlag(FLAGS_scheduler), parse_sched_mode,
+                                  "use hts or tis", &c.scheduler);
+      !s.ok())
+    return s;
   c.bounded_processing = absl::GetFlag(FLAGS_bounded);
   c.t0_ns = absl::GetFlag(FLAGS_t0_ns);
   c.idle_timeout_ns = absl::GetFlag(FLAGS_idle_timeout_ns);
@@ -193,10 +198,10 @@ absl::StatusOr<Config> Config::from_flags() {
   c.shared_nic_poll_ns = absl::GetFlag(FLAGS_shared_nic_poll_ns);
   c.async_preempt_us = absl::GetFlag(FLAGS_async_preempt_us);
   c.watchdog_ms = absl::GetFlag(FLAGS_watchdog_ms);
-  const std::string poll = absl::GetFlag(FLAGS_poll);
-  std::optional<PollMode> poll_mode = parse_poll_mode(poll);
-  if (!poll_mode) return absl::InvalidArgumentError(absl::StrCat("--poll='", poll, "': use busy or adaptive"));
-  c.poll = *poll_mode;
+  if (absl::Status s = parse_flag("poll", absl::GetFlag(FLAGS_poll), parse_poll_mode,
+                                  "use busy or adaptive", &c.poll);
+      !s.ok())
+    return s;
   c.poll_spin_us = absl::GetFlag(FLAGS_poll_spin_us);
   if (absl::Status s = c.validate(); !s.ok()) return in_flag_terms(s);
   return c;

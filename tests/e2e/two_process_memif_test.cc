@@ -2,60 +2,25 @@
 // nanopu-loadgen (memif client), as a user runs them. The load generator
 // checks every reply word by word and exits 0 only if all arrived intact.
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "tests/support/subprocess.h"
+
+using nanopu::testing::cpu_seconds;
+using nanopu::testing::read_file;
+using nanopu::testing::spawn;
+using nanopu::testing::wait_for;
+using nanopu::testing::wait_for_line;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& out_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
-}
-
-// Waits up to `limit` for pid; returns its exit status, 128 + the signal that
-// ended it, or -1 on timeout (and kills it).
-int wait_for(pid_t pid, std::chrono::seconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  int status = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
 
 class TwoProcessMemifTest : public ::testing::Test {
  protected:
@@ -75,19 +40,16 @@ class TwoProcessMemifTest : public ::testing::Test {
   // Every host in these tests polls adaptively: test processes share the
   // machine's CPUs (with each other and with whatever else runs), and a busy
   // poller would take the CPU its peer needs.
-  void start_server(const std::string& app, const std::string& lcores = "") {
+  void start_server(const std::string& app, const std::string& lcores = "",
+                    const std::string& poll = "adaptive") {
     server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + (lcores.empty() ? server_lcore_ : lcores),
                      "--vdev=net_memif0,role=server,socket=" + sock_, "--app=" + app, "--context=1",
-                     "--poll=adaptive"},
+                     "--poll=" + poll},
                     dir_ + "/server.log");
     ASSERT_GT(server_, 0);
-    // A memif client that connects before the server's port has started is
-    // refused and does not retry: wait for the server's ready line.
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (read_file(dir_ + "/server.log").find("Ctrl-C stops") == std::string::npos) {
-      ASSERT_LT(std::chrono::steady_clock::now(), end) << read_file(dir_ + "/server.log");
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    // Clients start after the server's ready line (its port is up).
+    ASSERT_TRUE(wait_for_line(dir_ + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
+        << read_file(dir_ + "/server.log");
   }
   int run_loadgen(const std::vector<std::string>& extra) {
     std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0",
@@ -154,11 +116,8 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
                     "--poll=adaptive"},
                    dir_ + "/switch.log");
   ASSERT_GT(sw, 0);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (read_file(dir_ + "/switch.log").find("Ctrl-C stops") == std::string::npos) {
-    ASSERT_LT(std::chrono::steady_clock::now(), end) << read_file(dir_ + "/switch.log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  ASSERT_TRUE(wait_for_line(dir_ + "/switch.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/switch.log");
   server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
                    "--vdev=net_memif0,role=client,socket=" + s0, "--app=echo", "--context=1",
                    "--poll=adaptive"},
@@ -178,21 +137,6 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
   const std::string slog = read_file(dir_ + "/switch.log");
   EXPECT_NE(slog.find("switch.forwarded"), std::string::npos) << slog;
-}
-
-// CPU time (user + system) a process has used, in seconds; -1 if unknown.
-double cpu_seconds(pid_t pid) {
-  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  const size_t close = stat.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return -1;
-  std::istringstream in(stat.substr(close + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && in >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // Adaptive polling gives the CPU back: an idle server (NIC core and a
@@ -224,15 +168,7 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
   EXPECT_NE(slog.find("core0.sleeps"), std::string::npos) << slog;
 
   // The same server polling busily: the measurement tells the two apart.
-  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=1,0", "--vdev=net_memif0,role=server,socket=" + sock_,
-                   "--app=echo", "--poll=busy"},
-                  dir_ + "/server.log");
-  ASSERT_GT(server_, 0);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (read_file(dir_ + "/server.log").find("Ctrl-C stops") == std::string::npos) {
-    ASSERT_LT(std::chrono::steady_clock::now(), end) << read_file(dir_ + "/server.log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  start_server("echo", "1,0", "busy");
   const double idle_busy = idle_cpu_after_load("busy");
   EXPECT_GT(idle_busy, 3 * idle_adaptive + 0.05)
       << "busy " << idle_busy << " s, adaptive " << idle_adaptive << " s";
