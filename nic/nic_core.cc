@@ -163,8 +163,9 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
   if (idle_since_ == 0) idle_since_ = now;
   if (now - idle_since_ < params_.idle_spin_tsc || !quiescent()) return;
   doorbell_.set_sleeping(true);  // then re-check (still_idle), then sleep
-  waiter_.sleep(kMaxSleepUs, [this] { return still_idle(); });
+  const bool slept = waiter_.sleep(kMaxSleepUs, [this] { return still_idle(); });
   doorbell_.set_sleeping(false);
+  if (!slept) return;
   doorbell_.drain();
   ++counters_.nic_sleeps;
   // idle_since_ stays: with nothing new the next poll sleeps again at once

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     if (idle_since == 0) idle_since = now;
     if (now - idle_since < spin_tsc) continue;
     // still_idle forwards anything that came in meanwhile (and then says no).
-    waiter.sleep(10000, [&] { return sw.poll() == 0 && sw.empty(); });
+    (void)waiter.sleep(10000, [&] { return sw.poll() == 0 && sw.empty(); });
   }
   const auto& c = sw.counters();
   std::fprintf(stderr,

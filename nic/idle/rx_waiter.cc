@@ -36,20 +36,21 @@ void RxWaiter::register_once() {
   }
 }
 
-void RxWaiter::sleep(uint32_t timeout_us, absl::FunctionRef<bool()> still_idle) {
+bool RxWaiter::sleep(uint32_t timeout_us, absl::FunctionRef<bool()> still_idle) {
   if (!registered_) register_once();
   if (!interrupts_) {
-    if (!still_idle()) return;
+    if (!still_idle()) return false;
     ++sleeps_;
     const uint32_t us = std::min(timeout_us, step_us_);
     step_us_ = std::min(kMaxTimedSleepUs, 2 * step_us_);
     const timespec ts{0, static_cast<long>(us) * 1000};
     pollfd pfd{wake_fd_, POLLIN, 0};
     (void)ppoll(&pfd, wake_fd_ >= 0 ? 1 : 0, &ts, nullptr);
-    return;
+    return true;
   }
   for (uint16_t p : ports_) (void)rte_eth_dev_rx_intr_enable(p, 0);
-  if (still_idle()) {
+  const bool idle = still_idle();
+  if (idle) {
     ++sleeps_;
     rte_epoll_event events[8];
     const int ms = static_cast<int>(std::max<uint32_t>(1, (timeout_us + 999) / 1000));
@@ -57,6 +58,7 @@ void RxWaiter::sleep(uint32_t timeout_us, absl::FunctionRef<bool()> still_idle) 
   }
   // Masked again while busy: the peer then writes no interrupt per packet.
   for (uint16_t p : ports_) (void)rte_eth_dev_rx_intr_disable(p, 0);
+  return idle;
 }
 
 }  // namespace nanopu

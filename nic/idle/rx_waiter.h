@@ -36,7 +36,8 @@ class RxWaiter {
   // if it says so: until a packet, the wake fd, or timeout_us (without
   // interrupts: the next timed step). Must be called on the polling thread
   // (DPDK's epoll set is per thread).
-  void sleep(uint32_t timeout_us, absl::FunctionRef<bool()> still_idle);
+  // Returns whether it slept.
+  bool sleep(uint32_t timeout_us, absl::FunctionRef<bool()> still_idle);
   // Work arrived: the next timed sleep starts short again.
   void reset() { step_us_ = kFirstTimedSleepUs; }
 
