@@ -136,12 +136,14 @@ void NicCore::wake_workers() {
 }
 
 bool NicCore::quiescent() const {
-  // Timers (retransmission, PULL pacing, reassembly expiry) only matter for
-  // messages in flight; JBSQ-held messages wait for credits the NIC must
-  // see; the fault-injecting wire may hold frames back.
-  return transport_->outbound_in_use() == 0 && transport_->inbound_in_use() == 0 &&
-         pending_.empty() && deferred_.n == 0 && control_.n == 0 && data_.n == 0 &&
-         stash_n_ == 0 && faults_ == nullptr;
+  // A message being received is paced by PULLs and timed by the reassembly
+  // sweep; JBSQ-held messages wait for credits the NIC must see; the
+  // fault-injecting wire may hold frames back. Messages being sent only wait
+  // for ACKs and their retransmission timers: the sleep is bounded by the
+  // next timer (idle_or_sleep), so a peer that went away (its last ACKs
+  // never coming) does not keep this NIC spinning until it gives up.
+  return transport_->inbound_in_use() == 0 && pending_.empty() && deferred_.n == 0 &&
+         control_.n == 0 && data_.n == 0 && stash_n_ == 0 && faults_ == nullptr;
 }
 
 bool NicCore::still_idle() {
@@ -162,8 +164,15 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
   const uint64_t now = rte_rdtsc();
   if (idle_since_ == 0) idle_since_ = now;
   if (now - idle_since_ < params_.idle_spin_tsc || !quiescent()) return;
+  uint32_t sleep_us = kMaxSleepUs;
+  if (const uint64_t deadline = transport_->next_timer_deadline(); deadline != UINT64_MAX) {
+    if (deadline <= now) return;  // a timer is due: poll
+    const uint64_t tsc_per_us = std::max<uint64_t>(1, rte_get_tsc_hz() / 1000000);
+    sleep_us = static_cast<uint32_t>(std::min<uint64_t>(kMaxSleepUs, (deadline - now) / tsc_per_us));
+    if (sleep_us == 0) return;
+  }
   doorbell_.set_sleeping(true);  // then re-check (still_idle), then sleep
-  const bool slept = waiter_.sleep(kMaxSleepUs, [this] { return still_idle(); });
+  const bool slept = waiter_.sleep(sleep_us, [this] { return still_idle(); });
   doorbell_.set_sleeping(false);
   if (!slept) return;
   doorbell_.drain();

@@ -7,6 +7,14 @@ namespace nanopu {
 TimerModule::TimerModule(uint32_t slots, uint64_t period, Handler handler, void* ctx)
     : deadline_(slots, 0), period_(std::max<uint64_t>(period, 1)), handler_(handler), ctx_(ctx) {}
 
+uint64_t TimerModule::next_deadline() const {
+  if (armed_ == 0) return UINT64_MAX;
+  uint64_t next = UINT64_MAX;
+  for (uint64_t d : deadline_)
+    if (d != 0 && d < next) next = d;
+  return next;
+}
+
 void TimerModule::poll(uint64_t now) {
   if (armed_ == 0 || now < next_scan_) return;
   next_scan_ = now + period_;

@@ -34,6 +34,9 @@ class TimerModule {
   }
   [[nodiscard]] bool pending(uint32_t slot) const { return deadline_[slot] != 0; }
   [[nodiscard]] uint32_t armed() const { return armed_; }
+  // The earliest armed deadline (UINT64_MAX: none). A scan of the slots: for
+  // an idle NIC deciding how long it may sleep, not for the hot path.
+  [[nodiscard]] uint64_t next_deadline() const;
 
   // Fires every timer whose deadline has passed; scans at most once a period.
   void poll(uint64_t now);

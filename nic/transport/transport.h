@@ -57,6 +57,10 @@ class Transport {
   // Messages being sent / being received right now (leak checks, stats).
   [[nodiscard]] virtual uint32_t outbound_in_use() const = 0;
   [[nodiscard]] virtual uint32_t inbound_in_use() const = 0;
+  // When the transport next needs on_tick() for its outbound messages
+  // (retransmission timers); UINT64_MAX if never. An idle NIC sleeps no
+  // longer than this.
+  [[nodiscard]] virtual uint64_t next_timer_deadline() const = 0;
 };
 
 }  // namespace nanopu

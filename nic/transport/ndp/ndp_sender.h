@@ -34,6 +34,7 @@ class NdpSender {
   // Runs expired retransmit timers.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - buffer_.free_slots(); }
+  [[nodiscard]] uint64_t next_deadline() const { return timers_.next_deadline(); }
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);

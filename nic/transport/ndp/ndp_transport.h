@@ -35,6 +35,7 @@ class NdpTransport final : public Transport {
   [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
   [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
   [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
+  [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
 
  private:
   NdpSender sender_;

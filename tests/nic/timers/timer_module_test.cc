@@ -63,5 +63,18 @@ TEST(TimerModuleTest, HandlerMayRearm) {
   EXPECT_TRUE(t.pending(0));
 }
 
+TEST(TimerModuleTest, NextDeadlineIsTheEarliestArmed) {
+  Fired f;
+  TimerModule t(4, 10, record, &f);
+  EXPECT_EQ(t.next_deadline(), UINT64_MAX);
+  t.schedule(1, 500);
+  t.schedule(3, 200);
+  EXPECT_EQ(t.next_deadline(), 200u);
+  t.cancel(3);
+  EXPECT_EQ(t.next_deadline(), 500u);
+  t.cancel(1);
+  EXPECT_EQ(t.next_deadline(), UINT64_MAX);
+}
+
 }  // namespace
 }  // namespace nanopu
