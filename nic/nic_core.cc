@@ -274,7 +274,7 @@ unsigned NicCore::service_pending() {
 }
 
 void NicCore::check_async_preemption(uint64_t now) {
-  if (signalled_raise_.size() != workers_.size()) signalled_raise_.assign(workers_.size(), 0);
+  if (kicks_.size() != workers_.size()) kicks_.assign(workers_.size(), Kick{});
   for (size_t i = 0; i < workers_.size(); ++i) {
     CoreSignals* s = workers_[i];
     if (!s->async_enabled.load(std::memory_order_relaxed)) continue;
@@ -286,8 +286,16 @@ void NicCore::check_async_preemption(uint64_t now) {
     if (deadline < since) since = deadline;
     if (since == UINT64_MAX || now < since || now - since < params_.async_preempt_after_tsc)
       continue;
-    if (signalled_raise_[i] == since) continue;  // one signal per episode
-    signalled_raise_[i] = since;
+    // A signal that lands in nanopu's own code is left to the next safe
+    // point, which code that never calls the API does not reach: signal the
+    // episode again, waiting twice as long each time (up to a millisecond),
+    // so a stuck thread is always preempted and never flooded.
+    Kick& k = kicks_[i];
+    if (k.episode == since && now - k.sent_tsc < k.retry_tsc) continue;
+    k.retry_tsc = k.episode == since ? std::min<uint64_t>(2 * k.retry_tsc, rte_get_tsc_hz() / 1000)
+                                     : params_.async_preempt_after_tsc;
+    k.episode = since;
+    k.sent_tsc = now;
     if (s->kick()) ++counters_.async_preempt_signals;
   }
 }

@@ -124,7 +124,12 @@ class NicCore final : public TransportSink {
   std::unique_ptr<FaultInjector> faults_;
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
-  std::vector<uint64_t> signalled_raise_;  // per worker: the raise already signalled
+  // Per worker, asynchronous preemption: the episode signalled, when the last
+  // signal went, and how long to wait before signalling it again.
+  struct Kick {
+    uint64_t episode = 0, sent_tsc = 0, retry_tsc = 0;
+  };
+  std::vector<Kick> kicks_;
   std::vector<uint64_t> watchdog_flagged_; // per worker: the episode already counted
   uint64_t next_watchdog_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
