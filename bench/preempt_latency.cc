@@ -81,10 +81,15 @@ std::vector<uint64_t> measure(bool async, uint32_t samples, uint32_t worker_lcor
       const uint64_t arrived = t.rx_tsc();
       (void)t.read();
       const uint64_t v = t.read();
-      t.msg_done();
-      if (v == UINT64_MAX) return;
+      if (v == UINT64_MAX) {
+        t.msg_done();
+        return;
+      }
       lat.push_back(now - arrived);
+      // Before msg_done: at msg_done the core may go straight back to L (it
+      // has work, H has none), which spins until it sees this.
       handled.store(handled.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+      t.msg_done();
     }
   });
   (void)(*rt)->spawn([&](Thread& t) {  // L: priority 1, busy on one long message
