@@ -13,6 +13,7 @@ fi
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   dpdk-dev libdpdk-dev            # EAL, mbufs, rings, PMDs (net_ring, net_memif, net_null, af_packet)
+  libsystemd-dev                  # pkg-config --static libdpdk names -lsystemd (static services)
   libboost-context-dev            # fibers for the thread scheduler
   liburing-dev                    # kernel-socket backend
   libabsl-dev                     # flags, Status, containers, strings

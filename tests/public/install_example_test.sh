@@ -3,9 +3,11 @@
 # of tree twice — CMake (find_package(nanopu)) and make (pkg-config nanopu) —
 # and runs each build against nanopu-loadgen over net_memif; the load
 # generator exits 0 only when every reply came back, word for word.
-# Usage: install_example_test.sh BUILD_DIR EXAMPLE_DIR LOADGEN WORK_DIR
+# In a plain build the make way is also linked statically (pkg-config --static).
+# Usage: install_example_test.sh BUILD_DIR EXAMPLE_DIR LOADGEN WORK_DIR [EXTRA_FLAGS]
+#   EXTRA_FLAGS: compiler and linker flags of a sanitizer build, given to the example too
 set -euo pipefail
-build=$1 example=$2 loadgen=$3 work=$4
+build=$1 example=$2 loadgen=$3 work=$4 flags=${5:-}
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
@@ -25,13 +27,21 @@ pc_dir=$(dirname "$(find "$prefix" -name nanopu.pc | head -n 1)")
 
 echo "== build with CMake (find_package)"
 cmake -S "$example" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-  >"$work/cmake-configure.log"
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$work/cmake-configure.log"
 cmake --build "$work/cmake-build" >"$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; exit 1; }
 
 echo "== build with make (pkg-config)"
 cp -r "$example" "$work/make-src"
 rm -rf "$work/make-src/build"
-make -C "$work/make-src" PKG_CONFIG_PATH="$pc_dir" >"$work/make.log" 2>&1 || { cat "$work/make.log"; exit 1; }
+make -C "$work/make-src" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" >"$work/make.log" 2>&1 \
+  || { cat "$work/make.log"; exit 1; }
+if [ -z "$flags" ]; then
+  echo "== build with make STATIC=1 (pkg-config --static: DPDK and its PMDs linked in)"
+  cp -r "$example" "$work/static-src"
+  rm -f "$work/static-src/echo-service"
+  make -C "$work/static-src" STATIC=1 PKG_CONFIG_PATH="$pc_dir" >"$work/static.log" 2>&1 \
+    || { tail -n 20 "$work/static.log"; exit 1; }
+fi
 # The .pc must name the prefix it was installed into, whatever CMAKE_INSTALL_PREFIX was.
 PKG_CONFIG_PATH="$pc_dir" pkg-config --cflags nanopu | grep -q -- "-I$prefix/include\|-I$pc_dir/../../include" \
   || { echo "nanopu.pc does not point into $prefix"; exit 1; }
@@ -64,4 +74,5 @@ run_against() {
 }
 run_against "$work/cmake-build/echo-service" cmake
 run_against "$work/make-src/echo-service" make
-echo "install + out-of-tree example: both builds answered every request"
+[ -z "$flags" ] && run_against "$work/static-src/echo-service" static
+echo "install + out-of-tree example: every build answered every request"
