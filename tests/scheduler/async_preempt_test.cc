@@ -26,7 +26,7 @@ namespace {
 constexpr uint32_t kIp = 0x0a000001;
 
 // Sanitizer builds deliver each signal many times slower: fewer rounds.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
@@ -41,6 +41,12 @@ void spin_us(uint64_t us) {  // pure computation: no API call, no safe point
 
 // storm: also signal the worker at random moments from another thread.
 void run_rounds(bool storm) {
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer holds an asynchronous signal back until the thread enters
+  // an intercepted call; a thread spinning in pure computation (this test's
+  // whole point) then never takes it. The plain and ASan builds run it.
+  GTEST_SKIP() << "ThreadSanitizer defers asynchronous signals past pure computation";
+#endif
   Config c = testing::dedicated_config(testing::make_loop_port(), kIp, 1);
   c.async_preempt_us = 0.5;  // the NIC signals as soon as a safe point is clearly missed
   auto rt = Runtime::create(c);
