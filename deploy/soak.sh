@@ -17,18 +17,25 @@ SOCK=$(mktemp -u /tmp/nanopu-soak-XXXX.sock)
 OUT=$(mktemp -d /tmp/nanopu-soak-XXXX)
 CPUS=$(nproc)
 SERVER_LCORE=$([ "$CPUS" -gt 1 ] && echo 1 || echo 0)
-trap 'kill "$SERVER" 2>/dev/null || true; rm -f "$SOCK"' EXIT
+SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -f "$SOCK"' EXIT
 
-"$BUILD/nanopu-server" --lcores="$SERVER_LCORE" --vdev="net_memif0,role=server,socket=$SOCK" \
-  --app=echo --faults="$FAULTS,seed=1" --rto_us=100 >"$OUT/server.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 300); do grep -q "Ctrl-C stops" "$OUT/server.log" 2>/dev/null && break; sleep 0.1; done
+# A server per size: DPDK 22.11's memif PMD can crash a server inside
+# rte_eth_rx_burst when a client disconnects while traffic is still flowing
+# (README, "Known gaps"), so clients never reconnect to one server here.
+start_server() {
+  "$BUILD/nanopu-server" --lcores="$SERVER_LCORE" --vdev="net_memif0,role=server,socket=$SOCK" \
+    --app=echo --faults="$FAULTS,seed=1" --rto_us=100 >"$OUT/server-$1.log" 2>&1 &
+  SERVER=$!
+  for _ in $(seq 300); do grep -q "Ctrl-C stops" "$OUT/server-$1.log" 2>/dev/null && break; sleep 0.1; done
+}
 echo "soak: $TOTAL requests (${#SIZES[@]} sizes x $PER_SIZE), faults on both hosts' receive paths: $FAULTS"
 printf "%8s %10s %10s %8s %9s %11s %6s %12s %8s\n" size sent "once" lost given-up duplicated bad retransmits seconds
 sum() { awk -v k="\"$1\":" -F"$1\":" '{split($2,a,","); s+=a[1]} END {print s+0}' "$OUT"/load-*.json; }
 context=2
 failed=0
 for size in "${SIZES[@]}"; do
+  start_server "$size"
   start=$(date +%s.%N)
   # Each size is a new client process on a context of its own (README, "Known gaps").
   if ! "$BUILD/nanopu-loadgen" --lcores=0 --vdev="net_memif0,role=client,socket=$SOCK" \
@@ -45,17 +52,18 @@ for size in "${SIZES[@]}"; do
     "$(field lost)" "$(field given_up)" "$(field duplicates)" "$(field bad_replies)" "${retx:-0}" \
     "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')"
   context=$((context + 1))
+  kill -TERM "$SERVER"
+  wait "$SERVER" || { echo "soak: the server of size $size did not exit cleanly"; failed=1; }
 done
 printf "%8s %10s %10s %8s %9s %11s %6s\n" total "$(sum sent)" "$(sum received)" "$(sum lost)" \
   "$(sum given_up)" "$(sum duplicates)" "$(sum bad_replies)"
-kill -TERM "$SERVER"
-wait "$SERVER" || true
 trap - EXIT
 rm -f "$SOCK"
-echo "server (its counters at exit; the gauges outbound_in_use / reassembly_in_use are printed only when"
-echo "not 0; a give-up here is a reply whose last ACK the wire dropped after its client had exited):"
-grep -E "tx_retransmits|rx_dup_packets|fault_|tx_msgs_failed|_in_use" "$OUT/server.log" || true
-if grep -qE "outbound_in_use|reassembly_in_use" "$OUT/server.log"; then
+echo "servers (counters at exit, summed; the gauges outbound_in_use / reassembly_in_use are printed only"
+echo "when not 0; a give-up here is a reply whose last ACK the wire dropped after its client had exited):"
+cat "$OUT"/server-*.log | awk '$1 ~ /^nic\.(tx_retransmits|rx_dup_packets|fault_|tx_msgs_failed|.*_in_use)/ {s[$1] += $2}
+  END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
+if cat "$OUT"/server-*.log | grep -qE "outbound_in_use|reassembly_in_use"; then
   echo "soak: buffer slots still in use at the end"; failed=1
 fi
 echo "logs: $OUT"
