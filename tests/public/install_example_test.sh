@@ -50,15 +50,18 @@ PKG_CONFIG_PATH="$pc_dir" pkg-config --static --libs nanopu | grep -q -- "-labsl
 
 cpus=$(nproc)
 server_lcore=$([ "$cpus" -gt 1 ] && echo 1 || echo 0)
+# One server process per load: a memif server whose client disconnects and a
+# new one connects can crash inside DPDK 22.11's memif PMD (README, "Known
+# gaps"), which is not what this test is about.
 run_against() {
   local bin=$1 name=$2
-  sock=$(mktemp -u /tmp/nanopu-example-XXXX.sock)
-  local log=$work/$name-server.log
-  "$bin" "net_memif0,role=server,socket=$sock" "$server_lcore" >"$log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 300); do grep -q "serving context 1" "$log" 2>/dev/null && break; sleep 0.1; done
-  grep -q "serving context 1" "$log" || { cat "$log"; echo "$name: the service did not start"; exit 1; }
   for size in 64 3000; do
+    sock=$(mktemp -u /tmp/nanopu-example-XXXX.sock)
+    local log=$work/$name-$size-server.log
+    "$bin" "net_memif0,role=server,socket=$sock" "$server_lcore" >"$log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 300); do grep -q "serving context 1" "$log" 2>/dev/null && break; sleep 0.1; done
+    grep -q "serving context 1" "$log" || { cat "$log"; echo "$name: the service did not start"; exit 1; }
     echo "== $name: 1000 requests of $size bytes through nanopu-loadgen"
     "$loadgen" --lcores=0 --vdev="net_memif0,role=client,socket=$sock" --server_context=1 \
       --size=$size --count=1000 --outstanding=4 --expect=echo --drain_timeout=5 --calibrate=false \
@@ -66,11 +69,11 @@ run_against() {
       || { cat "$work/$name-$size.log" "$log"; echo "$name: replies missing or wrong"; exit 1; }
     grep -q '"received":1000,' "$work/$name-$size.json" \
       || { cat "$work/$name-$size.json"; echo "$name: not every reply arrived"; exit 1; }
+    kill -TERM "$server_pid"
+    wait "$server_pid" || { cat "$log"; echo "$name: the service did not exit cleanly"; exit 1; }
+    server_pid=""
+    rm -f "$sock"
   done
-  kill -TERM "$server_pid"
-  wait "$server_pid" || { cat "$log"; echo "$name: the service did not exit cleanly"; exit 1; }
-  server_pid=""
-  rm -f "$sock"
 }
 run_against "$work/cmake-build/echo-service" cmake
 run_against "$work/make-src/echo-service" make
