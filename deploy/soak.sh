@@ -52,6 +52,10 @@ for size in "${SIZES[@]}"; do
     "$(field lost)" "$(field given_up)" "$(field duplicates)" "$(field bad_replies)" "${retx:-0}" \
     "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')"
   context=$((context + 1))
+  # Replies whose last ACK the wire dropped after the client left are
+  # retransmitted until given up (max_retransmits x at most 64 rto, ~1.3 s
+  # here): wait that out so the gauges below speak of leaks only.
+  sleep 2
   kill -TERM "$SERVER"
   wait "$SERVER" || { echo "soak: the server of size $size did not exit cleanly"; failed=1; }
 done
