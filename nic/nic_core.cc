@@ -21,7 +21,9 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n),
       transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
-      waiter_({params.port_id}, doorbell_.fd()) {
+      waiter_({params.port_id}, doorbell_.fd()),
+      link_(LinkWatchParams{params.port_id, params.reconnect_link, rte_get_tsc_hz() / 10,
+                            rte_get_tsc_hz() / 4}) {
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
   pending_.reserve(ContextTable::kContexts);
@@ -46,7 +48,8 @@ unsigned NicCore::poll() {
     n = stash_n_;
     stash_n_ = 0;
   }
-  n += rte_eth_rx_burst(params_.port_id, 0, rx + n, static_cast<uint16_t>(kBurst - n));
+  if (link_.port_started())
+    n += rte_eth_rx_burst(params_.port_id, 0, rx + n, static_cast<uint16_t>(kBurst - n));
   if (faults_) {
     n = faults_->apply(rx, n, 2 * kBurst, now_);
     const FaultCounters& f = faults_->counters();
@@ -92,11 +95,17 @@ unsigned NicCore::poll() {
     }
     work += k;
   }
-  transport_->on_tick(now_, *this);
+  const bool holding = holding_for_link(now_);
+  if (!holding) transport_->on_tick(now_, *this);
   counters_.outbound_in_use = transport_->outbound_in_use();
   counters_.reassembly_in_use = transport_->inbound_in_use();
   if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
   if (params_.watchdog_tsc != 0 && now_ >= next_watchdog_tsc_) check_watchdog(now_);
+  (void)link_.poll(now_, &counters_);
+  if (holding && link_.up()) {
+    // Back: what waited for the link goes out now, not at its backed-off timer.
+    transport_->on_tick(now_, *this);
+  }
 
   if (params_.defer_control) {
     // The previous poll's control packets went at this poll's start; this
@@ -147,7 +156,7 @@ bool NicCore::quiescent() const {
 }
 
 bool NicCore::still_idle() {
-  stash_n_ = rte_eth_rx_burst(params_.port_id, 0, stash_, kBurst);
+  stash_n_ = link_.port_started() ? rte_eth_rx_burst(params_.port_id, 0, stash_, kBurst) : 0;
   if (stash_n_ != 0) return false;
   for (const ThreadFifos* t : threads_)
     if (!t->tx.empty()) return false;
@@ -163,9 +172,11 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
   }
   const uint64_t now = rte_rdtsc();
   if (idle_since_ == 0) idle_since_ = now;
-  if (now - idle_since_ < params_.idle_spin_tsc || !quiescent()) return;
+  // Waiting for the link, nothing can progress: sleep whatever is in flight.
+  const bool holding = holding_for_link(now);
+  if (now - idle_since_ < params_.idle_spin_tsc || (!holding && !quiescent())) return;
   uint32_t sleep_us = kMaxSleepUs;
-  if (const uint64_t deadline = transport_->next_timer_deadline(); deadline != UINT64_MAX) {
+  if (const uint64_t deadline = transport_->next_timer_deadline(); !holding && deadline != UINT64_MAX) {
     if (deadline <= now) return;  // a timer is due: poll
     const uint64_t tsc_per_us = std::max<uint64_t>(1, rte_get_tsc_hz() / 1000000);
     sleep_us = static_cast<uint32_t>(std::min<uint64_t>(kMaxSleepUs, (deadline - now) / tsc_per_us));
@@ -346,6 +357,12 @@ void NicCore::enqueue(TxBatch& b, rte_mbuf* m) {
 
 void NicCore::flush(TxBatch& b) {
   if (b.n == 0) return;
+  if (!link_.port_started()) {  // restarting: the transport retransmits what is lost here
+    counters_.tx_drop_link_down += b.n;
+    for (unsigned i = 0; i < b.n; ++i) rte_pktmbuf_free(b.pkts[i]);
+    b.n = 0;
+    return;
+  }
   const uint16_t sent = rte_eth_tx_burst(params_.port_id, 0, b.pkts, static_cast<uint16_t>(b.n));
   // Keep what the port did not take for the next iteration (back-pressure);
   // enqueue() drops only when a whole batch is still stuck.

@@ -20,6 +20,7 @@
 #include "lib/contract/wakeup.h"
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/rx_waiter.h"
+#include "nic/link/link_watch.h"
 #include "nic/packetizer/packetizer.h"
 #include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -54,6 +55,13 @@ struct NicParams {
   // kMaxSleepUs; and wake the worker cores this NIC delivers to.
   bool adaptive_poll = false;
   uint64_t idle_spin_tsc = 0;
+  // The port's link: reported when it drops; restarted until it is back
+  // when the port must reconnect by itself (nic/link/link_watch.h).
+  bool reconnect_link = false;
+  // While the link is down the NIC holds its messages this long (their
+  // retransmit timers paused, so a peer's restart does not use up
+  // max_retransmits), then lets them time out and be given up as usual.
+  uint64_t link_hold_tsc = 0;
 };
 
 class NicCore final : public TransportSink {
@@ -111,6 +119,9 @@ class NicCore final : public TransportSink {
   void enqueue(TxBatch& b, rte_mbuf* m);
   void flush(TxBatch& b);
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
+  [[nodiscard]] bool holding_for_link(uint64_t now) const {
+    return !link_.up() && link_.down_for(now) < params_.link_hold_tsc;
+  }
   [[nodiscard]] bool still_idle();       // after arming: nothing arrived (stashes it)
   void wake_workers();
 
@@ -140,6 +151,7 @@ class NicCore final : public TransportSink {
   // Adaptive polling.
   Doorbell doorbell_;
   RxWaiter waiter_;
+  LinkWatch link_;
   rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
   uint16_t stash_n_ = 0;
   uint64_t idle_since_ = 0;

@@ -37,7 +37,9 @@ struct Config {
   std::string file_prefix;  // empty: "nanopu-<pid>", unique per process
   std::string extra_eal_args;  // space-separated, passed to the EAL as they are
   // run() waits this long for the port's link, and a memif client keeps
-  // trying this long to reach its server.
+  // trying this long to reach its server. When the link drops later (the
+  // peer process died), messages are held this long for its return (their
+  // retransmit timers paused); a role=client memif reconnects by itself.
   double link_wait_s = 10;
   uint32_t eal_log_level = 4;  // RTE_LOG_WARNING: only problems
 

@@ -34,6 +34,7 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_nack_context_full)    /* the context's buffer share is used up: NACKed */         \
   X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
+  X(rx_reassembly_superseded) /* partial message of a sender that has since restarted */ \
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \
   X(rx_acks)                                                                             \
@@ -49,6 +50,9 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \
   X(tx_drop_no_mbuf)         /* no buffer for a control packet */                        \
   X(async_preempt_signals)   /* signals sent to workers that missed a safe point */      \
+  X(link_downs)              /* the port's link went down (peer process gone) */         \
+  X(link_restarts)           /* port restarts to reconnect (a role=client memif) */     \
+  X(tx_drop_link_down)       /* frames dropped while the port was being restarted */    \
   X(watchdog_stuck)          /* a thread held its core past --watchdog_ms on one message */ \
   X(fault_dropped)           /* --faults: frames the wire lost */                        \
   X(fault_duplicated)        /* --faults: frames delivered twice */                      \

@@ -34,7 +34,9 @@ ABSL_FLAG(std::string, file_prefix, "",
           "never share hugepage files.");
 ABSL_FLAG(double, link_wait, 10,
           "Seconds to wait for the port's link to come up before threads start (a net_memif "
-          "client waits for its server). 0: do not wait.");
+          "client waits for its server). 0: do not wait. Also how long, when the link drops "
+          "later (the peer process died), messages are held for its return before their "
+          "retransmissions count towards --max_retransmits again.");
 ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, passed through.");
 ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
 ABSL_FLAG(std::string, ip, "10.0.0.1", "This host's IPv4 address.");

@@ -1,6 +1,8 @@
 #include "lib/platform/port.h"
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -86,6 +88,12 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   // tearing down its previous client's connection on a busy CPU) is refused:
   // try again until start_retry_s has passed.
   const bool memif = p->driver_.find("memif") != std::string::npos;
+  if (memif && info.device != nullptr) {
+    const rte_devargs* da = rte_dev_devargs(info.device);
+    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
+    p->reconnects_ = args.find("role=client") != std::string::npos ||
+                     args.find("role=slave") != std::string::npos;
+  }
   const uint64_t retry_end =
       rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
   rc = rte_eth_dev_start(p->id_);

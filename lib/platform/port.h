@@ -39,6 +39,9 @@ class Port {
   [[nodiscard]] rte_mempool* pool() const { return pool_; }
   [[nodiscard]] const wire::MacAddr& mac() const { return mac_; }
   [[nodiscard]] const std::string& driver() const { return driver_; }
+  // Whether the port must be restarted to reconnect after its peer went
+  // away: a role=client memif (DPDK connects it only in rte_eth_dev_start).
+  [[nodiscard]] bool reconnects() const { return reconnects_; }
   // Waits up to seconds for link up; false on timeout or stop.
   [[nodiscard]] bool wait_link_up(double seconds, const std::atomic<bool>& stop) const;
 
@@ -48,6 +51,7 @@ class Port {
   rte_mempool* pool_ = nullptr;
   wire::MacAddr mac_{};
   std::string driver_;
+  bool reconnects_ = false;
   bool started_ = false;
 };
 

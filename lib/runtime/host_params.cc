@@ -39,7 +39,7 @@ PortParams port_params(const Config& c) {
   return p;
 }
 
-NicParams nic_params(const Config& c, const Port& port, uint8_t epoch) {
+NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   NicParams p;
   p.port_id = port.id();
   p.host_ip = c.ip;
@@ -65,7 +65,7 @@ NicParams nic_params(const Config& c, const Port& port, uint8_t epoch) {
   n.context_packets = c.context_packets != 0
                           ? c.context_packets
                           : std::max<uint32_t>(wire::kMaxPacketsPerMessage, c.mbufs / 4);
-  n.epoch = epoch;
+  n.incarnation = incarnation;
   p.core_select = c.core_select;
   p.jbsq_n = c.jbsq_n;
   p.workers = static_cast<uint32_t>(c.worker_count());
@@ -77,6 +77,8 @@ NicParams nic_params(const Config& c, const Port& port, uint8_t epoch) {
   p.defer_control = c.shared_core();
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
+  p.reconnect_link = port.reconnects();
+  p.link_hold_tsc = tsc_from_ns(c.link_wait_s * 1e9);
   return p;
 }
 

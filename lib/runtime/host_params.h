@@ -13,8 +13,8 @@ namespace nanopu {
 
 [[nodiscard]] EalParams eal_params(const Config& config);
 [[nodiscard]] PortParams port_params(const Config& config);
-// epoch: this sender's incarnation (docs/wire.md, buf_size_class).
-[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint8_t epoch);
+// incarnation: this sender's run (lib/runtime/incarnation.h).
+[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint16_t incarnation);
 // shared_nic: the NIC's poll hook on a shared core, else empty.
 [[nodiscard]] sched::WorkerParams worker_params(const Config& config, NicPollHook shared_nic);
 

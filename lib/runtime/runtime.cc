@@ -15,6 +15,7 @@
 #include "lib/platform/eal.h"
 #include "lib/platform/port.h"
 #include "lib/runtime/host_params.h"
+#include "lib/runtime/incarnation.h"
 #include "nic/nic_core.h"
 #include "scheduler/async_preempt.h"
 #include "scheduler/worker.h"
@@ -102,10 +103,9 @@ absl::Status Runtime::open() {
   if (!port.ok()) return port.status();
   port_ = std::move(*port);
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages);
-  // The sender's incarnation (docs/wire.md): tells this run's messages from
-  // a previous process's with the same address.
-  const auto epoch = static_cast<uint8_t>(rte_rdtsc() ^ (rte_rdtsc() >> 8) ^ getpid() ^ instance_);
-  nic_ = std::make_unique<NicCore>(nic_params(config_, *port_, epoch), port_->pool(),
+  // The sender's incarnation tells this run's messages from a previous
+  // process's with the same address (docs/wire.md).
+  nic_ = std::make_unique<NicCore>(nic_params(config_, *port_, next_incarnation()), port_->pool(),
                                    contexts_.get());
   const sched::WorkerParams wp =
       worker_params(config_, config_.shared_core() ? nic_->poll_hook() : NicPollHook{});

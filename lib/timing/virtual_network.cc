@@ -88,7 +88,7 @@ class Network {
     for (uint32_t i = 0; i <= c.senders; ++i) {
       Host& h = hosts_[i];
       h.ip = kReceiverIp + i;  // host 0 receives
-      p.epoch = static_cast<uint8_t>(i);
+      p.incarnation = static_cast<uint16_t>(i + 1);
       h.transport = std::make_unique<NdpTransport>(p, pool, &h.counters);
       h.sink = std::make_unique<HostSink>(this, i);
     }

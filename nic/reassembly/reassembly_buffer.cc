@@ -46,7 +46,7 @@ void ReassemblyBuffer::release(uint32_t slot, bool keep_packets) {
 }
 
 void ReassemblyBuffer::remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len,
-                                          uint8_t epoch, uint64_t now) {
+                                          uint32_t epoch, uint64_t now) {
   if (completed_ring_.empty()) return;
   uint64_t& victim = completed_ring_[completed_next_];
   if (victim != 0) completed_.erase(victim);
@@ -61,7 +61,7 @@ bool ReassemblyBuffer::recently_completed(uint64_t key, const wire::NdpHeader& h
   if (it == completed_.end()) return false;
   const Completed& c = it->second;
   return c.src_context == h.src_context && c.msg_len == h.msg_len &&
-         c.epoch == h.buf_size_class && now - c.tsc <= horizon;
+         c.epoch == wire::sender_epoch(h) && now - c.tsc <= horizon;
 }
 
 }  // namespace nanopu

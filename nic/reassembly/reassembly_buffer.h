@@ -28,6 +28,7 @@ struct InboundState {
   uint16_t tx_msg_id = 0;
   uint16_t buf_ptr = 0;
   uint8_t buf_size_class = 0;
+  uint16_t incarnation = 0;
   uint8_t npkts = 0;
   uint8_t received_count = 0;
   uint16_t pulled = 0;          // highest pull_offset granted
@@ -63,10 +64,10 @@ class ReassemblyBuffer {
 
   // Completed-message memory (bounded, oldest forgotten first): a packet is
   // a late copy of a delivered message only if key, source context, length
-  // and the sender's epoch (buf_size_class) all match, within `horizon` TSC
+  // and the sender's epoch (wire::sender_epoch) all match, within `horizon` TSC
   // cycles — so a restarted sender whose ids start over is not mistaken
   // for its predecessor.
-  void remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len, uint8_t epoch,
+  void remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len, uint32_t epoch,
                           uint64_t now);
   [[nodiscard]] bool recently_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now,
                                         uint64_t horizon) const;
@@ -78,7 +79,7 @@ class ReassemblyBuffer {
   struct Completed {
     uint16_t src_context;
     uint16_t msg_len;
-    uint8_t epoch;
+    uint32_t epoch;
     uint64_t tsc;
   };
   absl::flat_hash_map<uint64_t, Completed> completed_;

@@ -52,9 +52,22 @@ struct NdpHeader {
   uint16_t tx_msg_id = 0;
   uint16_t buf_ptr = 0;
   uint8_t buf_size_class = 0;
+  // The sender's incarnation (docs/wire.md): in what the prototype left as
+  // padding, echoed by nanopu receivers; 0 from a peer that does not set it.
+  uint16_t incarnation = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };
+
+// One run of a sender, as a receiver tells it apart (docs/wire.md, "Sender
+// incarnation"): both fields, so a prototype peer, which sets only
+// buf_size_class, is still one incarnation.
+[[nodiscard]] constexpr uint32_t sender_epoch(uint16_t incarnation, uint8_t buf_size_class) {
+  return uint32_t{incarnation} << 8 | buf_size_class;
+}
+[[nodiscard]] constexpr uint32_t sender_epoch(const NdpHeader& n) {
+  return sender_epoch(n.incarnation, n.buf_size_class);
+}
 
 // Everything in the 64-byte header that is not derived (checksum, lengths).
 struct FrameHeader {

@@ -139,7 +139,9 @@ void run_rounds(bool storm) {
   EXPECT_EQ(received, kMessages);
   EXPECT_EQ(damaged, 0u);
   EXPECT_EQ(duplicates, 0u);
-  if (storm) EXPECT_GE(storm_signals.load(), kMessages / 4) << "the storm was too thin to mean anything";
+  if (storm) {
+    EXPECT_GE(storm_signals.load(), kMessages / 4) << "the storm was too thin to mean anything";
+  }
   EXPECT_GE((*rt)->core_counters(0).async_preemptions, kMessages / 2)
       << "L spins without API calls: H mostly runs through asynchronous switches";
   std::printf("signals: %llu from the storm, %llu from the NIC; %llu async switches, %llu deferred\n",

@@ -21,7 +21,7 @@ struct NdpParams {
   uint64_t pull_interval_ticks = 0;    // PULL pacing: one MTU serialization time
   uint64_t reassembly_expiry_ticks = 0;  // free a partial message silent this long
   uint64_t completion_memory_ticks = 0;  // how long a delivered message's id is remembered
-  uint8_t epoch = 0;                   // this sender's incarnation, sent as buf_size_class
+  uint16_t incarnation = 1;            // this sender's run (docs/wire.md); never 0
   uint32_t reserved_priority0_slots = 64;  // reassembly slots only priority-0 contexts may use
   uint32_t context_slots = 128;        // reassembly slots one context may hold
   uint32_t context_packets = 4096;     // packets one context may have in the NIC's custody

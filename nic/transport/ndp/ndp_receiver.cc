@@ -38,6 +38,7 @@ void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offs
   c.tx_msg_id = m.tx_msg_id;
   c.buf_ptr = m.buf_ptr;
   c.buf_size_class = m.buf_size_class;
+  c.incarnation = m.incarnation;
   sink.send_control(m.src_ip, c);
 }
 
@@ -52,6 +53,16 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
   const wire::NdpHeader& n = h.ndp;
   const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);
   int s = buffer_.find(key);
+  if (s >= 0) {
+    InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));
+    if (wire::sender_epoch(old.incarnation, old.buf_size_class) != wire::sender_epoch(n)) {
+      // The sender restarted mid-message and reuses the id: its
+      // predecessor's packets can never complete. Free them; this is new.
+      abandon(static_cast<uint32_t>(s));
+      ++counters_->rx_reassembly_superseded;
+      s = -1;
+    }
+  }
   if (s < 0 && buffer_.recently_completed(key, n, now, p_.completion_memory_ticks)) {
     // A retransmission of a message already delivered (its ACK was lost).
     ++counters_->rx_dup_packets;
@@ -104,6 +115,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     m.tx_msg_id = n.tx_msg_id;
     m.buf_ptr = n.buf_ptr;
     m.buf_size_class = n.buf_size_class;
+    m.incarnation = n.incarnation;
     m.npkts = static_cast<uint8_t>(wire::packets_for(n.msg_len));
     m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
     m.dst = dst;
@@ -152,7 +164,7 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
-  hand_over(head, m.src_ip, m.src_context, m.msg_len, m.buf_size_class, m.key, dst, now, sink);
+  hand_over(head, m.src_ip, m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class), m.key, dst, now, sink);
   buffer_.release(slot, /*keep_packets=*/true);
 }
 
@@ -162,17 +174,25 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size
   const wire::NdpHeader& n = h.ndp;
   strip_to_payload(pkt, payload_bytes);
   reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
-  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, n.buf_size_class, key, dst, now, sink);
+  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, wire::sender_epoch(n), key, dst, now, sink);
 }
 
 void NdpReceiver::hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
-                            uint8_t epoch, uint64_t key, ContextEntry* dst, uint64_t now,
+                            uint32_t epoch, uint64_t key, ContextEntry* dst, uint64_t now,
                             TransportSink& sink) {
   MsgMeta* meta = msg_meta(head);
   meta->app_header = AppHeader{src_ip, src_context, msg_len}.word();
   meta->nic_tsc = now;
   buffer_.remember_completed(key, src_context, msg_len, epoch, now);
   (void)sink.deliver(head, dst);
+}
+
+void NdpReceiver::abandon(uint32_t slot) {
+  InboundMessage& m = buffer_.at(slot);
+  m.pull_queued = false;
+  --m.dst->reassembling;
+  m.dst->packets -= m.npkts;
+  buffer_.release(slot, /*keep_packets=*/false);
 }
 
 void NdpReceiver::strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
@@ -200,10 +220,7 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
     for (uint32_t i = 0; i < buffer_.capacity(); ++i) {
       InboundMessage& m = buffer_.at(i);
       if (m.used && now - m.last_tsc > p_.reassembly_expiry_ticks) {
-        m.pull_queued = false;
-        --m.dst->reassembling;
-        m.dst->packets -= m.npkts;
-        buffer_.release(i, false);
+        abandon(i);
         ++counters_->rx_reassembly_expired;
       }
     }

@@ -71,9 +71,11 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   h.pkt_offset = index;
   h.tx_msg_id = m.tx_msg_id;
   h.buf_ptr = static_cast<uint16_t>(slot);
-  // buf_size_class is opaque to receivers, which echo it (docs/wire.md); nanopu
-  // sends its incarnation there so a restarted sender's ids are told apart.
-  h.buf_size_class = p_.epoch;
+  // The incarnation tells a restarted sender's ids from its predecessor's
+  // (docs/wire.md). buf_size_class, which every receiver echoes, carries its
+  // low byte so a prototype receiver's ACKs still match.
+  h.buf_size_class = static_cast<uint8_t>(p_.incarnation);
+  h.incarnation = p_.incarnation;
   // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
   // the very mbuf to the receiver, which must be free to adjust and chain it
   // while we keep the original for retransmission. Small packets are copied
@@ -122,7 +124,10 @@ void NdpSender::complete(uint32_t slot) {
 void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;
-  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || n.buf_size_class != p_.epoch ||
+  // A receiver that does not echo the incarnation (the prototype) sends 0 there.
+  const bool ours = n.buf_size_class == static_cast<uint8_t>(p_.incarnation) &&
+                    (n.incarnation == 0 || n.incarnation == p_.incarnation);
+  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || !ours ||
       buffer_.at(slot).tx_msg_id != n.tx_msg_id || buffer_.at(slot).dst_ip != h.src_ip ||
       n.pkt_offset >= buffer_.at(slot).npkts) {
     ++counters_->rx_stale_control;
