@@ -37,7 +37,7 @@ failed=0
 for size in "${SIZES[@]}"; do
   start_server "$size"
   start=$(date +%s.%N)
-  # Each size is a new client process on a context of its own (README, "Known gaps").
+  # Each size: a new server and client process (the context also seeds the faults).
   if ! "$BUILD/nanopu-loadgen" --lcores=0 --vdev="net_memif0,role=client,socket=$SOCK" \
       --server_context=1 --context=$context --size="$size" --count="$PER_SIZE" --outstanding=16 \
       --expect=echo --faults="$FAULTS,seed=$context" --rto_us=100 --drain_timeout=10 \

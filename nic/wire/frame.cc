@@ -114,7 +114,8 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   put16(l4 + 12, n.buf_ptr);
   l4[14] = n.buf_size_class;
   put16(l4 + 15, n.incarnation);
-  std::memset(l4 + 17, 0, kTransportHeaderBytes - 17);
+  put16(l4 + 17, n.dst_incarnation);
+  std::memset(l4 + 19, 0, kTransportHeaderBytes - 19);
 }
 
 ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
@@ -159,6 +160,7 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   n.buf_ptr = get16(l4 + 12);
   n.buf_size_class = l4[14];
   n.incarnation = get16(l4 + 15);
+  n.dst_incarnation = get16(l4 + 17);
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
   const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;

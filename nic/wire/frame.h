@@ -55,6 +55,9 @@ struct NdpHeader {
   // The sender's incarnation (docs/wire.md): in what the prototype left as
   // padding, echoed by nanopu receivers; 0 from a peer that does not set it.
   uint16_t incarnation = 0;
+  // DATA: the receiver's run this message is meant for, as the sender last
+  // heard it (0: unknown, anyone's). Control packets echo it.
+  uint16_t dst_incarnation = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };

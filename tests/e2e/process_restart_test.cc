@@ -69,12 +69,13 @@ class ProcessRestartTest : public ::testing::Test {
   }
   // A closed-loop load generator over a memif client, in the background;
   // returns once it has run for a while (its first progress line).
-  void start_loadgen(const std::string& sock, uint32_t size, double seconds) {
+  void start_loadgen(const std::string& sock, uint32_t size, double seconds,
+                     uint32_t outstanding = 4) {
     loadgen_ = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
                       "--vdev=net_memif0,role=client,socket=" + sock, "--server_context=1",
                       "--duration=" + std::to_string(seconds), "--size=" + std::to_string(size),
-                      "--outstanding=4", "--drain_timeout=5", "--poll=adaptive",
-                      "--json=" + dir_ + "/result.json"},
+                      "--outstanding=" + std::to_string(outstanding), "--drain_timeout=5",
+                      "--poll=adaptive", "--json=" + dir_ + "/result.json"},
                      dir_ + "/loadgen.log");
     ASSERT_GT(loadgen_, 0);
     ASSERT_TRUE(wait_for_line(dir_ + "/loadgen.log", "] sent ", std::chrono::seconds(60)))
@@ -150,6 +151,34 @@ TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnsw
   const std::string sw2 = read_file(dir_ + "/switch2.log");
   EXPECT_EQ(stop(&switch_), 0);
   EXPECT_GT(counter(read_file(dir_ + "/switch2.log"), "switch.forwarded"), 0) << sw2;
+}
+
+// The client restarts on the same address and context while the server
+// still retransmits replies meant for the dead one (the server holds them
+// while its link is down and sends them when the new client connects). The
+// new client refuses them (they name its predecessor's run) and sees only
+// answers to its own requests.
+TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies) {
+  const std::string sock = dir_ + "/memif.sock";
+  server_ = start({NANOPU_SERVER_BIN, "--lcores=" + lcore_,
+                   "--vdev=net_memif0,role=server,socket=" + sock, "--app=echo", "--context=1",
+                   "--poll=adaptive"},
+                  "server.log");
+  start_loadgen(sock, 3000, 30, /*outstanding=*/32);  // many replies in flight at the kill
+  kill9(&loadgen_);
+  loadgen_ = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                    "--vdev=net_memif0,role=client,socket=" + sock, "--server_context=1",
+                    "--count=2000", "--size=3000", "--outstanding=4", "--drain_timeout=5",
+                    "--poll=adaptive", "--stats", "--progress=false",
+                    "--json=" + dir_ + "/result.json"},
+                   dir_ + "/loadgen.log");
+  ASSERT_GT(loadgen_, 0);
+  const std::string json = finish_loadgen();
+  EXPECT_EQ(json_number(json, "received"), 2000) << json;
+  const std::string log = read_file(dir_ + "/loadgen.log");
+  std::printf("replies meant for the dead client, refused by the new one: %lld\n",
+              counter(log, "nic.rx_drop_stale_incarnation"));
+  EXPECT_EQ(stop(&server_), 0);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offs
   c.buf_ptr = m.buf_ptr;
   c.buf_size_class = m.buf_size_class;
   c.incarnation = m.incarnation;
+  c.dst_incarnation = m.dst_incarnation;
   sink.send_control(m.src_ip, c);
 }
 
@@ -51,6 +52,13 @@ bool NdpReceiver::pull_allowed(uint64_t now) {
 void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
                           ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
+  if (n.dst_incarnation != 0 && n.dst_incarnation != p_.incarnation) {
+    // Meant for this address's previous process: not ours to take or to
+    // acknowledge. Its sender times out and reports it given up.
+    ++counters_->rx_drop_stale_incarnation;
+    rte_pktmbuf_free(pkt);
+    return;
+  }
   const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);
   int s = buffer_.find(key);
   if (s >= 0) {
@@ -116,6 +124,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     m.buf_ptr = n.buf_ptr;
     m.buf_size_class = n.buf_size_class;
     m.incarnation = n.incarnation;
+    m.dst_incarnation = n.dst_incarnation;
     m.npkts = static_cast<uint8_t>(wire::packets_for(n.msg_len));
     m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
     m.dst = dst;

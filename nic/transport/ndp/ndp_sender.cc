@@ -14,13 +14,15 @@ constexpr uint16_t kCopyBelowBytes = 256;  // header + up to 192 payload bytes
 constexpr uint32_t kMaxBackoffShift = 6;
 }  // namespace
 
-NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
+NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
+                     const PeerRuns* peers)
     : p_(p),
       pool_(pool),
       counters_(counters),
       buffer_(p.outbound_slots),
       timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this),
-      rtt_(p.rto_ticks, p.rto_ticks << kMaxBackoffShift) {}
+      rtt_(p.rto_ticks, p.rto_ticks << kMaxBackoffShift),
+      peers_(peers) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
@@ -43,6 +45,8 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   m.sender = meta->sender;
   m.dst_context = a.context;
   m.msg_len = a.len;
+  // Fixed now: a reply built for a process that then restarts stays its own.
+  m.dst_incarnation = peers_ != nullptr ? peers_->lookup(a.ip) : 0;
   m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
   m.credit = p_.rtt_packets;
   m.resent = 0;
@@ -76,6 +80,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   // low byte so a prototype receiver's ACKs still match.
   h.buf_size_class = static_cast<uint8_t>(p_.incarnation);
   h.incarnation = p_.incarnation;
+  h.dst_incarnation = m.dst_incarnation;
   // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
   // the very mbuf to the receiver, which must be free to adjust and chain it
   // while we keep the original for retransmission. Small packets are copied

@@ -17,6 +17,7 @@
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
 #include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/ndp/peer_runs.h"
 #include "nic/transport/ndp/rtt_estimator.h"
 #include "nic/transport/transport.h"
 
@@ -24,7 +25,9 @@ namespace nanopu {
 
 class NdpSender {
  public:
-  NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters);
+  // peers: the receivers' runs as last heard (may be null: never named).
+  NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
+            const PeerRuns* peers = nullptr);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
   // A complete message (mbuf chain, one segment per packet). Needs a free slot.
@@ -49,6 +52,7 @@ class NdpSender {
   PacketizationBuffer buffer_;
   TimerModule timers_;
   RttEstimator rtt_;
+  const PeerRuns* peers_;
   uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };

@@ -14,10 +14,11 @@ namespace nanopu {
 class NdpTransport final : public Transport {
  public:
   NdpTransport(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
-      : sender_(p, pool, counters), receiver_(p, counters) {}
+      : sender_(p, pool, counters, &peers_), receiver_(p, counters) {}
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
+    peers_.heard(h.src_ip, h.ndp.incarnation);
     receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
@@ -38,6 +39,7 @@ class NdpTransport final : public Transport {
   [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
 
  private:
+  PeerRuns peers_;  // before sender_, which keeps a pointer to it
   NdpSender sender_;
   NdpReceiver receiver_;
 };

@@ -45,6 +45,7 @@ class NdpIncarnationTest : public ::testing::Test {
     p_.context_packets = 512;
     p_.reassembly_expiry_ticks = 1'000'000;
     p_.completion_memory_ticks = 1'000'000;
+    p_.incarnation = kOurs;
     rx_ = std::make_unique<NdpReceiver>(p_, &counters_);
   }
   void TearDown() override {
@@ -54,7 +55,8 @@ class NdpIncarnationTest : public ::testing::Test {
   }
 
   // One DATA packet of message `id` from a sender in run `incarnation`.
-  void send(uint16_t incarnation, uint16_t id, uint16_t msg_len, uint8_t pkt_offset) {
+  void send(uint16_t incarnation, uint16_t id, uint16_t msg_len, uint8_t pkt_offset,
+            uint16_t dst_incarnation = 0) {
     wire::FrameHeader h;
     h.src_ip = 0x0a000001;
     h.dst_ip = 0x0a000002;
@@ -67,6 +69,7 @@ class NdpIncarnationTest : public ::testing::Test {
     h.ndp.buf_ptr = 0;
     h.ndp.buf_size_class = static_cast<uint8_t>(incarnation);
     h.ndp.incarnation = incarnation;
+    h.ndp.dst_incarnation = dst_incarnation;
     const size_t payload = wire::segment_payload_bytes(msg_len, pkt_offset);
     rte_mbuf* m = rte_pktmbuf_alloc(pool_);
     ASSERT_NE(m, nullptr);
@@ -88,6 +91,7 @@ class NdpIncarnationTest : public ::testing::Test {
   RecordingSink sink_;
   std::unique_ptr<NdpReceiver> rx_;
   uint64_t now_ = 1;
+  static constexpr uint16_t kOurs = 0x7777;  // this receiver's run
 };
 
 TEST_F(NdpIncarnationTest, ALateCopyFromTheSameRunIsADuplicate) {
@@ -131,6 +135,23 @@ TEST_F(NdpIncarnationTest, APrototypePeerWithoutIncarnationIsOneRun) {
   send(0, 5, 100, 0);
   EXPECT_EQ(sink_.delivered.size(), 1u);
   EXPECT_EQ(counters_.rx_dup_packets, 1u);
+}
+
+TEST_F(NdpIncarnationTest, AMessageMeantForThisAddresssPreviousProcessIsRefused) {
+  // A reply its sender built for our predecessor (run 0x6666): not ours to
+  // take, nor to acknowledge (its sender then reports it given up).
+  send(0x1234, 5, 100, 0, /*dst_incarnation=*/0x6666);
+  send(0x1234, 6, 2000, 0, 0x6666);
+  EXPECT_TRUE(sink_.delivered.empty());
+  EXPECT_TRUE(sink_.controls.empty());
+  EXPECT_EQ(counters_.rx_drop_stale_incarnation, 2u);
+  EXPECT_EQ(ctx_.reassembling, 0u);
+  // Meant for us, or for whoever is here (0): taken.
+  send(0x1234, 7, 100, 0, kOurs);
+  send(0x1234, 8, 100, 0, 0);
+  EXPECT_EQ(sink_.delivered.size(), 2u);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[0].dst_incarnation, kOurs);  // echoed
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+// Which run (sender incarnation, docs/wire.md) of each peer this host last
+// heard from, so that a message can name the run it is meant for: a reply
+// still being retransmitted to a process that has since restarted on the
+// same address and context is then refused by its successor instead of
+// being taken for an answer to the successor's own request.
+//
+// Learnt from DATA packets only (a control packet echoes *our* incarnation).
+// Direct-mapped, kPeers entries keyed by IPv4 address, like RttEstimator:
+// two peers that collide make lookup() answer 0 (unknown), which any
+// receiver accepts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace nanopu {
+
+class PeerRuns {
+ public:
+  static constexpr uint32_t kPeers = 256;
+
+  void heard(uint32_t peer_ip, uint16_t incarnation) {
+    if (incarnation == 0) return;  // a peer that sends none (the prototype)
+    Entry& e = table_[slot(peer_ip)];
+    e.ip = peer_ip;
+    e.incarnation = incarnation;
+  }
+  // The peer's last run, or 0 if unknown.
+  [[nodiscard]] uint16_t lookup(uint32_t peer_ip) const {
+    const Entry& e = table_[slot(peer_ip)];
+    return e.ip == peer_ip ? e.incarnation : 0;
+  }
+
+ private:
+  struct Entry {
+    uint32_t ip = 0;
+    uint16_t incarnation = 0;
+  };
+  [[nodiscard]] static uint32_t slot(uint32_t ip) { return (ip * 0x9e3779b1u) >> 24; }
+
+  std::array<Entry, kPeers> table_{};
+};
+
+}  // namespace nanopu
