@@ -37,10 +37,12 @@ struct Config {
   std::string file_prefix;  // empty: "nanopu-<pid>", unique per process
   std::string extra_eal_args;  // space-separated, passed to the EAL as they are
   // run() waits this long for the port's link, and a memif client keeps
-  // trying this long to reach its server. When the link drops later (the
-  // peer process died), messages are held this long for its return (their
-  // retransmit timers paused); a role=client memif reconnects by itself.
+  // trying this long to reach its server.
   double link_wait_s = 10;
+  // When the link drops later (the peer process died), messages are held
+  // this long for its return, their retransmit timers paused; then they time
+  // out and are given up as usual. A role=client memif reconnects by itself.
+  double link_hold_s = 10;
   uint32_t eal_log_level = 4;  // RTE_LOG_WARNING: only problems
 
   // --- Host identity (docs/wire.md) ---

@@ -34,9 +34,11 @@ ABSL_FLAG(std::string, file_prefix, "",
           "never share hugepage files.");
 ABSL_FLAG(double, link_wait, 10,
           "Seconds to wait for the port's link to come up before threads start (a net_memif "
-          "client waits for its server). 0: do not wait. Also how long, when the link drops "
-          "later (the peer process died), messages are held for its return before their "
-          "retransmissions count towards --max_retransmits again.");
+          "client waits for its server). 0: do not wait.");
+ABSL_FLAG(double, link_hold, 10,
+          "Seconds a host whose link drops (its peer process died) holds its messages, "
+          "retransmit timers paused, for the peer's return; then they time out and are given "
+          "up as usual (--max_retransmits). 0: do not hold.");
 ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, passed through.");
 ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
 ABSL_FLAG(std::string, ip, "10.0.0.1", "This host's IPv4 address.");
@@ -112,7 +114,7 @@ absl::Status in_flag_terms(const absl::Status& s) {
   if (!absl::ConsumePrefix(&m, "Config.")) return s;
   static constexpr std::pair<absl::string_view, absl::string_view> kRenamed[] = {
       {"vdevs", "vdev"},         {"port_index", "port"},     {"extra_eal_args", "eal_args"},
-      {"link_wait_s", "link_wait"}, {"bounded_processing", "bounded"}};
+      {"link_wait_s", "link_wait"}, {"link_hold_s", "link_hold"}, {"bounded_processing", "bounded"}};
   for (const auto& [field, flag] : kRenamed)
     if (absl::ConsumePrefix(&m, field)) return absl::Status(s.code(), absl::StrCat("--", flag, m));
   return absl::Status(s.code(), absl::StrCat("--", m));
@@ -156,6 +158,7 @@ absl::StatusOr<Config> Config::from_flags() {
   c.file_prefix = absl::GetFlag(FLAGS_file_prefix);
   c.extra_eal_args = absl::GetFlag(FLAGS_eal_args);
   c.link_wait_s = absl::GetFlag(FLAGS_link_wait);
+  c.link_hold_s = absl::GetFlag(FLAGS_link_hold);
   c.eal_log_level = absl::GetFlag(FLAGS_eal_log_level);
   if (absl::Status s = parse_flag("ip", absl::GetFlag(FLAGS_ip), parse_ipv4, "expected a.b.c.d", &c.ip);
       !s.ok())

@@ -29,6 +29,7 @@ absl::Status Config::validate() const {
     return invalid("lcores", worker_count(),
                    absl::StrCat("worker cores: at most ", kMaxWorkerCores));
   if (link_wait_s < 0) return invalid("link_wait_s", link_wait_s, "seconds, >= 0");
+  if (link_hold_s < 0) return invalid("link_hold_s", link_hold_s, "seconds, >= 0");
   if (mbufs < 1024) return invalid("mbufs", mbufs, "need at least 1024");
   if (fifo_messages < 2 || fifo_messages > (1u << 20))
     return invalid("fifo_messages", fifo_messages, "must be 2..1048576");

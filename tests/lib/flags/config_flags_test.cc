@@ -10,6 +10,7 @@
 #include "nanopu/flags.h"
 
 ABSL_DECLARE_FLAG(std::string, core_select);
+ABSL_DECLARE_FLAG(double, link_hold);
 ABSL_DECLARE_FLAG(std::string, scheduler);
 ABSL_DECLARE_FLAG(std::string, faults);
 ABSL_DECLARE_FLAG(std::string, gateway_mac);
@@ -57,6 +58,7 @@ TEST(ConfigFlagsTest, BadStringsNameTheFlag) {
       {[] { absl::SetFlag(&FLAGS_ip, "10.0.0"); }, "--ip='10.0.0'"},
       {[] { absl::SetFlag(&FLAGS_lcores, "a,b"); }, "--lcores='a,b'"},
       {[] { absl::SetFlag(&FLAGS_jbsq_n, 0u); }, "--jbsq_n=0: JBSQ needs n >= 1"},
+      {[] { absl::SetFlag(&FLAGS_link_hold, -1.0); }, "--link_hold=-1"},
   };
   for (const Case& k : cases) {
     absl::FlagSaver saver;

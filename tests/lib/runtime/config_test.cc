@@ -32,6 +32,7 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
       {[](Config& c) { c.rtt_packets = 0; }, "Config.rtt_packets=0"},
       {[](Config& c) { c.rto_us = 0; }, "Config.rto_us=0"},
       {[](Config& c) { c.t0_ns = -5; }, "Config.t0_ns=-5"},
+      {[](Config& c) { c.link_hold_s = -1; }, "Config.link_hold_s=-1"},
       {[](Config& c) { c.context_packets = 3; }, "Config.context_packets=3"},
       {[](Config& c) { c.reserved_priority0_slots = 256; }, "below reassembly_slots=256"},
   };
