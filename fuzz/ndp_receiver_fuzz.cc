@@ -59,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.reserved_priority0_slots = 2;
   p.context_slots = 6;
   p.context_packets = 256;
+  p.incarnation = 1;
   NicCounters counters;
   CheckingSink sink;
   {
@@ -83,6 +84,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       h.ndp.pkt_offset = r[5] & 0x3f;
       h.ndp.tx_msg_id = r[6] & 7;
       h.ndp.buf_ptr = r[7] & 3;
+      // Sender runs (a restart mid-message supersedes) and the run named as
+      // receiver (ours is 1: anything else is refused with GONE).
+      h.ndp.incarnation = static_cast<uint16_t>(1 + ((r[6] >> 3) & 1));
+      h.ndp.buf_size_class = static_cast<uint8_t>(h.ndp.incarnation);
+      h.ndp.dst_incarnation = (r[6] & 0x30) == 0x30 ? 2 : (r[6] >> 4) & 1;
       now += (r[2] >> 1) * 1000;
       size_t payload = wire::segment_payload_bytes(h.ndp.msg_len, h.ndp.pkt_offset);
       if (h.ndp.flags & wire::kFlagChop) payload = 8;

@@ -129,9 +129,9 @@ void NicCore::message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_cont
   if (now < next_give_up_report_tsc_) return;
   next_give_up_report_tsc_ = now + rte_get_tsc_hz();
   std::fprintf(stderr,
-               "nanopu: gave up %llu message(s), the last to %s context %u, after %u unanswered "
-               "retransmissions (is the peer up? nic.tx_msgs_failed; the sender sees "
-               "Thread::tx_failures())\n",
+               "nanopu: gave up %llu message(s), the last to %s context %u: %u retransmissions "
+               "unanswered (is the peer up?) or refused by a restarted peer (nic.tx_msgs_failed, "
+               "nic.tx_msgs_refused; the sender sees Thread::tx_failures())\n",
                static_cast<unsigned long long>(give_ups_unreported_), format_ipv4(dst_ip).c_str(),
                dst_context, params_.ndp.max_timeouts);
   give_ups_unreported_ = 0;

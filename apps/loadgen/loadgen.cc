@@ -215,7 +215,8 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
   if (r.lost + r.given_up + r.bad_replies + r.duplicates + r.send_failures != 0)
     std::fprintf(out,
                  "    lost: delivered (or not yet given up) but no reply within --drain_timeout;\n"
-                 "    given-up: the transport gave up after --max_retransmits (server down?);\n"
+                 "    given-up: the transport gave up after --max_retransmits (server down?) or\n"
+                 "    a restarted server refused a request meant for its predecessor;\n"
                  "    bad: a reply with a wrong header, length or word; duplicated: a second reply\n"
                  "    to one request (exactly-once broken); send-failures: no buffer\n");
   std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (measured)\n",

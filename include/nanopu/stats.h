@@ -43,7 +43,8 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
-  X(tx_msgs_failed)          /* given up after --max_retransmits timeouts */             \
+  X(tx_msgs_failed)          /* given up: --max_retransmits timeouts, or refused */      \
+  X(tx_msgs_refused)         /* given up at once: the receiver is a newer run (GONE) */  \
   X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \
   X(tx_timeouts)             /* retransmit timer expiries */                             \
   X(tx_data_packets)                                                                     \

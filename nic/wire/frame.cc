@@ -34,8 +34,9 @@ uint32_t get32(const uint8_t* p) {
   return rte_be_to_cpu_32(be);
 }
 
-constexpr uint8_t kKnownNdpFlags = kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop;
-constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull;
+constexpr uint8_t kKnownNdpFlags =
+    kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop | kFlagGone;
+constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull | kFlagGone;
 
 }  // namespace
 

@@ -37,6 +37,10 @@ inline constexpr uint8_t kFlagAck = 0x02;
 inline constexpr uint8_t kFlagNack = 0x04;
 inline constexpr uint8_t kFlagPull = 0x08;
 inline constexpr uint8_t kFlagChop = 0x10;
+// nanopu: "I am another run of this address than the one your message names"
+// (docs/wire.md, "Sender incarnation"): the sender gives the message up at
+// once. A control flag; the prototype never sends it.
+inline constexpr uint8_t kFlagGone = 0x20;
 
 using MacAddr = MacAddress;  // include/nanopu/address.h
 inline constexpr MacAddr kBroadcastMac = kBroadcastMacAddress;

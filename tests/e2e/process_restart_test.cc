@@ -37,7 +37,8 @@ long long counter(const std::string& log, const std::string& name) {
 class ProcessRestartTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "nanopu-restart-" + std::to_string(getpid());
+    dir_ = ::testing::TempDir() + "nanopu-restart-" + std::to_string(getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     mkdir(dir_.c_str(), 0755);
     lcore_ = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "1" : "0";
   }
@@ -109,11 +110,11 @@ TEST_F(ProcessRestartTest, AServerKilledMidStreamIsReplacedAndNothingGoesMissing
   kill9(&server_);
   server_ = start(server, "server2.log");
   const std::string json = finish_loadgen();
-  // At most the window in flight at the kill can be lost (accepted by the
-  // dead server, never answered); the client holds the rest while its link
-  // is down and sends them to the new server, so none is given up.
+  // Only the window in flight at the kill fails: lost (the dead server took
+  // them and never answered) or given up (held while the link was down,
+  // then refused by the new server: they name its predecessor, which may
+  // have served them already). Nothing after it fails.
   EXPECT_LE(json_number(json, "lost") + json_number(json, "given_up"), 4) << json;
-  EXPECT_EQ(json_number(json, "given_up"), 0) << json;
   const std::string log = read_file(dir_ + "/loadgen.log");
   EXPECT_NE(log.find("link up again"), std::string::npos) << log;
   EXPECT_EQ(stop(&server_), 0);

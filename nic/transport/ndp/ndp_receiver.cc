@@ -53,10 +53,12 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
                           ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   if (n.dst_incarnation != 0 && n.dst_incarnation != p_.incarnation) {
-    // Meant for this address's previous process: not ours to take or to
-    // acknowledge. Its sender times out and reports it given up.
+    // Meant for this address's previous process (a reply to its request, or
+    // a request it may already have served): not ours to take. GONE tells
+    // the sender to give it up now and to forget that run.
     ++counters_->rx_drop_stale_incarnation;
     rte_pktmbuf_free(pkt);
+    reply_to(h, wire::kFlagGone, 0, sink);
     return;
   }
   const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);

@@ -120,6 +120,15 @@ void NdpSender::arm(uint32_t slot, uint64_t now) {
   timers_.schedule(slot, now + std::min(rto, rtt_.ceiling()));
 }
 
+void NdpSender::give_up(uint32_t slot, TransportSink& sink) {
+  const OutboundMessage& m = buffer_.at(slot);
+  const uint16_t sender = m.sender, dst_context = m.dst_context;
+  const uint32_t dst_ip = m.dst_ip;
+  buffer_.release(slot);
+  ++counters_->tx_msgs_failed;
+  sink.message_failed(sender, dst_ip, dst_context);  // never in silence
+}
+
 void NdpSender::complete(uint32_t slot) {
   timers_.cancel(slot);
   buffer_.release(slot);
@@ -139,6 +148,12 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
     return;
   }
   OutboundMessage& m = buffer_.at(slot);
+  if (n.flags & wire::kFlagGone) {  // its receiver is another run now
+    ++counters_->tx_msgs_refused;
+    timers_.cancel(slot);
+    give_up(slot, sink);
+    return;
+  }
   if (n.flags & wire::kFlagAck) {
     ++counters_->rx_acks;
     const uint64_t bit = 1ull << n.pkt_offset;
@@ -185,11 +200,7 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
   if (++m.timeouts > self->p_.max_timeouts) {
-    const uint16_t sender = m.sender, dst_context = m.dst_context;
-    const uint32_t dst_ip = m.dst_ip;
-    self->buffer_.release(slot);
-    ++self->counters_->tx_msgs_failed;
-    self->timer_sink_->message_failed(sender, dst_ip, dst_context);  // never in silence
+    self->give_up(slot, *self->timer_sink_);
     return;
   }
   // Everything sent and not acknowledged goes again.

@@ -45,6 +45,8 @@ class NdpSender {
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   void arm(uint32_t slot, uint64_t now);
   void complete(uint32_t slot);
+  // Frees the slot (its timer already stopped) and tells the sending thread.
+  void give_up(uint32_t slot, TransportSink& sink);
 
   NdpParams p_;
   rte_mempool* pool_;  // for the clones handed to the port

@@ -24,6 +24,7 @@ class NdpTransport final : public Transport {
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
+    if (h.ndp.flags & wire::kFlagGone) peers_.forget(h.src_ip);
     sender_.on_control(h, now, sink);
   }
   void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {

@@ -25,6 +25,12 @@ class PeerRuns {
     e.ip = peer_ip;
     e.incarnation = incarnation;
   }
+  // The peer says it is another run than we named (GONE): name none until
+  // its next DATA packet.
+  void forget(uint32_t peer_ip) {
+    Entry& e = table_[slot(peer_ip)];
+    if (e.ip == peer_ip) e.incarnation = 0;
+  }
   // The peer's last run, or 0 if unknown.
   [[nodiscard]] uint16_t lookup(uint32_t peer_ip) const {
     const Entry& e = table_[slot(peer_ip)];

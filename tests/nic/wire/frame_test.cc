@@ -121,6 +121,7 @@ TEST(FrameTest, MalformedFramesAreRejectedWithTheirReason) {
       {"offset past end", [](std::vector<uint8_t>& f) { f[41] = 1; }, ParseError::kBadLength},
       {"no flags", [](std::vector<uint8_t>& f) { f[34] = 0; }, ParseError::kBadFlags},
       {"data+ack", [](std::vector<uint8_t>& f) { f[34] = kFlagData | kFlagAck; }, ParseError::kBadFlags},
+      {"data+gone", [](std::vector<uint8_t>& f) { f[34] = kFlagData | kFlagGone; }, ParseError::kBadFlags},
       {"unknown flag", [](std::vector<uint8_t>& f) { f[34] = 0x81; }, ParseError::kBadFlags},
       {"chop on control", [](std::vector<uint8_t>& f) { f[34] = kFlagAck | kFlagChop; }, ParseError::kBadFlags},
   };
@@ -144,13 +145,15 @@ TEST(FrameTest, EthernetPaddingAfterThePacketIsIgnored) {
 
 TEST(FrameTest, ControlPacketsCarryAnyPayloadOfAtLeastZeroBytes) {
   FrameHeader h = sample();
-  h.ndp.flags = kFlagAck | kFlagPull;
-  for (size_t payload : {0u, 64u, 100u}) {
-    std::vector<uint8_t> f = frame_of(h, payload);
-    FrameHeader back;
-    size_t got = 0;
-    EXPECT_EQ(decode_frame_header(f.data(), f.size(), &back, &got), ParseError::kOk);
-    EXPECT_EQ(got, payload);
+  for (uint8_t flags : {uint8_t{kFlagAck | kFlagPull}, kFlagGone}) {
+    h.ndp.flags = flags;
+    for (size_t payload : {0u, 64u, 100u}) {
+      std::vector<uint8_t> f = frame_of(h, payload);
+      FrameHeader back;
+      size_t got = 0;
+      EXPECT_EQ(decode_frame_header(f.data(), f.size(), &back, &got), ParseError::kOk);
+      EXPECT_EQ(got, payload);
+    }
   }
 }
 

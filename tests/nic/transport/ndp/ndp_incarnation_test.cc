@@ -138,19 +138,26 @@ TEST_F(NdpIncarnationTest, APrototypePeerWithoutIncarnationIsOneRun) {
 }
 
 TEST_F(NdpIncarnationTest, AMessageMeantForThisAddresssPreviousProcessIsRefused) {
-  // A reply its sender built for our predecessor (run 0x6666): not ours to
-  // take, nor to acknowledge (its sender then reports it given up).
+  // A message its sender built for our predecessor (run 0x6666): not ours
+  // to take; GONE tells the sender to give it up.
   send(0x1234, 5, 100, 0, /*dst_incarnation=*/0x6666);
   send(0x1234, 6, 2000, 0, 0x6666);
   EXPECT_TRUE(sink_.delivered.empty());
-  EXPECT_TRUE(sink_.controls.empty());
   EXPECT_EQ(counters_.rx_drop_stale_incarnation, 2u);
   EXPECT_EQ(ctx_.reassembling, 0u);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  for (const wire::NdpHeader& c : sink_.controls) {
+    EXPECT_EQ(c.flags, wire::kFlagGone);
+    EXPECT_EQ(c.dst_incarnation, 0x6666);  // echoed: the sender finds its message
+    EXPECT_EQ(c.incarnation, 0x1234);
+  }
+  sink_.controls.clear();
   // Meant for us, or for whoever is here (0): taken.
   send(0x1234, 7, 100, 0, kOurs);
   send(0x1234, 8, 100, 0, 0);
   EXPECT_EQ(sink_.delivered.size(), 2u);
   ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[0].flags, wire::kFlagAck | wire::kFlagPull);
   EXPECT_EQ(sink_.controls[0].dst_incarnation, kOurs);  // echoed
 }
 
