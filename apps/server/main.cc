@@ -1,10 +1,13 @@
 // nanopu-server: loopback services on one emulated nanoPU host.
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "apps/loopback/loopback.h"
+#include "apps/mica/kv_service.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
@@ -12,7 +15,15 @@ ABSL_FLAG(std::string, app, "echo",
           "Service to run: 'echo' (reply = request), 'increment' (every word + 1), 'service' "
           "(docs/apps.md load-generator service: spin service_time cycles at 3.2 GHz, then echo; "
           "service_time 0 ends the thread), 'lnic-increment' (the paper's Listing 1 written "
-          "with lnic.h).");
+          "with lnic.h), 'kv' (MICA key-value store, register-file variant: values move "
+          "between FIFOs and the store's log directly), 'kv-naive' (the same store, values "
+          "copied through memory first). docs/apps.md has the message layouts.");
+ABSL_FLAG(bool, kv_jbsq, false,
+          "kv: every thread binds --context (JBSQ spreads requests over the workers, each "
+          "with its own partition, as the paper measured it: a GET may then miss a SET "
+          "another core served). Default: thread i binds --context + i and owns the keys a "
+          "client sends there (static partitioning by key hash).");
+ABSL_FLAG(uint32_t, kv_log_mb, 16, "kv: each partition's circular log, MiB (items are 536 bytes).");
 ABSL_FLAG(uint32_t, context, 1, "First context (L4 port) served.");
 ABSL_FLAG(uint32_t, threads, 1,
           "Threads to run; thread i serves context + i, spread round-robin over the workers.");
@@ -38,9 +49,18 @@ int main(int argc, char** argv) {
   else if (app == "increment") mode = nanopu::apps::LoopbackMode::kIncrement;
   else if (app == "service") mode = nanopu::apps::LoopbackMode::kService;
   else if (app == "lnic-increment") lnic = true;
-  else {
-    std::fprintf(stderr, "nanopu-server: --app='%s': use echo, increment, service or lnic-increment\n",
+  const bool kv = app == "kv" || app == "kv-naive";
+  if (!kv && app != "echo" && app != "increment" && app != "service" && app != "lnic-increment") {
+    std::fprintf(stderr,
+                 "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv or "
+                 "kv-naive\n",
                  app.c_str());
+    return 2;
+  }
+  const bool kv_jbsq = absl::GetFlag(FLAGS_kv_jbsq);
+  const uint32_t kv_log_mb = absl::GetFlag(FLAGS_kv_log_mb);
+  if (kv && (kv_log_mb == 0 || kv_log_mb > 65536)) {
+    std::fprintf(stderr, "nanopu-server: --kv_log_mb must be 1..65536\n");
     return 2;
   }
   const uint32_t first = absl::GetFlag(FLAGS_context);
@@ -58,10 +78,30 @@ int main(int argc, char** argv) {
     return 1;
   }
   const uint32_t workers = static_cast<uint32_t>(config->worker_count());
+  if (kv && kv_jbsq && threads > workers) {
+    std::fprintf(stderr,
+                 "nanopu-server: --kv_jbsq: %u threads share one context, but there are %u "
+                 "worker cores and threads on one core cannot share a context\n",
+                 threads, workers);
+    return 2;
+  }
+  // One store and one set of counters per kv thread (its partition).
+  std::vector<std::unique_ptr<nanopu::apps::MicaTable>> tables;
+  std::vector<nanopu::apps::KvServiceStats> kv_stats(threads);
+  for (uint32_t i = 0; kv && i < threads; ++i) {
+    nanopu::apps::MicaTableParams tp;
+    tp.log_bytes = size_t{kv_log_mb} << 20;
+    tables.push_back(std::make_unique<nanopu::apps::MicaTable>(tp));
+  }
+  const auto variant = app == "kv" ? nanopu::apps::KvVariant::kRegisterFile
+                                   : nanopu::apps::KvVariant::kNaive;
   for (uint32_t i = 0; i < threads; ++i) {
-    const auto ctx = static_cast<uint16_t>(first + i);
+    const auto ctx = static_cast<uint16_t>(kv && kv_jbsq ? first : first + i);
+    nanopu::apps::MicaTable* table = kv ? tables[i].get() : nullptr;
+    nanopu::apps::KvServiceStats* st = &kv_stats[i];
     auto body = [=](nanopu::Thread& t) {
       if (lnic) nanopu_lnic_loopback_plus1(ctx);
+      else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
     };
     if (absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn(body, i % workers); !t.ok()) {
@@ -72,12 +112,27 @@ int main(int argc, char** argv) {
   nanopu::Runtime::install_signal_handlers();
   std::fprintf(stderr, "nanopu-server: %s on %u.%u.%u.%u contexts %u..%u, %u worker(s)%s; Ctrl-C stops\n",
                app.c_str(), config->ip >> 24, (config->ip >> 16) & 0xff, (config->ip >> 8) & 0xff,
-               config->ip & 0xff, first, first + threads - 1, workers,
+               config->ip & 0xff, first, kv && kv_jbsq ? first : first + threads - 1, workers,
                config->shared_core() ? " sharing the NIC core" : "");
   if (absl::Status s = (*rt)->run(); !s.ok()) {
     std::fprintf(stderr, "nanopu-server: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
+  if (absl::GetFlag(FLAGS_stats)) {
+    (*rt)->print_stats(stderr);
+    for (uint32_t i = 0; kv && i < threads; ++i) {
+      const nanopu::apps::KvServiceStats& s = kv_stats[i];
+      std::fprintf(stderr,
+                   "  kv%u.gets %llu\n  kv%u.get_hits %llu\n  kv%u.sets %llu\n  kv%u.bad_requests %llu\n"
+                   "  kv%u.dropped %llu\n  kv%u.evictions %llu\n  kv%u.overwritten %llu\n",
+                   i, static_cast<unsigned long long>(s.gets), i,
+                   static_cast<unsigned long long>(s.get_hits), i,
+                   static_cast<unsigned long long>(s.sets), i,
+                   static_cast<unsigned long long>(s.bad_requests), i,
+                   static_cast<unsigned long long>(s.dropped), i,
+                   static_cast<unsigned long long>(tables[i]->evictions()), i,
+                   static_cast<unsigned long long>(tables[i]->overwritten()));
+    }
+  }
   return 0;
 }

@@ -70,12 +70,14 @@ class ProcessRestartTest : public ::testing::Test {
   }
   // A closed-loop load generator over a memif client, in the background;
   // returns once it has run for a while (its first progress line).
+  // drain_s: how long without a reply before the window counts as lost.
   void start_loadgen(const std::string& sock, uint32_t size, double seconds,
-                     uint32_t outstanding = 4) {
+                     uint32_t outstanding = 4, int drain_s = 5) {
     loadgen_ = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
                       "--vdev=net_memif0,role=client,socket=" + sock, "--server_context=1",
                       "--duration=" + std::to_string(seconds), "--size=" + std::to_string(size),
-                      "--outstanding=" + std::to_string(outstanding), "--drain_timeout=5",
+                      "--outstanding=" + std::to_string(outstanding),
+                      "--drain_timeout=" + std::to_string(drain_s),
                       "--poll=adaptive", "--json=" + dir_ + "/result.json"},
                      dir_ + "/loadgen.log");
     ASSERT_GT(loadgen_, 0);
@@ -135,7 +137,9 @@ TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnsw
                    "--vdev=net_memif0,role=client,socket=" + s0, "--app=echo", "--context=1",
                    "--poll=adaptive"},
                   "server.log");
-  start_loadgen(s1, 3000, 8);  // 3 packets a message: some are in the switch at the kill
+  // 3 packets a message: some are in the switch at the kill. Nothing may be
+  // lost, however long the new switch takes to start on a busy machine.
+  start_loadgen(s1, 3000, 8, 4, /*drain_s=*/60);
   kill9(&switch_);
   switch_ = start(sw, "switch2.log");
   const std::string json = finish_loadgen();

@@ -1,0 +1,95 @@
+#include "apps/mica/kv_service.h"
+
+#include <cstdio>
+#include <string>
+
+namespace nanopu::apps {
+namespace {
+
+// A reply to the request's source: words[0..len/8) after the header.
+void write_reply(Thread& t, const AppHeader& request, const uint64_t* words, uint16_t len) {
+  (void)t.write(AppHeader{request.ip, request.context, len}.word());
+  for (uint32_t i = 0; i < len / 8u; ++i) (void)t.write(words[i]);
+}
+
+// kNaive: the whole request into memory first, then the store.
+void serve_naive(Thread& t, MicaTable* table, KvServiceStats* stats) {
+  uint64_t words[1 + kKvHeadWords + kKvValueWords];
+  const uint64_t hdr = t.read();
+  const uint32_t payload = AppHeader::from_word(hdr).payload_words();
+  words[0] = hdr;
+  // Read what fits; a longer (malformed) request's extra words are flushed
+  // by msg_done().
+  const uint32_t n = std::min<uint32_t>(payload, kKvHeadWords + kKvValueWords);
+  for (uint32_t i = 0; i < n; ++i) words[1 + i] = t.read();
+  (void)handle_kv_words(words, 1 + n, table, stats,
+                        [&](const AppHeader& h, const uint64_t* out, uint16_t len) {
+                          write_reply(t, h, out, len);
+                        });
+}
+
+// kRegisterFile: the head into registers, the value between FIFO and log.
+void serve_register_file(Thread& t, MicaTable* table, KvServiceStats* stats) {
+  const AppHeader h = AppHeader::from_word(t.read());
+  const uint32_t payload = h.payload_words();
+  KvHead r;
+  if (payload >= 1) r.service_time = t.read();
+  if (payload >= 2) r.sent_time = t.read();
+  if (payload >= 3) r.op = t.read();
+  const KvCheck check = check_kv_request(h.len, r.op);
+  if (check == KvCheck::kTooShort) {
+    ++stats->dropped;
+    return;
+  }
+  auto status_reply = [&](uint64_t status) {
+    (void)t.write(AppHeader{h.ip, h.context, kKvStatusReplyBytes}.word());
+    (void)t.write(r.service_time);
+    (void)t.write(r.sent_time);
+    (void)t.write(status);
+  };
+  if (check != KvCheck::kOk) {
+    ++stats->bad_requests;
+    status_reply(kKvBadRequest);
+    return;
+  }
+  r.key[0] = t.read();
+  r.key[1] = t.read();
+  r.key_hash = t.read();
+  if (r.op == kKvSet) {
+    ++stats->sets;
+    uint64_t* v = table->reserve(r.key, r.key_hash);
+    for (uint32_t i = 0; i < kKvValueWords; ++i) v[i] = t.read();
+    table->commit();
+    status_reply(kKvStored);
+    return;
+  }
+  ++stats->gets;
+  const uint64_t* v = table->get(r.key, r.key_hash);
+  if (v == nullptr) {
+    status_reply(kKvNotFound);
+    return;
+  }
+  ++stats->get_hits;
+  (void)t.write(AppHeader{h.ip, h.context, kKvValueReplyBytes}.word());
+  (void)t.write(r.service_time);
+  (void)t.write(r.sent_time);
+  for (uint32_t i = 0; i < kKvValueWords; ++i) (void)t.write(v[i]);
+}
+
+}  // namespace
+
+bool serve_kv(Thread& t, uint16_t context, uint8_t priority, KvVariant variant, MicaTable* table,
+              KvServiceStats* stats) {
+  if (absl::Status s = t.bind(context, priority); !s.ok()) {
+    std::fprintf(stderr, "nanopu: kv: %s\n", std::string(s.message()).c_str());
+    return false;
+  }
+  while (t.wait()) {
+    if (variant == KvVariant::kNaive) serve_naive(t, table, stats);
+    else serve_register_file(t, table, stats);
+    t.msg_done();
+  }
+  return true;
+}
+
+}  // namespace nanopu::apps
