@@ -1,13 +1,18 @@
 // nanopu-server: loopback services on one emulated nanoPU host.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "apps/boot/boot_message.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
+#include "nanopu/address.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
@@ -23,6 +28,10 @@ ABSL_FLAG(bool, kv_jbsq, false,
           "with its own partition, as the paper measured it: a GET may then miss a SET "
           "another core served). Default: thread i binds --context + i and owns the keys a "
           "client sends there (static partitioning by key hash).");
+ABSL_FLAG(std::string, boot_msg, "",
+          "IP:CONTEXT (e.g. 10.0.0.2:7): once at start, send the nanoPU test applications' boot "
+          "message there (docs/apps.md: 8 bytes of zero from context 0), so a tester knows the "
+          "service is up. Empty: none.");
 ABSL_FLAG(uint32_t, kv_log_mb, 16, "kv: each partition's circular log, MiB (items are 536 bytes).");
 ABSL_FLAG(uint32_t, context, 1, "First context (L4 port) served.");
 ABSL_FLAG(uint32_t, threads, 1,
@@ -56,6 +65,20 @@ int main(int argc, char** argv) {
                  "kv-naive\n",
                  app.c_str());
     return 2;
+  }
+  std::optional<std::pair<uint32_t, uint16_t>> boot;
+  if (const std::string b = absl::GetFlag(FLAGS_boot_msg); !b.empty()) {
+    const size_t colon = b.rfind(':');
+    const std::optional<uint32_t> ip =
+        colon == std::string::npos ? std::nullopt : nanopu::parse_ipv4(b.substr(0, colon));
+    char* end = nullptr;
+    const unsigned long ctx = colon == std::string::npos ? 0 : std::strtoul(b.c_str() + colon + 1, &end, 10);
+    if (!ip || end == nullptr || *end != '\0' || end == b.c_str() + colon + 1 || ctx > 0xffff) {
+      std::fprintf(stderr, "nanopu-server: --boot_msg='%s': expected IP:CONTEXT, e.g. 10.0.0.2:7\n",
+                   b.c_str());
+      return 2;
+    }
+    boot = std::make_pair(*ip, static_cast<uint16_t>(ctx));
   }
   const bool kv_jbsq = absl::GetFlag(FLAGS_kv_jbsq);
   const uint32_t kv_log_mb = absl::GetFlag(FLAGS_kv_log_mb);
@@ -105,6 +128,18 @@ int main(int argc, char** argv) {
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
     };
     if (absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn(body, i % workers); !t.ok()) {
+      std::fprintf(stderr, "nanopu-server: %s\n", std::string(t.status().message()).c_str());
+      return 1;
+    }
+  }
+  if (boot) {  // after the service threads: they bind first
+    const auto [ip, ctx] = *boot;
+    auto announce = [ip, ctx](nanopu::Thread& t) {
+      if (!nanopu::apps::send_boot_message(t, ip, ctx))
+        std::fprintf(stderr, "nanopu-server: could not send the boot message (is context %u free?)\n",
+                     nanopu::apps::kBootContext);
+    };
+    if (absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn(announce, 0); !t.ok()) {
       std::fprintf(stderr, "nanopu-server: %s\n", std::string(t.status().message()).c_str());
       return 1;
     }

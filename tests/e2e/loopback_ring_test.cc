@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "apps/boot/boot_message.h"
 #include "apps/loopback/loopback.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
@@ -186,6 +187,34 @@ TEST(LoopbackRingTest, AGivenUpMessageIsReportedToItsSender) {
   EXPECT_TRUE(answered);
   EXPECT_EQ((*client)->nic_counters().tx_msgs_failed, 1u);
   EXPECT_GE((*server)->nic_counters().rx_drop_unknown_context, 1u);
+}
+
+// The boot message (docs/apps.md): one zero word from context 0 of the
+// server's address.
+TEST(LoopbackRingTest, TheBootMessageAnnouncesTheServer) {
+  Hosts h = make_hosts();
+  ASSERT_TRUE(h.server && h.client);
+  bool got = false;
+  AppHeader seen{};
+  uint64_t word = 1;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    if (!t.wait()) return;
+    seen = AppHeader::from_word(t.read());
+    word = t.read();
+    t.msg_done();
+    got = true;
+  }).ok());
+  // The client binds first: a message for an unbound context is dropped.
+  for (int i = 0; i < 10; ++i) h.client->poll_once();
+  ASSERT_TRUE(h.server->spawn([](Thread& t) {
+    EXPECT_TRUE(apps::send_boot_message(t, kClientIp, kClientContext));
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return got; }));
+  EXPECT_EQ(seen.ip, kServerIp);
+  EXPECT_EQ(seen.context, 0u);
+  EXPECT_EQ(seen.len, apps::kBootMessageBytes);
+  EXPECT_EQ(word, 0u);
 }
 
 }  // namespace

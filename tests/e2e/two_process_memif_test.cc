@@ -136,6 +136,41 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
   EXPECT_NE(slog.find("switch.forwarded"), std::string::npos) << slog;
 }
 
+// The key-value service as README shows it: nanopu-loadgen -> nanopu-switch
+// -> nanopu-server --app=kv with two partitions; every GET checked against
+// the last SET (apps/loadgen/kv_client.h).
+TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
+  const std::string s0 = dir_ + "/kv0.sock", s1 = dir_ + "/kv1.sock";
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_,
+                    "--vdev=net_memif0,role=server,socket=" + s0 + ";net_memif1,role=server,socket=" + s1,
+                    "--routes=10.0.0.1=0,10.0.0.2=1", "--poll=adaptive"},
+                   dir_ + "/kvswitch.log");
+  ASSERT_GT(sw, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/kvswitch.log", "Ctrl-C stops", std::chrono::seconds(60)));
+  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + s0, "--app=kv", "--threads=2",
+                   "--context=1", "--poll=adaptive"},
+                  dir_ + "/kvserver.log");
+  ASSERT_GT(server_, 0);
+  pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + s1, "--service=kv",
+                   "--server_context=1", "--kv_partitions=2", "--kv_keys=2000", "--count=4000",
+                   "--outstanding=4", "--progress=false", "--drain_timeout=10",
+                   "--json=" + dir_ + "/kv.json", "--poll=adaptive"},
+                  dir_ + "/kvload.log");
+  ASSERT_GT(c, 0);
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(240)), 0) << read_file(dir_ + "/kvload.log");
+  const std::string json = read_file(dir_ + "/kv.json");
+  EXPECT_NE(json.find("\"received\":4000,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"bad_replies\":0,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"service\":\"kv\""), std::string::npos) << json;
+  EXPECT_EQ(stop_server(), 0);
+  const std::string slog = read_file(dir_ + "/kvserver.log");
+  for (const char* k : {"kv0.sets", "kv1.sets"}) EXPECT_NE(slog.find(k), std::string::npos) << slog;
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+}
+
 // Adaptive polling gives the CPU back: an idle server (NIC core and a
 // worker core on lcores of their own) uses a small fraction of what a busy
 // one uses, and still answers every request when work comes.
