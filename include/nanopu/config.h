@@ -64,7 +64,10 @@ struct Config {
   double rto_us = 50;                 // NDP retransmit timeout (backs off to 64x)
   uint32_t max_retransmits = 200;     // timeouts before a message is given up
   double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
-  double reassembly_expiry_ms = 100;  // free a partial message whose sender went silent
+  // Free a partial message whose sender went silent this long — never sooner
+  // than the sender could still retransmit (64 rto x max_retransmits +
+  // link_hold_s + 1 s), or the packets it already acknowledged would be lost.
+  double reassembly_expiry_ms = 100;
   // Buffer shares (nic/reassembly/buffer_partition.h); 0 = default.
   uint32_t reserved_priority0_slots = 0;  // default: a quarter of the reassembly slots
   uint32_t context_slots = 0;             // default: half of the reassembly slots

@@ -68,7 +68,9 @@ ABSL_FLAG(uint32_t, context_slots, 0,
 ABSL_FLAG(uint32_t, context_packets, 0,
           "Packets one context may have buffered in the NIC (0: a quarter of --mbufs).");
 ABSL_FLAG(double, reassembly_expiry_ms, 100,
-          "Free a partially received message whose sender has been silent this long.");
+          "Free a partially received message whose sender has been silent this long; never "
+          "sooner than the sender could still retransmit (64 x --rto_us x --max_retransmits + "
+          "--link_hold + 1 s): the packets it already acknowledged would be lost with it.");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
 ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
 ABSL_FLAG(std::string, core_select, "jbsq",

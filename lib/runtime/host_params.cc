@@ -55,9 +55,17 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   // One MTU frame (1024 B payload + 64 B header + 24 B preamble/FCS/gap) on the wire.
   n.pull_interval_ticks =
       tsc_from_ns((wire::kSegmentBytes + wire::kFrameHeaderBytes + 24) * 8 / c.link_gbps);
-  n.reassembly_expiry_ticks = tsc_from_ns(c.reassembly_expiry_ms * 1e6);
-  // Longer than a sender keeps retrying (max_retransmits timeouts, backed off to 64 rto).
-  n.completion_memory_ticks = tsc_from_ns(c.rto_us * 1e3 * 64 * c.max_retransmits);
+  // How long a live sender may stay silent and still retransmit: its
+  // backed-off timeouts until it gives up (max_retransmits of at most 64 rto)
+  // plus the time it holds messages while its link is down (link_hold_s),
+  // with a second to spare. A receiver keeps what it knows at least this
+  // long: a delivered message's id (forgotten sooner, a late retransmission
+  // would be delivered twice) and a partial message (freed sooner, the
+  // packets it already acknowledged — which their sender has freed — would
+  // be lost, and the message with them, in silence).
+  const double patience_ns = c.rto_us * 1e3 * 64 * c.max_retransmits + c.link_hold_s * 1e9 + 1e9;
+  n.completion_memory_ticks = tsc_from_ns(patience_ns);
+  n.reassembly_expiry_ticks = tsc_from_ns(std::max(c.reassembly_expiry_ms * 1e6, patience_ns));
   n.workers = static_cast<uint32_t>(c.worker_count());
   n.reserved_priority0_slots =
       c.reserved_priority0_slots != 0 ? c.reserved_priority0_slots : c.reassembly_slots / 4;

@@ -185,6 +185,10 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     const double used = cpu_seconds(server_) - t0;
     EXPECT_GE(t0, 0) << name << ": cannot read /proc/" << server_ << "/stat";
+    // A server that has exited (a zombie until reaped) uses no CPU either:
+    // say so rather than take it for an idle one.
+    EXPECT_EQ(waitpid(server_, nullptr, WNOHANG), 0)
+        << name << ": the server exited\n" << read_file(dir_ + "/server.log");
     return used;
   };
   start_server("echo", "1,0");  // a dedicated NIC core and worker core: both must sleep

@@ -49,6 +49,12 @@ void run_rounds(bool storm) {
 #endif
   Config c = testing::dedicated_config(testing::make_loop_port(), kIp, 1);
   c.async_preempt_us = 0.5;  // the NIC signals as soon as a safe point is clearly missed
+  // No t0 demotion: H's message time includes the storm's handlers and any
+  // time the OS takes the core away, so on a busy machine H would pass
+  // t0 (1 us), be demoted below L mid-message, be parked there by the next
+  // signal, and never run again while L spins waiting for it — the policy
+  // working as specified (tail-latency version §2.4), not what this tests.
+  c.bounded_processing = false;
   auto rt = Runtime::create(c);
   ASSERT_TRUE(rt.ok()) << rt.status();
   constexpr uint64_t kMessages = kSanitized ? 500 : 2000;

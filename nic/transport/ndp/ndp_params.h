@@ -15,6 +15,9 @@ struct NdpParams {
   uint16_t rtt_packets = 2;
   uint32_t outbound_slots = 256;     // packetization buffer: messages in flight
   uint32_t reassembly_slots = 256;   // reassembly buffer: messages being received
+  // Delivered ids remembered, the newest: fewer than the 2^16 message ids of
+  // one sender, or a new message whose id has wrapped would be taken for an
+  // old one (and dropped).
   uint32_t remembered_completions = 16384;
   uint64_t rto_ticks = 0;            // retransmit timeout
   uint32_t max_timeouts = 200;       // then the message is given up (counted)
