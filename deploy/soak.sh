@@ -57,7 +57,8 @@ for size in "${SIZES[@]}"; do
   # Replies whose last ACK the wire dropped after the client left are
   # retransmitted until given up (max_retransmits x at most 64 rto, ~1.3 s
   # here): wait that out so the gauges below speak of leaks only.
-  sleep 2
+  # (A partial message would be kept 64 x rto x max_retransmits + 1 s, 2.3 s.)
+  sleep 3
   kill -TERM "$SERVER"
   wait "$SERVER" || { echo "soak: the server of size $size did not exit cleanly"; failed=1; }
 done
