@@ -21,16 +21,12 @@
 namespace {
 
 using nanopu::testing::cpu_seconds;
+using nanopu::testing::json_number;
 using nanopu::testing::read_file;
 using nanopu::testing::spawn;
 using nanopu::testing::wait_for;
 using nanopu::testing::wait_for_line;
 
-// A number from the loadgen's JSON: "key":value.
-double json_number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\":");
-  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 3));
-}
 
 struct Figures {
   double idle_cpu_s = -1, wake_p50_us = -1, low_p50_us = -1, low_p99_us = -1, closed_p50_us = -1;

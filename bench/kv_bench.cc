@@ -23,15 +23,12 @@
 
 namespace {
 
+using nanopu::testing::json_number;
 using nanopu::testing::read_file;
 using nanopu::testing::spawn;
 using nanopu::testing::wait_for;
 using nanopu::testing::wait_for_line;
 
-double json_number(const std::string& json, const std::string& key, size_t from = 0) {
-  const size_t at = json.find("\"" + key + "\":", from);
-  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 3));
-}
 
 struct Point {
   double rate = 0, p50_us = -1, p99_us = -1, modelled_p99_us = -1, throughput = -1;

@@ -65,10 +65,12 @@ void MicaTable::commit() {
   int w = find(b, key, hash);
   if (w < 0) {
     uint64_t oldest = UINT64_MAX;
+    bool evict = true;  // unless a free or stale entry turns up
     for (uint32_t i = 0; i < kWays; ++i) {
       const uint64_t e = b.entry[i];
       if (e == 0 || !live(e & kPosMask)) {
         w = static_cast<int>(i);
+        evict = false;
         break;
       }
       if ((e & kPosMask) < oldest) {
@@ -76,7 +78,7 @@ void MicaTable::commit() {
         w = static_cast<int>(i);
       }
     }
-    if (oldest != UINT64_MAX && b.entry[w] != 0 && live(b.entry[w] & kPosMask)) ++evictions_;
+    if (evict) ++evictions_;
   }
   b.entry[w] = tag_of(hash) << kPosBits | (head_ & kPosMask);
   ++head_;

@@ -17,18 +17,13 @@
 
 #include "tests/support/subprocess.h"
 
+using nanopu::testing::json_number;
 using nanopu::testing::read_file;
 using nanopu::testing::spawn;
 using nanopu::testing::wait_for;
 using nanopu::testing::wait_for_line;
 
 namespace {
-
-// The number after "key": in the load generator's JSON (-1 if absent).
-long long json_number(const std::string& json, const std::string& key) {
-  const size_t at = json.find("\"" + key + "\":");
-  return at == std::string::npos ? -1 : std::atoll(json.c_str() + at + key.size() + 3);
-}
 
 // The value of a counter in a program's statistics (-1 if absent).
 long long counter(const std::string& log, const std::string& name) {
@@ -70,18 +65,25 @@ class ProcessRestartTest : public ::testing::Test {
     *p = -1;
     return rc;
   }
-  // A closed-loop load generator over a memif client, in the background;
-  // returns once it has run for a while (its first progress line).
-  // drain_s: how long without a reply before the window counts as lost.
+  // A load generator over a memif client, in the background, writing
+  // loadgen.log and result.json; `load`: its load flags.
+  pid_t spawn_loadgen(const std::string& sock, const std::vector<std::string>& load) {
+    std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                                     "--vdev=net_memif0,role=client,socket=" + sock,
+                                     "--server_context=1", "--poll=adaptive",
+                                     "--json=" + dir_ + "/result.json"};
+    args.insert(args.end(), load.begin(), load.end());
+    return spawn(args, dir_ + "/loadgen.log");
+  }
+  // A closed-loop load generator, in the background; returns once it has
+  // run for a while (its first progress line). drain_s: how long without a
+  // reply before the window counts as lost.
   void start_loadgen(const std::string& sock, uint32_t size, double seconds,
                      uint32_t outstanding = 4, int drain_s = 5) {
-    loadgen_ = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
-                      "--vdev=net_memif0,role=client,socket=" + sock, "--server_context=1",
-                      "--duration=" + std::to_string(seconds), "--size=" + std::to_string(size),
-                      "--outstanding=" + std::to_string(outstanding),
-                      "--drain_timeout=" + std::to_string(drain_s),
-                      "--poll=adaptive", "--json=" + dir_ + "/result.json"},
-                     dir_ + "/loadgen.log");
+    loadgen_ = spawn_loadgen(sock, {"--duration=" + std::to_string(seconds),
+                                    "--size=" + std::to_string(size),
+                                    "--outstanding=" + std::to_string(outstanding),
+                                    "--drain_timeout=" + std::to_string(drain_s)});
     ASSERT_GT(loadgen_, 0);
     ASSERT_TRUE(wait_for_line(dir_ + "/loadgen.log", "] sent ", std::chrono::seconds(60)))
         << read_file(dir_ + "/loadgen.log");
@@ -180,12 +182,8 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
                     "server.log");
     start_loadgen(sock, 3000, 30, /*outstanding=*/32);  // many replies in flight at the kill
     kill9(&loadgen_);
-    loadgen_ = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
-                      "--vdev=net_memif0,role=client,socket=" + sock, "--server_context=1",
-                      "--count=2000", "--size=3000", "--outstanding=4", "--drain_timeout=5",
-                      "--poll=adaptive", "--stats", "--progress=false",
-                      "--json=" + dir_ + "/result.json"},
-                     dir_ + "/loadgen.log");
+    loadgen_ = spawn_loadgen(sock, {"--count=2000", "--size=3000", "--outstanding=4",
+                                    "--drain_timeout=5", "--stats", "--progress=false"});
     ASSERT_GT(loadgen_, 0);
     // The server must live through its client's death and the new client's
     // arrival; wait for the new client while watching it.

@@ -1,6 +1,7 @@
 // Running nanopu's programs as separate processes, for the multi-process
 // tests and nanopu-bench-idle: start one with its output in a file, wait for
-// it with a limit, read a file, and read a process's CPU time.
+// it with a limit, read a file or a number from its JSON, and read a
+// process's CPU time.
 #pragma once
 
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -65,6 +67,13 @@ inline bool wait_for_line(const std::string& path, const std::string& text, std:
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;
+}
+
+// The number after "key": in a program's JSON output (nanopu-loadgen
+// --json), searching from `from`; -1 if absent.
+inline double json_number(const std::string& json, const std::string& key, size_t from = 0) {
+  const size_t at = json.find("\"" + key + "\":", from);
+  return at == std::string::npos ? -1 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
 }
 
 // CPU time (user + system) the process has used, in seconds; -1 if unknown.
