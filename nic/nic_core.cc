@@ -23,7 +23,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
       waiter_({params.port_id}, doorbell_.fd()),
       link_(LinkWatchParams{params.port_id, params.reconnect_link, rte_get_tsc_hz() / 10,
-                            rte_get_tsc_hz() / 4}) {
+                            rte_get_tsc_hz() / 4, params.link_kernel_iface}) {
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
   pending_.reserve(ContextTable::kContexts);

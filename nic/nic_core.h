@@ -58,6 +58,7 @@ struct NicParams {
   // The port's link: reported when it drops; restarted until it is back
   // when the port must reconnect by itself (nic/link/link_watch.h).
   bool reconnect_link = false;
+  std::string link_kernel_iface;  // a kernel interface whose carrier is the link ("": the PMD's word)
   // While the link is down the NIC holds its messages this long (their
   // retransmit timers paused, so a peer's restart does not use up
   // max_retransmits), then lets them time out and be given up as usual.

@@ -94,6 +94,14 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
     p->reconnects_ = args.find("role=client") != std::string::npos ||
                      args.find("role=slave") != std::string::npos;
   }
+  if (p->driver_.find("af_packet") != std::string::npos && info.device != nullptr) {
+    const rte_devargs* da = rte_dev_devargs(info.device);
+    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
+    if (const size_t at = args.find("iface="); at != std::string::npos)
+      p->kernel_iface_ = args.substr(at + 6, args.find(',', at) == std::string::npos
+                                                 ? std::string::npos
+                                                 : args.find(',', at) - at - 6);
+  }
   const uint64_t retry_end =
       rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
   rc = rte_eth_dev_start(p->id_);

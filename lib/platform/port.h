@@ -42,6 +42,9 @@ class Port {
   // Whether the port must be restarted to reconnect after its peer went
   // away: a role=client memif (DPDK connects it only in rte_eth_dev_start).
   [[nodiscard]] bool reconnects() const { return reconnects_; }
+  // The kernel interface behind a net_af_packet port ("" otherwise): its
+  // carrier is the link (the PMD reports up from start to stop).
+  [[nodiscard]] const std::string& kernel_iface() const { return kernel_iface_; }
   // Waits up to seconds for link up; false on timeout or stop.
   [[nodiscard]] bool wait_link_up(double seconds, const std::atomic<bool>& stop) const;
 
@@ -52,6 +55,7 @@ class Port {
   wire::MacAddr mac_{};
   std::string driver_;
   bool reconnects_ = false;
+  std::string kernel_iface_;
   bool started_ = false;
 };
 

@@ -86,6 +86,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
   p.reconnect_link = port.reconnects();
+  p.link_kernel_iface = port.kernel_iface();
   p.link_hold_tsc = tsc_from_ns(c.link_hold_s * 1e9);
   return p;
 }

@@ -1,9 +1,14 @@
 #include "nic/link/link_watch.h"
 
 #include <rte_cycles.h>
+#include <net/if.h>
 #include <rte_ethdev.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 
@@ -15,13 +20,32 @@ LinkWatch::LinkWatch(const LinkWatchParams& params) : p_(params) {
                            ? info.driver_name
                            : "?";
   name_ = absl::StrCat("port ", p_.port_id, " (", driver, ")");
+  if (!p_.kernel_iface.empty()) {
+    ioctl_fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (ioctl_fd_ < 0 || p_.kernel_iface.size() >= IFNAMSIZ)
+      std::fprintf(stderr, "nanopu: %s: cannot watch the carrier of %s; trusting the PMD's link status\n",
+                   name_.c_str(), p_.kernel_iface.c_str());
+  }
+}
+
+LinkWatch::~LinkWatch() {
+  if (ioctl_fd_ >= 0) close(ioctl_fd_);
+}
+
+bool LinkWatch::kernel_carrier() const {
+  if (ioctl_fd_ < 0 || p_.kernel_iface.size() >= IFNAMSIZ) return true;
+  ifreq req{};
+  std::memcpy(req.ifr_name, p_.kernel_iface.data(), p_.kernel_iface.size());
+  if (ioctl(ioctl_fd_, SIOCGIFFLAGS, &req) != 0) return false;  // the interface is gone
+  return (req.ifr_flags & IFF_RUNNING) != 0;
 }
 
 bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
   if (p_.check_every_tsc == 0 || now < next_check_) return up_;
   next_check_ = now + p_.check_every_tsc;
   rte_eth_link link{};
-  const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 && link.link_status == RTE_ETH_LINK_UP;
+  const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 &&
+                  link.link_status == RTE_ETH_LINK_UP && kernel_carrier();
   const double hz = static_cast<double>(rte_get_tsc_hz());
   if (up != up_) {
     up_ = up;

@@ -6,6 +6,10 @@
 // inside rte_eth_dev_start and never again on its own, so after the server
 // process dies and a new one listens, the client stays down for good. A
 // stop/start from the polling thread is safe: nothing else touches the port.
+//
+// Why ask the kernel: DPDK 22.11's net_af_packet reports its link up from
+// rte_eth_dev_start to stop, whatever the interface's carrier; a veth whose
+// peer went down says so in IFF_RUNNING.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +24,15 @@ struct LinkWatchParams {
   bool reconnect = false;          // restart the port while its link is down
   uint64_t check_every_tsc = 0;    // how often to look at the link
   uint64_t retry_every_tsc = 0;    // how often to restart a port that is down
+  std::string kernel_iface;        // also require this kernel interface's carrier ("": none)
 };
 
 class LinkWatch {
  public:
   explicit LinkWatch(const LinkWatchParams& params);
+  ~LinkWatch();
+  LinkWatch(const LinkWatch&) = delete;
+  LinkWatch& operator=(const LinkWatch&) = delete;
 
   // From the polling thread, every iteration; does something only every
   // check_every_tsc. Returns whether the link is up (as last seen).
@@ -39,7 +47,10 @@ class LinkWatch {
 
  private:
   LinkWatchParams p_;
+  [[nodiscard]] bool kernel_carrier() const;
+
   std::string name_;  // "port 0 (net_memif)"
+  int ioctl_fd_ = -1; // for SIOCGIFFLAGS on kernel_iface
   bool up_ = true;
   bool started_ = true;
   uint64_t next_check_ = 0;
