@@ -1,11 +1,17 @@
 // nanopu-loadgen: open- or closed-loop load against a nanopu (or nanoPU) server.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "apps/chain/chain_protocol.h"
+#include "apps/loadgen/chain_load.h"
 #include "apps/loadgen/kv_client.h"
 #include "apps/loadgen/loadgen.h"
 #include "apps/loadgen/modelled_latency.h"
@@ -47,7 +53,15 @@ ABSL_FLAG(std::string, timing_params, "osdi21",
 ABSL_FLAG(std::string, service, "echo",
           "What the server runs: 'echo' (echo/increment/service apps: --size, --expect) or 'kv' "
           "(nanopu-server --app=kv or kv-naive: GET/SET of 16-byte keys and 512-byte values, "
-          "every reply checked against what this client wrote).");
+          "every reply checked against what this client wrote), or 'chain' (replicas running "
+          "nanopu-server --app=chain, listed in --chain: WRITEs of 16-byte keys and 64-byte "
+          "values to the head, READs at the tail, every reply checked).");
+ABSL_FLAG(std::string, chain, "",
+          "chain: the replicas, head first, as IP:CONTEXT,IP:CONTEXT,... (e.g. "
+          "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). --server_ip/--server_context are not used.");
+ABSL_FLAG(uint32_t, chain_keys, 1000, "chain: keys, drawn uniformly.");
+ABSL_FLAG(double, chain_write_fraction, 0.5, "chain: fraction of requests that are WRITEs.");
+ABSL_FLAG(bool, chain_preload, true, "chain: WRITE every key once before measuring (not measured).");
 ABSL_FLAG(uint32_t, kv_keys, 10000, "kv: keys, drawn uniformly.");
 ABSL_FLAG(double, kv_set_fraction, 0.5, "kv: fraction of requests that are SETs (the paper: 0.5).");
 ABSL_FLAG(uint32_t, kv_partitions, 1,
@@ -103,8 +117,34 @@ int main(int argc, char** argv) {
   o.service_cycles = static_cast<uint64_t>(service_ns * nanopu::apps::kServiceCyclesPerNs);
   if (o.service_cycles == 0) o.service_cycles = 1;
   const std::string service = absl::GetFlag(FLAGS_service);
-  if (service != "echo" && service != "kv") return fail("--service: use echo or kv");
+  if (service != "echo" && service != "kv" && service != "chain")
+    return fail("--service: use echo, kv or chain");
   const bool kv = service == "kv";
+  const bool chain = service == "chain";
+  nanopu::apps::ChainLoadOptions cho;
+  cho.client_ip = config->ip;
+  cho.keys = absl::GetFlag(FLAGS_chain_keys);
+  cho.write_fraction = absl::GetFlag(FLAGS_chain_write_fraction);
+  cho.preload = absl::GetFlag(FLAGS_chain_preload);
+  if (chain) {
+    const std::string chain_flag = absl::GetFlag(FLAGS_chain);
+    for (const std::string& node : std::vector<std::string>(absl::StrSplit(chain_flag, ',', absl::SkipEmpty()))) {
+      const size_t colon = node.rfind(':');
+      const std::optional<uint32_t> ip =
+          colon == std::string::npos ? std::nullopt : nanopu::parse_ipv4(node.substr(0, colon));
+      uint32_t ctx = 0;
+      if (!ip || !absl::SimpleAtoi(node.substr(colon + 1), &ctx) || ctx > 0xffff)
+        return fail("--chain: '" + node + "' is not IP:CONTEXT (e.g. 10.0.0.1:5)");
+      cho.chain.push_back(nanopu::apps::chain_node(*ip, static_cast<uint16_t>(ctx)));
+    }
+    if (cho.chain.empty() || cho.chain.size() > nanopu::apps::kChainMaxNodes + 1)
+      return fail("--chain: give 1..256 replicas, head first, as IP:CONTEXT,...");
+    if (o.context > 0xff) return fail("--context must be < 256 with --service=chain (8 bits in its layout)");
+    if (cho.keys == 0 || cho.keys > (1u << 24)) return fail("--chain_keys must be 1..16777216");
+    if (!(cho.write_fraction >= 0 && cho.write_fraction <= 1))
+      return fail("--chain_write_fraction must be 0..1");
+    if (o.outstanding > 127) return fail("--outstanding must be <= 127 with --service=chain (8-bit seq)");
+  }
   nanopu::apps::KvOptions kvo;
   kvo.keys = absl::GetFlag(FLAGS_kv_keys);
   kvo.set_fraction = absl::GetFlag(FLAGS_kv_set_fraction);
@@ -142,8 +182,10 @@ int main(int argc, char** argv) {
   }
   nanopu::apps::LoadGenResult result;
   nanopu::apps::KvResult kv_result;
+  nanopu::apps::ChainLoadResult chain_result;
   absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn([&](nanopu::Thread& th) {
     if (kv) nanopu::apps::run_kv_client(th, o, kvo, &result, &kv_result);
+    else if (chain) nanopu::apps::run_chain_client(th, o, cho, &result, &chain_result);
     else nanopu::apps::run_loadgen(th, o, &result);
   });
   if (!t.ok()) {
@@ -167,6 +209,9 @@ int main(int argc, char** argv) {
     result.modelled = nanopu::apps::model_latency(as_echo, result.received, *timing);
     result.modelled.how += "; kv as a 290-byte echo: the store's own work is not modelled";
     o.msg_bytes = 290;
+  } else if (chain) {
+    result.modelled = nanopu::apps::model_chain_latency(o, cho.chain.size(), cho.write_fraction, *timing);
+    o.msg_bytes = nanopu::apps::chain_len(static_cast<uint32_t>(cho.chain.size() - 1), true);
   } else {
     result.modelled = nanopu::apps::model_latency(o, result.received, *timing);
   }
@@ -177,6 +222,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(kv_result.get_hits),
                 static_cast<unsigned long long>(kv_result.sets), kvo.keys,
                 kvo.jbsq ? " (jbsq: misses and older values expected)" : "");
+  if (chain)
+    std::printf("  chain: %llu WRITEs through %zu replicas, %llu READs at the tail (%llu hits) over %u keys\n",
+                static_cast<unsigned long long>(chain_result.writes), cho.chain.size(),
+                static_cast<unsigned long long>(chain_result.reads),
+                static_cast<unsigned long long>(chain_result.read_hits), cho.keys);
   if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   if (!json_path.empty()) {
@@ -186,6 +236,13 @@ int main(int argc, char** argv) {
                                    ",\"get_hits\":" + std::to_string(kv_result.get_hits) +
                                    ",\"sets\":" + std::to_string(kv_result.sets) +
                                    ",\"keys\":" + std::to_string(kvo.keys) + "}");
+    if (chain)
+      js.insert(js.size() - 1, ",\"service\":\"chain\",\"chain\":{\"replicas\":" +
+                                   std::to_string(cho.chain.size()) +
+                                   ",\"writes\":" + std::to_string(chain_result.writes) +
+                                   ",\"reads\":" + std::to_string(chain_result.reads) +
+                                   ",\"read_hits\":" + std::to_string(chain_result.read_hits) +
+                                   ",\"keys\":" + std::to_string(cho.keys) + "}");
     if (!calibration_json.empty()) js.insert(js.size() - 1, ",\"calibration\":" + calibration_json);
     js += "\n";
     if (json_path == "-") {

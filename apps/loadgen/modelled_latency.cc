@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "apps/chain/chain_protocol.h"
+#include "apps/chain/chain_store.h"
 #include "apps/loopback/loopback.h"
 #include "lib/timing/timing_model.h"
 #include "lib/timing/virtual_host.h"
@@ -46,6 +48,37 @@ ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples, const t
   r.how = absl::StrFormat("virtual time, Poisson %.0f req/s, one server core, parameter set %s",
                           o.rate, p.name);
   return r;
+}
+
+ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas, double write_fraction,
+                                    const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const double store_ns = m.cycles_ns(kChainStoreCycles);
+  std::vector<size_t> hops;
+  for (size_t i = replicas; i-- > 0;) hops.push_back(chain_len(static_cast<uint32_t>(i), true));
+  hops.push_back(chain_len(0, false));
+  const double write_ns = m.path_round_trip_ns(hops, std::vector<double>(replicas, store_ns));
+  const double read_ns = m.path_round_trip_ns({chain_len(0, false), chain_len(0, true)}, {store_ns});
+  // The tail's core per request: every WRITE and every READ pass it.
+  const double tail_core_ns =
+      m.cycles_ns(p.app_fixed_cycles + (kChainFixedWords + kChainValueWords) * p.app_cycles_per_word) +
+      store_ns;
+  const double floor_ns = o.rate > 0 ? 0 : o.outstanding * tail_core_ns;
+  const double w = std::max(write_ns, floor_ns), r = std::max(read_ns, floor_ns);
+  auto q = [&](double quantile) { return quantile < 1 - write_fraction ? r : w; };
+  ModelledLatency out;
+  out.min_ns = write_fraction >= 1 ? w : r;
+  out.max_ns = write_fraction <= 0 ? r : w;
+  out.mean_ns = write_fraction * w + (1 - write_fraction) * r;
+  out.p50_ns = q(0.5);
+  out.p90_ns = q(0.9);
+  out.p99_ns = q(0.99);
+  out.p999_ns = q(0.999);
+  out.how = absl::StrFormat(
+      "unloaded, %zu replicas: WRITE %.0f ns through the chain, READ %.0f ns at the tail, "
+      "store work %.0f cycles (declared), parameter set %s",
+      replicas, write_ns, read_ns, kChainStoreCycles, p.name);
+  return out;
 }
 
 }  // namespace nanopu::apps

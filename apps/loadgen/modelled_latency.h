@@ -15,4 +15,12 @@ namespace nanopu::apps {
 [[nodiscard]] ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples,
                                             const timing::TimingParams& p);
 
+// Chain replication (apps/chain): a WRITE passes client, head, ..., tail,
+// client; a READ is one round trip to the tail; each replica does its
+// declared store work (kChainStoreCycles). Unloaded (no queueing modelled;
+// closed loop: at least `outstanding` requests' work at the tail): a
+// two-valued distribution, READs below WRITEs.
+[[nodiscard]] ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas,
+                                                  double write_fraction, const timing::TimingParams& p);
+
 }  // namespace nanopu::apps

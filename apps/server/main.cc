@@ -10,6 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "apps/boot/boot_message.h"
+#include "apps/chain/chain_replica.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
 #include "nanopu/address.h"
@@ -22,7 +23,9 @@ ABSL_FLAG(std::string, app, "echo",
           "service_time 0 ends the thread), 'lnic-increment' (the paper's Listing 1 written "
           "with lnic.h), 'kv' (MICA key-value store, register-file variant: values move "
           "between FIFOs and the store's log directly), 'kv-naive' (the same store, values "
-          "copied through memory first). docs/apps.md has the message layouts.");
+          "copied through memory first), 'chain' (a chain-replication replica: stores WRITEs, "
+          "forwards them down the chain the message names, acknowledges at the tail, answers "
+          "READs; run one per host). docs/apps.md has the message layouts.");
 ABSL_FLAG(bool, kv_jbsq, false,
           "kv: every thread binds --context (JBSQ spreads requests over the workers, each "
           "with its own partition, as the paper measured it: a GET may then miss a SET "
@@ -59,10 +62,12 @@ int main(int argc, char** argv) {
   else if (app == "service") mode = nanopu::apps::LoopbackMode::kService;
   else if (app == "lnic-increment") lnic = true;
   const bool kv = app == "kv" || app == "kv-naive";
-  if (!kv && app != "echo" && app != "increment" && app != "service" && app != "lnic-increment") {
+  const bool chain = app == "chain";
+  if (!kv && !chain && app != "echo" && app != "increment" && app != "service" &&
+      app != "lnic-increment") {
     std::fprintf(stderr,
-                 "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv or "
-                 "kv-naive\n",
+                 "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv, "
+                 "kv-naive or chain\n",
                  app.c_str());
     return 2;
   }
@@ -116,14 +121,20 @@ int main(int argc, char** argv) {
     tp.log_bytes = size_t{kv_log_mb} << 20;
     tables.push_back(std::make_unique<nanopu::apps::MicaTable>(tp));
   }
+  // One replica store per chain thread (each a replica of its own chain).
+  std::vector<nanopu::apps::ChainStore> chain_stores(chain ? threads : 0);
+  std::vector<nanopu::apps::ChainReplicaStats> chain_stats(chain ? threads : 0);
   const auto variant = app == "kv" ? nanopu::apps::KvVariant::kRegisterFile
                                    : nanopu::apps::KvVariant::kNaive;
   for (uint32_t i = 0; i < threads; ++i) {
     const auto ctx = static_cast<uint16_t>(kv && kv_jbsq ? first : first + i);
     nanopu::apps::MicaTable* table = kv ? tables[i].get() : nullptr;
     nanopu::apps::KvServiceStats* st = &kv_stats[i];
+    nanopu::apps::ChainStore* cstore = chain ? &chain_stores[i] : nullptr;
+    nanopu::apps::ChainReplicaStats* cst = chain ? &chain_stats[i] : nullptr;
     auto body = [=](nanopu::Thread& t) {
       if (lnic) nanopu_lnic_loopback_plus1(ctx);
+      else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
     };
@@ -167,6 +178,20 @@ int main(int argc, char** argv) {
                    static_cast<unsigned long long>(s.dropped), i,
                    static_cast<unsigned long long>(tables[i]->evictions()), i,
                    static_cast<unsigned long long>(tables[i]->overwritten()));
+    }
+    for (uint32_t i = 0; chain && i < threads; ++i) {
+      const nanopu::apps::ChainReplicaStats& s = chain_stats[i];
+      std::fprintf(stderr,
+                   "  chain%u.writes %llu\n  chain%u.stale_writes %llu\n  chain%u.forwarded %llu\n"
+                   "  chain%u.acks %llu\n  chain%u.reads %llu\n  chain%u.read_misses %llu\n"
+                   "  chain%u.bad %llu\n  chain%u.dropped %llu\n  chain%u.keys %zu\n",
+                   i, static_cast<unsigned long long>(s.writes), i,
+                   static_cast<unsigned long long>(s.stale_writes), i,
+                   static_cast<unsigned long long>(s.forwarded), i,
+                   static_cast<unsigned long long>(s.acks), i, static_cast<unsigned long long>(s.reads),
+                   i, static_cast<unsigned long long>(s.read_misses), i,
+                   static_cast<unsigned long long>(s.bad), i, static_cast<unsigned long long>(s.dropped),
+                   i, chain_stores[i].size());
     }
   }
   return 0;

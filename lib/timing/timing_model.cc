@@ -1,5 +1,7 @@
 #include "lib/timing/timing_model.h"
 
+#include <algorithm>
+
 #include "nic/wire/frame.h"
 
 namespace nanopu::timing {
@@ -62,6 +64,26 @@ double TimingModel::rpc_round_trip_ns(size_t request_bytes, size_t reply_bytes,
                            cycles_ns(p_.rx_pipeline_cycles + p_.transport_cycles +
                                      p_.core_select_cycles + p_.rx_fifo_cycles);
   return client_tx + 2 * p_.link_latency_ns + wire_to_wire_ns(request_bytes) + service_ns + client_rx;
+}
+
+double TimingModel::relay_ns(size_t in_bytes, size_t out_bytes) const {
+  const double words = static_cast<double>((std::max(in_bytes, out_bytes) + 7) / 8);
+  return 2 * p_.mac_serial_io_ns + serialization_ns(in_bytes) + serialization_ns(out_bytes) +
+         cycles_ns(p_.rx_pipeline_cycles + p_.transport_cycles + p_.core_select_cycles +
+                   p_.rx_fifo_cycles + p_.app_fixed_cycles + words * p_.app_cycles_per_word +
+                   p_.tx_fifo_cycles + p_.packetizer_cycles + p_.tx_pipeline_cycles);
+}
+
+double TimingModel::path_round_trip_ns(const std::vector<size_t>& hop_bytes,
+                                       const std::vector<double>& server_ns) const {
+  if (hop_bytes.size() != server_ns.size() + 1) return 0;
+  const size_t n = server_ns.size();
+  double t = cycles_ns(p_.tx_fifo_cycles + p_.packetizer_cycles + p_.tx_pipeline_cycles) +
+             serialization_ns(hop_bytes[0]) + p_.mac_serial_io_ns;
+  for (size_t i = 0; i < n; ++i)
+    t += p_.link_latency_ns + relay_ns(hop_bytes[i], hop_bytes[i + 1]) + server_ns[i];
+  return t + p_.link_latency_ns + p_.mac_serial_io_ns + serialization_ns(hop_bytes[n]) +
+         cycles_ns(p_.rx_pipeline_cycles + p_.transport_cycles + p_.core_select_cycles + p_.rx_fifo_cycles);
 }
 
 }  // namespace nanopu::timing

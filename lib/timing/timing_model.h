@@ -45,6 +45,16 @@ class TimingModel {
   [[nodiscard]] double rpc_round_trip_ns(size_t request_bytes, size_t reply_bytes,
                                          double service_ns) const;
 
+  // A message relayed by a nanoPU: in_bytes arrive, out_bytes leave (MAC and
+  // serial I/O both ways; the core moves max(in, out) words).
+  [[nodiscard]] double relay_ns(size_t in_bytes, size_t out_bytes) const;
+  // Unloaded time of a request passed along servers in turn (a chain
+  // replication WRITE: client, head, ..., tail, client), one link between
+  // each: hop_bytes[i] is the message on link i (hop_bytes.size() ==
+  // server_ns.size() + 1), server_ns[i] server i's own work beyond relaying.
+  [[nodiscard]] double path_round_trip_ns(const std::vector<size_t>& hop_bytes,
+                                          const std::vector<double>& server_ns) const;
+
   [[nodiscard]] const TimingParams& params() const { return p_; }
 
  private:

@@ -30,6 +30,7 @@
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::json_number;
+using nanopu::testing::log_counter;
 using nanopu::testing::Netns;
 using nanopu::testing::netns_unavailable;
 using nanopu::testing::veth;
@@ -39,12 +40,6 @@ using nanopu::testing::wait_for;
 using nanopu::testing::wait_for_line;
 
 namespace {
-
-// The value of a counter in a program's statistics (-1 if absent).
-long long counter(const std::string& log, const std::string& name) {
-  const size_t at = log.find(name + " ");
-  return at == std::string::npos ? -1 : std::atoll(log.c_str() + log.find_first_not_of(' ', at + name.size()));
-}
 
 class ProcessRestartTest : public ::testing::Test {
  protected:
@@ -165,7 +160,7 @@ TEST_F(ProcessRestartTest, AServerKilledMidStreamIsReplacedAndNothingGoesMissing
   // The new server answered requests: its replies, whose ids start over,
   // were not taken for its predecessor's (the sender incarnation).
   const std::string s2 = read_file(dir_ + "/server2.log");
-  EXPECT_GT(counter(s2, "nic.rx_msgs_delivered"), 0) << s2;
+  EXPECT_GT(log_counter(s2, "nic.rx_msgs_delivered"), 0) << s2;
 }
 
 TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnswered) {
@@ -200,7 +195,7 @@ TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnsw
   }
   const std::string sw2 = read_file(dir_ + "/switch2.log");
   EXPECT_EQ(stop(&switch_), 0);
-  EXPECT_GT(counter(read_file(dir_ + "/switch2.log"), "switch.forwarded"), 0) << sw2;
+  EXPECT_GT(log_counter(read_file(dir_ + "/switch2.log"), "switch.forwarded"), 0) << sw2;
 }
 
 // The client restarts on the same address and context while the server
@@ -228,7 +223,7 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
   EXPECT_EQ(json_number(json, "received"), 2000) << json;
   const std::string log = read_file(dir_ + "/loadgen.log");
   std::printf("replies meant for the dead client, refused by the new one: %lld\n",
-              counter(log, "nic.rx_drop_stale_incarnation"));
+              log_counter(log, "nic.rx_drop_stale_incarnation"));
   EXPECT_NE(read_file(dir_ + "/server.log").find("link up again"), std::string::npos)
       << read_file(dir_ + "/server.log");
   EXPECT_EQ(stop(&server_), 0);

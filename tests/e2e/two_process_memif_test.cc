@@ -15,6 +15,8 @@
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::cpu_seconds;
+using nanopu::testing::json_number;
+using nanopu::testing::log_counter;
 using nanopu::testing::read_file;
 using nanopu::testing::spawn;
 using nanopu::testing::wait_for;
@@ -167,6 +169,65 @@ TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
   EXPECT_EQ(stop_server(), 0);
   const std::string slog = read_file(dir_ + "/kvserver.log");
   for (const char* k : {"kv0.sets", "kv1.sets"}) EXPECT_NE(slog.find(k), std::string::npos) << slog;
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+}
+
+// Chain replication as README shows it: three nanopu-server --app=chain
+// replicas and nanopu-loadgen --service=chain on nanopu-switch; WRITEs
+// through the chain, READs at the tail, each checked against the last
+// acknowledged WRITE (apps/loadgen/chain_load.h).
+TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
+  std::string vdevs, routes;
+  const char* ips[4] = {"10.0.0.1", "10.0.0.3", "10.0.0.4", "10.0.0.2"};  // replicas, then the client
+  for (int i = 0; i < 4; ++i) {
+    vdevs += (i ? ";" : "") + std::string("net_memif") + std::to_string(i) +
+             ",role=server,socket=" + dir_ + "/ch" + std::to_string(i) + ".sock";
+    routes += (i ? "," : "") + std::string(ips[i]) + "=" + std::to_string(i);
+  }
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_, "--vdev=" + vdevs,
+                    "--routes=" + routes, "--poll=adaptive"},
+                   dir_ + "/chswitch.log");
+  ASSERT_GT(sw, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/chswitch.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/chswitch.log");
+  std::vector<pid_t> replicas;
+  for (int i = 0; i < 3; ++i) {
+    const std::string log = dir_ + "/replica" + std::to_string(i) + ".log";
+    replicas.push_back(spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                              "--vdev=net_memif0,role=client,socket=" + dir_ + "/ch" +
+                                  std::to_string(i) + ".sock",
+                              std::string("--ip=") + ips[i], "--app=chain", "--context=5",
+                              "--poll=adaptive"},
+                             log));
+    ASSERT_GT(replicas.back(), 0);
+    ASSERT_TRUE(wait_for_line(log, "Ctrl-C stops", std::chrono::seconds(60))) << read_file(log);
+  }
+  pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + dir_ + "/ch3.sock", "--service=chain",
+                   "--chain=10.0.0.1:5,10.0.0.3:5,10.0.0.4:5", "--context=7", "--chain_keys=500",
+                   "--count=3000", "--outstanding=4", "--progress=false", "--drain_timeout=10",
+                   "--json=" + dir_ + "/chain.json", "--poll=adaptive"},
+                  dir_ + "/chload.log");
+  ASSERT_GT(c, 0);
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(240)), 0) << read_file(dir_ + "/chload.log");
+  const std::string json = read_file(dir_ + "/chain.json");
+  EXPECT_NE(json.find("\"received\":3000,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"bad_replies\":0,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"service\":\"chain\""), std::string::npos) << json;
+  EXPECT_GT(json_number(json, "read_hits"), 0) << json;
+  EXPECT_EQ(json_number(json, "read_hits"), json_number(json, "reads")) << "every key was preloaded: " << json;
+  // Every replica stored every WRITE (the preload's and the run's); only
+  // the tail acknowledged them.
+  const double writes = json_number(json, "writes") + 500;
+  for (int i = 0; i < 3; ++i) {
+    kill(replicas[i], SIGTERM);
+    EXPECT_EQ(wait_for(replicas[i], std::chrono::seconds(30)), 0);
+    const std::string log = read_file(dir_ + "/replica" + std::to_string(i) + ".log");
+    EXPECT_EQ(log_counter(log, "chain0.writes"), static_cast<long long>(writes)) << log;
+    EXPECT_EQ(log_counter(log, "chain0.acks"), i == 2 ? static_cast<long long>(writes) : 0) << log;
+    EXPECT_EQ(log_counter(log, "chain0.keys"), 500) << log;
+  }
   kill(sw, SIGTERM);
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }

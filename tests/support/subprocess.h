@@ -76,6 +76,14 @@ inline double json_number(const std::string& json, const std::string& key, size_
   return at == std::string::npos ? -1 : std::strtod(json.c_str() + at + key.size() + 3, nullptr);
 }
 
+// The value of a counter in a program's printed statistics ("  name value"
+// lines, --stats), -1 if absent.
+inline long long log_counter(const std::string& log, const std::string& name) {
+  const size_t at = log.find(name + " ");
+  return at == std::string::npos ? -1
+                                 : std::atoll(log.c_str() + log.find_first_not_of(' ', at + name.size()));
+}
+
 // CPU time (user + system) the process has used, in seconds; -1 if unknown.
 inline double cpu_seconds(pid_t pid) {
   const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
