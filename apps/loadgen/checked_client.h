@@ -1,8 +1,8 @@
-// The request engine shared by nanopu-loadgen's stateful clients (kv,
-// chain): open loop (Poisson, sent_time the scheduled time) or closed loop,
-// an unmeasured preload that writes every key once, replies matched to
-// requests by sent_time (unique per request) and checked by the service's
-// client, losses and give-ups counted as in the echo engine (loadgen.h).
+// The request engine of nanopu-loadgen's key-value style clients (kv,
+// chain) on the shared schedule (load_schedule.h): an unmeasured preload
+// that writes every key once, then a uniform write/read mix, replies
+// matched to requests by sent_time (unique per request) and checked by the
+// service's client.
 //
 // Every key's writes are numbered (versions from 1); a read is checked
 // against the newest version sent and the newest acknowledged when the read
@@ -10,16 +10,15 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "apps/loadgen/loadgen.h"
+#include "apps/loadgen/load_schedule.h"
 
 namespace nanopu::apps {
 
-class CheckedClient {
+class CheckedClient : public LoadSchedule {
  public:
   struct InFlight {
     bool write = false;
@@ -30,9 +29,6 @@ class CheckedClient {
 
   CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
                 LoadGenResult* r);
-  virtual ~CheckedClient() = default;
-  CheckedClient(const CheckedClient&) = delete;
-  CheckedClient& operator=(const CheckedClient&) = delete;
 
   // Binds o.context, preloads (if asked), runs; sets r->error on failure.
   void run(bool preload, const std::string& preload_error);
@@ -59,27 +55,20 @@ class CheckedClient {
   virtual void reset_counts() = 0;
 
   static constexpr uint32_t kMaxReplyWords = 80;
-  Thread& t_;
-  const LoadGenOptions& o_;
-  LoadGenResult* r_;
   std::vector<uint32_t> sent_version_, acked_version_;
 
  private:
   bool issue(bool write, uint32_t key, uint64_t sent_tsc);
-  void receive_all(bool measure);
+  bool send_next(uint64_t sent_tsc) override;
+  void receive_all(bool measure) override;
+  [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
+  void forget_in_flight() override { in_flight_.clear(); }
   [[nodiscard]] bool preload_keys();
-  void measure();
-  [[nodiscard]] uint64_t given_up() const { return t_.tx_failures() - failures_before_; }
 
   uint32_t keys_;
-  double write_fraction_;
-  std::mt19937_64 rng_;
-  double hz_;
+  std::uniform_int_distribution<uint32_t> key_;
+  std::bernoulli_distribution is_write_;
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by sent_time
-  uint64_t last_sent_tsc_ = 0;
-  uint64_t last_reply_ = 0;
-  uint64_t failures_before_ = 0;
-  uint64_t given_up_before_ = 0;  // counted before in_flight_ was last cleared
 };
 
 }  // namespace nanopu::apps

@@ -13,6 +13,7 @@
 #include "apps/chain/chain_protocol.h"
 #include "apps/loadgen/chain_load.h"
 #include "apps/loadgen/kv_client.h"
+#include "apps/loadgen/rdma_load.h"
 #include "apps/loadgen/loadgen.h"
 #include "apps/loadgen/modelled_latency.h"
 #include "apps/loopback/loopback.h"
@@ -55,7 +56,15 @@ ABSL_FLAG(std::string, service, "echo",
           "(nanopu-server --app=kv or kv-naive: GET/SET of 16-byte keys and 512-byte values, "
           "every reply checked against what this client wrote), or 'chain' (replicas running "
           "nanopu-server --app=chain, listed in --chain: WRITEs of 16-byte keys and 64-byte "
-          "values to the head, READs at the tail, every reply checked).");
+          "values to the head, READs at the tail, every reply checked), or 'rdma' (one-sided "
+          "operations on nanopu-server --app=rdma: see --rdma_mode).");
+ABSL_FLAG(std::string, rdma_mode, "mix",
+          "rdma (nanopu-server --app=rdma): 'mix' (reads, writes, CAS, fetch-and-add and "
+          "indirect reads on this client's slice, each checked against a reference image), "
+          "'cas-counter' or 'faa-counter' (increment the word at --rdma_base by a CAS loop or "
+          "by fetch-and-add, racing other clients; the final value is printed).");
+ABSL_FLAG(uint64_t, rdma_base, 0, "rdma: byte offset of this client's slice in the server's region (8-aligned).");
+ABSL_FLAG(uint32_t, rdma_words, 1024, "rdma: words in this client's slice (mix: 64..1048576).");
 ABSL_FLAG(std::string, chain, "",
           "chain: the replicas, head first, as IP:CONTEXT,IP:CONTEXT,... (e.g. "
           "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). --server_ip/--server_context are not used.");
@@ -117,8 +126,22 @@ int main(int argc, char** argv) {
   o.service_cycles = static_cast<uint64_t>(service_ns * nanopu::apps::kServiceCyclesPerNs);
   if (o.service_cycles == 0) o.service_cycles = 1;
   const std::string service = absl::GetFlag(FLAGS_service);
-  if (service != "echo" && service != "kv" && service != "chain")
-    return fail("--service: use echo, kv or chain");
+  if (service != "echo" && service != "kv" && service != "chain" && service != "rdma")
+    return fail("--service: use echo, kv, chain or rdma");
+  const bool rdma = service == "rdma";
+  nanopu::apps::RdmaLoadOptions rdo;
+  rdo.base = absl::GetFlag(FLAGS_rdma_base);
+  rdo.words = absl::GetFlag(FLAGS_rdma_words);
+  if (rdma) {
+    const std::string mode = absl::GetFlag(FLAGS_rdma_mode);
+    if (mode == "mix") rdo.mode = nanopu::apps::RdmaLoadMode::kMix;
+    else if (mode == "cas-counter") rdo.mode = nanopu::apps::RdmaLoadMode::kCasCounter;
+    else if (mode == "faa-counter") rdo.mode = nanopu::apps::RdmaLoadMode::kFaaCounter;
+    else return fail("--rdma_mode: use mix, cas-counter or faa-counter");
+    if (rdo.base % 8 != 0) return fail("--rdma_base must be a multiple of 8");
+    if (rdo.mode == nanopu::apps::RdmaLoadMode::kMix && (rdo.words < 64 || rdo.words > (1u << 20)))
+      return fail("--rdma_words must be 64..1048576 with --rdma_mode=mix");
+  }
   const bool kv = service == "kv";
   const bool chain = service == "chain";
   nanopu::apps::ChainLoadOptions cho;
@@ -183,9 +206,11 @@ int main(int argc, char** argv) {
   nanopu::apps::LoadGenResult result;
   nanopu::apps::KvResult kv_result;
   nanopu::apps::ChainLoadResult chain_result;
+  nanopu::apps::RdmaLoadResult rdma_result;
   absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn([&](nanopu::Thread& th) {
     if (kv) nanopu::apps::run_kv_client(th, o, kvo, &result, &kv_result);
     else if (chain) nanopu::apps::run_chain_client(th, o, cho, &result, &chain_result);
+    else if (rdma) nanopu::apps::run_rdma_client(th, o, rdo, &result, &rdma_result);
     else nanopu::apps::run_loadgen(th, o, &result);
   });
   if (!t.ok()) {
@@ -209,6 +234,9 @@ int main(int argc, char** argv) {
     result.modelled = nanopu::apps::model_latency(as_echo, result.received, *timing);
     result.modelled.how += "; kv as a 290-byte echo: the store's own work is not modelled";
     o.msg_bytes = 290;
+  } else if (rdma) {
+    result.modelled = nanopu::apps::model_rdma_latency(o, *timing);
+    o.msg_bytes = 40;
   } else if (chain) {
     result.modelled = nanopu::apps::model_chain_latency(o, cho.chain.size(), cho.write_fraction, *timing);
     o.msg_bytes = nanopu::apps::chain_len(static_cast<uint32_t>(cho.chain.size() - 1), true);
@@ -227,6 +255,20 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(chain_result.writes), cho.chain.size(),
                 static_cast<unsigned long long>(chain_result.reads),
                 static_cast<unsigned long long>(chain_result.read_hits), cho.keys);
+  if (rdma && rdo.mode == nanopu::apps::RdmaLoadMode::kMix)
+    std::printf("  rdma: %llu reads, %llu writes, %llu CAS (%llu swapped), %llu fetch-and-add, "
+                "%llu indirect reads, every reply checked against the slice's image\n",
+                static_cast<unsigned long long>(rdma_result.reads),
+                static_cast<unsigned long long>(rdma_result.writes),
+                static_cast<unsigned long long>(rdma_result.cas),
+                static_cast<unsigned long long>(rdma_result.cas_swapped),
+                static_cast<unsigned long long>(rdma_result.faa),
+                static_cast<unsigned long long>(rdma_result.indirect_reads));
+  else if (rdma)
+    std::printf("  rdma: counter at %llu: %llu increments by this client, value at the end %llu\n",
+                static_cast<unsigned long long>(rdo.base),
+                static_cast<unsigned long long>(rdma_result.increments),
+                static_cast<unsigned long long>(rdma_result.final_value));
   if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
   const std::string json_path = absl::GetFlag(FLAGS_json);
   if (!json_path.empty()) {
@@ -243,6 +285,16 @@ int main(int argc, char** argv) {
                                    ",\"reads\":" + std::to_string(chain_result.reads) +
                                    ",\"read_hits\":" + std::to_string(chain_result.read_hits) +
                                    ",\"keys\":" + std::to_string(cho.keys) + "}");
+    if (rdma)
+      js.insert(js.size() - 1, ",\"service\":\"rdma\",\"rdma\":{\"reads\":" +
+                                   std::to_string(rdma_result.reads) +
+                                   ",\"writes\":" + std::to_string(rdma_result.writes) +
+                                   ",\"cas\":" + std::to_string(rdma_result.cas) +
+                                   ",\"cas_swapped\":" + std::to_string(rdma_result.cas_swapped) +
+                                   ",\"faa\":" + std::to_string(rdma_result.faa) +
+                                   ",\"indirect_reads\":" + std::to_string(rdma_result.indirect_reads) +
+                                   ",\"increments\":" + std::to_string(rdma_result.increments) +
+                                   ",\"final_value\":" + std::to_string(rdma_result.final_value) + "}");
     if (!calibration_json.empty()) js.insert(js.size() - 1, ",\"calibration\":" + calibration_json);
     js += "\n";
     if (json_path == "-") {

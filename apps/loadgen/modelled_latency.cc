@@ -6,6 +6,7 @@
 #include "apps/chain/chain_protocol.h"
 #include "apps/chain/chain_store.h"
 #include "apps/loopback/loopback.h"
+#include "apps/rdma/rdma_protocol.h"
 #include "lib/timing/timing_model.h"
 #include "lib/timing/virtual_host.h"
 
@@ -78,6 +79,20 @@ ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas, do
       "unloaded, %zu replicas: WRITE %.0f ns through the chain, READ %.0f ns at the tail, "
       "store work %.0f cycles (declared), parameter set %s",
       replicas, write_ns, read_ns, kChainStoreCycles, p.name);
+  return out;
+}
+
+ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const double rtt = m.path_round_trip_ns({rdma_request_len(RdmaOp::kRead, 1), rdma_reply_len(RdmaOp::kRead, 1)},
+                                          {m.cycles_ns(kRdmaOpCycles)});
+  const double floor_ns =
+      o.rate > 0 ? 0 : o.outstanding * m.cycles_ns(p.app_fixed_cycles + 5 * p.app_cycles_per_word + kRdmaOpCycles);
+  ModelledLatency out;
+  out.min_ns = out.mean_ns = out.p50_ns = out.p90_ns = out.p99_ns = out.p999_ns = out.max_ns =
+      std::max(rtt, floor_ns);
+  out.how = absl::StrFormat("unloaded, a 1-word READ as every op, %.0f cycles of declared work, "
+                            "parameter set %s", kRdmaOpCycles, p.name);
   return out;
 }
 

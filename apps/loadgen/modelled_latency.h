@@ -20,6 +20,10 @@ namespace nanopu::apps {
 // declared store work (kChainStoreCycles). Unloaded (no queueing modelled;
 // closed loop: at least `outstanding` requests' work at the tail): a
 // two-valued distribution, READs below WRITEs.
+// One-sided RDMA (apps/rdma): one round trip of a 1-word READ (40 bytes
+// out, 32 back) with the declared work (kRdmaOpCycles); unloaded.
+[[nodiscard]] ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::TimingParams& p);
+
 [[nodiscard]] ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas,
                                                   double write_fraction, const timing::TimingParams& p);
 

@@ -13,6 +13,7 @@
 #include "apps/chain/chain_replica.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
+#include "apps/rdma/rdma_service.h"
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
@@ -25,7 +26,11 @@ ABSL_FLAG(std::string, app, "echo",
           "between FIFOs and the store's log directly), 'kv-naive' (the same store, values "
           "copied through memory first), 'chain' (a chain-replication replica: stores WRITEs, "
           "forwards them down the chain the message names, acknowledges at the tail, answers "
-          "READs; run one per host). docs/apps.md has the message layouts.");
+          "READs; run one per host), 'rdma' (one-sided read, write, compare-and-swap, "
+          "fetch-and-add and indirect read on a registered region of --rdma_region_kb, every "
+          "access bounds-checked; all threads share the region). docs/apps.md has the "
+          "message layouts.");
+ABSL_FLAG(uint32_t, rdma_region_kb, 1024, "rdma: the registered region, KiB (zeroed at start).");
 ABSL_FLAG(bool, kv_jbsq, false,
           "kv: every thread binds --context (JBSQ spreads requests over the workers, each "
           "with its own partition, as the paper measured it: a GET may then miss a SET "
@@ -63,11 +68,12 @@ int main(int argc, char** argv) {
   else if (app == "lnic-increment") lnic = true;
   const bool kv = app == "kv" || app == "kv-naive";
   const bool chain = app == "chain";
-  if (!kv && !chain && app != "echo" && app != "increment" && app != "service" &&
+  const bool rdma = app == "rdma";
+  if (!kv && !chain && !rdma && app != "echo" && app != "increment" && app != "service" &&
       app != "lnic-increment") {
     std::fprintf(stderr,
                  "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv, "
-                 "kv-naive or chain\n",
+                 "kv-naive, chain or rdma\n",
                  app.c_str());
     return 2;
   }
@@ -124,6 +130,14 @@ int main(int argc, char** argv) {
   // One replica store per chain thread (each a replica of its own chain).
   std::vector<nanopu::apps::ChainStore> chain_stores(chain ? threads : 0);
   std::vector<nanopu::apps::ChainReplicaStats> chain_stats(chain ? threads : 0);
+  const uint32_t rdma_kb = absl::GetFlag(FLAGS_rdma_region_kb);
+  if (rdma && (rdma_kb == 0 || rdma_kb > (16u << 20))) {
+    std::fprintf(stderr, "nanopu-server: --rdma_region_kb must be 1..16777216\n");
+    return 2;
+  }
+  std::unique_ptr<nanopu::apps::RdmaRegion> region =
+      rdma ? std::make_unique<nanopu::apps::RdmaRegion>(size_t{rdma_kb} << 10) : nullptr;
+  std::vector<nanopu::apps::RdmaServiceStats> rdma_stats(rdma ? threads : 0);
   const auto variant = app == "kv" ? nanopu::apps::KvVariant::kRegisterFile
                                    : nanopu::apps::KvVariant::kNaive;
   for (uint32_t i = 0; i < threads; ++i) {
@@ -132,8 +146,11 @@ int main(int argc, char** argv) {
     nanopu::apps::KvServiceStats* st = &kv_stats[i];
     nanopu::apps::ChainStore* cstore = chain ? &chain_stores[i] : nullptr;
     nanopu::apps::ChainReplicaStats* cst = chain ? &chain_stats[i] : nullptr;
+    nanopu::apps::RdmaRegion* reg = region.get();
+    nanopu::apps::RdmaServiceStats* rst = rdma ? &rdma_stats[i] : nullptr;
     auto body = [=](nanopu::Thread& t) {
       if (lnic) nanopu_lnic_loopback_plus1(ctx);
+      else if (rdma) (void)nanopu::apps::serve_rdma(t, ctx, static_cast<uint8_t>(priority), reg, rst);
       else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
@@ -192,6 +209,15 @@ int main(int argc, char** argv) {
                    i, static_cast<unsigned long long>(s.read_misses), i,
                    static_cast<unsigned long long>(s.bad), i, static_cast<unsigned long long>(s.dropped),
                    i, chain_stores[i].size());
+    }
+    for (uint32_t i = 0; rdma && i < threads; ++i) {
+      const nanopu::apps::RdmaServiceStats& s = rdma_stats[i];
+      const std::pair<const char*, uint64_t> counters[] = {
+          {"reads", s.reads}, {"writes", s.writes}, {"cas", s.cas}, {"cas_swapped", s.cas_swapped},
+          {"faa", s.faa}, {"indirect_reads", s.indirect_reads}, {"out_of_range", s.out_of_range},
+          {"bad_requests", s.bad_requests}, {"dropped", s.dropped}};
+      for (const auto& [name, value] : counters)
+        std::fprintf(stderr, "  rdma%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
     }
   }
   return 0;

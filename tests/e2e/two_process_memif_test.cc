@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/support/subprocess.h"
@@ -228,6 +229,68 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
     EXPECT_EQ(log_counter(log, "chain0.acks"), i == 2 ? static_cast<long long>(writes) : 0) << log;
     EXPECT_EQ(log_counter(log, "chain0.keys"), 500) << log;
   }
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+}
+
+// One-sided RDMA as README shows it: nanopu-server --app=rdma and two
+// nanopu-loadgen processes on nanopu-switch. First both race a
+// compare-and-swap loop on one word; then each runs a checked mix on its
+// own slice at once; last, one fetch-and-add reads the word: it must hold
+// exactly the increments both clients counted, plus one.
+TEST_F(TwoProcessMemifTest, RdmaCasRacesFromTwoClientProcesses) {
+  std::string vdevs;
+  for (int i = 0; i < 3; ++i)
+    vdevs += (i ? ";" : "") + std::string("net_memif") + std::to_string(i) + ",role=server,socket=" +
+             dir_ + "/rd" + std::to_string(i) + ".sock";
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_, "--vdev=" + vdevs,
+                    "--routes=10.0.0.1=0,10.0.0.2=1,10.0.0.3=2", "--poll=adaptive"},
+                   dir_ + "/rdswitch.log");
+  ASSERT_GT(sw, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/rdswitch.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/rdswitch.log");
+  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + dir_ + "/rd0.sock", "--app=rdma",
+                   "--context=1", "--poll=adaptive"},
+                  dir_ + "/rdserver.log");
+  ASSERT_GT(server_, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/rdserver.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/rdserver.log");
+  // Client c (1 or 2, at 10.0.0.2 or .3) in the background.
+  auto client = [&](int c, const std::string& tag, const std::vector<std::string>& load) {
+    std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                                     "--vdev=net_memif0,role=client,socket=" + dir_ + "/rd" +
+                                         std::to_string(c) + ".sock",
+                                     "--ip=10.0.0." + std::to_string(c + 1), "--service=rdma",
+                                     "--server_context=1", "--progress=false", "--drain_timeout=10",
+                                     "--poll=adaptive", "--json=" + dir_ + "/" + tag + ".json"};
+    args.insert(args.end(), load.begin(), load.end());
+    return spawn(args, dir_ + "/" + tag + ".log");
+  };
+  auto finish = [&](pid_t p, const std::string& tag) {
+    EXPECT_EQ(wait_for(p, std::chrono::seconds(240)), 0) << read_file(dir_ + "/" + tag + ".log");
+    const std::string json = read_file(dir_ + "/" + tag + ".json");
+    EXPECT_EQ(json_number(json, "bad_replies"), 0) << json;
+    return json;
+  };
+  const std::vector<std::string> race = {"--rdma_mode=cas-counter", "--rdma_base=0", "--count=1500"};
+  const pid_t a = client(1, "casA", race), b = client(2, "casB", race);
+  const double inc = json_number(finish(a, "casA"), "increments") + json_number(finish(b, "casB"), "increments");
+  EXPECT_GT(inc, 0);
+  const pid_t ma = client(1, "mixA", {"--rdma_base=65536", "--count=3000", "--outstanding=4"});
+  const pid_t mb = client(2, "mixB", {"--rdma_base=131072", "--count=3000", "--outstanding=4"});
+  for (const auto& [p, tag] : {std::pair{ma, "mixA"}, std::pair{mb, "mixB"}}) {
+    const std::string json = finish(p, tag);
+    EXPECT_EQ(json_number(json, "received"), 3000) << json;
+    EXPECT_GT(json_number(json, "indirect_reads"), 0) << json;
+    EXPECT_GT(json_number(json, "cas_swapped"), 0) << json;
+  }
+  const std::string last = finish(client(1, "last", {"--rdma_mode=faa-counter", "--rdma_base=0", "--count=1"}), "last");
+  EXPECT_EQ(json_number(last, "final_value"), inc + 1)
+      << "the counter lost or doubled an increment: " << last;
+  EXPECT_EQ(stop_server(), 0);
+  const std::string slog = read_file(dir_ + "/rdserver.log");
+  EXPECT_EQ(log_counter(slog, "rdma0.out_of_range"), 0) << slog;
   kill(sw, SIGTERM);
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }

@@ -36,6 +36,17 @@ TEST(TimingModelTest, TraditionalNicIsThreeTimesSlowerAt8BytesAndTheGapNarrows) 
   EXPECT_GT(m.loopback_ns(1024), m.loopback_ns(8));
 }
 
+// A path through one server is an RPC round trip; each further server adds
+// a link and a relay.
+TEST(TimingModelTest, APathThroughServersComposesRelaysAndLinks) {
+  const TimingModel m(builtin_timing_params("osdi21").value());
+  EXPECT_NEAR(m.path_round_trip_ns({64, 64}, {10}), m.rpc_round_trip_ns(64, 64, 10), 1e-9);
+  const double two = m.path_round_trip_ns({64, 64, 64}, {10, 10});
+  EXPECT_NEAR(two - m.path_round_trip_ns({64, 64}, {10}),
+              m.params().link_latency_ns + m.relay_ns(64, 64) + 10, 1e-9);
+  EXPECT_EQ(m.path_round_trip_ns({64}, {10}), 0);  // hop and server counts disagree
+}
+
 TEST(TimingModelTest, BoundFormula) {
   const TimingModel m(set("osdi21"));
   // t_n + k t0 + (k-1) t_c with t_n = 2 links + the 8-byte loopback (nanoPU (OSDI'21) §5.2.2: 2.15 us).
