@@ -3,6 +3,7 @@
 #include "nanopu/thread.h"
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include <cstdio>
@@ -103,6 +104,18 @@ bool Thread::wait() {
   while (!has_message()) {
     if (worker_->stopping()) return false;
     worker_->park(slot_);
+  }
+  return true;
+}
+
+bool Thread::wait_for(std::chrono::microseconds timeout) {
+  RuntimeScope scope(this);
+  const uint64_t deadline =
+      rte_rdtsc() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-6 *
+                                          static_cast<double>(rte_get_tsc_hz()));
+  while (!has_message()) {
+    if (worker_->stopping() || rte_rdtsc() >= deadline) return false;
+    worker_->park(slot_, deadline);
   }
   return true;
 }

@@ -88,7 +88,8 @@ void Worker::refresh(size_t i) {
     st.head_ts = s.thread->head_tsc();
     st.idle_since = 0;
   }
-  st.runnable = s.state != SlotState::kWaiting || stopping();
+  st.runnable = s.state != SlotState::kWaiting || stopping() ||
+                (s.wake_tsc != 0 && rte_rdtsc() >= s.wake_tsc);
   st.priority = s.thread->priority();
 }
 
@@ -157,6 +158,12 @@ void Worker::sleep_until_work(uint32_t timeout_us) {
     signals_.sleeping.store(0, std::memory_order_relaxed);
     return;
   }
+  // A thread in wait_for() wakes at its deadline, not a whole step later.
+  const uint64_t now = rte_rdtsc();
+  for (const Slot& sl : slots_)
+    if (sl.state == SlotState::kWaiting && sl.wake_tsc > now)
+      timeout_us = std::min<uint32_t>(
+          timeout_us, static_cast<uint32_t>((sl.wake_tsc - now) * 1000000 / rte_get_tsc_hz()) + 1);
   ++stats_.sleeps;
   futex_wait(&signals_.sleeping, 1, timeout_us);
   signals_.sleeping.store(0, std::memory_order_relaxed);
@@ -209,7 +216,7 @@ void Worker::decide(bool at_msg_done) {
   switch_out(SlotState::kRunnable);
 }
 
-void Worker::park(size_t slot) {
+void Worker::park(size_t slot, uint64_t wake_tsc) {
   ThreadState& st = states_[slot];
   const uint64_t now = rte_rdtsc();
   if (st.idle_since == 0) st.idle_since = now;
@@ -226,7 +233,9 @@ void Worker::park(size_t slot) {
     }
     last_tick_ = tick;
   }
+  slots_[slot].wake_tsc = wake_tsc;
   switch_out(SlotState::kWaiting);
+  slots_[slot].wake_tsc = 0;
 }
 
 void Worker::idle(size_t slot) {

@@ -77,7 +77,8 @@ class Worker {
   static void detach_os_thread();
 
   // --- called by Thread from inside its fiber ---
-  void park(size_t slot);        // wait() with no message
+  // wait() with no message; wake_tsc != 0: runnable again from then on (wait_for).
+  void park(size_t slot, uint64_t wake_tsc = 0);
   void idle(size_t slot);        // idle()
   void safe_point() {
     if (signals_.preempt.load(std::memory_order_relaxed) != 0 || --countdown_ == 0)
@@ -99,6 +100,7 @@ class Worker {
     std::unique_ptr<Fiber> fiber;
     SlotState state = SlotState::kRunnable;
     bool parked_in_handler = false;  // switched out from a signal handler
+    uint64_t wake_tsc = 0;           // kWaiting until then (0: until a message)
   };
 
   void refresh(size_t i);

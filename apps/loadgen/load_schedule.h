@@ -38,7 +38,11 @@ class LoadSchedule {
   void record_reply(uint64_t sent_time);
   // Restart the give-up count (after an unmeasured phase).
   void reset_given_up();
-  [[nodiscard]] uint64_t given_up() const { return t_.tx_failures() - failures_before_; }
+  // Requests the transport gave up since the last reset; 0 for a client
+  // that sends them again itself (transport_give_ups_are_retried_).
+  [[nodiscard]] uint64_t given_up() const {
+    return transport_give_ups_are_retried_ ? 0 : t_.tx_failures() - failures_before_;
+  }
 
   Thread& t_;
   const LoadGenOptions& o_;
@@ -46,6 +50,7 @@ class LoadSchedule {
   std::mt19937_64 rng_;
   double hz_;
   uint64_t last_sent_tsc_ = 0;
+  bool transport_give_ups_are_retried_ = false;
 
  private:
   uint64_t last_reply_ = 0;

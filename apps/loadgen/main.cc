@@ -13,6 +13,8 @@
 #include "apps/chain/chain_protocol.h"
 #include "apps/loadgen/chain_load.h"
 #include "apps/loadgen/kv_client.h"
+#include "apps/loadgen/raft_load.h"
+#include "apps/raft/raft_service.h"
 #include "apps/loadgen/rdma_load.h"
 #include "apps/loadgen/loadgen.h"
 #include "apps/loadgen/modelled_latency.h"
@@ -57,7 +59,8 @@ ABSL_FLAG(std::string, service, "echo",
           "every reply checked against what this client wrote), or 'chain' (replicas running "
           "nanopu-server --app=chain, listed in --chain: WRITEs of 16-byte keys and 64-byte "
           "values to the head, READs at the tail, every reply checked), or 'rdma' (one-sided "
-          "operations on nanopu-server --app=rdma: see --rdma_mode).");
+          "operations on nanopu-server --app=rdma: see --rdma_mode), or 'raft' (PUT/GET through "
+          "the leader of --raft_cluster, every reply checked).");
 ABSL_FLAG(std::string, rdma_mode, "mix",
           "rdma (nanopu-server --app=rdma): 'mix' (reads, writes, CAS, fetch-and-add and "
           "indirect reads on this client's slice, each checked against a reference image), "
@@ -65,6 +68,13 @@ ABSL_FLAG(std::string, rdma_mode, "mix",
           "by fetch-and-add, racing other clients; the final value is printed).");
 ABSL_FLAG(uint64_t, rdma_base, 0, "rdma: byte offset of this client's slice in the server's region (8-aligned).");
 ABSL_FLAG(uint32_t, rdma_words, 1024, "rdma: words in this client's slice (mix: 64..1048576).");
+ABSL_FLAG(std::string, raft_cluster, "",
+          "raft: the cluster's servers as IP:CONTEXT,... (nanopu-server --app=raft); requests go "
+          "to the leader, found by redirects.");
+ABSL_FLAG(uint32_t, raft_keys, 1000, "raft: keys, drawn uniformly.");
+ABSL_FLAG(double, raft_put_fraction, 0.5, "raft: fraction of requests that are PUTs.");
+ABSL_FLAG(double, raft_retry_ms, 100,
+          "raft: a request unanswered this long goes to the next server (its leader may be down).");
 ABSL_FLAG(std::string, chain, "",
           "chain: the replicas, head first, as IP:CONTEXT,IP:CONTEXT,... (e.g. "
           "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). --server_ip/--server_context are not used.");
@@ -126,8 +136,25 @@ int main(int argc, char** argv) {
   o.service_cycles = static_cast<uint64_t>(service_ns * nanopu::apps::kServiceCyclesPerNs);
   if (o.service_cycles == 0) o.service_cycles = 1;
   const std::string service = absl::GetFlag(FLAGS_service);
-  if (service != "echo" && service != "kv" && service != "chain" && service != "rdma")
-    return fail("--service: use echo, kv, chain or rdma");
+  if (service != "echo" && service != "kv" && service != "chain" && service != "rdma" &&
+      service != "raft")
+    return fail("--service: use echo, kv, chain, rdma or raft");
+  const bool raft = service == "raft";
+  nanopu::apps::RaftLoadOptions rao;
+  rao.client_ip = config->ip;
+  rao.keys = absl::GetFlag(FLAGS_raft_keys);
+  rao.put_fraction = absl::GetFlag(FLAGS_raft_put_fraction);
+  rao.retry_ms = absl::GetFlag(FLAGS_raft_retry_ms);
+  if (raft) {
+    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> c =
+        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_raft_cluster));
+    if (!c.ok()) return fail("--raft_cluster: " + std::string(c.status().message()));
+    for (const auto& s : *c) rao.cluster.push_back(uint64_t{s.context} << 32 | s.ip);
+    if (rao.keys == 0 || rao.keys > (1u << 24)) return fail("--raft_keys must be 1..16777216");
+    if (!(rao.put_fraction >= 0 && rao.put_fraction <= 1)) return fail("--raft_put_fraction must be 0..1");
+    if (!(rao.retry_ms > 0)) return fail("--raft_retry_ms must be > 0");
+    if (o.outstanding > 0xffff) return fail("--outstanding must be < 65536 with --service=raft");
+  }
   const bool rdma = service == "rdma";
   nanopu::apps::RdmaLoadOptions rdo;
   rdo.base = absl::GetFlag(FLAGS_rdma_base);
@@ -207,10 +234,12 @@ int main(int argc, char** argv) {
   nanopu::apps::KvResult kv_result;
   nanopu::apps::ChainLoadResult chain_result;
   nanopu::apps::RdmaLoadResult rdma_result;
+  nanopu::apps::RaftLoadResult raft_result;
   absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn([&](nanopu::Thread& th) {
     if (kv) nanopu::apps::run_kv_client(th, o, kvo, &result, &kv_result);
     else if (chain) nanopu::apps::run_chain_client(th, o, cho, &result, &chain_result);
     else if (rdma) nanopu::apps::run_rdma_client(th, o, rdo, &result, &rdma_result);
+    else if (raft) nanopu::apps::run_raft_client(th, o, rao, &result, &raft_result);
     else nanopu::apps::run_loadgen(th, o, &result);
   });
   if (!t.ok()) {
@@ -234,6 +263,9 @@ int main(int argc, char** argv) {
     result.modelled = nanopu::apps::model_latency(as_echo, result.received, *timing);
     result.modelled.how += "; kv as a 290-byte echo: the store's own work is not modelled";
     o.msg_bytes = 290;
+  } else if (raft) {
+    result.modelled = nanopu::apps::model_raft_latency(o, rao.cluster.size(), *timing);
+    o.msg_bytes = nanopu::apps::raft_client_request_len(nanopu::apps::RaftOp::kPut);
   } else if (rdma) {
     result.modelled = nanopu::apps::model_rdma_latency(o, *timing);
     o.msg_bytes = 40;
@@ -255,6 +287,15 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(chain_result.writes), cho.chain.size(),
                 static_cast<unsigned long long>(chain_result.reads),
                 static_cast<unsigned long long>(chain_result.read_hits), cho.keys);
+  if (raft)
+    std::printf("  raft: %llu PUTs, %llu GETs (%llu hits) over %u keys; %llu redirects, %llu sent "
+                "again, %llu given up by the transport (and sent again)\n",
+                static_cast<unsigned long long>(raft_result.puts),
+                static_cast<unsigned long long>(raft_result.gets),
+                static_cast<unsigned long long>(raft_result.get_hits), rao.keys,
+                static_cast<unsigned long long>(raft_result.redirects),
+                static_cast<unsigned long long>(raft_result.resent),
+                static_cast<unsigned long long>(raft_result.transport_give_ups));
   if (rdma && rdo.mode == nanopu::apps::RdmaLoadMode::kMix)
     std::printf("  rdma: %llu reads, %llu writes, %llu CAS (%llu swapped), %llu fetch-and-add, "
                 "%llu indirect reads, every reply checked against the slice's image\n",
@@ -285,6 +326,13 @@ int main(int argc, char** argv) {
                                    ",\"reads\":" + std::to_string(chain_result.reads) +
                                    ",\"read_hits\":" + std::to_string(chain_result.read_hits) +
                                    ",\"keys\":" + std::to_string(cho.keys) + "}");
+    if (raft)
+      js.insert(js.size() - 1, ",\"service\":\"raft\",\"raft\":{\"puts\":" +
+                                   std::to_string(raft_result.puts) +
+                                   ",\"gets\":" + std::to_string(raft_result.gets) +
+                                   ",\"get_hits\":" + std::to_string(raft_result.get_hits) +
+                                   ",\"redirects\":" + std::to_string(raft_result.redirects) +
+                                   ",\"resent\":" + std::to_string(raft_result.resent) + "}");
     if (rdma)
       js.insert(js.size() - 1, ",\"service\":\"rdma\",\"rdma\":{\"reads\":" +
                                    std::to_string(rdma_result.reads) +

@@ -6,6 +6,7 @@
 #include "apps/chain/chain_protocol.h"
 #include "apps/chain/chain_store.h"
 #include "apps/loopback/loopback.h"
+#include "apps/raft/raft_protocol.h"
 #include "apps/rdma/rdma_protocol.h"
 #include "lib/timing/timing_model.h"
 #include "lib/timing/virtual_host.h"
@@ -93,6 +94,26 @@ ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::Timing
       std::max(rtt, floor_ns);
   out.how = absl::StrFormat("unloaded, a 1-word READ as every op, %.0f cycles of declared work, "
                             "parameter set %s", kRdmaOpCycles, p.name);
+  return out;
+}
+
+ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const double work = m.cycles_ns(kRaftOpCycles);
+  const size_t request = raft_client_request_len(RaftOp::kPut);
+  const size_t append = 8 * (kRaftAppendHeadWords + kRaftEntryWords);
+  const size_t ack = 8 * 4;
+  const size_t reply = raft_client_reply_len(false);
+  const double rtt = servers <= 1 ? m.path_round_trip_ns({request, reply}, {work})
+                                  : m.path_round_trip_ns({request, append, ack, reply}, {work, work, work});
+  ModelledLatency out;
+  out.min_ns = out.mean_ns = out.p50_ns = out.p90_ns = out.p99_ns = out.p999_ns = out.max_ns =
+      o.rate > 0 ? rtt : std::max(rtt, o.outstanding * m.cycles_ns(kRaftOpCycles));
+  out.how = absl::StrFormat(
+      "unloaded PUT, %zu servers: client, leader, follower, leader, client; %.0f cycles of declared "
+      "work per relay; no switch latency (the paper's 300 ns switch is not in the model), "
+      "parameter set %s",
+      servers, kRaftOpCycles, p.name);
   return out;
 }
 

@@ -24,6 +24,12 @@ namespace nanopu::apps {
 // out, 32 back) with the declared work (kRdmaOpCycles); unloaded.
 [[nodiscard]] ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::TimingParams& p);
 
+// Raft (apps/raft): client, leader, a follower (the others in parallel),
+// leader, client, each relay with the declared state-machine work
+// (kRaftOpCycles); unloaded, one value for every quantile.
+[[nodiscard]] ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers,
+                                                 const timing::TimingParams& p);
+
 [[nodiscard]] ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas,
                                                   double write_fraction, const timing::TimingParams& p);
 

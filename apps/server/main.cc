@@ -1,4 +1,7 @@
 // nanopu-server: loopback services on one emulated nanoPU host.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -13,6 +16,7 @@
 #include "apps/chain/chain_replica.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
+#include "apps/raft/raft_service.h"
 #include "apps/rdma/rdma_service.h"
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
@@ -28,8 +32,18 @@ ABSL_FLAG(std::string, app, "echo",
           "forwards them down the chain the message names, acknowledges at the tail, answers "
           "READs; run one per host), 'rdma' (one-sided read, write, compare-and-swap, "
           "fetch-and-add and indirect read on a registered region of --rdma_region_kb, every "
-          "access bounds-checked; all threads share the region). docs/apps.md has the "
+          "access bounds-checked; all threads share the region), 'raft' (a Raft server of "
+          "--raft_cluster with a 16-byte-key, 64-byte-value store). docs/apps.md has the "
           "message layouts.");
+ABSL_FLAG(std::string, raft_cluster, "",
+          "raft: every server of the cluster as IP:CONTEXT,... in the same order on each; this "
+          "server is the entry with its --ip and --context (e.g. "
+          "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). State is in memory only: a restarted server must "
+          "not rejoin under the same entry.");
+ABSL_FLAG(double, raft_election_ms, 300,
+          "raft: election timeout, drawn uniformly from [this, 2 x this] ms after the last word "
+          "from a leader.");
+ABSL_FLAG(double, raft_heartbeat_ms, 20, "raft: a leader's heartbeat period, ms.");
 ABSL_FLAG(uint32_t, rdma_region_kb, 1024, "rdma: the registered region, KiB (zeroed at start).");
 ABSL_FLAG(bool, kv_jbsq, false,
           "kv: every thread binds --context (JBSQ spreads requests over the workers, each "
@@ -69,11 +83,12 @@ int main(int argc, char** argv) {
   const bool kv = app == "kv" || app == "kv-naive";
   const bool chain = app == "chain";
   const bool rdma = app == "rdma";
-  if (!kv && !chain && !rdma && app != "echo" && app != "increment" && app != "service" &&
+  const bool raft = app == "raft";
+  if (!kv && !chain && !rdma && !raft && app != "echo" && app != "increment" && app != "service" &&
       app != "lnic-increment") {
     std::fprintf(stderr,
                  "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv, "
-                 "kv-naive, chain or rdma\n",
+                 "kv-naive, chain, rdma or raft\n",
                  app.c_str());
     return 2;
   }
@@ -135,6 +150,37 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-server: --rdma_region_kb must be 1..16777216\n");
     return 2;
   }
+  std::vector<nanopu::apps::RaftServer> raft_cluster;
+  nanopu::apps::RaftNodeConfig raft_config;
+  nanopu::apps::RaftStats raft_stats;
+  if (raft) {
+    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> c =
+        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_raft_cluster));
+    if (!c.ok()) {
+      std::fprintf(stderr, "nanopu-server: --raft_cluster: %s\n", std::string(c.status().message()).c_str());
+      return 2;
+    }
+    raft_cluster = *c;
+    const auto self = std::find_if(raft_cluster.begin(), raft_cluster.end(), [&](const auto& r) {
+      return r.ip == config->ip && r.context == first;
+    });
+    if (self == raft_cluster.end() || threads != 1) {
+      std::fprintf(stderr, "nanopu-server: --raft_cluster must name this server (--ip, --context), "
+                           "and a raft server runs one thread\n");
+      return 2;
+    }
+    raft_config.self = static_cast<uint32_t>(self - raft_cluster.begin());
+    raft_config.servers = static_cast<uint32_t>(raft_cluster.size());
+    raft_config.election_min_ms = absl::GetFlag(FLAGS_raft_election_ms);
+    raft_config.election_max_ms = 2 * raft_config.election_min_ms;
+    raft_config.heartbeat_ms = absl::GetFlag(FLAGS_raft_heartbeat_ms);
+    raft_config.seed = config->ip ^ static_cast<uint64_t>(getpid());
+    if (!(raft_config.heartbeat_ms > 0) || raft_config.election_min_ms < 2 * raft_config.heartbeat_ms) {
+      std::fprintf(stderr, "nanopu-server: --raft_heartbeat_ms must be > 0 and at most half of "
+                           "--raft_election_ms\n");
+      return 2;
+    }
+  }
   std::unique_ptr<nanopu::apps::RdmaRegion> region =
       rdma ? std::make_unique<nanopu::apps::RdmaRegion>(size_t{rdma_kb} << 10) : nullptr;
   std::vector<nanopu::apps::RdmaServiceStats> rdma_stats(rdma ? threads : 0);
@@ -147,10 +193,14 @@ int main(int argc, char** argv) {
     nanopu::apps::ChainStore* cstore = chain ? &chain_stores[i] : nullptr;
     nanopu::apps::ChainReplicaStats* cst = chain ? &chain_stats[i] : nullptr;
     nanopu::apps::RdmaRegion* reg = region.get();
+    nanopu::apps::RaftStats* raft_st = &raft_stats;
     nanopu::apps::RdmaServiceStats* rst = rdma ? &rdma_stats[i] : nullptr;
     auto body = [=](nanopu::Thread& t) {
       if (lnic) nanopu_lnic_loopback_plus1(ctx);
       else if (rdma) (void)nanopu::apps::serve_rdma(t, ctx, static_cast<uint8_t>(priority), reg, rst);
+      else if (raft)
+        (void)nanopu::apps::serve_raft(t, static_cast<uint8_t>(priority), raft_cluster, raft_config,
+                                       raft_st);
       else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
@@ -209,6 +259,16 @@ int main(int argc, char** argv) {
                    i, static_cast<unsigned long long>(s.read_misses), i,
                    static_cast<unsigned long long>(s.bad), i, static_cast<unsigned long long>(s.dropped),
                    i, chain_stores[i].size());
+    }
+    if (raft) {
+      const std::pair<const char*, uint64_t> counters[] = {
+          {"elections", raft_stats.elections}, {"terms_led", raft_stats.terms_led},
+          {"client_requests", raft_stats.client_requests}, {"redirects", raft_stats.redirects},
+          {"committed", raft_stats.committed}, {"puts_applied", raft_stats.puts_applied},
+          {"gets_applied", raft_stats.gets_applied}, {"resent_requests", raft_stats.resent_requests},
+          {"bad", raft_stats.bad}};
+      for (const auto& [name, value] : counters)
+        std::fprintf(stderr, "  raft.%s %llu\n", name, static_cast<unsigned long long>(value));
     }
     for (uint32_t i = 0; rdma && i < threads; ++i) {
       const nanopu::apps::RdmaServiceStats& s = rdma_stats[i];

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -55,6 +56,12 @@ class Thread {
   // Blocks (yielding the core to other threads and, on a shared core, to the
   // NIC loop) until a message is ready. Returns false when the runtime stops.
   [[nodiscard]] bool wait();
+  // wait() for at most `timeout`: true when a message is ready, false when
+  // the time passed first or the runtime stops. For services with timers
+  // (Raft's heartbeats and elections) that must still give the core back
+  // while idle. The wake-up is late by up to the idle core's sleep step
+  // (about 1 ms on a shared core, 10 ms on a worker lcore of its own).
+  [[nodiscard]] bool wait_for(std::chrono::microseconds timeout);
 
   // netRX: the next word of the current message. The first word of each
   // message is its AppHeader; then ceil(len/8) payload words, the last one

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "nanopu/lnic.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
@@ -195,6 +197,25 @@ TEST(ThreadTest, WaitReturnsFalseWhenTheRuntimeStops) {
   host->stop();
   ASSERT_TRUE(testing::poll_until({host.get()}, [&] { return returned; }));
   EXPECT_FALSE(result);
+}
+
+// wait_for: false once the time has passed with nothing to read (and not
+// before), true as soon as a message is there.
+TEST(ThreadTest, WaitForTimesOutOrReturnsWithTheMessage) {
+  auto host = loop_host();
+  run_thread(*host, [](Thread& t) {
+    ASSERT_TRUE(t.bind(3).ok());
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_FALSE(t.wait_for(std::chrono::milliseconds(20)));
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(20));
+    ASSERT_EQ(t.write(AppHeader{kIp, 3, 8}.word()), ApiError::kOk);
+    ASSERT_EQ(t.write(7), ApiError::kOk);
+    EXPECT_TRUE(t.wait_for(std::chrono::seconds(30)));
+    (void)t.read();
+    EXPECT_EQ(t.read(), 7u);
+    t.msg_done();
+    EXPECT_FALSE(t.wait_for(std::chrono::microseconds(0)));
+  });
 }
 
 TEST(ThreadTest, ParkedThreadsAreUnwoundWhenTheHostGoes) {

@@ -199,6 +199,7 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
+  self->rtt_.timed_out(m.dst_ip);
   if (++m.timeouts > self->p_.max_timeouts) {
     self->give_up(slot, *self->timer_sink_);
     return;

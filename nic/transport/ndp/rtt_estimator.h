@@ -4,7 +4,11 @@
 // every spurious timeout resends data. As TCP (RFC 6298) and Homa do, the
 // sender keeps a smoothed RTT and its variation per peer and waits
 // srtt + 4·rttvar, never less than the configured floor nor more than the
-// ceiling. Samples come only from packets sent once (Karn's rule).
+// ceiling. Samples come only from packets sent once (Karn's rule), and a
+// timeout doubles the peer's timeout for the messages that follow until a
+// sample arrives (RFC 6298 §5.5–5.7): without that, a peer whose round trip
+// exceeds the floor would time out every packet, no packet would ever be
+// sent once, and the estimate would never leave the floor.
 //
 // A direct-mapped table of kPeers entries keyed by IPv4 address: O(1) with
 // no allocation on the NIC core; two peers that collide share the entry of
@@ -26,8 +30,11 @@ class RttEstimator {
   RttEstimator(uint64_t floor_ticks, uint64_t ceiling_ticks)
       : floor_(floor_ticks), ceiling_(ceiling_ticks < floor_ticks ? floor_ticks : ceiling_ticks) {}
 
+  static constexpr uint8_t kMaxBackoff = 6;
+
   void sample(uint32_t peer_ip, uint64_t rtt_ticks) {
     Entry& e = table_[slot(peer_ip)];
+    e.backoff = 0;
     if (e.ip != peer_ip || e.srtt == 0) {  // first sample of this peer
       e.ip = peer_ip;
       e.srtt = rtt_ticks == 0 ? 1 : rtt_ticks;
@@ -41,12 +48,21 @@ class RttEstimator {
     if (e.srtt == 0) e.srtt = 1;
   }
 
-  // The timeout for a packet to peer_ip (before backoff).
+  // A packet to peer_ip timed out: back off until the next sample.
+  void timed_out(uint32_t peer_ip) {
+    Entry& e = table_[slot(peer_ip)];
+    if (e.ip != peer_ip) e = Entry{peer_ip, 0, 0, 0};
+    if (e.backoff < kMaxBackoff) ++e.backoff;
+  }
+
+  // The timeout for a new packet to peer_ip (before its own backoff).
   [[nodiscard]] uint64_t rto(uint32_t peer_ip) const {
     const Entry& e = table_[slot(peer_ip)];
-    if (e.ip != peer_ip || e.srtt == 0) return floor_;
-    const uint64_t t = e.srtt + 4 * e.rttvar;
-    return t < floor_ ? floor_ : t > ceiling_ ? ceiling_ : t;
+    if (e.ip != peer_ip) return floor_;
+    uint64_t t = e.srtt == 0 ? floor_ : e.srtt + 4 * e.rttvar;
+    t = t < floor_ ? floor_ : t;
+    t <<= e.backoff;
+    return t > ceiling_ ? ceiling_ : t;
   }
   [[nodiscard]] uint64_t floor() const { return floor_; }
   [[nodiscard]] uint64_t ceiling() const { return ceiling_; }
@@ -56,6 +72,7 @@ class RttEstimator {
     uint32_t ip = 0;
     uint64_t srtt = 0;    // 0: no sample yet
     uint64_t rttvar = 0;
+    uint8_t backoff = 0;  // timeouts since the last sample (shifts the timeout)
   };
   [[nodiscard]] static uint32_t slot(uint32_t ip) {
     return (ip * 0x9e3779b1u) >> 24;  // Fibonacci hash: hosts 10.0.0.x spread out

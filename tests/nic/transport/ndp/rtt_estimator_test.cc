@@ -32,6 +32,20 @@ TEST(RttEstimatorTest, VariationWidensTheTimeoutAndTheCeilingBoundsIt) {
   EXPECT_EQ(e.rto(kPeer), 3200u);
 }
 
+// Karn's backoff (RFC 6298 §5.5-5.7): a peer slower than the floor times
+// out; the timeouts that follow for it wait longer, until a packet sent once
+// is acknowledged and gives a sample.
+TEST(RttEstimatorTest, TimeoutsBackOffThePeerUntilTheNextSample) {
+  RttEstimator e(100, 6400);
+  e.timed_out(kPeer);
+  EXPECT_EQ(e.rto(kPeer), 200u);
+  for (int i = 0; i < 10; ++i) e.timed_out(kPeer);
+  EXPECT_EQ(e.rto(kPeer), 6400u);  // 64x at most, and never above the ceiling
+  EXPECT_EQ(e.rto(kOther), 100u);  // other peers keep theirs
+  e.sample(kPeer, 1000);
+  EXPECT_EQ(e.rto(kPeer), 1000u + 4 * 500u);  // the estimate, no backoff
+}
+
 TEST(RttEstimatorTest, RecoversWhenThePeerSpeedsUp) {
   RttEstimator e(50, 3200);
   for (int i = 0; i < 50; ++i) e.sample(kPeer, 1000);

@@ -1,0 +1,201 @@
+#include "apps/loadgen/raft_load.h"
+
+#include <rte_cycles.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "apps/loadgen/checked_client.h"
+#include "apps/loadgen/load_schedule.h"
+#include "apps/raft/raft_protocol.h"
+
+namespace nanopu::apps {
+namespace {
+
+RaftKey key_of(uint32_t k) { return {0x7261667400000000ull | k, CheckedClient::mix(k + 3)}; }  // "raft" + id
+
+struct Request {
+  uint32_t slot = 0;
+  uint64_t seq = 0;
+  bool put = false;
+  uint32_t key = 0, version = 0, min_version = 0;
+  uint32_t target = 0;      // server index it went to last
+  uint64_t last_send = 0;   // TSC
+};
+
+class RaftLoad : public LoadSchedule {
+ public:
+  RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
+           RaftLoadResult* rr)
+      : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
+        slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, 0), key_(0, ro.keys - 1),
+        is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)) {
+    transport_give_ups_are_retried_ = true;
+  }
+
+  void run() {
+    if (absl::Status s = t_.bind(o_.context, 0); !s.ok()) {
+      r_->error = std::string(s.message());
+      return;
+    }
+    failures_seen_ = t_.tx_failures();
+    measure();
+  }
+
+ private:
+  bool send(Request& q, uint64_t sent_time);
+  bool send_next(uint64_t sent_tsc) override;
+  void receive_all(bool measure) override;
+  [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
+  void forget_in_flight() override {
+    in_flight_.clear();
+    std::fill(slot_busy_.begin(), slot_busy_.end(), 0);
+  }
+  [[nodiscard]] bool check(const AppHeader& h, const uint64_t* w, const Request& q);
+  void retry_overdue();
+
+  const RaftLoadOptions& ro_;
+  RaftLoadResult* rr_;
+  std::vector<uint32_t> sent_version_, acked_version_;
+  std::vector<uint8_t> slot_busy_;
+  std::vector<uint64_t> slot_seq_;
+  std::uniform_int_distribution<uint32_t> key_;
+  std::bernoulli_distribution is_put_;
+  uint64_t retry_tsc_;
+  uint32_t leader_ = 0;  // where requests go first
+  uint64_t failures_seen_ = 0;
+  uint64_t next_retry_scan_ = 0;
+  absl::flat_hash_map<uint64_t, Request> in_flight_;  // by the first attempt's sent_time
+};
+
+bool RaftLoad::send(Request& q, uint64_t sent_time) {
+  const uint64_t to = ro_.cluster[q.target];
+  const RaftOp op = q.put ? RaftOp::kPut : RaftOp::kGet;
+  if (t_.write(AppHeader{static_cast<uint32_t>(to), static_cast<uint16_t>(to >> 32),
+                         raft_client_request_len(op)}
+                   .word()) != ApiError::kOk) {
+    ++r_->send_failures;
+    return false;
+  }
+  const uint64_t client = uint64_t{q.slot} << 48 | uint64_t{o_.context} << 32 | ro_.client_ip;
+  const RaftKey k = key_of(q.key);
+  for (uint64_t w : {raft_w0(0, RaftType::kClientRequest), sent_time, client, q.seq,
+                     static_cast<uint64_t>(op), k[0], k[1]})
+    (void)t_.write(w);
+  if (q.put)
+    for (uint32_t i = 0; i < kRaftValueWords; ++i) (void)t_.write(CheckedClient::value_word(q.key, q.version, i));
+  q.last_send = rte_rdtsc();
+  return true;
+}
+
+bool RaftLoad::send_next(uint64_t sent_tsc) {
+  const auto free = std::find(slot_busy_.begin(), slot_busy_.end(), 0);
+  if (free == slot_busy_.end()) return false;  // open loop beyond --outstanding: wait for a slot
+  Request q;
+  q.slot = static_cast<uint32_t>(free - slot_busy_.begin());
+  q.seq = slot_seq_[q.slot] + 1;
+  q.put = is_put_(rng_);
+  q.key = key_(rng_);
+  if (q.put) q.version = sent_version_[q.key] + 1;
+  else q.min_version = acked_version_[q.key];
+  q.target = leader_;
+  const uint64_t sent_time = next_sent_time(sent_tsc);
+  if (!send(q, sent_time)) return false;
+  slot_seq_[q.slot] = q.seq;
+  slot_busy_[q.slot] = 1;
+  if (q.put) {
+    sent_version_[q.key] = q.version;
+    ++rr_->puts;
+  } else {
+    ++rr_->gets;
+  }
+  in_flight_[sent_time] = q;
+  return true;
+}
+
+bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
+  const auto status = static_cast<RaftStatus>(w[3]);
+  if (q.put) return status == RaftStatus::kOk && h.len == raft_client_reply_len(false);
+  if (status == RaftStatus::kNotFound) return q.min_version == 0 && h.len == raft_client_reply_len(false);
+  const auto v = static_cast<uint32_t>(w[5]);
+  bool ok = status == RaftStatus::kOk && h.len == raft_client_reply_len(true) && w[5] >> 32 == q.key &&
+            v >= std::max<uint32_t>(1, q.min_version) && v <= sent_version_[q.key];
+  for (uint32_t i = 1; ok && i < kRaftValueWords; ++i) ok = w[5 + i] == CheckedClient::value_word(q.key, v, i);
+  if (ok) ++rr_->get_hits;
+  return ok;
+}
+
+// Requests unanswered for --raft_retry_ms, or given up by the transport
+// (their server is down), go to the next server.
+void RaftLoad::retry_overdue() {
+  const uint64_t now = rte_rdtsc();
+  const uint64_t failures = t_.tx_failures();
+  const bool gave_up = failures != failures_seen_;
+  rr_->transport_give_ups += failures - failures_seen_;
+  failures_seen_ = failures;
+  if (!gave_up && now < next_retry_scan_) return;
+  next_retry_scan_ = now + retry_tsc_ / 4;
+  for (auto& [sent_time, q] : in_flight_) {
+    if (!gave_up && now - q.last_send < retry_tsc_) continue;
+    if (gave_up && now - q.last_send < retry_tsc_ / 4) continue;
+    q.target = (q.target + 1) % static_cast<uint32_t>(ro_.cluster.size());
+    leader_ = q.target;
+    ++rr_->resent;
+    (void)send(q, sent_time);
+  }
+}
+
+void RaftLoad::receive_all(bool measure) {
+  while (t_.msgs_ready()) {
+    const AppHeader h = AppHeader::from_word(t_.read());
+    uint64_t w[kRaftClientReplyWords + kRaftValueWords] = {};
+    const uint32_t n = std::min<uint32_t>(h.payload_words(), kRaftClientReplyWords + kRaftValueWords);
+    for (uint32_t i = 0; i < n; ++i) w[i] = t_.read();
+    t_.msg_done();
+    auto it = in_flight_.find(w[1]);
+    if (it == in_flight_.end() || it->second.seq != w[2] ||
+        raft_type(w[0]) != RaftType::kClientRequestResponse) {
+      // An earlier attempt's second answer, or not ours.
+      if (it == in_flight_.end() && w[1] != 0 && w[1] <= last_sent_tsc_) continue;
+      ++r_->bad_replies;
+      continue;
+    }
+    Request& q = it->second;
+    const auto status = static_cast<RaftStatus>(w[3]);
+    const auto from = std::find_if(ro_.cluster.begin(), ro_.cluster.end(), [&](uint64_t s) {
+      return static_cast<uint32_t>(s) == h.ip && static_cast<uint16_t>(s >> 32) == h.context;
+    });
+    if (status == RaftStatus::kRedirect || status == RaftStatus::kRetry) {
+      ++rr_->redirects;
+      if (status == RaftStatus::kRedirect && w[4] >= 1 && w[4] <= ro_.cluster.size()) {
+        q.target = static_cast<uint32_t>(w[4] - 1);
+        leader_ = q.target;
+        ++rr_->resent;
+        (void)send(q, it->first);
+      }  // retry: no leader yet; the timeout sends it on
+      continue;
+    }
+    if (from != ro_.cluster.end()) leader_ = static_cast<uint32_t>(from - ro_.cluster.begin());
+    const Request done = q;
+    in_flight_.erase(it);
+    slot_busy_[done.slot] = 0;
+    if (!check(h, w, done)) {
+      ++r_->bad_replies;
+      continue;
+    }
+    if (done.put) acked_version_[done.key] = std::max(acked_version_[done.key], done.version);
+    if (measure) record_reply(w[1]);
+  }
+  retry_overdue();
+}
+
+}  // namespace
+
+void run_raft_client(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro,
+                     LoadGenResult* r, RaftLoadResult* rr) {
+  RaftLoad(t, o, ro, r, rr).run();
+}
+
+}  // namespace nanopu::apps

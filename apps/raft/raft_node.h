@@ -1,0 +1,137 @@
+// One Raft server (Ongaro & Ousterhout, "In Search of an Understandable
+// Consensus Algorithm", §5): leader election with randomized timeouts, log
+// replication, commitment by majority in the leader's term, a key-value
+// state machine (16-byte keys, 64-byte values) with one reply per client
+// request even when a client sends it again. Pure logic: messages go out
+// through a callback and time comes in as an argument, so tests can drive a
+// cluster deterministically; apps/raft/raft_service.h runs it on a thread.
+//
+// Volatile: term, vote and log live in memory. A server that restarts has
+// lost its promises (its vote, its log) and must not rejoin under the same
+// index; the cluster survives the loss of a minority of servers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "apps/raft/raft_protocol.h"
+
+namespace nanopu::apps {
+
+struct RaftEntry {
+  uint64_t term = 0;
+  uint64_t client = 0;      // ctx << 32 | ip: where the reply goes
+  uint64_t client_seq = 0;
+  RaftOp op = RaftOp::kNoop;
+  RaftKey key{};
+  RaftValue value{};
+};
+
+struct RaftNodeConfig {
+  uint32_t self = 0;
+  uint32_t servers = 3;
+  double election_min_ms = 150;
+  double election_max_ms = 300;
+  double heartbeat_ms = 20;
+  uint64_t seed = 1;
+};
+
+struct RaftStats {
+  uint64_t elections = 0, terms_led = 0, client_requests = 0, redirects = 0, committed = 0,
+           puts_applied = 0, gets_applied = 0, resent_requests = 0, bad = 0;
+};
+
+class RaftNode {
+ public:
+  enum class Role : uint8_t { kFollower, kCandidate, kLeader };
+  // A message to send: to server `server`, or (to_client) to `client`.
+  struct Out {
+    bool to_client = false;
+    uint32_t server = 0;
+    uint64_t client = 0;
+    std::vector<uint64_t> words;  // the payload, after the AppHeader
+  };
+  using Send = std::function<void(const Out&)>;
+  using Log = std::function<void(const std::string&)>;
+
+  RaftNode(const RaftNodeConfig& config, Send send, Log log);
+
+  void start(double now_ms);
+  // Timers: an election when no leader was heard from in time; heartbeats.
+  void tick(double now_ms);
+  // One message's payload (len bytes in w[0..n)).
+  void receive(const uint64_t* w, uint32_t n, uint16_t len, double now_ms);
+
+  [[nodiscard]] Role role() const { return role_; }
+  [[nodiscard]] uint64_t term() const { return term_; }
+  [[nodiscard]] int leader() const { return leader_; }  // -1: unknown
+  [[nodiscard]] uint64_t commit_index() const { return commit_; }
+  [[nodiscard]] uint64_t last_index() const { return log_.size(); }
+  [[nodiscard]] const RaftStats& stats() const { return stats_; }
+  // The state machine's value of key (nullptr: absent).
+  [[nodiscard]] const RaftValue* value(const RaftKey& key) const;
+
+ private:
+  struct Applied {  // a client's newest applied request and its reply
+    uint64_t seq = 0;
+    RaftStatus status = RaftStatus::kOk;
+    bool has_value = false;
+    RaftValue value{};
+  };
+  struct Pending {  // a client request in the log, not yet answered
+    uint64_t sent_time = 0;
+  };
+
+  [[nodiscard]] uint64_t last_term() const { return log_.empty() ? 0 : log_.back().term; }
+  [[nodiscard]] uint64_t term_at(uint64_t index) const { return index == 0 ? 0 : log_[index - 1].term; }
+  void arm_election(double now_ms);
+  void become_follower(uint64_t term, double now_ms);
+  void start_election(double now_ms);
+  void become_leader(double now_ms);
+  void send_append(uint32_t peer);
+  void send_append_if_idle(uint32_t peer);
+  void advance_commit();
+  void apply();
+  void reply(uint64_t client, uint64_t sent_time, uint64_t seq, RaftStatus status, const RaftValue* v);
+  void on_request_vote(const uint64_t* w, double now_ms);
+  void on_vote(const uint64_t* w, double now_ms);
+  void on_append(const uint64_t* w, uint32_t n, uint16_t len, double now_ms);
+  void on_append_response(const uint64_t* w, double now_ms);
+  void on_client(const uint64_t* w, uint32_t n, uint16_t len);
+  [[nodiscard]] bool valid_peer(uint64_t id) const { return id < c_.servers && id != c_.self; }
+
+  RaftNodeConfig c_;
+  Send send_;
+  Log log_line_;
+  std::mt19937_64 rng_;
+  Role role_ = Role::kFollower;
+  uint64_t term_ = 0;
+  int voted_for_ = -1;
+  int leader_ = -1;
+  std::vector<RaftEntry> log_;  // index i is log_[i - 1]
+  uint64_t commit_ = 0, applied_ = 0;
+  std::vector<uint64_t> next_, match_;
+  // An AppendEntries with entries is unanswered: send that follower no more
+  // until it answers or the next heartbeat (a dead or slow follower is not
+  // flooded; the transport would hold every one of them).
+  std::vector<uint8_t> awaiting_;
+  // When each follower last answered: one silent for an election timeout
+  // (down, most likely) is sent a heartbeat only that often, not every
+  // heartbeat period: each message to a dead host is retransmitted by the
+  // transport until given up, and a storm of them slows the live ones.
+  std::vector<double> last_answer_ms_, last_sent_ms_;
+  uint32_t votes_ = 0;
+  double election_deadline_ = 0, next_heartbeat_ = 0;
+  double last_heard_ms_ = 0;  // from a leader (or the start of our last election)
+  absl::flat_hash_map<RaftKey, RaftValue> kv_;
+  absl::flat_hash_map<uint64_t, Applied> applied_by_client_;
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, Pending> pending_;  // (client, seq)
+  RaftStats stats_;
+};
+
+}  // namespace nanopu::apps

@@ -1,0 +1,71 @@
+#include "apps/raft/raft_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nanopu/address.h"
+
+namespace nanopu::apps {
+
+absl::StatusOr<std::vector<RaftServer>> parse_raft_cluster(const std::string& text) {
+  std::vector<RaftServer> out;
+  for (const std::string& item : std::vector<std::string>(absl::StrSplit(text, ',', absl::SkipEmpty()))) {
+    const size_t colon = item.rfind(':');
+    const std::optional<uint32_t> ip =
+        colon == std::string::npos ? std::nullopt : parse_ipv4(item.substr(0, colon));
+    uint32_t ctx = 0;
+    if (!ip || !absl::SimpleAtoi(item.substr(colon + 1), &ctx) || ctx > 0xffff)
+      return absl::InvalidArgumentError(absl::StrCat("'", item, "' is not IP:CONTEXT (e.g. 10.0.0.1:5)"));
+    for (const RaftServer& r : out)
+      if (r.ip == *ip && r.context == ctx)
+        return absl::InvalidArgumentError(absl::StrCat("'", item, "' is listed twice"));
+    out.push_back({*ip, static_cast<uint16_t>(ctx)});
+  }
+  if (out.empty()) return absl::InvalidArgumentError("give the cluster's servers as IP:CONTEXT,...");
+  return out;
+}
+
+bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
+                const RaftNodeConfig& config, RaftStats* stats) {
+  const RaftServer& me = cluster[config.self];
+  if (absl::Status s = t.bind(me.context, priority); !s.ok()) {
+    std::fprintf(stderr, "nanopu: raft: %s\n", std::string(s.message()).c_str());
+    return false;
+  }
+  auto send = [&](const RaftNode::Out& o) {
+    const uint32_t ip = o.to_client ? static_cast<uint32_t>(o.client) : cluster[o.server].ip;
+    const auto ctx = static_cast<uint16_t>(o.to_client ? o.client >> 32 : cluster[o.server].context);
+    if (t.write(AppHeader{ip, ctx, static_cast<uint16_t>(8 * o.words.size())}.word()) != ApiError::kOk)
+      return;  // no buffer: Raft's retries (heartbeats, client timeouts) cover it
+    for (uint64_t w : o.words) (void)t.write(w);
+  };
+  auto log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  RaftNode node(config, send, log);
+  const auto epoch = std::chrono::steady_clock::now();
+  auto now_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - epoch).count();
+  };
+  node.start(now_ms());
+  uint64_t words[kRaftMaxWords];
+  const auto step = std::chrono::microseconds(static_cast<int64_t>(config.heartbeat_ms * 1000 / 2));
+  while (!t.stopping()) {
+    if (t.wait_for(step)) {
+      const AppHeader h = AppHeader::from_word(t.read());
+      const uint32_t n = std::min<uint32_t>(h.payload_words(), kRaftMaxWords);
+      for (uint32_t i = 0; i < n; ++i) words[i] = t.read();
+      node.receive(words, n, h.len, now_ms());
+      t.msg_done();
+    }
+    node.tick(now_ms());
+    *stats = node.stats();
+  }
+  return true;
+}
+
+}  // namespace nanopu::apps

@@ -1,0 +1,31 @@
+// A Raft server on a nanoPU thread (apps/raft/raft_node.h): bound to one
+// context, it takes messages as they come and runs the node's timers in
+// between (Thread::wait_for, so an idle server gives its core back).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+#include "apps/raft/raft_node.h"
+#include "nanopu/thread.h"
+
+namespace nanopu::apps {
+
+struct RaftServer {
+  uint32_t ip = 0;
+  uint16_t context = 0;
+};
+
+// "IP:CONTEXT,IP:CONTEXT,..." (at least one server, no repeats).
+[[nodiscard]] absl::StatusOr<std::vector<RaftServer>> parse_raft_cluster(const std::string& text);
+
+// Serves as cluster[config.self] until the runtime stops; false if the
+// bind fails. Leadership changes are logged to stderr ("raft: server S is
+// the leader of term T"); *stats is updated as it runs.
+bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
+                const RaftNodeConfig& config, RaftStats* stats);
+
+}  // namespace nanopu::apps

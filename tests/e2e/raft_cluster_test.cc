@@ -1,0 +1,153 @@
+// A Raft cluster as separate processes: three (and five) nanopu-server
+// --app=raft and nanopu-loadgen --service=raft on nanopu-switch over
+// net_memif. The leader's process is killed with SIGKILL mid-run: a new
+// leader is elected, the client finds it, every request is answered and
+// checked (a GET sees every PUT acknowledged before it, across the
+// change), and no term has two leaders (from the servers' logs).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/subprocess.h"
+
+using nanopu::testing::json_number;
+using nanopu::testing::read_file;
+using nanopu::testing::spawn;
+using nanopu::testing::wait_for;
+using nanopu::testing::wait_for_line;
+
+namespace {
+
+class RaftClusterTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "nanopu-raft-" + std::to_string(getpid()) + "-" +
+           std::to_string(GetParam());
+    mkdir(dir_.c_str(), 0755);
+    lcore_ = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "1" : "0";
+  }
+  void TearDown() override {
+    for (pid_t p : servers_)
+      if (p > 0) {
+        kill(p, SIGKILL);
+        waitpid(p, nullptr, 0);
+      }
+    if (switch_ > 0) {
+      kill(switch_, SIGKILL);
+      waitpid(switch_, nullptr, 0);
+    }
+  }
+  std::string ip(int i) const { return "10.0.0." + std::to_string(10 + i); }  // servers; client .2
+  std::string sock(int i) const { return dir_ + "/r" + std::to_string(i) + ".sock"; }
+  std::string log(int i) const { return dir_ + "/server" + std::to_string(i) + ".log"; }
+  // The index of the server that last said it leads (by the highest term).
+  int leader() const {
+    int best = -1;
+    unsigned long long best_term = 0;
+    for (int i = 0; i < static_cast<int>(servers_.size()); ++i) {
+      if (servers_[i] <= 0) continue;
+      std::istringstream in(read_file(log(i)));
+      for (std::string line; std::getline(in, line);) {
+        const size_t at = line.find("is the leader of term ");
+        if (at == std::string::npos) continue;
+        const unsigned long long term = std::stoull(line.substr(at + 22));
+        if (term >= best_term) {
+          best_term = term;
+          best = i;
+        }
+      }
+    }
+    return best;
+  }
+
+  std::string dir_, lcore_;
+  std::vector<pid_t> servers_;
+  pid_t switch_ = -1;
+};
+
+TEST_P(RaftClusterTest, AKilledLeaderIsReplacedAndEveryAcknowledgedWriteIsSeen) {
+  const int n = GetParam();
+  std::string vdevs, routes, cluster;
+  for (int i = 0; i <= n; ++i) {  // port n: the client
+    vdevs += (i ? ";" : "") + std::string("net_memif") + std::to_string(i) + ",role=server,socket=" + sock(i);
+    routes += (i ? "," : "") + (i < n ? ip(i) : std::string("10.0.0.2")) + "=" + std::to_string(i);
+    if (i < n) cluster += (i ? "," : "") + ip(i) + ":5";
+  }
+  switch_ = spawn({NANOPU_SWITCH_BIN, "--lcores=" + lcore_, "--vdev=" + vdevs, "--routes=" + routes,
+                   "--poll=adaptive"},
+                  dir_ + "/switch.log");
+  ASSERT_GT(switch_, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/switch.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/switch.log");
+  for (int i = 0; i < n; ++i) {
+    servers_.push_back(spawn({NANOPU_SERVER_BIN, "--lcores=" + lcore_, "--huge=off", "--poll=adaptive",
+                              "--vdev=net_memif0,role=client,socket=" + sock(i), "--ip=" + ip(i),
+                              "--app=raft", "--context=5", "--raft_cluster=" + cluster},
+                             log(i)));
+    ASSERT_GT(servers_.back(), 0);
+    ASSERT_TRUE(wait_for_line(log(i), "Ctrl-C stops", std::chrono::seconds(60))) << read_file(log(i));
+  }
+  // A leader, before the client starts (a busy machine may take a while).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (leader() < 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const int first = leader();
+  ASSERT_GE(first, 0) << "no leader elected in 60 s";
+  // 1000 writes and reads with the leader killed on the way.
+  const pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
+                         "--vdev=net_memif0,role=client,socket=" + sock(n), "--service=raft",
+                         "--raft_cluster=" + cluster, "--raft_keys=100", "--count=2000",
+                         "--outstanding=2", "--drain_timeout=30", "--progress=false",
+                         "--json=" + dir_ + "/raft.json"},
+                        dir_ + "/loadgen.log");
+  ASSERT_GT(c, 0);
+  // Kill the leader once the client is well under way (its server counted requests).
+  const auto kill_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < kill_by && waitpid(c, nullptr, WNOHANG) == 0 &&
+         read_file(dir_ + "/loadgen.log").find("calibration") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(servers_[first], SIGKILL);
+  waitpid(servers_[first], nullptr, 0);
+  servers_[first] = -1;
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(300)), 0) << read_file(dir_ + "/loadgen.log");
+  const std::string json = read_file(dir_ + "/raft.json");
+  EXPECT_EQ(json_number(json, "received"), 2000) << json;
+  EXPECT_EQ(json_number(json, "bad_replies"), 0) << json;
+  EXPECT_GT(json_number(json, "puts"), 0) << json;
+  const int second = leader();
+  EXPECT_GE(second, 0);
+  EXPECT_NE(second, first) << "the killed leader was not replaced";
+  // No term has two leaders: every server's log, the killed one's too.
+  std::map<unsigned long long, std::set<int>> leaders_of;
+  for (int i = 0; i < n; ++i) {
+    std::istringstream in(read_file(log(i)));
+    for (std::string line; std::getline(in, line);)
+      if (const size_t at = line.find("is the leader of term "); at != std::string::npos)
+        leaders_of[std::stoull(line.substr(at + 22))].insert(i);
+  }
+  for (const auto& [term, who] : leaders_of) EXPECT_EQ(who.size(), 1u) << "term " << term;
+  for (int i = 0; i < n; ++i) {
+    if (servers_[i] <= 0) continue;
+    kill(servers_[i], SIGTERM);
+    EXPECT_EQ(wait_for(servers_[i], std::chrono::seconds(30)), 0) << read_file(log(i));
+    servers_[i] = -1;
+  }
+  kill(switch_, SIGTERM);
+  EXPECT_EQ(wait_for(switch_, std::chrono::seconds(30)), 0);
+  switch_ = -1;
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreeAndFiveServers, RaftClusterTest, ::testing::Values(3, 5));
+
+}  // namespace
