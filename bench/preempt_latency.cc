@@ -30,7 +30,7 @@
 #include "nanopu/runtime.h"
 
 ABSL_FLAG(uint32_t, samples, 20000, "Preemptions measured per path.");
-ABSL_FLAG(std::string, json, "build/bench-preempt.json", "Where to write the results as JSON.");
+ABSL_FLAG(std::string, json, "bench-preempt.json", "Where to write the results as JSON.");
 ABSL_FLAG(uint32_t, worker_lcore, 1, "Lcore of the worker core (the NIC core is lcore 0).");
 
 namespace {
@@ -232,7 +232,9 @@ int main(int argc, char** argv) {
   std::printf("samples: safe point %zu, async %zu (async includes the NIC's 0.5 us wait before signalling)\n",
               safe.size(), async.size());
   const std::string path = absl::GetFlag(FLAGS_json);
-  if (!nanopu::bench::write_json(path, "preempt_latency", rows))
-    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+  if (!nanopu::bench::write_json(path, "preempt_latency", rows)) {
+    std::fprintf(stderr, "nanopu-bench-preempt: cannot write %s (--json)\n", path.c_str());
+    return 1;
+  }
   return 0;
 }

@@ -163,6 +163,8 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
       // ACK is not a round trip.)
       if (n.pkt_offset == 0 && !(m.resent & bit) && now >= m.first_sent)
         rtt_.sample(m.dst_ip, now - m.first_sent);
+      else if (!(m.resent & bit))
+        rtt_.acked_in_time(m.dst_ip);
       m.acked |= bit;
       m.resend &= ~bit;
       rte_pktmbuf_free(m.pkts[n.pkt_offset]);  // our reference
@@ -199,7 +201,9 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
-  self->rtt_.timed_out(m.dst_ip);
+  // A message's first timeout says the peer's timeout is too short for new
+  // messages too (Karn); its later ones back off this message alone.
+  if (m.timeouts == 0) self->rtt_.timed_out(m.dst_ip);
   if (++m.timeouts > self->p_.max_timeouts) {
     self->give_up(slot, *self->timer_sink_);
     return;

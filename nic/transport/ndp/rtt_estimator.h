@@ -6,9 +6,11 @@
 // srtt + 4·rttvar, never less than the configured floor nor more than the
 // ceiling. Samples come only from packets sent once (Karn's rule), and a
 // timeout doubles the peer's timeout for the messages that follow until a
-// sample arrives (RFC 6298 §5.5–5.7): without that, a peer whose round trip
-// exceeds the floor would time out every packet, no packet would ever be
-// sent once, and the estimate would never leave the floor.
+// packet sent once is acknowledged (RFC 6298 §5.5–5.7): without that, a peer
+// whose round trip exceeds the floor would time out every packet, no packet
+// would ever be sent once, and the estimate would never leave the floor. (A
+// loss on a fast link times out too; the next packet acknowledged in time
+// takes the backoff back, so losses do not slow later messages.)
 //
 // A direct-mapped table of kPeers entries keyed by IPv4 address: O(1) with
 // no allocation on the NIC core; two peers that collide share the entry of
@@ -53,6 +55,12 @@ class RttEstimator {
     Entry& e = table_[slot(peer_ip)];
     if (e.ip != peer_ip) e = Entry{peer_ip, 0, 0, 0};
     if (e.backoff < kMaxBackoff) ++e.backoff;
+  }
+
+  // A packet sent once was acknowledged: the timeout was long enough.
+  void acked_in_time(uint32_t peer_ip) {
+    Entry& e = table_[slot(peer_ip)];
+    if (e.ip == peer_ip) e.backoff = 0;
   }
 
   // The timeout for a new packet to peer_ip (before its own backoff).

@@ -44,6 +44,10 @@ TEST(RttEstimatorTest, TimeoutsBackOffThePeerUntilTheNextSample) {
   EXPECT_EQ(e.rto(kOther), 100u);  // other peers keep theirs
   e.sample(kPeer, 1000);
   EXPECT_EQ(e.rto(kPeer), 1000u + 4 * 500u);  // the estimate, no backoff
+  e.timed_out(kPeer);
+  EXPECT_EQ(e.rto(kPeer), 2 * 3000u);
+  e.acked_in_time(kPeer);  // a packet sent once made it in time
+  EXPECT_EQ(e.rto(kPeer), 3000u);
 }
 
 TEST(RttEstimatorTest, RecoversWhenThePeerSpeedsUp) {
