@@ -17,15 +17,20 @@ struct Row {
   double ref_value = 0;   // the reference, same unit, same run (0: none)
   std::string target;     // e.g. "<= 50 ns"; empty if none
   bool target_met = true;
+  bool modelled = false;  // the timing model's figure, not this machine's
 };
 
 inline void print_table(const std::string& title, const std::vector<Row>& rows) {
-  std::printf("\n%s (all measured in this run)\n", title.c_str());
+  bool any_modelled = false;
+  for (const Row& r : rows) any_modelled = any_modelled || r.modelled;
+  std::printf("\n%s (%s)\n", title.c_str(),
+              any_modelled ? "measured in this run unless marked modelled" : "all measured in this run");
   std::printf("%-38s %12s  %-6s %-34s %12s %8s  %s\n", "figure", "value", "unit", "reference",
               "ref value", "ratio", "target");
   for (const Row& r : rows) {
     const double ratio = r.ref_value > 0 ? r.value / r.ref_value : 0;
-    std::printf("%-38s %12.1f  %-6s %-34s %12.1f %8.2f  %s%s\n", r.name.c_str(), r.value,
+    const std::string name = r.modelled ? r.name + " (modelled)" : r.name;
+    std::printf("%-38s %12.1f  %-6s %-34s %12.1f %8.2f  %s%s\n", name.c_str(), r.value,
                 r.unit.c_str(), r.reference.c_str(), r.ref_value, ratio, r.target.c_str(),
                 r.target.empty() ? "" : (r.target_met ? " (met)" : " (NOT met)"));
   }
@@ -38,7 +43,7 @@ inline bool write_json(const std::string& path, const std::string& title,
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     f << (i ? "," : "") << "{\"name\":\"" << r.name << "\",\"value\":" << r.value
-      << ",\"unit\":\"" << r.unit << "\",\"kind\":\"measured\",\"reference\":\"" << r.reference
+      << ",\"unit\":\"" << r.unit << "\",\"kind\":\"" << (r.modelled ? "modelled" : "measured") << "\",\"reference\":\"" << r.reference
       << "\",\"ref_value\":" << r.ref_value << ",\"target\":\"" << r.target
       << "\",\"target_met\":" << (r.target_met ? "true" : "false") << "}";
   }

@@ -15,7 +15,9 @@ class ChainLoad : public CheckedClient {
  public:
   ChainLoad(Thread& t, const LoadGenOptions& o, const ChainLoadOptions& c, LoadGenResult* r,
             ChainLoadResult* cr)
-      : CheckedClient(t, o, c.keys, c.write_fraction, r), c_(c), cr_(cr) {}
+      : CheckedClient(t, o, c.keys, c.write_fraction, r), c_(c), cr_(cr) {
+    learn_versions_ = true;  // replicas keep each key's seq across clients
+  }
 
  private:
   bool send(const InFlight& f, uint64_t sent_tsc) override {
@@ -53,6 +55,7 @@ class ChainLoad : public CheckedClient {
          m.seq == static_cast<uint8_t>(v);
     for (uint32_t i = 1; ok && i < kChainValueWords; ++i) ok = w[6 + i] == value_word(f.key, v, i);
     if (ok) ++cr_->read_hits;
+    if (ok) seen_version_[f.key] = std::max(seen_version_[f.key], v);
     return ok;
   }
   void reset_counts() override { cr_->reads = cr_->read_hits = cr_->writes = 0; }

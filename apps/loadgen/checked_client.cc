@@ -3,12 +3,13 @@
 #include <rte_cycles.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace nanopu::apps {
 
 CheckedClient::CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
                              LoadGenResult* r)
-    : LoadSchedule(t, o, r), sent_version_(keys, 0), acked_version_(keys, 0), keys_(keys),
+    : LoadSchedule(t, o, r), sent_version_(keys, 0), acked_version_(keys, 0), seen_version_(keys, 0), keys_(keys),
       key_(0, keys - 1), is_write_(write_fraction) {}
 
 bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
@@ -57,13 +58,13 @@ void CheckedClient::receive_all(bool measure) {
   }
 }
 
-bool CheckedClient::preload_keys() {
+bool CheckedClient::touch_every_key(bool write) {
   const auto drain = static_cast<uint64_t>(o_.drain_timeout_s * hz_);
   uint32_t k = 0;
   uint64_t last_progress = rte_rdtsc();
   while (!t_.stopping() && (k < keys_ || !in_flight_.empty())) {
     while (in_flight_.size() < o_.outstanding && k < keys_)
-      if (issue(true, k, rte_rdtsc())) ++k;
+      if (issue(write, k, rte_rdtsc())) ++k;
       else break;
     const size_t before = in_flight_.size();
     receive_all(false);
@@ -72,6 +73,17 @@ bool CheckedClient::preload_keys() {
     else if (now - last_progress > drain) return false;  // nothing answers
     t_.idle();
   }
+  return true;
+}
+
+bool CheckedClient::preload_keys() {
+  if (learn_versions_) {
+    // Any version may be there: the reads accept every one and record it.
+    std::fill(sent_version_.begin(), sent_version_.end(), UINT32_MAX);
+    if (!touch_every_key(false)) return false;
+    sent_version_ = acked_version_ = seen_version_;
+  }
+  if (!touch_every_key(true)) return false;
   // Preloading is not measured: start the counts from here.
   in_flight_.clear();
   reset_counts();

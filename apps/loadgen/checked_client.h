@@ -56,6 +56,12 @@ class CheckedClient : public LoadSchedule {
 
   static constexpr uint32_t kMaxReplyWords = 80;
   std::vector<uint32_t> sent_version_, acked_version_;
+  // Set by a client whose store keeps versions across clients (chain: a
+  // replica ignores a WRITE whose seq is not newer than the key's): the
+  // preload first READs every key, check() records the version found in
+  // seen_version_, and this client's versions continue from there.
+  bool learn_versions_ = false;
+  std::vector<uint32_t> seen_version_;
 
  private:
   bool issue(bool write, uint32_t key, uint64_t sent_tsc);
@@ -64,6 +70,7 @@ class CheckedClient : public LoadSchedule {
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
   void forget_in_flight() override { in_flight_.clear(); }
   [[nodiscard]] bool preload_keys();
+  [[nodiscard]] bool touch_every_key(bool write);
 
   uint32_t keys_;
   std::uniform_int_distribution<uint32_t> key_;

@@ -19,6 +19,7 @@
 #include "apps/loadgen/loadgen.h"
 #include "apps/loadgen/modelled_latency.h"
 #include "apps/loopback/loopback.h"
+#include "apps/mica/kv_protocol.h"
 #include "lib/timing/calibration.h"
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
@@ -73,6 +74,9 @@ ABSL_FLAG(std::string, raft_cluster, "",
           "to the leader, found by redirects.");
 ABSL_FLAG(uint32_t, raft_keys, 1000, "raft: keys, drawn uniformly.");
 ABSL_FLAG(double, raft_put_fraction, 0.5, "raft: fraction of requests that are PUTs.");
+ABSL_FLAG(bool, raft_preload, true,
+          "raft: PUT every key once before measuring (not measured), so GETs see only this "
+          "run's values.");
 ABSL_FLAG(double, raft_retry_ms, 100,
           "raft: a request unanswered this long goes to the next server (its leader may be down).");
 ABSL_FLAG(std::string, chain, "",
@@ -80,7 +84,10 @@ ABSL_FLAG(std::string, chain, "",
           "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). --server_ip/--server_context are not used.");
 ABSL_FLAG(uint32_t, chain_keys, 1000, "chain: keys, drawn uniformly.");
 ABSL_FLAG(double, chain_write_fraction, 0.5, "chain: fraction of requests that are WRITEs.");
-ABSL_FLAG(bool, chain_preload, true, "chain: WRITE every key once before measuring (not measured).");
+ABSL_FLAG(bool, chain_preload, true,
+          "chain: READ every key at the tail, then WRITE each once, before measuring (not "
+          "measured): the WRITEs continue each key's versions from what the replicas hold. "
+          "Off: the chain must be fresh.");
 ABSL_FLAG(uint32_t, kv_keys, 10000, "kv: keys, drawn uniformly.");
 ABSL_FLAG(double, kv_set_fraction, 0.5, "kv: fraction of requests that are SETs (the paper: 0.5).");
 ABSL_FLAG(uint32_t, kv_partitions, 1,
@@ -89,6 +96,9 @@ ABSL_FLAG(uint32_t, kv_partitions, 1,
 ABSL_FLAG(bool, kv_jbsq, false,
           "kv: the server runs --kv_jbsq (any core takes any key): misses and older values are "
           "expected, only a wrong key's value or a corrupt one is bad.");
+ABSL_FLAG(std::string, kv_variant, "register-file",
+          "kv: the server's variant, 'register-file' (--app=kv) or 'naive' (--app=kv-naive); "
+          "only the modelled column uses it (the naive variant's declared copy work).");
 ABSL_FLAG(bool, kv_preload, true, "kv: SET every key once before measuring (not measured).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
@@ -145,6 +155,7 @@ int main(int argc, char** argv) {
   rao.keys = absl::GetFlag(FLAGS_raft_keys);
   rao.put_fraction = absl::GetFlag(FLAGS_raft_put_fraction);
   rao.retry_ms = absl::GetFlag(FLAGS_raft_retry_ms);
+  rao.preload = absl::GetFlag(FLAGS_raft_preload);
   if (raft) {
     absl::StatusOr<std::vector<nanopu::apps::RaftServer>> c =
         nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_raft_cluster));
@@ -201,6 +212,10 @@ int main(int argc, char** argv) {
   kvo.partitions = absl::GetFlag(FLAGS_kv_partitions);
   kvo.jbsq = absl::GetFlag(FLAGS_kv_jbsq);
   kvo.preload = absl::GetFlag(FLAGS_kv_preload);
+  const std::string kv_variant = absl::GetFlag(FLAGS_kv_variant);
+  if (kv_variant != "register-file" && kv_variant != "naive")
+    return fail("--kv_variant must be 'register-file' or 'naive'");
+  const bool kv_naive = kv_variant == "naive";
   if (kv && (kvo.keys == 0 || kvo.keys > (1u << 24))) return fail("--kv_keys must be 1..16777216");
   if (kv && !(kvo.set_fraction >= 0 && kvo.set_fraction <= 1)) return fail("--kv_set_fraction must be 0..1");
   if (kv && (kvo.partitions == 0 || o.server_context + kvo.partitions > 0x10000))
@@ -256,21 +271,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (kv) {
-    // A GET moves 48 + 528 bytes, a SET 560 + 24: modelled as a 290-byte
-    // echo (the same bytes each way, the same FIFO words at the core).
-    nanopu::apps::LoadGenOptions as_echo = o;
-    as_echo.msg_bytes = 290;
-    result.modelled = nanopu::apps::model_latency(as_echo, result.received, *timing);
-    result.modelled.how += "; kv as a 290-byte echo: the store's own work is not modelled";
-    o.msg_bytes = 290;
+    result.modelled = nanopu::apps::model_kv_latency(o, kvo.set_fraction, kvo.partitions, kvo.jbsq,
+                                                     kv_naive, result.received, *timing);
+    o.msg_bytes = nanopu::apps::kKvSetBytes;
   } else if (raft) {
-    result.modelled = nanopu::apps::model_raft_latency(o, rao.cluster.size(), *timing);
+    result.modelled = nanopu::apps::model_raft_latency(o, rao.cluster.size(), result.received, *timing);
     o.msg_bytes = nanopu::apps::raft_client_request_len(nanopu::apps::RaftOp::kPut);
   } else if (rdma) {
-    result.modelled = nanopu::apps::model_rdma_latency(o, *timing);
+    result.modelled = nanopu::apps::model_rdma_latency(o, result.received, *timing);
     o.msg_bytes = 40;
   } else if (chain) {
-    result.modelled = nanopu::apps::model_chain_latency(o, cho.chain.size(), cho.write_fraction, *timing);
+    result.modelled = nanopu::apps::model_chain_latency(o, cho.chain.size(), cho.write_fraction, result.received,
+                                                       *timing);
     o.msg_bytes = nanopu::apps::chain_len(static_cast<uint32_t>(cho.chain.size() - 1), true);
   } else {
     result.modelled = nanopu::apps::model_latency(o, result.received, *timing);

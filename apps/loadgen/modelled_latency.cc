@@ -1,103 +1,171 @@
 #include "apps/loadgen/modelled_latency.h"
 
 #include <algorithm>
+#include <random>
 
 #include "absl/strings/str_format.h"
 #include "apps/chain/chain_protocol.h"
 #include "apps/chain/chain_store.h"
 #include "apps/loopback/loopback.h"
+#include "apps/mica/kv_protocol.h"
+#include "apps/mica/kv_service.h"
 #include "apps/raft/raft_protocol.h"
 #include "apps/rdma/rdma_protocol.h"
 #include "lib/timing/timing_model.h"
 #include "lib/timing/virtual_host.h"
 
 namespace nanopu::apps {
+namespace {
 
-ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples, const timing::TimingParams& p) {
+constexpr double words_of(size_t bytes) { return static_cast<double>((bytes + 7) / 8); }
+
+// The core time of a request that reads in_bytes and writes out_bytes
+// through the FIFOs (the loopback's per-word cost, counted for the larger
+// side as TimingModel::relay_ns does) plus declared work.
+double core_ns(const timing::TimingModel& m, size_t in_bytes, size_t out_bytes, double work_cycles) {
+  const timing::TimingParams& p = m.params();
+  return m.cycles_ns(p.app_fixed_cycles + words_of(std::max(in_bytes, out_bytes)) * p.app_cycles_per_word +
+                     work_cycles);
+}
+
+// One request/reply round trip between two nanoPUs with `work_cycles` on
+// the server: rpc_round_trip_ns counts the request's loopback words in its
+// wire-to-wire part, so the service time passed is the rest of the core.
+ModelledKind rpc_kind(const timing::TimingModel& m, double share, size_t in_bytes, size_t out_bytes,
+                      double work_cycles) {
+  const timing::TimingParams& p = m.params();
+  const double core = core_ns(m, in_bytes, out_bytes, work_cycles);
+  const double loopback = m.cycles_ns(p.app_fixed_cycles + words_of(in_bytes) * p.app_cycles_per_word);
+  return {share, core, m.rpc_round_trip_ns(in_bytes, out_bytes, core - loopback)};
+}
+
+void fill_quantiles(timing::ClassResult& k, ModelledLatency* r) {
+  r->min_ns = k.quantile_ns(0);
+  r->mean_ns = k.mean_ns();
+  r->p50_ns = k.quantile_ns(0.5);
+  r->p90_ns = k.quantile_ns(0.9);
+  r->p99_ns = k.quantile_ns(0.99);
+  r->p999_ns = k.quantile_ns(0.999);
+  r->max_ns = k.quantile_ns(1);
+}
+
+}  // namespace
+
+ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o, uint64_t samples,
+                              const timing::TimingParams& p) {
   const timing::TimingModel m(p);
-  const double service_ns = static_cast<double>(o.service_cycles) / kServiceCyclesPerNs;
-  const double words = static_cast<double>((o.msg_bytes + 7) / 8);
-  // The server core's time per request: the echo's own cycles (already in
-  // the loopback path) plus the declared service time.
-  const double core_ns = m.cycles_ns(p.app_fixed_cycles + words * p.app_cycles_per_word) + service_ns;
-  const double unloaded = m.rpc_round_trip_ns(o.msg_bytes, o.msg_bytes, service_ns);
   ModelledLatency r;
+  if (s.kinds.empty() || s.cores == 0) return r;
+  double total = 0, mean_core = 0;
+  for (const ModelledKind& k : s.kinds) total += k.share;
+  for (const ModelledKind& k : s.kinds) mean_core += k.share / total * k.core_ns;
+  // Kind of the i-th response: drawn by share, the same sequence for a seed.
+  std::mt19937_64 rng(o.seed ^ 0x6b696e6473ULL);
+  std::uniform_real_distribution<double> u(0, total);
+  auto draw = [&]() -> const ModelledKind& {
+    double x = u(rng);
+    for (const ModelledKind& k : s.kinds)
+      if ((x -= k.share) < 0) return k;
+    return s.kinds.back();
+  };
+  timing::ClassResult all;
   if (o.rate <= 0) {
-    const double rtt = std::max(unloaded, o.outstanding * core_ns);
-    r.min_ns = r.mean_ns = r.p50_ns = r.p90_ns = r.p99_ns = r.p999_ns = r.max_ns = rtt;
-    r.how = absl::StrFormat("closed loop, %u outstanding, one server core, parameter set %s",
-                            o.outstanding, p.name);
+    const double floor_ns = o.outstanding * mean_core / s.cores;
+    for (int i = 0; i < 1000; ++i)
+      all.response_ps.push_back(static_cast<uint64_t>(std::max(draw().path_ns, floor_ns) * 1000));
+    fill_quantiles(all, &r);
+    r.how = absl::StrFormat("%s; closed loop, %u outstanding, parameter set %s", s.how, o.outstanding,
+                            p.name);
     return r;
   }
   timing::VirtualHostConfig c;
-  timing::ServiceTime s;
-  s.mean_ns = core_ns;
-  c.classes = {{"requests", 0, 1, s, {}}};
+  c.cores = s.cores;
+  timing::ServiceTime st;
+  st.mean_ns = mean_core;
+  if (s.jbsq) {
+    c.classes = {{"requests", 0, 1, st, {}}};
+  } else {
+    for (uint32_t i = 0; i < s.cores; ++i)
+      c.classes.push_back({"partition" + std::to_string(i), 0, 1.0 / s.cores, st, {i}});
+  }
+  c.core_select = CoreSelectPolicy::kJbsq;
   c.context_switch_ns = m.context_switch_ns();
-  c.fixed_response_ns = unloaded - core_ns;
   c.load_rps = o.rate;
   c.requests = std::clamp<uint64_t>(samples, 1000, 200000);
   c.seed = o.seed;
   timing::VirtualHostResult v = timing::run_virtual_host(c);
-  timing::ClassResult& k = v.classes[0];
-  r.min_ns = k.quantile_ns(0);
-  r.mean_ns = k.mean_ns();
-  r.p50_ns = k.quantile_ns(0.5);
-  r.p90_ns = k.quantile_ns(0.9);
-  r.p99_ns = k.quantile_ns(0.99);
-  r.p999_ns = k.quantile_ns(0.999);
-  r.max_ns = k.quantile_ns(1);
-  r.how = absl::StrFormat("virtual time, Poisson %.0f req/s, one server core, parameter set %s",
-                          o.rate, p.name);
+  // Queued on the core at the mean core time; the rest of each round trip
+  // (the path outside that core) added per request by its kind.
+  for (const timing::ClassResult& k : v.classes)
+    for (uint64_t ps : k.response_ps) {
+      const ModelledKind& kind = draw();
+      const double outside_ns = std::max(0.0, kind.path_ns - mean_core);
+      all.response_ps.push_back(ps + static_cast<uint64_t>(outside_ns * 1000));
+    }
+  fill_quantiles(all, &r);
+  r.how = absl::StrFormat("%s; virtual time, Poisson %.0f req/s queued on %u core(s)%s, parameter set %s",
+                          s.how, o.rate, s.cores, s.cores > 1 ? (s.jbsq ? " by JBSQ" : " by key") : "",
+                          p.name);
   return r;
 }
 
+ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const double service_cycles = static_cast<double>(o.service_cycles) / kServiceCyclesPerNs * p.clock_ghz;
+  ModelledService s;
+  s.kinds = {rpc_kind(m, 1, o.msg_bytes, o.msg_bytes, service_cycles)};
+  s.how = absl::StrFormat("%u-byte loopback with %.0f ns of declared service time", o.msg_bytes,
+                          static_cast<double>(o.service_cycles) / kServiceCyclesPerNs);
+  return model_service(s, o, samples, p);
+}
+
+ModelledLatency model_kv_latency(const LoadGenOptions& o, double set_fraction, uint32_t partitions,
+                                 bool jbsq, bool naive, uint64_t samples, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const double work = kKvTableCycles + (naive ? kKvValueWords * kKvNaiveCopyCyclesPerWord : 0);
+  ModelledService s;
+  s.kinds = {rpc_kind(m, 1 - set_fraction, kKvGetBytes, kKvValueReplyBytes, work),
+             rpc_kind(m, set_fraction, kKvSetBytes, kKvStatusReplyBytes, work)};
+  s.cores = partitions;
+  s.jbsq = jbsq;
+  s.how = absl::StrFormat("kv %s: GET %.0f ns, SET %.0f ns unloaded, %.0f cycles of declared work",
+                          naive ? "naive" : "register-file", s.kinds[0].path_ns, s.kinds[1].path_ns, work);
+  return model_service(s, o, samples, p);
+}
+
 ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas, double write_fraction,
-                                    const timing::TimingParams& p) {
+                                    uint64_t samples, const timing::TimingParams& p) {
   const timing::TimingModel m(p);
   const double store_ns = m.cycles_ns(kChainStoreCycles);
   std::vector<size_t> hops;
   for (size_t i = replicas; i-- > 0;) hops.push_back(chain_len(static_cast<uint32_t>(i), true));
   hops.push_back(chain_len(0, false));
-  const double write_ns = m.path_round_trip_ns(hops, std::vector<double>(replicas, store_ns));
-  const double read_ns = m.path_round_trip_ns({chain_len(0, false), chain_len(0, true)}, {store_ns});
   // The tail's core per request: every WRITE and every READ pass it.
-  const double tail_core_ns =
-      m.cycles_ns(p.app_fixed_cycles + (kChainFixedWords + kChainValueWords) * p.app_cycles_per_word) +
-      store_ns;
-  const double floor_ns = o.rate > 0 ? 0 : o.outstanding * tail_core_ns;
-  const double w = std::max(write_ns, floor_ns), r = std::max(read_ns, floor_ns);
-  auto q = [&](double quantile) { return quantile < 1 - write_fraction ? r : w; };
-  ModelledLatency out;
-  out.min_ns = write_fraction >= 1 ? w : r;
-  out.max_ns = write_fraction <= 0 ? r : w;
-  out.mean_ns = write_fraction * w + (1 - write_fraction) * r;
-  out.p50_ns = q(0.5);
-  out.p90_ns = q(0.9);
-  out.p99_ns = q(0.99);
-  out.p999_ns = q(0.999);
-  out.how = absl::StrFormat(
-      "unloaded, %zu replicas: WRITE %.0f ns through the chain, READ %.0f ns at the tail, "
-      "store work %.0f cycles (declared), parameter set %s",
-      replicas, write_ns, read_ns, kChainStoreCycles, p.name);
-  return out;
+  const double tail_ns = core_ns(m, chain_len(0, true), chain_len(0, true), kChainStoreCycles);
+  ModelledService s;
+  s.kinds = {{write_fraction, tail_ns, m.path_round_trip_ns(hops, std::vector<double>(replicas, store_ns))},
+             {1 - write_fraction, tail_ns,
+              m.path_round_trip_ns({chain_len(0, false), chain_len(0, true)}, {store_ns})}};
+  s.how = absl::StrFormat(
+      "%zu replicas: WRITE %.0f ns through the chain, READ %.0f ns at the tail unloaded, store work "
+      "%.0f cycles (declared), queued at the tail",
+      replicas, s.kinds[0].path_ns, s.kinds[1].path_ns, kChainStoreCycles);
+  return model_service(s, o, samples, p);
 }
 
-ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::TimingParams& p) {
+ModelledLatency model_rdma_latency(const LoadGenOptions& o, uint64_t samples, const timing::TimingParams& p) {
   const timing::TimingModel m(p);
-  const double rtt = m.path_round_trip_ns({rdma_request_len(RdmaOp::kRead, 1), rdma_reply_len(RdmaOp::kRead, 1)},
-                                          {m.cycles_ns(kRdmaOpCycles)});
-  const double floor_ns =
-      o.rate > 0 ? 0 : o.outstanding * m.cycles_ns(p.app_fixed_cycles + 5 * p.app_cycles_per_word + kRdmaOpCycles);
-  ModelledLatency out;
-  out.min_ns = out.mean_ns = out.p50_ns = out.p90_ns = out.p99_ns = out.p999_ns = out.max_ns =
-      std::max(rtt, floor_ns);
-  out.how = absl::StrFormat("unloaded, a 1-word READ as every op, %.0f cycles of declared work, "
-                            "parameter set %s", kRdmaOpCycles, p.name);
-  return out;
+  const size_t in = rdma_request_len(RdmaOp::kRead, 1), out = rdma_reply_len(RdmaOp::kRead, 1);
+  ModelledService s;
+  s.kinds = {{1, core_ns(m, in, out, kRdmaOpCycles),
+              m.path_round_trip_ns({in, out}, {m.cycles_ns(kRdmaOpCycles)})}};
+  s.how = absl::StrFormat("a 1-word READ as every op, %.0f ns unloaded, %.0f cycles of declared work",
+                          s.kinds[0].path_ns, kRdmaOpCycles);
+  return model_service(s, o, samples, p);
 }
 
-ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers, const timing::TimingParams& p) {
+ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers, uint64_t samples,
+                                   const timing::TimingParams& p) {
   const timing::TimingModel m(p);
   const double work = m.cycles_ns(kRaftOpCycles);
   const size_t request = raft_client_request_len(RaftOp::kPut);
@@ -106,15 +174,20 @@ ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers, cons
   const size_t reply = raft_client_reply_len(false);
   const double rtt = servers <= 1 ? m.path_round_trip_ns({request, reply}, {work})
                                   : m.path_round_trip_ns({request, append, ack, reply}, {work, work, work});
-  ModelledLatency out;
-  out.min_ns = out.mean_ns = out.p50_ns = out.p90_ns = out.p99_ns = out.p999_ns = out.max_ns =
-      o.rate > 0 ? rtt : std::max(rtt, o.outstanding * m.cycles_ns(kRaftOpCycles));
-  out.how = absl::StrFormat(
-      "unloaded PUT, %zu servers: client, leader, follower, leader, client; %.0f cycles of declared "
-      "work per relay; no switch latency (the paper's 300 ns switch is not in the model), "
-      "parameter set %s",
-      servers, kRaftOpCycles, p.name);
-  return out;
+  // The leader's core per request: the client's request and the reply, an
+  // append out and an ack in per follower, the declared work twice (append
+  // to its log, apply on commit).
+  const size_t followers = servers > 0 ? servers - 1 : 0;
+  const double leader_ns = core_ns(m, request, reply, 2 * kRaftOpCycles) +
+                           followers * (core_ns(m, 0, append, 0) + core_ns(m, ack, 0, 0));
+  ModelledService s;
+  s.kinds = {{1, leader_ns, rtt}};
+  s.how = absl::StrFormat(
+      "PUT, %zu servers: client, leader, follower, leader, client, %.0f ns unloaded; %.0f cycles of "
+      "declared work per relay; no switch latency (the paper's 300 ns switch is not in the model); "
+      "queued at the leader",
+      servers, rtt, kRaftOpCycles);
+  return model_service(s, o, samples, p);
 }
 
 }  // namespace nanopu::apps

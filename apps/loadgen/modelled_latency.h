@@ -1,36 +1,73 @@
 // The load generator's *modelled* column: the round trips the same load
 // would have on nanoPU hardware (lib/timing), printed beside the measured
-// ones. Open loop: the virtual-time host model fed Poisson arrivals at the
-// offered rate (one server core, the request's declared service time plus
-// the loopback's own cycles). Closed loop: each of the `outstanding`
-// requests waits for the others' core time; no randomness, every quantile
-// the same.
+// ones. Every service is described the same way: the kinds of request it
+// serves, each with the unloaded round trip from the model's stage costs
+// and the service's declared work, and the time each takes on the core
+// where requests queue (the server's, the chain's tail, the Raft leader).
+// Open loop: the virtual-time host model (lib/timing/virtual_host.h) fed
+// Poisson arrivals at the offered rate queues them on that core; the rest
+// of each round trip is added unloaded. Closed loop: each of the
+// `outstanding` requests waits for the others' core time; no randomness.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "apps/loadgen/loadgen.h"
 #include "lib/timing/timing_params.h"
 
 namespace nanopu::apps {
 
+// One kind of request in a service's mix.
+struct ModelledKind {
+  double share = 1;    // fraction of the requests
+  double core_ns = 0;  // time on the queueing core
+  double path_ns = 0;  // unloaded round trip, core_ns included
+};
+
+struct ModelledService {
+  std::vector<ModelledKind> kinds;
+  uint32_t cores = 1;  // cores the requests spread over
+  bool jbsq = false;   // any core takes any request (JBSQ); else one partition per core
+  std::string how;     // what was modelled, without the load part
+};
+
+[[nodiscard]] ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o,
+                                            uint64_t samples, const timing::TimingParams& p);
+
+// The echo/increment/service loopback: one request kind of o.msg_bytes
+// with o.service_cycles of declared work.
 [[nodiscard]] ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples,
                                             const timing::TimingParams& p);
 
+// MICA (apps/mica): GETs (48 bytes out, 528 back) and SETs (560 out, 24
+// back) with the table's declared work (kKvTableCycles) and, for the naive
+// variant, its copy (kKvNaiveCopyCyclesPerWord); `partitions` cores, by key
+// hash or (jbsq) any core.
+[[nodiscard]] ModelledLatency model_kv_latency(const LoadGenOptions& o, double set_fraction,
+                                               uint32_t partitions, bool jbsq, bool naive,
+                                               uint64_t samples, const timing::TimingParams& p);
+
 // Chain replication (apps/chain): a WRITE passes client, head, ..., tail,
 // client; a READ is one round trip to the tail; each replica does its
-// declared store work (kChainStoreCycles). Unloaded (no queueing modelled;
-// closed loop: at least `outstanding` requests' work at the tail): a
-// two-valued distribution, READs below WRITEs.
+// declared store work (kChainStoreCycles). Requests queue at the tail, which
+// every WRITE and READ passes.
+[[nodiscard]] ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas,
+                                                  double write_fraction, uint64_t samples,
+                                                  const timing::TimingParams& p);
+
 // One-sided RDMA (apps/rdma): one round trip of a 1-word READ (40 bytes
-// out, 32 back) with the declared work (kRdmaOpCycles); unloaded.
-[[nodiscard]] ModelledLatency model_rdma_latency(const LoadGenOptions& o, const timing::TimingParams& p);
+// out, 32 back) with the declared work (kRdmaOpCycles), queued at the
+// server's core.
+[[nodiscard]] ModelledLatency model_rdma_latency(const LoadGenOptions& o, uint64_t samples,
+                                                 const timing::TimingParams& p);
 
 // Raft (apps/raft): client, leader, a follower (the others in parallel),
 // leader, client, each relay with the declared state-machine work
-// (kRaftOpCycles); unloaded, one value for every quantile.
+// (kRaftOpCycles); requests queue at the leader, which takes the client's
+// request, sends an append to and takes an ack from every follower, and
+// replies.
 [[nodiscard]] ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers,
-                                                 const timing::TimingParams& p);
-
-[[nodiscard]] ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas,
-                                                  double write_fraction, const timing::TimingParams& p);
+                                                 uint64_t samples, const timing::TimingParams& p);
 
 }  // namespace nanopu::apps

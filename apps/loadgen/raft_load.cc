@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ class RaftLoad : public LoadSchedule {
   RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
            RaftLoadResult* rr)
       : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
-        slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, 0), key_(0, ro.keys - 1),
+        slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, first_seq()), key_(0, ro.keys - 1),
         is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)) {
     transport_give_ups_are_retried_ = true;
   }
@@ -41,12 +42,30 @@ class RaftLoad : public LoadSchedule {
       return;
     }
     failures_seen_ = t_.tx_failures();
+    if (ro_.preload && !preload_keys()) {
+      r_->error = "preloading the keys failed: no progress within --drain_timeout (is a raft "
+                  "cluster up, with a leader?)";
+      return;
+    }
     measure();
   }
 
  private:
+  // A server remembers the last seq it applied per client (slot, context,
+  // address) and ignores older ones (the session table of Raft's client
+  // protocol). Starting at the wall clock in ns, a later loadgen process
+  // with the same address and context continues above an earlier one's
+  // seqs: a slot sends at most one request per round trip, far below one
+  // per ns.
+  static uint64_t first_seq() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  }
+  bool preload_keys();
+  bool issue(bool put, uint32_t key, uint64_t sent_tsc);
   bool send(Request& q, uint64_t sent_time);
-  bool send_next(uint64_t sent_tsc) override;
+  bool send_next(uint64_t sent_tsc) override { return issue(is_put_(rng_), key_(rng_), sent_tsc); }
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
   void forget_in_flight() override {
@@ -90,14 +109,14 @@ bool RaftLoad::send(Request& q, uint64_t sent_time) {
   return true;
 }
 
-bool RaftLoad::send_next(uint64_t sent_tsc) {
+bool RaftLoad::issue(bool put, uint32_t key, uint64_t sent_tsc) {
   const auto free = std::find(slot_busy_.begin(), slot_busy_.end(), 0);
   if (free == slot_busy_.end()) return false;  // open loop beyond --outstanding: wait for a slot
   Request q;
   q.slot = static_cast<uint32_t>(free - slot_busy_.begin());
   q.seq = slot_seq_[q.slot] + 1;
-  q.put = is_put_(rng_);
-  q.key = key_(rng_);
+  q.put = put;
+  q.key = key;
   if (q.put) q.version = sent_version_[q.key] + 1;
   else q.min_version = acked_version_[q.key];
   q.target = leader_;
@@ -113,6 +132,29 @@ bool RaftLoad::send_next(uint64_t sent_tsc) {
   }
   in_flight_[sent_time] = q;
   return true;
+}
+
+// Every key written once, unmeasured: the values a GET may then see are
+// this process's own, whatever an earlier client left in the store.
+bool RaftLoad::preload_keys() {
+  const auto patience = static_cast<uint64_t>(o_.drain_timeout_s * hz_);
+  uint32_t k = 0;
+  uint64_t last_progress = rte_rdtsc();
+  while (!t_.stopping() && (k < ro_.keys || !in_flight_.empty())) {
+    while (k < ro_.keys && issue(true, k, rte_rdtsc())) ++k;
+    const size_t before = in_flight_.size();
+    receive_all(false);
+    const uint64_t now = rte_rdtsc();
+    if (in_flight_.size() != before) last_progress = now;
+    else if (now - last_progress > patience) return false;
+    t_.idle();
+  }
+  const bool clean = r_->bad_replies == 0 && r_->send_failures == 0;
+  r_->bad_replies = r_->send_failures = 0;
+  *rr_ = RaftLoadResult{};
+  failures_seen_ = t_.tx_failures();
+  reset_given_up();
+  return clean && !t_.stopping();
 }
 
 bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {

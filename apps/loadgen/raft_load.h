@@ -26,6 +26,7 @@ struct RaftLoadOptions {
   uint32_t keys = 1000;
   double put_fraction = 0.5;
   double retry_ms = 100;
+  bool preload = true;  // PUT every key once before measuring (not measured)
 };
 
 struct RaftLoadResult {

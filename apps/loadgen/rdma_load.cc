@@ -35,8 +35,8 @@ class RdmaLoad : public LoadSchedule {
       return;
     }
     reset_given_up();
-    if (ro_.mode == RdmaLoadMode::kMix && !write_pointers()) {
-      r_->error = "writing the slice's pointers failed: no reply within --drain_timeout, or an "
+    if (ro_.mode == RdmaLoadMode::kMix && !(read_slice() && write_pointers())) {
+      r_->error = "reading the slice or writing its pointers failed: no reply within --drain_timeout, or an "
                   "error status (is an rdma server up, with --rdma_base + 8 x --rdma_words inside "
                   "its --rdma_region_kb?)";
       return;
@@ -59,6 +59,7 @@ class RdmaLoad : public LoadSchedule {
   }
   // One request outside the schedule (set-up, final read); its reply in reply_.
   bool call(RdmaOp op, uint64_t a, const std::vector<uint64_t>& args);
+  bool read_slice();
   bool write_pointers();
   void read_counter();
   bool send_next(uint64_t sent_tsc) override;
@@ -100,6 +101,17 @@ bool RdmaLoad::call(RdmaOp op, uint64_t a, const std::vector<uint64_t>& args) {
     if (n >= 3 && reply_[1] == sent_time) return reply_[2] == static_cast<uint64_t>(RdmaStatus::kOk);
   }
   return false;
+}
+
+// The slice as the server holds it (unmeasured): a server keeps its region
+// across clients, so a second run finds the first one's words.
+bool RdmaLoad::read_slice() {
+  for (uint32_t at = 0; at < ro_.words; at += kRdmaMaxWords) {
+    const uint32_t n = std::min<uint32_t>(kRdmaMaxWords, ro_.words - at);
+    if (!call(RdmaOp::kRead, addr(at), {n})) return false;
+    std::copy(reply_ + 3, reply_ + 3 + n, image_.begin() + at);
+  }
+  return true;
 }
 
 bool RdmaLoad::write_pointers() {

@@ -3,7 +3,8 @@
 // mix (default): reads and writes of 1..4 words, compare-and-swaps (half
 // of them meant to fail), fetch-and-adds and indirect reads on this
 // client's slice of the server's region (--rdma_base, --rdma_words), each
-// reply checked word for word against a reference image of the slice. The
+// reply checked word for word against a reference image of the slice (read
+// from the server first, unmeasured: the region outlives a client). The
 // slice's first words hold pointers (written once, unmeasured) for the
 // indirect reads; a word is never the target of two requests in flight,
 // so every reply is known when its request leaves.

@@ -20,6 +20,20 @@ namespace nanopu::apps {
 
 enum class KvVariant : uint8_t { kNaive, kRegisterFile };
 
+// The service's declared work per request beyond moving its words through
+// the FIFOs, for the timing model's modelled column (nanopu's estimates at
+// the prototype's 3.2 GHz, not measured on nanoPU hardware):
+// - the table: hash the key into the lossy index, probe a bucket, compare
+//   the log item's key, append or read the item: two cache-resident
+//   accesses and a 16-byte compare, 120 cycles;
+// - kNaive also copies each value word between the message buffer and the
+//   log: one load and one store on the prototype's single-issue in-order
+//   core, 2 cycles per word (the L1's 3-cycle latency, against the register
+//   file's 1, nanoPU OSDI'21 §2.1, hidden by the copy loop's pipelining),
+//   on the path the register-file variant skips.
+inline constexpr double kKvTableCycles = 120;
+inline constexpr double kKvNaiveCopyCyclesPerWord = 2;
+
 struct KvServiceStats {
   uint64_t gets = 0, get_hits = 0, sets = 0;
   uint64_t bad_requests = 0;  // answered kKvBadRequest

@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
+#include "bench/plot_csv.h"
 #include "nanopu/flags.h"
 
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
@@ -50,13 +51,7 @@ bool write_figure(const FigureOptions& o, const std::string& name, const Table& 
   std::printf("  wrote %s\n", csv.c_str());
   if (!o.plot) return true;
   const std::string png = o.out_dir + "/" + name + ".png";
-  // Debian's python3-matplotlib belongs to /usr/bin/python3 (a python3
-  // earlier on PATH, e.g. pyenv's, may not have it).
-  struct stat st {};
-  const char* python = stat("/usr/bin/python3", &st) == 0 ? "/usr/bin/python3" : "python3";
-  const std::string cmd = absl::StrCat(python, " '", NANOPU_PLOT_SCRIPT, "' '", csv, "' '", png, "' ", kind,
-                                       " '", title, "' '", ylabel, "'");
-  if (std::system(cmd.c_str()) != 0) {
+  if (!nanopu::bench::plot_csv(csv, png, kind, title, ylabel)) {
     std::fprintf(stderr, "  (no plot: python3-matplotlib missing? run deploy/setup.sh; the CSV is complete)\n");
     return true;
   }

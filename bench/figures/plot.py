@@ -19,7 +19,9 @@ def main():
     if kind == "line":
         x = [float(r[0]) for r in data]
         for i, name in enumerate(header[1:], start=1):
+            # Beside measured series, the modelled ones are dashed.
             ax.plot(x, [float(r[i]) for r in data], marker="o" if len(x) <= 40 else None,
+                    linestyle="--" if "modelled" in name and "measured" in " ".join(header) else "-",
                     label=name)
         ax.set_xlabel(header[0])
         ax.legend(fontsize="small")

@@ -128,6 +128,20 @@ TEST_P(RaftClusterTest, AKilledLeaderIsReplacedAndEveryAcknowledgedWriteIsSeen) 
   const int second = leader();
   EXPECT_GE(second, 0);
   EXPECT_NE(second, first) << "the killed leader was not replaced";
+  // A second client process with the same address and context: its
+  // requests are new to the servers (not replays of the first's), and its
+  // GETs see only what it wrote (it writes every key first).
+  const pid_t c2 = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
+                          "--vdev=net_memif0,role=client,socket=" + sock(n), "--service=raft",
+                          "--raft_cluster=" + cluster, "--raft_keys=100", "--count=300",
+                          "--outstanding=2", "--drain_timeout=30", "--progress=false",
+                          "--json=" + dir_ + "/raft2.json"},
+                         dir_ + "/loadgen2.log");
+  ASSERT_GT(c2, 0);
+  EXPECT_EQ(wait_for(c2, std::chrono::seconds(300)), 0) << read_file(dir_ + "/loadgen2.log");
+  const std::string json2 = read_file(dir_ + "/raft2.json");
+  EXPECT_EQ(json_number(json2, "received"), 300) << json2;
+  EXPECT_EQ(json_number(json2, "bad_replies"), 0) << json2;
   // No term has two leaders: every server's log, the killed one's too.
   std::map<unsigned long long, std::set<int>> leaders_of;
   for (int i = 0; i < n; ++i) {

@@ -218,9 +218,24 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
   EXPECT_NE(json.find("\"service\":\"chain\""), std::string::npos) << json;
   EXPECT_GT(json_number(json, "read_hits"), 0) << json;
   EXPECT_EQ(json_number(json, "read_hits"), json_number(json, "reads")) << "every key was preloaded: " << json;
-  // Every replica stored every WRITE (the preload's and the run's); only
+  // A second client process on the used chain: it reads every key first
+  // and numbers its WRITEs after the versions it found (a replica would
+  // ignore a WRITE whose seq is not newer), so its run is as clean.
+  c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+             "--vdev=net_memif0,role=client,socket=" + dir_ + "/ch3.sock", "--service=chain",
+             "--chain=10.0.0.1:5,10.0.0.3:5,10.0.0.4:5", "--context=7", "--chain_keys=500",
+             "--count=1000", "--outstanding=4", "--progress=false", "--drain_timeout=10",
+             "--json=" + dir_ + "/chain2.json", "--poll=adaptive"},
+            dir_ + "/chload2.log");
+  ASSERT_GT(c, 0);
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(240)), 0) << read_file(dir_ + "/chload2.log");
+  const std::string json2 = read_file(dir_ + "/chain2.json");
+  EXPECT_NE(json2.find("\"received\":1000,"), std::string::npos) << json2;
+  EXPECT_NE(json2.find("\"bad_replies\":0,"), std::string::npos) << json2;
+  EXPECT_EQ(json_number(json2, "read_hits"), json_number(json2, "reads")) << json2;
+  // Every replica stored every WRITE (both preloads' and both runs'); only
   // the tail acknowledged them.
-  const double writes = json_number(json, "writes") + 500;
+  const double writes = json_number(json, "writes") + json_number(json2, "writes") + 2 * 500;
   for (int i = 0; i < 3; ++i) {
     kill(replicas[i], SIGTERM);
     EXPECT_EQ(wait_for(replicas[i], std::chrono::seconds(30)), 0);
@@ -228,6 +243,7 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
     EXPECT_EQ(log_counter(log, "chain0.writes"), static_cast<long long>(writes)) << log;
     EXPECT_EQ(log_counter(log, "chain0.acks"), i == 2 ? static_cast<long long>(writes) : 0) << log;
     EXPECT_EQ(log_counter(log, "chain0.keys"), 500) << log;
+    EXPECT_EQ(log_counter(log, "chain0.stale_writes"), 0) << "a WRITE was not newer: " << log;
   }
   kill(sw, SIGTERM);
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
@@ -236,7 +252,8 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
 // One-sided RDMA as README shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its
-// own slice at once; last, one fetch-and-add reads the word: it must hold
+// own slice at once, and one of them again on its used slice; last, one
+// fetch-and-add reads the word: it must hold
 // exactly the increments both clients counted, plus one.
 TEST_F(TwoProcessMemifTest, RdmaCasRacesFromTwoClientProcesses) {
   std::string vdevs;
@@ -285,6 +302,10 @@ TEST_F(TwoProcessMemifTest, RdmaCasRacesFromTwoClientProcesses) {
     EXPECT_GT(json_number(json, "indirect_reads"), 0) << json;
     EXPECT_GT(json_number(json, "cas_swapped"), 0) << json;
   }
+  // A second client on a used slice finds the first one's words: it reads
+  // the slice before it checks replies against it.
+  const std::string again = finish(client(1, "mixAgain", {"--rdma_base=65536", "--count=500"}), "mixAgain");
+  EXPECT_EQ(json_number(again, "received"), 500) << again;
   const std::string last = finish(client(1, "last", {"--rdma_mode=faa-counter", "--rdma_base=0", "--count=1"}), "last");
   EXPECT_EQ(json_number(last, "final_value"), inc + 1)
       << "the counter lost or doubled an increment: " << last;

@@ -1,0 +1,34 @@
+// nanopu-bench-services: one function per service. Each starts the service's
+// deployment as a user would (nanopu-server, nanopu-switch, over net_memif),
+// measures closed-loop throughput, sweeps offered Poisson load with
+// nanopu-loadgen, and returns its table rows (measured beside a raw
+// reference from the same run; modelled beside the paper) and curves.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/bench_table.h"
+#include "bench/services/sweep.h"
+
+namespace nanopu::bench {
+
+struct ServicesOptions {
+  std::string work;   // sockets and logs
+  std::string out;    // CSV, PNG
+  double seconds = 1;  // per load point
+};
+
+struct ServiceResult {
+  std::vector<Row> rows;
+  std::vector<Curve> curves;
+  std::vector<Curve> modelled_curves;  // the model alone, over its own range of loads
+  bool ok = false;  // every deployment came up and every closed-loop run answered
+};
+
+[[nodiscard]] ServiceResult bench_kv(const ServicesOptions& o);
+[[nodiscard]] ServiceResult bench_rdma(const ServicesOptions& o);
+[[nodiscard]] ServiceResult bench_chain(const ServicesOptions& o);
+[[nodiscard]] ServiceResult bench_raft(const ServicesOptions& o);
+
+}  // namespace nanopu::bench

@@ -1,0 +1,42 @@
+// nanopu-bench-services: a latency-against-load curve, the load where its
+// p99 doubles, and the files a curve set becomes (CSV, PNG, JSON).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/services/rig.h"
+
+namespace nanopu::bench {
+
+struct Curve {
+  std::string label;          // e.g. "kv register-file, 1 core"
+  std::vector<Point> points;  // one per offered load, ascending
+};
+
+// Runs `load` (nanopu-loadgen's arguments without --rate) at each rate and
+// prints one line per point as it goes.
+[[nodiscard]] Curve sweep(Rig& rig, const std::string& label, const std::vector<std::string>& load,
+                          const std::vector<double>& rates);
+
+// The lowest offered load whose measured p99 is at least twice the first
+// point's; -1 if none (or the first point failed).
+[[nodiscard]] double p99_doubles_at(const Curve& c);
+
+// Writes <out>/<name>.csv (offered load, then measured and modelled p99 of
+// each curve; curves share their loads) and plots it to <out>/<name>.png
+// with bench/figures/plot.py. Returns false if a file cannot be written
+// (the plot's failure is reported, not fatal: it needs python3-matplotlib).
+// modelled_only: the curves have no measured points (only the modelled
+// columns are written).
+[[nodiscard]] bool write_curves(const std::string& out, const std::string& name, const std::string& title,
+                                const std::vector<Curve>& curves, bool modelled_only = false);
+
+// The lowest offered load whose modelled p99 is at least twice the first
+// point's; -1 if none.
+[[nodiscard]] double modelled_p99_doubles_at(const Curve& c);
+
+// The curves as a JSON value: {"label":[{"offered":..,"p50_us":..,...},..],..}.
+[[nodiscard]] std::string curves_json(const std::vector<Curve>& curves);
+
+}  // namespace nanopu::bench
