@@ -137,8 +137,8 @@ double switched_echo_p50_us(const ServicesOptions& o, const std::string& tag) {
 }
 
 // Figure 9 as the timing model draws it: each variant's modelled p99 over
-// loads from 0.5 to 14 million requests/s, past the point where the
-// modelled register-file core saturates (the measured sweep cannot reach
+// loads from 0.5 to 26 million requests/s, past the points where the
+// modelled cores saturate (the measured sweep cannot reach
 // it on this machine).
 std::vector<Curve> kv_modelled_curves() {
   const timing::TimingParams params{};  // osdi21
@@ -154,7 +154,7 @@ std::vector<Curve> kv_modelled_curves() {
   std::vector<Curve> curves;
   for (const Variant& v : variants) {
     Curve c{v.label, {}};
-    for (double mrps = 0.5; mrps <= 14; mrps += 0.5) {
+    for (double mrps = 0.5; mrps <= 26; mrps += 0.5) {
       apps::LoadGenOptions lo;
       lo.rate = mrps * 1e6;
       const apps::ModelledLatency m = apps::model_kv_latency(lo, 0.5, v.cores, v.jbsq, v.naive, 20000, params);
