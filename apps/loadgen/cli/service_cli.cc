@@ -1,0 +1,20 @@
+#include "apps/loadgen/cli/service_cli.h"
+
+namespace nanopu::apps {
+
+std::unique_ptr<ServiceCli> make_echo_cli();
+std::unique_ptr<ServiceCli> make_kv_cli();
+std::unique_ptr<ServiceCli> make_chain_cli();
+std::unique_ptr<ServiceCli> make_rdma_cli();
+std::unique_ptr<ServiceCli> make_raft_cli();
+
+std::unique_ptr<ServiceCli> make_service_cli(std::string_view name) {
+  if (name == "echo") return make_echo_cli();
+  if (name == "kv") return make_kv_cli();
+  if (name == "chain") return make_chain_cli();
+  if (name == "rdma") return make_rdma_cli();
+  if (name == "raft") return make_raft_cli();
+  return nullptr;
+}
+
+}  // namespace nanopu::apps

@@ -1,0 +1,49 @@
+// One --service of nanopu-loadgen: its own flags (defined beside it), its
+// client on the load generator's thread, the modelled column, its summary
+// line and its JSON member. main.cc picks one by name and knows nothing of
+// the services' options.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "apps/loadgen/loadgen.h"
+#include "lib/timing/timing_params.h"
+#include "nanopu/config.h"
+
+namespace nanopu::apps {
+
+class ServiceCli {
+ public:
+  virtual ~ServiceCli() = default;
+  // Reads this service's flags into itself and `o`; returns an error that
+  // names the flag, or "".
+  [[nodiscard]] virtual std::string configure(const Config& c, LoadGenOptions* o) = 0;
+  virtual void run(Thread& t, const LoadGenOptions& o, LoadGenResult* r) = 0;
+  // The modelled column for `samples` replies; sets o->msg_bytes to the
+  // request size the printed result names.
+  [[nodiscard]] virtual ModelledLatency model(LoadGenOptions* o, uint64_t samples,
+                                              const timing::TimingParams& p) const = 0;
+  // One "  name: ..." line after the result, or "".
+  [[nodiscard]] virtual std::string summary() const { return ""; }
+  // Members added to the result's JSON object (",\"service\":...,..."), or "".
+  [[nodiscard]] virtual std::string json() const { return ""; }
+};
+
+// "echo", "kv", "chain", "rdma" or "raft"; nullptr for another name.
+[[nodiscard]] std::unique_ptr<ServiceCli> make_service_cli(std::string_view name);
+
+// ",\"service\":\"<name>\",\"<name>\":{\"a\":1,...}" for ServiceCli::json().
+[[nodiscard]] inline std::string service_json(std::string_view name,
+                                              const std::vector<std::pair<const char*, uint64_t>>& counts) {
+  std::string j = ",\"service\":\"" + std::string(name) + "\",\"" + std::string(name) + "\":{";
+  for (size_t i = 0; i < counts.size(); ++i)
+    j += (i ? ",\"" : "\"") + std::string(counts[i].first) + "\":" + std::to_string(counts[i].second);
+  return j + "}";
+}
+
+}  // namespace nanopu::apps
