@@ -50,10 +50,8 @@ class ChainLoad : public CheckedClient {
     if (f.write) return ok && h.len == chain_len(0, false) && (m.flags & kChainWrite) != 0;
     if (m.flags & kChainNotFound) return ok && h.len == chain_len(0, false) && f.min_version == 0;
     const auto v = static_cast<uint32_t>(w[6]);
-    ok = ok && h.len == chain_len(0, true) && w[6] >> 32 == f.key &&
-         v >= std::max<uint32_t>(1, f.min_version) && v <= sent_version_[f.key] &&
-         m.seq == static_cast<uint8_t>(v);
-    for (uint32_t i = 1; ok && i < kChainValueWords; ++i) ok = w[6 + i] == value_word(f.key, v, i);
+    ok = ok && h.len == chain_len(0, true) && m.seq == static_cast<uint8_t>(v) &&
+         is_value_between(w + 6, kChainValueWords, f.key, f.min_version, sent_version_[f.key]);
     if (ok) ++cr_->read_hits;
     if (ok) seen_version_[f.key] = std::max(seen_version_[f.key], v);
     return ok;

@@ -9,6 +9,7 @@
 // was sent.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +43,17 @@ class CheckedClient : public LoadSchedule {
   // others derive from them (a reply of another key or version shows).
   static uint64_t value_word(uint32_t k, uint32_t version, uint32_t i) {
     return i == 0 ? uint64_t{k} << 32 | version : mix(uint64_t{k} << 32 ^ version ^ uint64_t{i} << 52);
+  }
+  // Whether `value` (n words) is key k's value at a version in
+  // [max(1, min_version), max_version]: what a read may return once
+  // versions up to max_version were sent and min_version was acknowledged
+  // before it left. Shared by the kv, chain and raft clients.
+  static bool is_value_between(const uint64_t* value, uint32_t n, uint32_t k, uint32_t min_version,
+                               uint32_t max_version) {
+    const auto v = static_cast<uint32_t>(value[0]);
+    bool ok = value[0] >> 32 == k && v >= std::max<uint32_t>(1, min_version) && v <= max_version;
+    for (uint32_t i = 1; ok && i < n; ++i) ok = value[i] == value_word(k, v, i);
+    return ok;
   }
 
  protected:

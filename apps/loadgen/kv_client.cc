@@ -42,10 +42,8 @@ class KvClient : public CheckedClient {
     bool ok = h.ip == o_.server_ip && h.context == context_of(f.key) && words[0] == o_.service_cycles;
     if (f.write) return ok && h.len == kKvStatusReplyBytes && words[2] == kKvStored;
     if (h.len == kKvStatusReplyBytes) return ok && words[2] == kKvNotFound && min_version == 0;
-    const auto v = static_cast<uint32_t>(words[2]);
-    ok = ok && h.len == kKvValueReplyBytes && words[2] >> 32 == f.key &&
-         v >= std::max<uint32_t>(1, min_version) && (kv_.jbsq || v <= sent_version_[f.key]);
-    for (uint32_t i = 1; ok && i < kKvValueWords; ++i) ok = words[2 + i] == value_word(f.key, v, i);
+    ok = ok && h.len == kKvValueReplyBytes &&
+         is_value_between(words + 2, kKvValueWords, f.key, min_version, kv_.jbsq ? UINT32_MAX : sent_version_[f.key]);
     if (ok) ++kr_->get_hits;
     return ok;
   }

@@ -161,10 +161,9 @@ bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
   const auto status = static_cast<RaftStatus>(w[3]);
   if (q.put) return status == RaftStatus::kOk && h.len == raft_client_reply_len(false);
   if (status == RaftStatus::kNotFound) return q.min_version == 0 && h.len == raft_client_reply_len(false);
-  const auto v = static_cast<uint32_t>(w[5]);
-  bool ok = status == RaftStatus::kOk && h.len == raft_client_reply_len(true) && w[5] >> 32 == q.key &&
-            v >= std::max<uint32_t>(1, q.min_version) && v <= sent_version_[q.key];
-  for (uint32_t i = 1; ok && i < kRaftValueWords; ++i) ok = w[5 + i] == CheckedClient::value_word(q.key, v, i);
+  const bool ok = status == RaftStatus::kOk && h.len == raft_client_reply_len(true) &&
+                  CheckedClient::is_value_between(w + 5, kRaftValueWords, q.key, q.min_version,
+                                                  sent_version_[q.key]);
   if (ok) ++rr_->get_hits;
   return ok;
 }
