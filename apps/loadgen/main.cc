@@ -53,7 +53,8 @@ ABSL_FLAG(std::string, service, "echo",
           "nanopu-server --app=chain, listed in --chain: WRITEs of 16-byte keys and 64-byte "
           "values to the head, READs at the tail, every reply checked), or 'rdma' (one-sided "
           "operations on nanopu-server --app=rdma: see --rdma_mode), or 'raft' (PUT/GET through "
-          "the leader of --raft_cluster, every reply checked).");
+          "the leader of --raft_cluster, every reply checked), or 'dot' (nanopu-server --app=dot "
+          "or dot-naive: dot products of --dot_words indices, every result checked).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
           "print them beside the modelled hardware's (about 10 ms).");
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
   if (o.service_cycles == 0) o.service_cycles = 1;
   const std::string service = absl::GetFlag(FLAGS_service);
   std::unique_ptr<nanopu::apps::ServiceCli> cli = nanopu::apps::make_service_cli(service);
-  if (!cli) return fail("--service: use echo, kv, chain, rdma or raft");
+  if (!cli) return fail("--service: use echo, kv, chain, rdma, raft or dot");
   if (const std::string error = cli->configure(*config, &o); !error.empty()) return fail(error);
   const std::string expect = absl::GetFlag(FLAGS_expect);
   if (expect == "echo") o.expect = nanopu::apps::Expect::kEcho;

@@ -6,6 +6,8 @@
 #include "absl/strings/str_format.h"
 #include "apps/chain/chain_protocol.h"
 #include "apps/chain/chain_store.h"
+#include "apps/dot/dot_protocol.h"
+#include "apps/dot/dot_service.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_protocol.h"
 #include "apps/mica/kv_service.h"
@@ -187,6 +189,18 @@ ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers, uint
       "declared work per relay; no switch latency (the paper's 300 ns switch is not in the model); "
       "queued at the leader",
       servers, rtt, kRaftOpCycles);
+  return model_service(s, o, samples, p);
+}
+
+ModelledLatency model_dot_latency(const LoadGenOptions& o, uint32_t words, bool pairs, bool naive,
+                                  uint64_t samples, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  const size_t in = 8 * dot_request_words(pairs ? kDotPairs : kDotData, words);
+  const double work = words * kDotCyclesPerIndex + (naive ? words_of(in) * kDotNaiveCopyCyclesPerWord : 0);
+  ModelledService s;
+  s.kinds = {rpc_kind(m, 1, in, kDotReplyBytes, work)};
+  s.how = absl::StrFormat("dot %s, %u indices (%s layout): %.0f ns unloaded, %.0f cycles of declared work",
+                          naive ? "naive" : "optimal", words, pairs ? "Listing 2" : "tester", s.kinds[0].path_ns, work);
   return model_service(s, o, samples, p);
 }
 

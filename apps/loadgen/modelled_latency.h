@@ -70,4 +70,10 @@ struct ModelledService {
 [[nodiscard]] ModelledLatency model_raft_latency(const LoadGenOptions& o, size_t servers,
                                                  uint64_t samples, const timing::TimingParams& p);
 
+// Dot product (apps/dot): one request of `words` indices in the tester's
+// layout or Listing 2's (pairs), a 32-byte reply, the declared work per
+// index (kDotCyclesPerIndex) and, for the naive variant, its copy.
+[[nodiscard]] ModelledLatency model_dot_latency(const LoadGenOptions& o, uint32_t words, bool pairs, bool naive,
+                                                uint64_t samples, const timing::TimingParams& p);
+
 }  // namespace nanopu::apps

@@ -1,4 +1,4 @@
-// nanopu-server: loopback services on one emulated nanoPU host.
+// nanopu-server: the services of apps/ on one emulated nanoPU host.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "apps/boot/boot_message.h"
 #include "apps/chain/chain_replica.h"
+#include "apps/dot/dot_service.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
 #include "apps/raft/raft_service.h"
@@ -33,8 +34,13 @@ ABSL_FLAG(std::string, app, "echo",
           "READs; run one per host), 'rdma' (one-sided read, write, compare-and-swap, "
           "fetch-and-add and indirect read on a registered region of --rdma_region_kb, every "
           "access bounds-checked; all threads share the region), 'raft' (a Raft server of "
-          "--raft_cluster with a 16-byte-key, 64-byte-value store). docs/apps.md has the "
-          "message layouts.");
+          "--raft_cluster with a 16-byte-key, 64-byte-value store), 'dot' (dot product against "
+          "weight[i] = i, words multiplied as they are read from the FIFO; the packet tester's "
+          "and Listing 2's layouts), 'dot-naive' (the same, the message copied to memory first), "
+          "'service-tester' (the packet tester's service-time layout: CONFIG {0, ...} not "
+          "answered, DATA {1, service_time, ...} spun then echoed), 'loopback-throughput' (the "
+          "tester's throughput layout: DATA echoed, the last of a CONFIG's num_msgs carrying its "
+          "timestamp). docs/apps.md has the message layouts.");
 ABSL_FLAG(std::string, raft_cluster, "",
           "raft: every server of the cluster as IP:CONTEXT,... in the same order on each; this "
           "server is the entry with its --ip and --context (e.g. "
@@ -79,16 +85,21 @@ int main(int argc, char** argv) {
   if (app == "echo") mode = nanopu::apps::LoopbackMode::kEcho;
   else if (app == "increment") mode = nanopu::apps::LoopbackMode::kIncrement;
   else if (app == "service") mode = nanopu::apps::LoopbackMode::kService;
+  else if (app == "service-tester") mode = nanopu::apps::LoopbackMode::kServiceTester;
+  else if (app == "loopback-throughput") mode = nanopu::apps::LoopbackMode::kThroughput;
   else if (app == "lnic-increment") lnic = true;
+  const bool dot = app == "dot" || app == "dot-naive";
   const bool kv = app == "kv" || app == "kv-naive";
   const bool chain = app == "chain";
   const bool rdma = app == "rdma";
   const bool raft = app == "raft";
-  if (!kv && !chain && !rdma && !raft && app != "echo" && app != "increment" && app != "service" &&
+  if (!kv && !chain && !rdma && !raft && !dot && app != "echo" && app != "increment" &&
+      app != "service" && app != "service-tester" && app != "loopback-throughput" &&
       app != "lnic-increment") {
     std::fprintf(stderr,
-                 "nanopu-server: --app='%s': use echo, increment, service, lnic-increment, kv, "
-                 "kv-naive, chain, rdma or raft\n",
+                 "nanopu-server: --app='%s': use echo, increment, service, service-tester, "
+                 "loopback-throughput, lnic-increment, kv, kv-naive, chain, rdma, raft, dot or "
+                 "dot-naive\n",
                  app.c_str());
     return 2;
   }
@@ -184,6 +195,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<nanopu::apps::RdmaRegion> region =
       rdma ? std::make_unique<nanopu::apps::RdmaRegion>(size_t{rdma_kb} << 10) : nullptr;
   std::vector<nanopu::apps::RdmaServiceStats> rdma_stats(rdma ? threads : 0);
+  std::vector<nanopu::apps::DotStats> dot_stats(dot ? threads : 0);
+  const auto dot_variant = app == "dot" ? nanopu::apps::DotVariant::kOptimal : nanopu::apps::DotVariant::kNaive;
   const auto variant = app == "kv" ? nanopu::apps::KvVariant::kRegisterFile
                                    : nanopu::apps::KvVariant::kNaive;
   for (uint32_t i = 0; i < threads; ++i) {
@@ -195,6 +208,7 @@ int main(int argc, char** argv) {
     nanopu::apps::RdmaRegion* reg = region.get();
     nanopu::apps::RaftStats* raft_st = &raft_stats;
     nanopu::apps::RdmaServiceStats* rst = rdma ? &rdma_stats[i] : nullptr;
+    nanopu::apps::DotStats* dst = dot ? &dot_stats[i] : nullptr;
     auto body = [=](nanopu::Thread& t) {
       if (lnic) nanopu_lnic_loopback_plus1(ctx);
       else if (rdma) (void)nanopu::apps::serve_rdma(t, ctx, static_cast<uint8_t>(priority), reg, rst);
@@ -202,6 +216,7 @@ int main(int argc, char** argv) {
         (void)nanopu::apps::serve_raft(t, static_cast<uint8_t>(priority), raft_cluster, raft_config,
                                        raft_st);
       else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
+      else if (dot) (void)nanopu::apps::serve_dot(t, ctx, static_cast<uint8_t>(priority), dot_variant, dst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
     };
@@ -269,6 +284,13 @@ int main(int argc, char** argv) {
           {"bad", raft_stats.bad}};
       for (const auto& [name, value] : counters)
         std::fprintf(stderr, "  raft.%s %llu\n", name, static_cast<unsigned long long>(value));
+    }
+    for (uint32_t i = 0; dot && i < threads; ++i) {
+      const nanopu::apps::DotStats& s = dot_stats[i];
+      const std::pair<const char*, uint64_t> counters[] = {
+          {"requests", s.requests}, {"configs", s.configs}, {"errors", s.errors}, {"dropped", s.dropped}};
+      for (const auto& [name, value] : counters)
+        std::fprintf(stderr, "  dot%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
     }
     for (uint32_t i = 0; rdma && i < threads; ++i) {
       const nanopu::apps::RdmaServiceStats& s = rdma_stats[i];

@@ -249,6 +249,27 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }
 
+// The dot product as README shows it: nanopu-server --app=dot (then
+// dot-naive) and nanopu-loadgen --service=dot in both layouts, every
+// result checked against the sum the client computes.
+TEST_F(TwoProcessMemifTest, DotProductAnswersMatchTheReference) {
+  for (const std::string app : {"dot", "dot-naive"}) {
+    start_server(app);
+    for (const std::string layout : {"tester", "pairs"}) {
+      EXPECT_EQ(run_loadgen({"--service=dot", "--dot_layout=" + layout, "--dot_words=64", "--count=1000",
+                             "--outstanding=4"}),
+                0)
+          << app << " " << layout << ": " << read_file(dir_ + "/loadgen.log");
+      const std::string json = read_file(dir_ + "/result.json");
+      EXPECT_EQ(json_number(json, "checked"), 1000) << json;
+      EXPECT_EQ(json_number(json, "bad_replies"), 0) << json;
+    }
+    EXPECT_EQ(stop_server(), 0);
+    const std::string log = read_file(dir_ + "/server.log");
+    EXPECT_EQ(log_counter(log, "dot0.requests"), 2000) << log;
+  }
+}
+
 // One-sided RDMA as README shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its

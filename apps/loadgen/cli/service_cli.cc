@@ -7,6 +7,7 @@ std::unique_ptr<ServiceCli> make_kv_cli();
 std::unique_ptr<ServiceCli> make_chain_cli();
 std::unique_ptr<ServiceCli> make_rdma_cli();
 std::unique_ptr<ServiceCli> make_raft_cli();
+std::unique_ptr<ServiceCli> make_dot_cli();
 
 std::unique_ptr<ServiceCli> make_service_cli(std::string_view name) {
   if (name == "echo") return make_echo_cli();
@@ -14,6 +15,7 @@ std::unique_ptr<ServiceCli> make_service_cli(std::string_view name) {
   if (name == "chain") return make_chain_cli();
   if (name == "rdma") return make_rdma_cli();
   if (name == "raft") return make_raft_cli();
+  if (name == "dot") return make_dot_cli();
   return nullptr;
 }
 
