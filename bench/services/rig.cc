@@ -18,20 +18,39 @@ using nanopu::testing::wait_for_line;
 
 Rig::~Rig() {
   // Loadgen-facing processes first, the switch (started first) last.
-  for (auto it = pids_.rbegin(); it != pids_.rend(); ++it) {
-    kill(*it, SIGTERM);
-    (void)wait_for(*it, std::chrono::seconds(30));  // kills it after that
+  for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) {
+    if (it->pid <= 0) continue;
+    kill(it->pid, SIGTERM);
+    (void)wait_for(it->pid, std::chrono::seconds(30));  // kills it after that
   }
 }
 
-bool Rig::start(const std::string& name, const std::vector<std::string>& args, const std::string& ready) {
-  const std::string log = path(name + ".log");
-  const pid_t pid = spawn(args, log);
-  if (pid <= 0) return false;
-  pids_.push_back(pid);
-  if (wait_for_line(log, ready, std::chrono::seconds(60))) return true;
-  std::fprintf(stderr, "nanopu-bench-services: %s did not start (log: %s)\n", name.c_str(), log.c_str());
+bool Rig::launch(Proc& p) {
+  const std::string log = path(p.name + (p.restarts ? "-restart" + std::to_string(p.restarts) : "") + ".log");
+  p.pid = spawn(p.args, log);
+  if (p.pid <= 0) return false;
+  if (wait_for_line(log, p.ready, std::chrono::seconds(60))) return true;
+  std::fprintf(stderr, "nanopu-bench-services: %s did not start (log: %s)\n", p.name.c_str(), log.c_str());
   return false;
+}
+
+bool Rig::start(const std::string& name, const std::vector<std::string>& args, const std::string& ready) {
+  procs_.push_back({-1, name, ready, args, 0});
+  return launch(procs_.back());
+}
+
+void Rig::restart_dead() {
+  for (Proc& p : procs_) {
+    int status = 0;
+    if (p.pid <= 0 || waitpid(p.pid, &status, WNOHANG) != p.pid) continue;
+    std::fprintf(stderr,
+                 "nanopu-bench-services: %s died (%s %d; DPDK's memif PMD can crash a process whose "
+                 "peer disconnects) — starting it again\n",
+                 p.name.c_str(), WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    ++p.restarts;
+    (void)launch(p);
+  }
 }
 
 bool Rig::wait_log(const std::string& name, const std::string& text, int seconds) const {
@@ -39,6 +58,7 @@ bool Rig::wait_log(const std::string& name, const std::string& text, int seconds
 }
 
 Point Rig::run(std::vector<std::string> args, double offered) {
+  restart_dead();
   const std::string json = path("load.json");
   unlink(json.c_str());  // a failed run leaves no stale figures
   args.insert(args.end(), {"--progress=false", "--calibrate=false", "--json=" + json});

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <string>
 #include <utility>
@@ -39,8 +40,21 @@ class Rig {
   [[nodiscard]] std::string path(const std::string& file) const { return dir_ + "/" + tag_ + "-" + file; }
 
  private:
+  // A process start() ran: how to start it again.
+  struct Proc {
+    pid_t pid = -1;
+    std::string name, ready;
+    std::vector<std::string> args;
+    int restarts = 0;
+  };
+  // Starts again every process that has died since (DPDK 22.11's memif PMD
+  // can crash a process when its peer disconnects, README "Known gaps"; a
+  // load generator disconnects after every point). Says so on stderr.
+  void restart_dead();
+  bool launch(Proc& p);
+
   std::string dir_, tag_;
-  std::vector<pid_t> pids_;
+  std::vector<Proc> procs_;
   int runs_ = 0;
 };
 

@@ -30,5 +30,6 @@ struct ServiceResult {
 [[nodiscard]] ServiceResult bench_rdma(const ServicesOptions& o);
 [[nodiscard]] ServiceResult bench_chain(const ServicesOptions& o);
 [[nodiscard]] ServiceResult bench_raft(const ServicesOptions& o);
+[[nodiscard]] ServiceResult bench_dot(const ServicesOptions& o);
 
 }  // namespace nanopu::bench
