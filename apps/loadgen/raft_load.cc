@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ class RaftLoad : public LoadSchedule {
   RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
            RaftLoadResult* rr)
       : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
-        slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, first_seq()), key_(0, ro.keys - 1),
+        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, first_seq()), key_(0, ro.keys - 1),
         is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)) {
     transport_give_ups_are_retried_ = true;
   }
@@ -65,19 +66,32 @@ class RaftLoad : public LoadSchedule {
   bool preload_keys();
   bool issue(bool put, uint32_t key, uint64_t sent_tsc);
   bool send(Request& q, uint64_t sent_time);
-  bool send_next(uint64_t sent_tsc) override { return issue(is_put_(rng_), key_(rng_), sent_tsc); }
+  // At most one PUT per key in flight: two could be applied in either
+  // order (a retry that went to a new leader lands after a later PUT), and
+  // a GET could then rightly return the lower version, which the version
+  // check would call stale. A busy key is drawn again, at worst read.
+  bool send_next(uint64_t sent_tsc) override {
+    const bool put = is_put_(rng_);
+    uint32_t key = key_(rng_);
+    for (int tries = 0; put && put_busy_[key] && tries < 8; ++tries) key = key_(rng_);
+    return issue(put && !put_busy_[key], key, sent_tsc);
+  }
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
   void forget_in_flight() override {
     in_flight_.clear();
     std::fill(slot_busy_.begin(), slot_busy_.end(), 0);
+    // put_busy_ stays: a forgotten PUT may still be applied, so its key
+    // takes no other PUT.
   }
   [[nodiscard]] bool check(const AppHeader& h, const uint64_t* w, const Request& q);
+  void report_bad(const char* why, const AppHeader& h, const uint64_t* w, const Request* q);
   void retry_overdue();
 
   const RaftLoadOptions& ro_;
   RaftLoadResult* rr_;
   std::vector<uint32_t> sent_version_, acked_version_;
+  std::vector<uint8_t> put_busy_;  // a PUT of the key is in flight
   std::vector<uint8_t> slot_busy_;
   std::vector<uint64_t> slot_seq_;
   std::uniform_int_distribution<uint32_t> key_;
@@ -126,6 +140,7 @@ bool RaftLoad::issue(bool put, uint32_t key, uint64_t sent_tsc) {
   slot_busy_[q.slot] = 1;
   if (q.put) {
     sent_version_[q.key] = q.version;
+    put_busy_[q.key] = 1;
     ++rr_->puts;
   } else {
     ++rr_->gets;
@@ -155,6 +170,23 @@ bool RaftLoad::preload_keys() {
   failures_seen_ = t_.tx_failures();
   reset_given_up();
   return clean && !t_.stopping();
+}
+
+// Counts a bad reply; the first is described on stderr (a user needs to
+// see what was wrong, not only that something was).
+void RaftLoad::report_bad(const char* why, const AppHeader& h, const uint64_t* w, const Request* q) {
+  if (r_->bad_replies++ != 0) return;
+  std::fprintf(stderr,
+               "nanopu-loadgen: raft: first bad reply (%s): from %u.%u.%u.%u:%u, len %u, words %llx %llx "
+               "%llx status %llu, value word %llx",
+               why, h.ip >> 24, (h.ip >> 16) & 0xff, (h.ip >> 8) & 0xff, h.ip & 0xff, h.context, h.len,
+               static_cast<unsigned long long>(w[0]), static_cast<unsigned long long>(w[1]),
+               static_cast<unsigned long long>(w[2]), static_cast<unsigned long long>(w[3]),
+               static_cast<unsigned long long>(w[5]));
+  if (q != nullptr)
+    std::fprintf(stderr, "; request: %s key %u, version %u, versions expected %u..%u", q->put ? "PUT" : "GET",
+                 q->key, q->version, q->min_version, sent_version_[q->key]);
+  std::fprintf(stderr, "\n");
 }
 
 bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
@@ -200,7 +232,10 @@ void RaftLoad::receive_all(bool measure) {
         raft_type(w[0]) != RaftType::kClientRequestResponse) {
       // An earlier attempt's second answer, or not ours.
       if (it == in_flight_.end() && w[1] != 0 && w[1] <= last_sent_tsc_) continue;
-      ++r_->bad_replies;
+      report_bad(it == in_flight_.end() ? "no request was sent at its sent_time"
+                 : it->second.seq != w[2] ? "its seq is not the request's"
+                                          : "not a client reply",
+                 h, w, nullptr);
       continue;
     }
     Request& q = it->second;
@@ -222,8 +257,9 @@ void RaftLoad::receive_all(bool measure) {
     const Request done = q;
     in_flight_.erase(it);
     slot_busy_[done.slot] = 0;
+    if (done.put) put_busy_[done.key] = 0;
     if (!check(h, w, done)) {
-      ++r_->bad_replies;
+      report_bad("wrong status, length or value", h, w, &done);
       continue;
     }
     if (done.put) acked_version_[done.key] = std::max(acked_version_[done.key], done.version);

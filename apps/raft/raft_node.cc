@@ -58,6 +58,8 @@ void RaftNode::start_election(double now_ms) {
   voted_for_ = static_cast<int>(c_.self);
   leader_ = -1;
   votes_ = 1;
+  voted_for_me_.assign(c_.servers, 0);
+  voted_for_me_[c_.self] = 1;
   arm_election(now_ms);
   if (votes_ * 2 > c_.servers) {  // a cluster of one
     become_leader(now_ms);
@@ -200,6 +202,9 @@ void RaftNode::on_request_vote(const uint64_t* w, double now_ms) {
 
 void RaftNode::on_vote(const uint64_t* w, double now_ms) {
   if (role_ != Role::kCandidate || raft_term(w[0]) != term_ || w[2] == 0) return;
+  const auto peer = static_cast<uint32_t>(w[1]);  // valid_peer() checked in receive()
+  if (voted_for_me_[peer]) return;  // a vote counts once, however often it arrives
+  voted_for_me_[peer] = 1;
   if (++votes_ * 2 > c_.servers) become_leader(now_ms);
 }
 

@@ -126,6 +126,7 @@ class RaftNode {
   // transport until given up, and a storm of them slows the live ones.
   std::vector<double> last_answer_ms_, last_sent_ms_;
   uint32_t votes_ = 0;
+  std::vector<uint8_t> voted_for_me_;  // this election's granted votes, by server (one each)
   double election_deadline_ = 0, next_heartbeat_ = 0;
   double last_heard_ms_ = 0;  // from a leader (or the start of our last election)
   absl::flat_hash_map<RaftKey, RaftValue> kv_;
