@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "apps/chain/chain_protocol.h"
+#include "apps/compute/word_service.h"
 #include "apps/chain/chain_store.h"
 #include "apps/dot/dot_protocol.h"
 #include "apps/dot/dot_service.h"
@@ -201,6 +202,24 @@ ModelledLatency model_dot_latency(const LoadGenOptions& o, uint32_t words, bool 
   s.kinds = {rpc_kind(m, 1, in, kDotReplyBytes, work)};
   s.how = absl::StrFormat("dot %s, %u indices (%s layout): %.0f ns unloaded, %.0f cycles of declared work",
                           naive ? "naive" : "optimal", words, pairs ? "Listing 2" : "tester", s.kinds[0].path_ns, work);
+  return model_service(s, o, samples, p);
+}
+
+ModelledLatency model_compute_latency(const LoadGenOptions& o, const std::vector<ComputeSample>& requests,
+                                      bool memory_path, uint32_t cores, bool jbsq, const std::string& what,
+                                      uint64_t samples, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  ModelledService s;
+  double work = 0;
+  for (const ComputeSample& c : requests) {
+    const double copy = memory_path ? kMemoryPathCyclesPerWord * (words_of(c.in_bytes) + words_of(c.out_bytes)) : 0;
+    s.kinds.push_back(rpc_kind(m, 1, c.in_bytes, c.out_bytes, c.work_cycles + copy));
+    work += (c.work_cycles + copy) / static_cast<double>(requests.size());
+  }
+  s.cores = cores;
+  s.jbsq = jbsq;
+  s.how = absl::StrFormat("%s (%s path): %.0f cycles of declared work on average", what,
+                          memory_path ? "memory" : "register-file", work);
   return model_service(s, o, samples, p);
 }
 

@@ -76,4 +76,17 @@ struct ModelledService {
 [[nodiscard]] ModelledLatency model_dot_latency(const LoadGenOptions& o, uint32_t words, bool pairs, bool naive,
                                                 uint64_t samples, const timing::TimingParams& p);
 
+// A compute service (apps/setint, hdsearch, nbody, classifier, inttel):
+// each sampled request its own kind, with its bytes and declared work;
+// `memory_path` adds the traditional path's copy of both messages
+// (kMemoryPathCyclesPerWord); `cores` cores, by JBSQ or one context each.
+struct ComputeSample {
+  size_t in_bytes = 0, out_bytes = 0;
+  double work_cycles = 0;
+};
+[[nodiscard]] ModelledLatency model_compute_latency(const LoadGenOptions& o, const std::vector<ComputeSample>& requests,
+                                                    bool memory_path, uint32_t cores, bool jbsq,
+                                                    const std::string& what, uint64_t samples,
+                                                    const timing::TimingParams& p);
+
 }  // namespace nanopu::apps

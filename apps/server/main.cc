@@ -19,6 +19,7 @@
 #include "apps/mica/kv_service.h"
 #include "apps/raft/raft_service.h"
 #include "apps/rdma/rdma_service.h"
+#include "apps/server/compute_apps.h"
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
@@ -40,7 +41,21 @@ ABSL_FLAG(std::string, app, "echo",
           "'service-tester' (the packet tester's service-time layout: CONFIG {0, ...} not "
           "answered, DATA {1, service_time, ...} spun then echoed), 'loopback-throughput' (the "
           "tester's throughput layout: DATA echoed, the last of a CONFIG's num_msgs carrying its "
-          "timestamp). docs/apps.md has the message layouts.");
+          "timestamp), and the compute services 'setint' (set intersection: an inverted index over "
+          "--setint_corpus), 'hdsearch' (nearest of 256 stored 16-dimension vectors), 'nbody' (a "
+          "Barnes-Hut node's force on a body), 'classifier' (--classifier_rules 5-tuple rules by "
+          "tuple space search), 'int' (INT telemetry collector: path latency, heavy-hitter "
+          "flows), each also as NAME-traditional (the message copied to memory first, the reply "
+          "built in memory). docs/apps.md has the message layouts.");
+ABSL_FLAG(std::string, setint_corpus, "/usr/share/common-licenses",
+          "setint: the documents' directory; each paragraph of each regular file is a document "
+          "(default: the license texts of base-files, the same on every Debian 12 host).");
+ABSL_FLAG(uint32_t, classifier_rules, 10000, "classifier: rules drawn by the ClassBench-style generator.");
+ABSL_FLAG(uint64_t, int_heavy_threshold, 64, "int: reports from which a flow is a heavy hitter.");
+ABSL_FLAG(bool, jbsq, false,
+          "compute services: every thread binds --context, and the NIC spreads requests over "
+          "the workers by JBSQ (at most one thread per worker core). Default: thread i binds "
+          "--context + i.");
 ABSL_FLAG(std::string, raft_cluster, "",
           "raft: every server of the cluster as IP:CONTEXT,... in the same order on each; this "
           "server is the entry with its --ip and --context (e.g. "
@@ -93,13 +108,15 @@ int main(int argc, char** argv) {
   const bool chain = app == "chain";
   const bool rdma = app == "rdma";
   const bool raft = app == "raft";
-  if (!kv && !chain && !rdma && !raft && !dot && app != "echo" && app != "increment" &&
+  const bool compute = nanopu::apps::is_compute_app(app);
+  if (!kv && !chain && !rdma && !raft && !dot && !compute && app != "echo" && app != "increment" &&
       app != "service" && app != "service-tester" && app != "loopback-throughput" &&
       app != "lnic-increment") {
     std::fprintf(stderr,
                  "nanopu-server: --app='%s': use echo, increment, service, service-tester, "
-                 "loopback-throughput, lnic-increment, kv, kv-naive, chain, rdma, raft, dot or "
-                 "dot-naive\n",
+                 "loopback-throughput, lnic-increment, kv, kv-naive, chain, rdma, raft, dot, "
+                 "dot-naive, setint, hdsearch, nbody, classifier or int (each of the last five "
+                 "also as NAME-traditional)\n",
                  app.c_str());
     return 2;
   }
@@ -138,6 +155,27 @@ int main(int argc, char** argv) {
     return 1;
   }
   const uint32_t workers = static_cast<uint32_t>(config->worker_count());
+  const bool jbsq = compute && absl::GetFlag(FLAGS_jbsq);
+  if (jbsq && threads > workers) {
+    std::fprintf(stderr, "nanopu-server: --jbsq: %u threads share one context, but there are %u worker cores\n",
+                 threads, workers);
+    return 2;
+  }
+  nanopu::apps::ComputeApp compute_app;
+  std::vector<nanopu::apps::ComputeStats> compute_stats(compute ? threads : 0);
+  if (compute) {
+    nanopu::apps::ComputeAppOptions co;
+    co.corpus_dir = absl::GetFlag(FLAGS_setint_corpus);
+    co.classifier_rules = absl::GetFlag(FLAGS_classifier_rules);
+    co.int_heavy_threshold = absl::GetFlag(FLAGS_int_heavy_threshold);
+    absl::StatusOr<nanopu::apps::ComputeApp> c = nanopu::apps::make_compute_app(app, threads, co);
+    if (!c.ok()) {
+      std::fprintf(stderr, "nanopu-server: %s\n", std::string(c.status().message()).c_str());
+      return 2;
+    }
+    compute_app = std::move(*c);
+    std::fprintf(stderr, "nanopu-server: %s: %s\n", app.c_str(), compute_app.what.c_str());
+  }
   if (kv && kv_jbsq && threads > workers) {
     std::fprintf(stderr,
                  "nanopu-server: --kv_jbsq: %u threads share one context, but there are %u "
@@ -200,7 +238,10 @@ int main(int argc, char** argv) {
   const auto variant = app == "kv" ? nanopu::apps::KvVariant::kRegisterFile
                                    : nanopu::apps::KvVariant::kNaive;
   for (uint32_t i = 0; i < threads; ++i) {
-    const auto ctx = static_cast<uint16_t>(kv && kv_jbsq ? first : first + i);
+    const auto ctx = static_cast<uint16_t>((kv && kv_jbsq) || jbsq ? first : first + i);
+    nanopu::apps::WordService* ws = compute ? compute_app.threads[i].get() : nullptr;
+    nanopu::apps::ComputeStats* cmst = compute ? &compute_stats[i] : nullptr;
+    const nanopu::apps::MessagePath path = compute_app.path;
     nanopu::apps::MicaTable* table = kv ? tables[i].get() : nullptr;
     nanopu::apps::KvServiceStats* st = &kv_stats[i];
     nanopu::apps::ChainStore* cstore = chain ? &chain_stores[i] : nullptr;
@@ -216,6 +257,7 @@ int main(int argc, char** argv) {
         (void)nanopu::apps::serve_raft(t, static_cast<uint8_t>(priority), raft_cluster, raft_config,
                                        raft_st);
       else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
+      else if (ws != nullptr) (void)nanopu::apps::serve_words(t, ctx, static_cast<uint8_t>(priority), *ws, path, cmst);
       else if (dot) (void)nanopu::apps::serve_dot(t, ctx, static_cast<uint8_t>(priority), dot_variant, dst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
       else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
@@ -240,7 +282,7 @@ int main(int argc, char** argv) {
   nanopu::Runtime::install_signal_handlers();
   std::fprintf(stderr, "nanopu-server: %s on %u.%u.%u.%u contexts %u..%u, %u worker(s)%s; Ctrl-C stops\n",
                app.c_str(), config->ip >> 24, (config->ip >> 16) & 0xff, (config->ip >> 8) & 0xff,
-               config->ip & 0xff, first, kv && kv_jbsq ? first : first + threads - 1, workers,
+               config->ip & 0xff, first, (kv && kv_jbsq) || jbsq ? first : first + threads - 1, workers,
                config->shared_core() ? " sharing the NIC core" : "");
   if (absl::Status s = (*rt)->run(); !s.ok()) {
     std::fprintf(stderr, "nanopu-server: %s\n", std::string(s.message()).c_str());
@@ -291,6 +333,13 @@ int main(int argc, char** argv) {
           {"requests", s.requests}, {"configs", s.configs}, {"errors", s.errors}, {"dropped", s.dropped}};
       for (const auto& [name, value] : counters)
         std::fprintf(stderr, "  dot%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
+    }
+    for (uint32_t i = 0; compute && i < threads; ++i) {
+      const nanopu::apps::ComputeStats& s = compute_stats[i];
+      const std::pair<const char*, uint64_t> counters[] = {
+          {"requests", s.requests}, {"configs", s.configs}, {"errors", s.errors}, {"dropped", s.dropped}};
+      for (const auto& [name, value] : counters)
+        std::fprintf(stderr, "  compute%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
     }
     for (uint32_t i = 0; rdma && i < threads; ++i) {
       const nanopu::apps::RdmaServiceStats& s = rdma_stats[i];

@@ -34,7 +34,8 @@ class ServiceCli {
   [[nodiscard]] virtual std::string json() const { return ""; }
 };
 
-// "echo", "kv", "chain", "rdma", "raft" or "dot"; nullptr for another name.
+// "echo", "kv", "chain", "rdma", "raft", "dot", "setint", "hdsearch", "nbody",
+// "classifier" or "int"; nullptr for another name.
 [[nodiscard]] std::unique_ptr<ServiceCli> make_service_cli(std::string_view name);
 
 // ",\"service\":\"<name>\",\"<name>\":{\"a\":1,...}" for ServiceCli::json().
