@@ -270,6 +270,26 @@ TEST_F(TwoProcessMemifTest, DotProductAnswersMatchTheReference) {
   }
 }
 
+// The compute services as README shows them: nanopu-server --app=NAME (the
+// set intersection also as setint-traditional) and nanopu-loadgen
+// --service=NAME, 1000 requests each, every reply equal to the reference
+// the client computes.
+TEST_F(TwoProcessMemifTest, ComputeServicesAnswerAsTheReference) {
+  for (const std::string app : {"setint", "setint-traditional", "hdsearch", "nbody", "classifier", "int"}) {
+    start_server(app);
+    const std::string service = app.substr(0, app.find('-'));
+    EXPECT_EQ(run_loadgen({"--service=" + service, "--count=1000", "--outstanding=4"}), 0)
+        << app << ": " << read_file(dir_ + "/loadgen.log");
+    const std::string json = read_file(dir_ + "/result.json");
+    EXPECT_EQ(json_number(json, "checked"), 1000) << app << " " << json;
+    EXPECT_EQ(json_number(json, "bad_replies"), 0) << json;
+    EXPECT_EQ(stop_server(), 0);
+    const std::string log = read_file(dir_ + "/server.log");
+    EXPECT_EQ(log_counter(log, "compute0.requests"), 1000 + 1) << log;  // and the first, unmeasured request
+    EXPECT_EQ(log_counter(log, "compute0.errors"), 0) << log;
+  }
+}
+
 // One-sided RDMA as README shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its

@@ -1,0 +1,179 @@
+// The compute services end to end through the real EAL on a net_ring pair:
+// for each of set intersection, HD search, N-body, the packet classifier
+// and the INT collector, on the register-file and the memory path, 1000
+// random requests from nanopu-loadgen's client, every reply equal to the
+// reference the client computes apart from the service; malformed requests
+// get error replies and the thread keeps serving.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/classifier/classifier_service.h"
+#include "apps/compute/status_words.h"
+#include "apps/hdsearch/hd_service.h"
+#include "apps/inttel/int_collector.h"
+#include "apps/loadgen/word_load.h"
+#include "apps/nbody/nbody_service.h"
+#include "apps/setint/setint_service.h"
+#include "nanopu/runtime.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/test_hosts.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kServerIp = 0x0a000001, kClientIp = 0x0a000002;
+constexpr uint16_t kServerContext = 40, kClientContext = 4;
+
+using Words = std::vector<uint64_t>;
+
+void run_pair(const std::function<void(Thread&)>& serve, const std::function<void(Thread&)>& client) {
+  testing::PortPair p = testing::make_ring_pair();
+  auto server = Runtime::create(testing::host_config(p.a, kServerIp));
+  auto host = Runtime::create(testing::host_config(p.b, kClientIp));
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_TRUE(host.ok()) << host.status();
+  ASSERT_TRUE((*server)->spawn(serve, 0).ok());
+  bool done = false;
+  ASSERT_TRUE((*host)->spawn([&](Thread& t) {
+    client(t);
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), host->get()}, [&] { return done; }, std::chrono::seconds(180)));
+}
+
+std::unique_ptr<apps::WordService> make_service(const std::string& name) {
+  if (name == "setint") {
+    absl::StatusOr<apps::Corpus> c = apps::load_corpus(apps::kDefaultCorpusDir);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return std::make_unique<apps::SetIntersectionService>(std::make_shared<const apps::InvertedIndex>(*c));
+  }
+  if (name == "hdsearch") return std::make_unique<apps::HdSearchService>();
+  if (name == "nbody") return std::make_unique<apps::NbodyService>();
+  if (name == "classifier")
+    return std::make_unique<apps::ClassifierService>(
+        std::make_shared<const apps::TupleSpace>(apps::generate_rules(apps::kDefaultRules)));
+  return std::make_unique<apps::IntCollector>();
+}
+
+struct Case {
+  std::string service;
+  apps::MessagePath path;
+};
+
+class ComputeRingTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ComputeRingTest, ThousandRandomRequestsMatchTheReference) {
+  const Case& c = GetParam();
+  std::unique_ptr<apps::WordService> service = make_service(c.service);
+  absl::StatusOr<std::unique_ptr<apps::Workload>> w = apps::make_workload(c.service, {});
+  ASSERT_TRUE(w.ok()) << w.status();
+  apps::ComputeStats stats;
+  apps::LoadGenResult r;
+  apps::WordLoadResult wr;
+  apps::LoadGenOptions o;
+  o.server_ip = kServerIp;
+  o.server_context = kServerContext;
+  o.context = kClientContext;
+  o.outstanding = 8;
+  o.count = 1000;
+  o.drain_timeout_s = 5;
+  o.progress = false;
+  run_pair([&](Thread& t) { (void)apps::serve_words(t, kServerContext, 0, *service, c.path, &stats); },
+           [&](Thread& t) { apps::run_word_client(t, o, **w, &r, &wr); });
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.received, o.count);
+  EXPECT_GE(wr.checked, o.count);
+  EXPECT_EQ(r.bad_replies + r.lost + r.given_up, 0u);
+  EXPECT_EQ(stats.errors + stats.dropped, 0u);
+  EXPECT_GE(stats.requests, o.count);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllServices, ComputeRingTest,
+    ::testing::Values(Case{"setint", apps::MessagePath::kRegisters}, Case{"setint", apps::MessagePath::kMemory},
+                      Case{"hdsearch", apps::MessagePath::kRegisters}, Case{"hdsearch", apps::MessagePath::kMemory},
+                      Case{"nbody", apps::MessagePath::kRegisters}, Case{"nbody", apps::MessagePath::kMemory},
+                      Case{"classifier", apps::MessagePath::kRegisters},
+                      Case{"classifier", apps::MessagePath::kMemory}, Case{"int", apps::MessagePath::kRegisters},
+                      Case{"int", apps::MessagePath::kMemory}),
+    [](const ::testing::TestParamInfo<Case>& i) {
+      return i.param.service + (i.param.path == apps::MessagePath::kRegisters ? "Registers" : "Memory");
+    });
+
+Words call(Thread& t, const Words& payload) {
+  (void)t.write(AppHeader{kServerIp, kServerContext, static_cast<uint16_t>(8 * payload.size())}.word());
+  for (uint64_t x : payload) (void)t.write(x);
+  if (!t.wait_for(std::chrono::milliseconds(2000))) return {};
+  const AppHeader h = AppHeader::from_word(t.read());
+  Words r(h.payload_words());
+  for (uint64_t& x : r) x = t.read();
+  t.msg_done();
+  return r;
+}
+
+constexpr uint64_t kE = apps::kStatusError;
+
+// Set queries of 0 and 9 words, a count the length disagrees with, and
+// N-body requests before their CONFIG or with a NaN: error replies, and the
+// thread still answers the next good request, on both paths.
+TEST(ComputeRingTest, MalformedRequestsGetErrorRepliesAndServingGoesOn) {
+  for (apps::MessagePath path : {apps::MessagePath::kRegisters, apps::MessagePath::kMemory}) {
+    std::unique_ptr<apps::WordService> setint = make_service("setint");
+    apps::ComputeStats stats;
+    std::vector<Words> r;
+    run_pair([&](Thread& t) { (void)apps::serve_words(t, kServerContext, 0, *setint, path, &stats); },
+             [&](Thread& t) {
+               ASSERT_TRUE(t.bind(kClientContext).ok());
+               r.push_back(call(t, {0, 11, 0}));                             // 0 words
+               r.push_back(call(t, {0, 12, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9}));  // 9 words
+               r.push_back(call(t, {0, 13, 3, 1, 2}));                       // 3 named, 2 given
+               r.push_back(call(t, {0, 14}));                                // no count
+               r.push_back(call(t, {0, 15, 1, 1u << 30}));                   // an unknown word: no document
+               r.push_back(call(t, {0, 16, 1, 0}));                          // the commonest word
+             });
+    ASSERT_EQ(r.size(), 6u);
+    EXPECT_EQ(r[0], (Words{0, 11, kE, apps::kErrBadCount}));
+    EXPECT_EQ(r[1], (Words{0, 12, kE, apps::kErrBadCount}));
+    EXPECT_EQ(r[2], (Words{0, 13, kE, apps::kErrBadLength}));
+    EXPECT_EQ(r[3], (Words{0, 14, kE, apps::kErrBadLength}));
+    EXPECT_EQ(r[4], (Words{0, 15, 0}));
+    ASSERT_GE(r[5].size(), 4u);
+    EXPECT_EQ(r[5][2], r[5].size() - 3);
+    EXPECT_GT(r[5][2], 100u) << "word 0 is in most paragraphs";
+    EXPECT_EQ(stats.errors, 4u);
+    EXPECT_EQ(stats.requests, 2u);
+
+    apps::NbodyService nbody;
+    apps::ComputeStats nstats;
+    std::vector<Words> n;
+    const uint64_t one = std::bit_cast<uint64_t>(1.0), zero = std::bit_cast<uint64_t>(0.0);
+    run_pair([&](Thread& t) { (void)apps::serve_words(t, kServerContext, 0, nbody, path, &nstats); },
+             [&](Thread& t) {
+               ASSERT_TRUE(t.bind(kClientContext).ok());
+               n.push_back(call(t, {apps::kNbodyRequest, one, one, 0x1'0000'0007}));  // before the CONFIG
+               n.push_back(call(t, {apps::kNbodyConfig, zero, zero, 10, 5}));          // not answered
+               n.push_back(call(t, {apps::kNbodyRequest, std::bit_cast<uint64_t>(std::nan("")), one, 8}));
+               n.push_back(call(t, {apps::kNbodyRequest, one, 9}));                    // too short
+               n.push_back(call(t, {7, one, one, 10}));                                // unknown type
+               n.push_back(call(t, {apps::kNbodyRequest, one, zero, 11}));             // 1 / (1 + eps^2)
+             });
+    ASSERT_EQ(n.size(), 6u);
+    EXPECT_EQ(n[0], (Words{apps::kNbodyError, apps::kErrNoConfig, uint64_t{7} << 32}));
+    EXPECT_TRUE(n[1].empty());
+    EXPECT_EQ(n[2], (Words{apps::kNbodyError, apps::kErrBadValue, uint64_t{8} << 32}));
+    EXPECT_EQ(n[3], (Words{apps::kNbodyError, apps::kErrBadLength, uint64_t{9} << 32}));
+    EXPECT_EQ(n[4], (Words{apps::kNbodyError, apps::kErrUnknownType, uint64_t{10} << 32}));
+    EXPECT_EQ(n[5], (Words{apps::kNbodyReply, std::bit_cast<uint64_t>(1 / (1 + 1e-4)), uint64_t{11} << 32}));
+    EXPECT_EQ(nstats.configs, 1u);
+    EXPECT_EQ(nstats.errors, 4u);
+  }
+}
+
+}  // namespace
+}  // namespace nanopu
