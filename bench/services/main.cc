@@ -1,8 +1,8 @@
 // nanopu-bench-services: each stateful service's tail latency against offered
 // load, measured with the real programs over net_memif, beside the timing
 // model's curve for the same load and the paper's figures (nanoPU OSDI'21
-// §5.3 and Figure 9 for MICA, Table 2 for one-sided RDMA; the tail-latency
-// version §4.3 for chain replication).
+// §5.3 and Figure 9 for MICA, Figure 10 for set intersection, Table 2 for
+// one-sided RDMA; the tail-latency version §4.3 for chain replication).
 //
 // Per service: closed-loop throughput, then Poisson loads (MICA: fixed, the
 // same for every variant; the others: a tenth of their closed-loop
@@ -27,11 +27,13 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: nanopu-bench-services [--service=kv|rdma|chain|raft|dot|all] [--seconds=S] [--out=DIR]\n"
+    "usage: nanopu-bench-services [--service=kv|rdma|chain|raft|dot|setint|compute|all] [--seconds=S] [--out=DIR]\n"
     "  Runs nanopu-server, nanopu-switch and nanopu-loadgen over net_memif and sweeps offered\n"
     "  load for each service: p50/p99 measured beside the timing model's (modelled) and the\n"
     "  paper's, closed-loop throughput beside an echo server's; dot: the optimal variant's\n"
-    "  throughput over the naive one's across vector sizes (Figure 6's shape).\n"
+    "  throughput over the naive one's across vector sizes (Figure 6's shape); setint: set\n"
+    "  intersection p99 vs load, register-file vs traditional path, 1 core vs JBSQ (Figure 10);\n"
+    "  compute: HD search, N-body, classifier and INT collector beside an echo server.\n"
     "  --service  which services (default all)\n"
     "  --seconds  seconds per load point (default 1)\n"
     "  --out      directory for <service>.csv, <service>.png and bench-services.json\n"
@@ -51,8 +53,9 @@ int main(int argc, char** argv) {
     else if (a.rfind("--out=", 0) == 0) o.out = a.substr(6);
     else return std::fprintf(a == "--help" ? stdout : stderr, "%s", kUsage), a == "--help" ? 0 : 2;
   }
-  if (which != "all" && which != "kv" && which != "rdma" && which != "chain" && which != "raft" && which != "dot")
-    return std::fprintf(stderr, "nanopu-bench-services: --service=%s: use kv, rdma, chain, raft, dot or all\n%s",
+  if (which != "all" && which != "kv" && which != "rdma" && which != "chain" && which != "raft" && which != "dot" &&
+      which != "setint" && which != "compute")
+    return std::fprintf(stderr, "nanopu-bench-services: --service=%s: use kv, rdma, chain, raft, dot, setint, compute or all\n%s",
                         which.c_str(), kUsage), 2;
   if (!(o.seconds > 0 && o.seconds <= 600))
     return std::fprintf(stderr, "nanopu-bench-services: --seconds must be in (0, 600]\n"), 2;
@@ -76,6 +79,9 @@ int main(int argc, char** argv) {
        nanopu::bench::bench_chain},
       {"raft", "Raft, 3 servers: p99 vs load, measured and modelled", "", nanopu::bench::bench_raft},
       {"dot", "", "", nanopu::bench::bench_dot},
+      {"setint", "set intersection: p99 vs load (Figure 10), measured and modelled",
+       "set intersection: p99 vs load (Figure 10), modelled nanoPU", nanopu::bench::bench_setint},
+      {"compute", "", "", nanopu::bench::bench_compute},
   };
   std::vector<nanopu::bench::Row> rows;
   std::string curves;

@@ -7,40 +7,11 @@
 
 #include "absl/strings/str_format.h"
 #include "apps/loadgen/modelled_latency.h"
+#include "bench/services/pair.h"
 #include "lib/timing/timing_params.h"
 
 namespace nanopu::bench {
 namespace {
-
-// Two processes over one net_memif pair, as README shows: the server (NIC
-// loop and workers) on CPU 1, the load generator on CPU 0, busy polling.
-class Pair {
- public:
-  Pair(const ServicesOptions& o, const std::string& tag, std::vector<std::string> server_args)
-      : rig_(o.work, tag), o_(o) {
-    sock_ = rig_.path("pair.sock");
-    unlink(sock_.c_str());
-    std::vector<std::string> args = {NANOPU_SERVER_BIN, "--lcores=1",
-                                     "--vdev=net_memif0,role=server,socket=" + sock_};
-    args.insert(args.end(), server_args.begin(), server_args.end());
-    ok_ = rig_.start("server", args);
-  }
-  [[nodiscard]] bool ok() const { return ok_; }
-  [[nodiscard]] std::vector<std::string> load(std::vector<std::string> extra) const {
-    std::vector<std::string> a = {NANOPU_LOADGEN_BIN, "--lcores=0",
-                                  "--vdev=net_memif0,role=client,socket=" + sock_, "--drain_timeout=5",
-                                  absl::StrFormat("--duration=%g", o_.seconds)};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-  Rig& rig() { return rig_; }
-
- private:
-  Rig rig_;
-  ServicesOptions o_;
-  std::string sock_;
-  bool ok_ = false;
-};
 
 // Hosts on nanopu-switch, each a process over its own net_memif port, all
 // with adaptive polling (more processes than CPUs): `servers` server
@@ -97,14 +68,6 @@ class Switched {
   bool ok_ = false;
 };
 
-// Offered loads for a service whose closed-loop throughput is `tput`:
-// from a tenth of it to just past it.
-std::vector<double> loads_for(double tput) {
-  std::vector<double> r;
-  for (double f : {0.1, 0.25, 0.5, 0.75, 0.9, 1.1}) r.push_back(std::round(tput * f / 100) * 100);
-  return r;
-}
-
 // The first point's modelled p50 (or mean, where the paper gives a mean)
 // and p99 beside the paper's figures.
 void modelled_rows(const Curve& c, const std::string& paper, bool mean, double paper_p50_us,
@@ -118,13 +81,6 @@ void modelled_rows(const Curve& c, const std::string& paper, bool mean, double p
     rows->push_back({c.label + ": p99 at lowest load", p.modelled_p99_us * 1e3, "ns", paper,
                      paper_p99_us * 1e3, "within 15% of the paper", near(p.modelled_p99_us, paper_p99_us),
                      true});
-}
-
-void measured_rows(const Curve& c, const std::string& ref_name, double ref_p50_us, std::vector<Row>* rows) {
-  rows->push_back({c.label + ": p50 at lowest load", c.points.front().p50_us * 1e3, "ns", ref_name,
-                   ref_p50_us * 1e3, "", true});
-  rows->push_back({c.label + ": load where p99 doubles", p99_doubles_at(c), "req/s", "highest load offered",
-                   c.points.back().offered, "", true});
 }
 
 // One RPC at a time through nanopu-switch to an echo server: the raw

@@ -31,5 +31,9 @@ struct ServiceResult {
 [[nodiscard]] ServiceResult bench_chain(const ServicesOptions& o);
 [[nodiscard]] ServiceResult bench_raft(const ServicesOptions& o);
 [[nodiscard]] ServiceResult bench_dot(const ServicesOptions& o);
+// compute_benches.cc: set intersection (Figure 10), and HD search, N-body,
+// the classifier and the INT collector beside an echo server.
+[[nodiscard]] ServiceResult bench_setint(const ServicesOptions& o);
+[[nodiscard]] ServiceResult bench_compute(const ServicesOptions& o);
 
 }  // namespace nanopu::bench

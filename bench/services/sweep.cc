@@ -1,5 +1,6 @@
 #include "bench/services/sweep.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -80,6 +81,21 @@ std::string curves_json(const std::vector<Curve>& curves) {
     j += "]";
   }
   return j + "}";
+}
+
+// Offered loads for a service whose closed-loop throughput is `tput`:
+// from a tenth of it to just past it.
+std::vector<double> loads_for(double tput) {
+  std::vector<double> r;
+  for (double f : {0.1, 0.25, 0.5, 0.75, 0.9, 1.1}) r.push_back(std::round(tput * f / 100) * 100);
+  return r;
+}
+
+void measured_rows(const Curve& c, const std::string& ref_name, double ref_p50_us, std::vector<Row>* rows) {
+  rows->push_back({c.label + ": p50 at lowest load", c.points.front().p50_us * 1e3, "ns", ref_name,
+                   ref_p50_us * 1e3, "", true});
+  rows->push_back({c.label + ": load where p99 doubles", p99_doubles_at(c), "req/s", "highest load offered",
+                   c.points.back().offered, "", true});
 }
 
 }  // namespace nanopu::bench

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_table.h"
 #include "bench/services/rig.h"
 
 namespace nanopu::bench {
@@ -35,6 +36,14 @@ struct Curve {
 // The lowest offered load whose modelled p99 is at least twice the first
 // point's; -1 if none.
 [[nodiscard]] double modelled_p99_doubles_at(const Curve& c);
+
+// Offered loads for a service whose closed-loop throughput is `tput`:
+// from a tenth of it to just past it.
+[[nodiscard]] std::vector<double> loads_for(double tput);
+
+// A measured curve's rows: p50 at its lowest load beside `ref_name`'s
+// p50, and the load where its p99 doubles.
+void measured_rows(const Curve& c, const std::string& ref_name, double ref_p50_us, std::vector<Row>* rows);
 
 // The curves as a JSON value: {"label":[{"offered":..,"p50_us":..,...},..],..}.
 [[nodiscard]] std::string curves_json(const std::vector<Curve>& curves);

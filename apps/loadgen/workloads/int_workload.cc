@@ -1,12 +1,12 @@
 // INT reports: a flow drawn from int_flows flows (a few heavy: flow i with
 // weight 1/(i+1)), a path of 1..8 hops with random switch ids, latencies
 // and queue depths; the reference recomputes the path's latency, its
-// bottleneck and deepest queue. The flow's report count is checked within
-// what the client itself sent: at least one, at most the reports of that
-// flow sent so far (a collector thread sees only its share with several).
+// bottleneck and deepest queue. The flow's report count can only be checked
+// for consistency (at least one, the heavy-hitter flag agreeing with it):
+// the collector also counts what other clients, and earlier runs, sent.
+// tests/apps/compute checks the counts exactly.
 #include <cmath>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_format.h"
 #include "apps/inttel/int_collector.h"
 #include "apps/inttel/int_record.h"
@@ -43,13 +43,11 @@ class IntWorkload : public Workload {
       if (h.queue_occupancy > deepest) deepest = h.queue_occupancy;
     }
     e->reply.assign({0, sent_time, path, bottleneck, deepest, 0, 0});  // reports and heavy: check()
-    e->aux = flow;
-    ++sent_[flow];
   }
   bool check(std::span<const uint64_t> r, const Expected& e) override {
     if (r.size() != kIntReplyWords || !std::equal(e.reply.begin(), e.reply.begin() + 5, r.begin())) return false;
     const uint64_t reports = r[5];
-    return reports >= 1 && reports <= sent_[e.aux] && r[6] == (reports >= heavy_ ? 1u : 0u);
+    return reports >= 1 && r[6] == (reports >= heavy_ ? 1u : 0u);
   }
   double declared_cycles(std::span<const uint64_t> req) const override {
     const double hops = req.size() > 6 ? static_cast<double>(req.size() - 6) / 2 : 0;
@@ -63,7 +61,6 @@ class IntWorkload : public Workload {
   uint32_t flows_;
   uint64_t heavy_;
   std::vector<double> cdf_;
-  absl::flat_hash_map<uint64_t, uint64_t> sent_;  // flow -> reports sent
 };
 
 }  // namespace
