@@ -57,7 +57,9 @@ ABSL_FLAG(std::string, service, "echo",
           "or dot-naive: dot products of --dot_words indices, every result checked), or the compute "
           "services 'setint' (set intersection over --setint_corpus), 'hdsearch' (nearest "
           "neighbour), 'nbody' (Barnes-Hut node forces), 'classifier' (5-tuple rules) and 'int' "
-          "(INT telemetry collector), each reply checked against a reference computed here.");
+          "(INT telemetry collector), each reply checked against a reference computed here, or "
+          "'tester-throughput' (nanopu-server --app=loopback-throughput: the packet tester's "
+          "CONFIG, then --count DATA of --size bytes, each echo checked).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
           "print them beside the modelled hardware's (about 10 ms).");
@@ -105,7 +107,9 @@ int main(int argc, char** argv) {
   if (o.service_cycles == 0) o.service_cycles = 1;
   const std::string service = absl::GetFlag(FLAGS_service);
   std::unique_ptr<nanopu::apps::ServiceCli> cli = nanopu::apps::make_service_cli(service);
-  if (!cli) return fail("--service: use echo, kv, chain, rdma, raft, dot, setint, hdsearch, nbody, classifier or int");
+  if (!cli) return fail(
+        "--service: use echo, kv, chain, rdma, raft, dot, setint, hdsearch, nbody, classifier, int or "
+        "tester-throughput");
   if (const std::string error = cli->configure(*config, &o); !error.empty()) return fail(error);
   const std::string expect = absl::GetFlag(FLAGS_expect);
   if (expect == "echo") o.expect = nanopu::apps::Expect::kEcho;

@@ -35,5 +35,8 @@ struct ServiceResult {
 // the classifier and the INT collector beside an echo server.
 [[nodiscard]] ServiceResult bench_setint(const ServicesOptions& o);
 [[nodiscard]] ServiceResult bench_compute(const ServicesOptions& o);
+// loopback_benches.cc: loopback and loopback-with-increment throughput
+// against message size (Figures 4 and 5).
+[[nodiscard]] ServiceResult bench_loopback(const ServicesOptions& o);
 
 }  // namespace nanopu::bench

@@ -290,6 +290,21 @@ TEST_F(TwoProcessMemifTest, ComputeServicesAnswerAsTheReference) {
   }
 }
 
+// The packet tester's throughput sequence as README shows it: nanopu-server
+// --app=loopback-throughput and nanopu-loadgen --service=tester-throughput:
+// every DATA echoed, the last carrying the CONFIG's timestamp.
+TEST_F(TwoProcessMemifTest, TesterThroughputSequenceIsAnsweredWithTheConfigStamp) {
+  start_server("loopback-throughput");
+  for (const std::string size : {"24", "1024"}) {
+    EXPECT_EQ(run_loadgen({"--service=tester-throughput", "--count=2000", "--outstanding=8", "--size=" + size}), 0)
+        << read_file(dir_ + "/loadgen.log");
+    const std::string json = read_file(dir_ + "/result.json");
+    EXPECT_EQ(json_number(json, "checked"), 2000) << json;
+    EXPECT_EQ(json_number(json, "config_stamp_seen"), 1) << json;
+  }
+  EXPECT_EQ(stop_server(), 0);
+}
+
 // One-sided RDMA as README shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its

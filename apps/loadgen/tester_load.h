@@ -1,0 +1,28 @@
+// nanopu-loadgen's client for the prototype packet tester's throughput
+// layout (--service=tester-throughput; nanopu-server --app=loopback-throughput,
+// docs/apps.md): a CONFIG {0, num_msgs, timestamp} first, then num_msgs
+// DATA {1, seq, fill..., sent_time}, each echoed; the num_msgs-th reply
+// carries the CONFIG's timestamp in its last word instead of its own. The
+// client checks every reply word for word and that the last one carries the
+// CONFIG's timestamp. The CONFIG is not answered: the client waits
+// kConfigSettleMs after sending it before the first DATA, so that a CONFIG
+// does not arrive behind the DATA it counts.
+#pragma once
+
+#include <cstdint>
+
+#include "apps/loadgen/loadgen.h"
+
+namespace nanopu::apps {
+
+inline constexpr int kConfigSettleMs = 20;
+
+struct TesterLoadResult {
+  uint64_t checked = 0;          // DATA replies equal to the request
+  bool config_stamp_seen = false;  // the last reply carried the CONFIG's timestamp
+};
+
+// Needs o.count (num_msgs) >= 1 and o.msg_bytes >= 24.
+void run_tester_client(Thread& t, const LoadGenOptions& o, LoadGenResult* r, TesterLoadResult* tr);
+
+}  // namespace nanopu::apps
