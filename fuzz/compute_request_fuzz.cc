@@ -1,11 +1,13 @@
 // libFuzzer target for the compute services' request parsers (apps/setint,
-// hdsearch, nbody, classifier, inttel through WordService::answer): the
-// first word picks the service, the rest is the request. Invariants: no
+// hdsearch, nbody, classifier, inttel through WordService::answer; Othello's
+// parse_othello, then its move generation on whatever bitboards a MAP
+// carries): the first byte picks the service, the rest is the request. Invariants: no
 // read outside the words present (they sit exactly on the heap, for ASan);
 // a reply never longer than the service's max_reply_words; a reply exactly
 // when the outcome says answered or error; an error reply in the service's
 // error shape; a set answer's ids ascending, below the document count, as
 // many as its size word says; a classifier answer equal to a linear scan.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,6 +20,8 @@
 #include "apps/hdsearch/hd_service.h"
 #include "apps/inttel/int_collector.h"
 #include "apps/nbody/nbody_service.h"
+#include "apps/othello/othello_board.h"
+#include "apps/othello/othello_protocol.h"
 #include "apps/setint/setint_service.h"
 
 namespace {
@@ -45,7 +49,7 @@ struct Services {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Services s;
   if (size < 1) return 0;
-  const size_t which = data[0] % 5;
+  const size_t which = data[0] % 6;
   const auto n = static_cast<uint32_t>((size - 1) / 8);
   auto words = std::make_unique<uint64_t[]>(n == 0 ? 1 : n);
   if (n != 0) std::memcpy(words.get(), data + 1, size_t{n} * 8);
@@ -55,6 +59,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t i = 3; i < n; ++i)
       if ((words[i] & 0x10000) == 0) words[i] %= 64;
   if (which == 2 && n >= 1 && (words[0] & 0x100) == 0) words[0] %= 3;
+  if (which == 5) {
+    if (n >= 1 && (words[0] & 0x100) == 0) words[0] %= 3;
+    if (n >= 4 && (words[2] & 0x100) == 0) words[2] %= 4, words[3] %= 4;
+    const OthelloMessage m = parse_othello(words.get(), n);
+    if (m.kind == OthelloMessage::Kind::kMap) {
+      if (m.max_depth > kOthelloMaxDepth || m.cur_depth > m.max_depth || (m.own & m.opp) != 0) std::abort();
+      Board next[64];
+      const Board b{m.own, m.opp};
+      const int k = children(b, next);
+      for (int i = 0; i < k; ++i)  // discs are conserved plus the one played (or a pass)
+        if ((next[i].own & next[i].opp) != 0 ||
+            std::popcount(next[i].own | next[i].opp) > std::popcount(b.own | b.opp) + 1)
+          std::abort();
+      if (m.max_depth - m.cur_depth <= 2) (void)negamax(b, static_cast<int>(m.max_depth - m.cur_depth));
+    }
+    if (m.kind == OthelloMessage::Kind::kError && m.code == 0) std::abort();
+    if ((m.kind == OthelloMessage::Kind::kDrop) != (n == 0)) std::abort();
+    return 0;
+  }
   const std::span<const uint64_t> req(words.get(), n);
   std::vector<uint64_t> reply;
   WordService& svc = *s.all[which];

@@ -59,7 +59,9 @@ ABSL_FLAG(std::string, service, "echo",
           "neighbour), 'nbody' (Barnes-Hut node forces), 'classifier' (5-tuple rules) and 'int' "
           "(INT telemetry collector), each reply checked against a reference computed here, or "
           "'tester-throughput' (nanopu-server --app=loopback-throughput: the packet tester's "
-          "CONFIG, then --count DATA of --size bytes, each echo checked).");
+          "CONFIG, then --count DATA of --size bytes, each echo checked), or 'othello' (nanopu-server "
+          "--app=othello: MAPs searched --othello_depth plies, each minimax checked against a plain "
+          "search here).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off and header costs and "
           "print them beside the modelled hardware's (about 10 ms).");
@@ -108,8 +110,8 @@ int main(int argc, char** argv) {
   const std::string service = absl::GetFlag(FLAGS_service);
   std::unique_ptr<nanopu::apps::ServiceCli> cli = nanopu::apps::make_service_cli(service);
   if (!cli) return fail(
-        "--service: use echo, kv, chain, rdma, raft, dot, setint, hdsearch, nbody, classifier, int or "
-        "tester-throughput");
+        "--service: use echo, kv, chain, rdma, raft, dot, setint, hdsearch, nbody, classifier, int, "
+        "othello or tester-throughput");
   if (const std::string error = cli->configure(*config, &o); !error.empty()) return fail(error);
   const std::string expect = absl::GetFlag(FLAGS_expect);
   if (expect == "echo") o.expect = nanopu::apps::Expect::kEcho;

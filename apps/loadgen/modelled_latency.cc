@@ -9,9 +9,13 @@
 #include "apps/chain/chain_store.h"
 #include "apps/dot/dot_protocol.h"
 #include "apps/dot/dot_service.h"
+#include "apps/loadgen/othello_reference.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_protocol.h"
 #include "apps/mica/kv_service.h"
+#include "apps/othello/othello_board.h"
+#include "apps/othello/othello_protocol.h"
+#include "apps/othello/othello_service.h"
 #include "apps/raft/raft_protocol.h"
 #include "apps/rdma/rdma_protocol.h"
 #include "lib/timing/timing_model.h"
@@ -220,6 +224,45 @@ ModelledLatency model_compute_latency(const LoadGenOptions& o, const std::vector
   s.jbsq = jbsq;
   s.how = absl::StrFormat("%s (%s path): %.0f cycles of declared work on average", what,
                           memory_path ? "memory" : "register-file", work);
+  return model_service(s, o, samples, p);
+}
+
+ModelledLatency model_othello_latency(const LoadGenOptions& o, uint32_t depth, uint32_t workers,
+                                      uint64_t samples, const timing::TimingParams& p) {
+  const timing::TimingModel m(p);
+  std::mt19937_64 rng(o.seed ^ 0x6f7468656c6c6full);
+  ModelledService s;
+  double nodes_total = 0;
+  for (int i = 0; i < 100; ++i) {
+    const RefPosition pos = ref_random_position(rng, 4 + static_cast<int>(rng() % 21));
+    const Board b{ref_own(pos), ref_opp(pos)};
+    Board next[64];
+    const int k = depth > 0 ? children(b, next) : 0;
+    if (workers == 0 || k == 0) {
+      uint64_t nodes = 0;
+      (void)negamax(b, static_cast<int>(depth), &nodes);
+      nodes_total += static_cast<double>(nodes);
+      s.kinds.push_back(rpc_kind(m, 1, kOthelloMapBytes, kOthelloReduceBytes, nodes * kOthelloCyclesPerNode));
+      continue;
+    }
+    // The root reads the MAP and writes k MAPs, then reads k REDUCEs and
+    // writes one; each worker searches its children one after another.
+    std::vector<double> worker_ns(workers, 0);
+    for (int c = 0; c < k; ++c) {
+      uint64_t nodes = 0;
+      (void)negamax(next[c], static_cast<int>(depth) - 1, &nodes);
+      nodes_total += static_cast<double>(nodes);
+      worker_ns[c % workers] += core_ns(m, kOthelloMapBytes, kOthelloReduceBytes, nodes * kOthelloCyclesPerNode);
+    }
+    const double slowest = *std::max_element(worker_ns.begin(), worker_ns.end());
+    const double root_ns = (k + 1) * core_ns(m, kOthelloMapBytes, kOthelloReduceBytes, 0);
+    const double path = m.rpc_round_trip_ns(kOthelloMapBytes, kOthelloReduceBytes, root_ns) +
+                        m.rpc_round_trip_ns(kOthelloMapBytes, kOthelloReduceBytes, 0) + slowest;
+    s.kinds.push_back({1, slowest, path});
+  }
+  s.how = absl::StrFormat("othello, %u plies, %s: %.0f positions searched per MAP on average", depth,
+                          workers ? absl::StrFormat("one fan-out level to %u workers", workers) : "at the root",
+                          nodes_total / 100);
   return model_service(s, o, samples, p);
 }
 

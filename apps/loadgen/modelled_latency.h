@@ -76,6 +76,13 @@ struct ModelledService {
 [[nodiscard]] ModelledLatency model_dot_latency(const LoadGenOptions& o, uint32_t words, bool pairs, bool naive,
                                                 uint64_t samples, const timing::TimingParams& p);
 
+// Othello (apps/othello): MAPs of random positions searched `depth` plies,
+// the declared work per position searched (kOthelloCyclesPerNode); with
+// `workers`, the root fans the children out one level (round-robin) and
+// requests queue at the busiest worker; without, at the root.
+[[nodiscard]] ModelledLatency model_othello_latency(const LoadGenOptions& o, uint32_t depth, uint32_t workers,
+                                                    uint64_t samples, const timing::TimingParams& p);
+
 // A compute service (apps/setint, hdsearch, nbody, classifier, inttel):
 // each sampled request its own kind, with its bytes and declared work;
 // `memory_path` adds the traditional path's copy of both messages

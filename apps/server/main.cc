@@ -17,6 +17,7 @@
 #include "apps/dot/dot_service.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_service.h"
+#include "apps/othello/othello_service.h"
 #include "apps/raft/raft_service.h"
 #include "apps/rdma/rdma_service.h"
 #include "apps/server/compute_apps.h"
@@ -46,7 +47,14 @@ ABSL_FLAG(std::string, app, "echo",
           "Barnes-Hut node's force on a body), 'classifier' (--classifier_rules 5-tuple rules by "
           "tuple space search), 'int' (INT telemetry collector: path latency, heavy-hitter "
           "flows), each also as NAME-traditional (the message copied to memory first, the reply "
-          "built in memory). docs/apps.md has the message layouts.");
+          "built in memory), and 'othello' (game-tree search as map/reduce: with --othello_workers "
+          "this host fans a MAP's children out to them and reduces their minimax values; without, "
+          "it searches). docs/apps.md has the message layouts.");
+ABSL_FLAG(std::string, othello_workers, "",
+          "othello: the worker hosts a MAP's children go to, round-robin, as IP:CONTEXT,... (each "
+          "running --app=othello). Empty: search every MAP here.");
+ABSL_FLAG(uint32_t, othello_fanout_depth, 1,
+          "othello: fan out MAPs whose cur_depth is below this (with --othello_workers).");
 ABSL_FLAG(std::string, setint_corpus, "/usr/share/common-licenses",
           "setint: the documents' directory; each paragraph of each regular file is a document "
           "(default: the license texts of base-files, the same on every Debian 12 host).");
@@ -109,14 +117,15 @@ int main(int argc, char** argv) {
   const bool rdma = app == "rdma";
   const bool raft = app == "raft";
   const bool compute = nanopu::apps::is_compute_app(app);
-  if (!kv && !chain && !rdma && !raft && !dot && !compute && app != "echo" && app != "increment" &&
+  const bool othello = app == "othello";
+  if (!kv && !chain && !rdma && !raft && !dot && !compute && !othello && app != "echo" && app != "increment" &&
       app != "service" && app != "service-tester" && app != "loopback-throughput" &&
       app != "lnic-increment") {
     std::fprintf(stderr,
                  "nanopu-server: --app='%s': use echo, increment, service, service-tester, "
                  "loopback-throughput, lnic-increment, kv, kv-naive, chain, rdma, raft, dot, "
-                 "dot-naive, setint, hdsearch, nbody, classifier or int (each of the last five "
-                 "also as NAME-traditional)\n",
+                 "dot-naive, setint, hdsearch, nbody, classifier, int (each of these five "
+                 "also as NAME-traditional) or othello\n",
                  app.c_str());
     return 2;
   }
@@ -199,6 +208,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-server: --rdma_region_kb must be 1..16777216\n");
     return 2;
   }
+  nanopu::apps::OthelloOptions othello_options;
+  std::vector<nanopu::apps::OthelloStats> othello_stats(othello ? threads : 0);
+  if (othello) {
+    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> w =
+        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_othello_workers));
+    if (!absl::GetFlag(FLAGS_othello_workers).empty() && !w.ok()) {
+      std::fprintf(stderr, "nanopu-server: --othello_workers: %s\n", std::string(w.status().message()).c_str());
+      return 2;
+    }
+    for (const auto& p : w.ok() ? *w : std::vector<nanopu::apps::RaftServer>{})
+      othello_options.workers.push_back({p.ip, p.context});
+    othello_options.fanout_depth = absl::GetFlag(FLAGS_othello_fanout_depth);
+  }
   std::vector<nanopu::apps::RaftServer> raft_cluster;
   nanopu::apps::RaftNodeConfig raft_config;
   nanopu::apps::RaftStats raft_stats;
@@ -242,6 +264,8 @@ int main(int argc, char** argv) {
     nanopu::apps::WordService* ws = compute ? compute_app.threads[i].get() : nullptr;
     nanopu::apps::ComputeStats* cmst = compute ? &compute_stats[i] : nullptr;
     const nanopu::apps::MessagePath path = compute_app.path;
+    nanopu::apps::OthelloStats* ost = othello ? &othello_stats[i] : nullptr;
+    const uint32_t self_ip = config->ip;
     nanopu::apps::MicaTable* table = kv ? tables[i].get() : nullptr;
     nanopu::apps::KvServiceStats* st = &kv_stats[i];
     nanopu::apps::ChainStore* cstore = chain ? &chain_stores[i] : nullptr;
@@ -257,6 +281,8 @@ int main(int argc, char** argv) {
         (void)nanopu::apps::serve_raft(t, static_cast<uint8_t>(priority), raft_cluster, raft_config,
                                        raft_st);
       else if (chain) (void)nanopu::apps::serve_chain(t, ctx, static_cast<uint8_t>(priority), cstore, cst);
+      else if (ost != nullptr)
+        (void)nanopu::apps::serve_othello(t, self_ip, ctx, static_cast<uint8_t>(priority), othello_options, ost);
       else if (ws != nullptr) (void)nanopu::apps::serve_words(t, ctx, static_cast<uint8_t>(priority), *ws, path, cmst);
       else if (dot) (void)nanopu::apps::serve_dot(t, ctx, static_cast<uint8_t>(priority), dot_variant, dst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
@@ -333,6 +359,15 @@ int main(int argc, char** argv) {
           {"requests", s.requests}, {"configs", s.configs}, {"errors", s.errors}, {"dropped", s.dropped}};
       for (const auto& [name, value] : counters)
         std::fprintf(stderr, "  dot%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
+    }
+    for (uint32_t i = 0; othello && i < threads; ++i) {
+      const nanopu::apps::OthelloStats& s = othello_stats[i];
+      const std::pair<const char*, uint64_t> counters[] = {
+          {"maps", s.maps},     {"searched", s.searched}, {"fanned_out", s.fanned_out},
+          {"reduces", s.reduces}, {"errors", s.errors},   {"stray", s.stray},
+          {"dropped", s.dropped}, {"nodes", s.nodes},     {"send_failures", s.send_failures}};
+      for (const auto& [name, value] : counters)
+        std::fprintf(stderr, "  othello%u.%s %llu\n", i, name, static_cast<unsigned long long>(value));
     }
     for (uint32_t i = 0; compute && i < threads; ++i) {
       const nanopu::apps::ComputeStats& s = compute_stats[i];

@@ -1,4 +1,5 @@
-// The compute services end to end through the real EAL on a net_ring pair:
+// The compute services and Othello end to end through the real EAL on a
+// net_ring pair:
 // for each of set intersection, HD search, N-body, the packet classifier
 // and the INT collector, on the register-file and the memory path, 1000
 // random requests from nanopu-loadgen's client, every reply equal to the
@@ -17,8 +18,13 @@
 #include "apps/compute/status_words.h"
 #include "apps/hdsearch/hd_service.h"
 #include "apps/inttel/int_collector.h"
+#include "apps/loadgen/othello_load.h"
+#include "apps/loadgen/othello_reference.h"
 #include "apps/loadgen/word_load.h"
 #include "apps/nbody/nbody_service.h"
+#include "apps/othello/othello_board.h"
+#include "apps/othello/othello_protocol.h"
+#include "apps/othello/othello_service.h"
 #include "apps/setint/setint_service.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
@@ -173,6 +179,66 @@ TEST(ComputeRingTest, MalformedRequestsGetErrorRepliesAndServingGoesOn) {
     EXPECT_EQ(nstats.configs, 1u);
     EXPECT_EQ(nstats.errors, 4u);
   }
+}
+
+// Othello on one host (no workers: every MAP searched at the root): 1000
+// random positions, each minimax equal to the plain recursive search.
+TEST(OthelloRingTest, ThousandSearchesMatchThePlainSearch) {
+  apps::OthelloOptions oo;
+  apps::OthelloStats stats;
+  apps::LoadGenResult r;
+  apps::OthelloLoadResult orr;
+  apps::LoadGenOptions o;
+  o.server_ip = kServerIp;
+  o.server_context = kServerContext;
+  o.context = kClientContext;
+  o.outstanding = 4;
+  o.count = 1000;
+  o.drain_timeout_s = 5;
+  o.progress = false;
+  apps::OthelloLoadOptions ol;
+  ol.client_ip = kClientIp;
+  ol.depth = 2;
+  run_pair([&](Thread& t) { (void)apps::serve_othello(t, kServerIp, kServerContext, 0, oo, &stats); },
+           [&](Thread& t) { apps::run_othello_client(t, o, ol, &r, &orr); });
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.received, o.count);
+  EXPECT_EQ(orr.checked, o.count);
+  EXPECT_EQ(r.bad_replies + r.lost + r.given_up, 0u);
+  EXPECT_EQ(stats.searched, o.count);
+  EXPECT_EQ(stats.errors + stats.stray + stats.send_failures, 0u);
+}
+
+// Bad MAPs get error replies, a stray REDUCE is dropped, the prototype's
+// 56-byte MAP (no opponent word) is answered, and serving goes on.
+TEST(OthelloRingTest, MalformedMessagesGetErrorsAndThePrototypeMapIsAnswered) {
+  apps::OthelloOptions oo;
+  apps::OthelloStats stats;
+  std::vector<Words> r;
+  const apps::Board start = apps::othello_start();
+  const uint64_t me = apps::othello_host(kClientIp, kClientContext);
+  run_pair([&](Thread& t) { (void)apps::serve_othello(t, kServerIp, kServerContext, 0, oo, &stats); },
+           [&](Thread& t) {
+             ASSERT_TRUE(t.bind(kClientContext).ok());
+             r.push_back(call(t, {0, start.own, 9, 0, me, 1, 55, start.opp}));       // depth 9 > 8
+             r.push_back(call(t, {0, 3, 2, 0, me, 2, 56, 1}));                     // overlapping bitboards
+             r.push_back(call(t, {0, start.own, 2, 0, me, 3}));                    // too short
+             r.push_back(call(t, {6, 1, 2, 3, 4}));                                // unknown type
+             r.push_back(call(t, {1, me, 77, 5, 0}));                              // a REDUCE for no search: dropped
+             r.push_back(call(t, {0, 0xff, 3, 0, me, 4, 57}));                     // 56 bytes: opponent empty
+             r.push_back(call(t, {0, start.own, 3, 0, me, 5, 58, start.opp}));    // the opening, 3 plies
+           });
+  ASSERT_EQ(r.size(), 7u);
+  EXPECT_EQ(r[0], (Words{apps::kOthelloError, apps::kErrBadValue, 1, 0, 55}));
+  EXPECT_EQ(r[1], (Words{apps::kOthelloError, apps::kErrBadValue, 2, 0, 56}));
+  EXPECT_EQ(r[2], (Words{apps::kOthelloError, apps::kErrBadLength, 0, 0, 0}));
+  EXPECT_EQ(r[3], (Words{apps::kOthelloError, apps::kErrUnknownType, 0, 0, 0}));
+  EXPECT_TRUE(r[4].empty());
+  EXPECT_EQ(r[5], (Words{apps::kOthelloReduce, me, 4, static_cast<uint64_t>(8 * apps::kOthelloWin), 57}));
+  const int64_t opening = apps::ref_negamax(apps::ref_from_bitboards(start.own, start.opp), 3);
+  EXPECT_EQ(r[6], (Words{apps::kOthelloReduce, me, 5, static_cast<uint64_t>(opening), 58}));
+  EXPECT_EQ(stats.stray, 1u);
+  EXPECT_EQ(stats.errors, 4u);
 }
 
 }  // namespace

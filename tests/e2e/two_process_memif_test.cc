@@ -305,6 +305,59 @@ TEST_F(TwoProcessMemifTest, TesterThroughputSequenceIsAnsweredWithTheConfigStamp
   EXPECT_EQ(stop_server(), 0);
 }
 
+// Othello as map/reduce over hosts, as README shows it: a root with two
+// workers and a client on nanopu-switch, each its own process. The root fans
+// every MAP's children out to the workers and reduces their values; every
+// answer equals the plain recursive search the client runs.
+TEST_F(TwoProcessMemifTest, OthelloMapReduceOverThreeHosts) {
+  std::string vdevs;
+  for (int i = 0; i < 4; ++i)
+    vdevs += (i ? ";" : "") + std::string("net_memif") + std::to_string(i) + ",role=server,socket=" + dir_ +
+             "/ot" + std::to_string(i) + ".sock";
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_, "--vdev=" + vdevs,
+                    "--routes=10.0.0.1=0,10.0.0.3=1,10.0.0.4=2,10.0.0.2=3", "--poll=adaptive"},
+                   dir_ + "/otswitch.log");
+  ASSERT_GT(sw, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/otswitch.log", "Ctrl-C stops", std::chrono::seconds(60)));
+  std::vector<pid_t> hosts;
+  const std::pair<const char*, int> roles[] = {{"10.0.0.3", 1}, {"10.0.0.4", 2}, {"10.0.0.1", 0}};
+  for (const auto& [ip, port] : roles) {
+    std::vector<std::string> args = {NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                                     "--vdev=net_memif0,role=client,socket=" + dir_ + "/ot" + std::to_string(port) +
+                                         ".sock",
+                                     std::string("--ip=") + ip, "--app=othello", "--context=5", "--poll=adaptive"};
+    if (port == 0) args.push_back("--othello_workers=10.0.0.3:5,10.0.0.4:5");
+    const std::string log = dir_ + "/ot" + std::to_string(port) + ".log";
+    hosts.push_back(spawn(args, log));
+    ASSERT_GT(hosts.back(), 0);
+    ASSERT_TRUE(wait_for_line(log, "Ctrl-C stops", std::chrono::seconds(60))) << read_file(log);
+  }
+  const pid_t c = spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                         "--vdev=net_memif0,role=client,socket=" + dir_ + "/ot3.sock", "--ip=10.0.0.2",
+                         "--server_ip=10.0.0.1", "--server_context=5", "--service=othello", "--othello_depth=2",
+                         "--othello_workers=2", "--count=500", "--outstanding=4", "--progress=false",
+                         "--drain_timeout=10", "--poll=adaptive", "--json=" + dir_ + "/ot.json"},
+                        dir_ + "/otclient.log");
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(240)), 0) << read_file(dir_ + "/otclient.log");
+  const std::string json = read_file(dir_ + "/ot.json");
+  EXPECT_EQ(json_number(json, "checked"), 500) << json;
+  EXPECT_EQ(json_number(json, "bad_replies"), 0) << json;
+  for (pid_t h : hosts) {
+    kill(h, SIGTERM);
+    EXPECT_EQ(wait_for(h, std::chrono::seconds(30)), 0);
+  }
+  const std::string root = read_file(dir_ + "/ot0.log");
+  EXPECT_EQ(log_counter(root, "othello0.maps"), 500) << root;
+  EXPECT_GT(log_counter(root, "othello0.fanned_out"), 500) << root;
+  EXPECT_EQ(log_counter(root, "othello0.reduces"), log_counter(root, "othello0.fanned_out")) << root;
+  for (int w : {1, 2}) {
+    const std::string log = read_file(dir_ + "/ot" + std::to_string(w) + ".log");
+    EXPECT_GT(log_counter(log, "othello0.searched"), 0) << "worker " << w << " searched nothing: " << log;
+  }
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+}
+
 // One-sided RDMA as README shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its
