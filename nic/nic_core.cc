@@ -10,6 +10,7 @@
 #include "lib/contract/message.h"
 #include "nanopu/address.h"
 #include "nanopu/app_header.h"
+#include "nic/pipeline/tester_stamp.h"
 #include "nic/transport/ndp/ndp_transport.h"
 
 namespace nanopu {
@@ -90,7 +91,10 @@ unsigned NicCore::poll() {
     const unsigned k = t->tx.pop_burst(msgs, room);
     for (unsigned i = 0; i < k; ++i) {
       ++counters_.tx_msgs;
-      msg_meta(msgs[i])->sender = static_cast<uint16_t>(ti);
+      MsgMeta* meta = msg_meta(msgs[i]);
+      meta->sender = static_cast<uint16_t>(ti);
+      if (params_.tester_timestamps && meta->src_context == kTesterStampContext) [[unlikely]]
+        (void)stamp_tx(msgs[i], AppHeader::from_word(meta->app_header).len, tester_cycle(now_, tsc_hz_));
       transport_->on_message(msgs[i], now_, *this);
     }
     work += k;
@@ -224,6 +228,10 @@ bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
 }
 
 bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
+  if (params_.tester_timestamps && dst->context == kTesterStampContext) [[unlikely]] {
+    const MsgMeta* meta = msg_meta(msg);
+    (void)stamp_rx(msg, AppHeader::from_word(meta->app_header).len, tester_cycle(meta->nic_tsc, tsc_hz_));
+  }
   // FIFO order per context: while older messages wait, newer ones queue too.
   if (dst->held.empty()) {
     const AppHeader src = AppHeader::from_word(msg_meta(msg)->app_header);

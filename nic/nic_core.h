@@ -7,6 +7,7 @@
 // on a shared one.
 #pragma once
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
 #include <cstdint>
@@ -54,6 +55,7 @@ struct NicParams {
   // and with nothing in flight, sleep until a packet, a thread's doorbell or
   // kMaxSleepUs; and wake the worker cores this NIC delivers to.
   bool adaptive_poll = false;
+  bool tester_timestamps = false;  // stamp context 0x1234's messages (nic/pipeline/tester_stamp.h)
   uint64_t idle_spin_tsc = 0;
   // The port's link: reported when it drops; restarted until it is back
   // when the port must reconnect by itself (nic/link/link_watch.h).
@@ -146,6 +148,7 @@ class NicCore final : public TransportSink {
   uint64_t next_watchdog_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
   uint64_t now_ = 0;
+  uint64_t tsc_hz_ = rte_get_tsc_hz();
   TxBatch control_;
   TxBatch data_;
   TxBatch deferred_;  // defer_control: control packets of the previous poll

@@ -89,6 +89,12 @@ struct Config {
   double async_preempt_us = 20;       // signal a worker that missed a safe point this long
   double watchdog_ms = 100;           // report a thread on one message this long (0: off)
 
+  // The prototype tester's timestamps on messages to and from context
+  // 0x1234 (docs/apps.md, "Timestamp convention"): the NIC writes the
+  // arrival cycle into a received message's last 4 bytes, and [timestamp,
+  // latency] into a sent message's last 8. Off: messages are never rewritten.
+  bool tester_timestamps = false;
+
   // --- Waiting for work (docs/design.md §9) ---
   // kAdaptive gives the CPU back when idle (laptops, small VMs, CI, several
   // hosts on few CPUs). kBusy is the default: with no RX interrupt on the

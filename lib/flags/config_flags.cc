@@ -87,6 +87,11 @@ ABSL_FLAG(bool, bounded, true,
           "HTS: a priority-0 thread that spends over --t0_ns on one message drops to priority 1 "
           "for good.");
 ABSL_FLAG(double, t0_ns, 1000, "HTS bounded message-processing time t0, in ns.");
+ABSL_FLAG(bool, tester_timestamps, false,
+          "For the prototype's packet tester: the NIC stamps messages to and from context 0x1234 "
+          "(4660) as its hardware did: the arrival cycle (3.2 GHz model clock, low 32 bits) in a "
+          "received message's last 4 bytes; [that timestamp, cycles since] in a sent message's "
+          "last 8 (docs/apps.md). Off: messages are never rewritten.");
 ABSL_FLAG(double, idle_timeout_ns, 1000,
           "HTS: with no thread active, rotate between runnable threads after this long idle.");
 ABSL_FLAG(double, tis_period_ns, 5000, "TIS tick period, in ns.");
@@ -199,6 +204,7 @@ absl::StatusOr<Config> Config::from_flags() {
       !s.ok())
     return s;
   c.bounded_processing = absl::GetFlag(FLAGS_bounded);
+  c.tester_timestamps = absl::GetFlag(FLAGS_tester_timestamps);
   c.t0_ns = absl::GetFlag(FLAGS_t0_ns);
   c.idle_timeout_ns = absl::GetFlag(FLAGS_idle_timeout_ns);
   c.tis_period_ns = absl::GetFlag(FLAGS_tis_period_ns);

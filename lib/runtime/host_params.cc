@@ -84,6 +84,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   p.watchdog_tsc = c.shared_core() ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
   p.defer_control = c.shared_core();
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
+  p.tester_timestamps = c.tester_timestamps;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
   p.reconnect_link = port.reconnects();
   p.link_kernel_iface = port.kernel_iface();

@@ -158,5 +158,56 @@ TEST(TesterLayoutRingTest, ThroughputLastReplyCarriesTheConfigTimestamp) {
     EXPECT_EQ(replies[i], (Words{apps::kTesterData, 7, 8, i + 1 == kData ? 4242u : 9000u + i})) << "DATA " << i;
 }
 
+// --tester_timestamps: an echo server on context 0x1234 gets each request
+// with its arrival cycle in the last 4 bytes (the low half of the last
+// word), and its echo leaves with [that cycle, cycles since] as the last
+// word; the words before are untouched, and a message on another context
+// is never rewritten.
+TEST(TesterTimestampsRingTest, Context0x1234IsStampedOnTheWayInAndOut) {
+  constexpr uint16_t kStamped = 0x1234;
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.a, kServerIp);
+  sc.tester_timestamps = true;
+  auto server = Runtime::create(sc);
+  auto host = Runtime::create(testing::host_config(p.b, kClientIp));
+  ASSERT_TRUE(server.ok() && host.ok());
+  ASSERT_TRUE((*server)->spawn([](Thread& t) { (void)apps::serve_loopback(t, kStamped, 0, apps::LoopbackMode::kEcho); }, 0).ok());
+  ASSERT_TRUE((*server)->spawn([](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kEcho); }, 0).ok());
+  std::vector<Words> stamped, plain;
+  bool done = false;
+  ASSERT_TRUE((*host)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    auto ask = [&](uint16_t ctx, const Words& w) {
+      (void)t.write(AppHeader{kServerIp, ctx, static_cast<uint16_t>(8 * w.size())}.word());
+      for (uint64_t x : w) (void)t.write(x);
+      if (!t.wait_for(std::chrono::milliseconds(2000))) return Words{};
+      const AppHeader h = AppHeader::from_word(t.read());
+      Words r(h.payload_words());
+      for (uint64_t& x : r) x = t.read();
+      t.msg_done();
+      return r;
+    };
+    for (int i = 0; i < 20; ++i) stamped.push_back(ask(kStamped, {1, 7, 0xaaaa'bbbb'cccc'dddd}));
+    plain.push_back(ask(kServerContext, {1, 7, 0xaaaa'bbbb'cccc'dddd}));
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), host->get()}, [&] { return done; }, std::chrono::seconds(60)));
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0], (Words{1, 7, 0xaaaa'bbbb'cccc'dddd}));
+  ASSERT_EQ(stamped.size(), 20u);
+  uint32_t previous = 0;
+  for (size_t i = 0; i < stamped.size(); ++i) {
+    ASSERT_EQ(stamped[i].size(), 3u);
+    EXPECT_EQ(stamped[i][0], 1u);
+    EXPECT_EQ(stamped[i][1], 7u);
+    const auto arrival = static_cast<uint32_t>(stamped[i][2] >> 32);
+    const auto latency = static_cast<uint32_t>(stamped[i][2]);
+    EXPECT_NE(arrival, 0xaaaa'bbbbu) << "the request's own high half was replaced by the arrival cycle";
+    EXPECT_LT(latency, 3'200'000'000u) << "less than a second of model cycles between arrival and departure";
+    if (i > 0) EXPECT_GT(static_cast<uint32_t>(arrival - previous), 0u) << "arrival cycles advance";
+    previous = arrival;
+  }
+}
+
 }  // namespace
 }  // namespace nanopu
