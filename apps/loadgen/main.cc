@@ -59,7 +59,8 @@ ABSL_FLAG(std::string, service, "echo",
           "neighbour), 'nbody' (Barnes-Hut node forces), 'classifier' (5-tuple rules) and 'int' "
           "(INT telemetry collector), each reply checked against a reference computed here, or "
           "'tester-throughput' (nanopu-server --app=loopback-throughput: the packet tester's "
-          "CONFIG, then --count DATA of --size bytes, each echo checked), or 'othello' (nanopu-server "
+          "CONFIG, then --count DATA of --size bytes, each echo checked), or 'tester-service' (the "
+          "same against --app=service-tester, --service_ns per DATA), or 'othello' (nanopu-server "
           "--app=othello: MAPs searched --othello_depth plies, each minimax checked against a plain "
           "search here).");
 ABSL_FLAG(bool, calibrate, true,
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<nanopu::apps::ServiceCli> cli = nanopu::apps::make_service_cli(service);
   if (!cli) return fail(
         "--service: use echo, kv, chain, rdma, raft, dot, setint, hdsearch, nbody, classifier, int, "
-        "othello or tester-throughput");
+        "othello, tester-throughput or tester-service");
   if (const std::string error = cli->configure(*config, &o); !error.empty()) return fail(error);
   const std::string expect = absl::GetFlag(FLAGS_expect);
   if (expect == "echo") o.expect = nanopu::apps::Expect::kEcho;

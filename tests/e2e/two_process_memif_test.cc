@@ -290,10 +290,12 @@ TEST_F(TwoProcessMemifTest, ComputeServicesAnswerAsTheReference) {
   }
 }
 
-// The packet tester's throughput sequence as README shows it: nanopu-server
-// --app=loopback-throughput and nanopu-loadgen --service=tester-throughput:
-// every DATA echoed, the last carrying the CONFIG's timestamp.
-TEST_F(TwoProcessMemifTest, TesterThroughputSequenceIsAnsweredWithTheConfigStamp) {
+// The packet tester's sequences as README shows them: nanopu-server
+// --app=loopback-throughput with nanopu-loadgen --service=tester-throughput
+// (every DATA echoed, the last carrying the CONFIG's timestamp), and
+// --app=service-tester with --service=tester-service (every DATA echoed
+// after its service time, the CONFIG never ending the thread).
+TEST_F(TwoProcessMemifTest, TesterSequencesAreAnswered) {
   start_server("loopback-throughput");
   for (const std::string size : {"24", "1024"}) {
     EXPECT_EQ(run_loadgen({"--service=tester-throughput", "--count=2000", "--outstanding=8", "--size=" + size}), 0)
@@ -301,6 +303,16 @@ TEST_F(TwoProcessMemifTest, TesterThroughputSequenceIsAnsweredWithTheConfigStamp
     const std::string json = read_file(dir_ + "/result.json");
     EXPECT_EQ(json_number(json, "checked"), 2000) << json;
     EXPECT_EQ(json_number(json, "config_stamp_seen"), 1) << json;
+  }
+  EXPECT_EQ(stop_server(), 0);
+  start_server("service-tester");
+  for (int run = 0; run < 2; ++run) {  // a second CONFIG on the same thread
+    EXPECT_EQ(run_loadgen({"--service=tester-service", "--count=1000", "--outstanding=4", "--size=1024",
+                           "--service_ns=200"}),
+              0)
+        << read_file(dir_ + "/loadgen.log");
+    const std::string json = read_file(dir_ + "/result.json");
+    EXPECT_EQ(json_number(json, "checked"), 1000) << json;
   }
   EXPECT_EQ(stop_server(), 0);
 }

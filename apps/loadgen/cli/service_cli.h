@@ -35,7 +35,8 @@ class ServiceCli {
 };
 
 // "echo", "kv", "chain", "rdma", "raft", "dot", "setint", "hdsearch", "nbody",
-// "classifier", "int", "othello" or "tester-throughput"; nullptr for another name.
+// "classifier", "int", "othello", "tester-throughput" or "tester-service"; nullptr
+// for another name.
 [[nodiscard]] std::unique_ptr<ServiceCli> make_service_cli(std::string_view name);
 
 // ",\"service\":\"<name>\",\"<name>\":{\"a\":1,...}" for ServiceCli::json().
