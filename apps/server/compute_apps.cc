@@ -29,7 +29,8 @@ absl::StatusOr<ComputeApp> make_compute_app(std::string_view app, uint32_t threa
   ComputeApp c;
   c.path = b.size() == app.size() ? MessagePath::kRegisters : MessagePath::kMemory;
   if (b == "setint") {
-    absl::StatusOr<Corpus> corpus = load_corpus(o.corpus_dir.empty() ? kDefaultCorpusDir : o.corpus_dir);
+    absl::StatusOr<Corpus> corpus = load_corpus(o.corpus_dir.empty() ? kDefaultCorpusDir : o.corpus_dir,
+                                                o.setint_documents, o.setint_words);
     if (!corpus.ok()) return corpus.status();
     auto index = std::make_shared<const InvertedIndex>(*corpus);
     c.what = absl::StrFormat("an index of %u words over %u documents from %zu files", index->words(),

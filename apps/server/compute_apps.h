@@ -19,6 +19,8 @@ namespace nanopu::apps {
 
 struct ComputeAppOptions {
   std::string corpus_dir;
+  uint32_t setint_documents = 100;  // load_corpus's documents and words (0: all)
+  uint32_t setint_words = 200;
   uint32_t classifier_rules = 10000;
   uint64_t int_heavy_threshold = 64;
 };

@@ -58,6 +58,11 @@ ABSL_FLAG(uint32_t, othello_fanout_depth, 1,
 ABSL_FLAG(std::string, setint_corpus, "/usr/share/common-licenses",
           "setint: the documents' directory; each paragraph of each regular file is a document "
           "(default: the license texts of base-files, the same on every Debian 12 host).");
+ABSL_FLAG(uint32_t, setint_documents, 100,
+          "setint: documents indexed, spread evenly over the corpus's paragraphs (0: all); the "
+          "default is the paper's scale, 100 articles.");
+ABSL_FLAG(uint32_t, setint_words, 200,
+          "setint: words indexed, the commonest (0: all); the paper's scale is 200.");
 ABSL_FLAG(uint32_t, classifier_rules, 10000, "classifier: rules drawn by the ClassBench-style generator.");
 ABSL_FLAG(uint64_t, int_heavy_threshold, 64, "int: reports from which a flow is a heavy hitter.");
 ABSL_FLAG(bool, jbsq, false,
@@ -175,6 +180,8 @@ int main(int argc, char** argv) {
   if (compute) {
     nanopu::apps::ComputeAppOptions co;
     co.corpus_dir = absl::GetFlag(FLAGS_setint_corpus);
+    co.setint_documents = absl::GetFlag(FLAGS_setint_documents);
+    co.setint_words = absl::GetFlag(FLAGS_setint_words);
     co.classifier_rules = absl::GetFlag(FLAGS_classifier_rules);
     co.int_heavy_threshold = absl::GetFlag(FLAGS_int_heavy_threshold);
     absl::StatusOr<nanopu::apps::ComputeApp> c = nanopu::apps::make_compute_app(app, threads, co);

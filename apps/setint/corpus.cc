@@ -46,7 +46,7 @@ void split_paragraphs(const std::string& text, std::vector<std::set<std::string>
 
 }  // namespace
 
-absl::StatusOr<Corpus> load_corpus(const std::string& dir) {
+absl::StatusOr<Corpus> load_corpus(const std::string& dir, uint32_t documents, uint32_t words) {
   namespace fs = std::filesystem;
   std::error_code ec;
   Corpus c;
@@ -63,6 +63,14 @@ absl::StatusOr<Corpus> load_corpus(const std::string& dir) {
   }
   if (paras.empty())
     return absl::NotFoundError(absl::StrFormat("corpus %s: no paragraph of %u or more words", dir, kMinWords));
+  if (documents > paras.size())
+    return absl::InvalidArgumentError(
+        absl::StrFormat("corpus %s: %u documents asked, %zu paragraphs there", dir, documents, paras.size()));
+  if (documents != 0) {
+    std::vector<std::set<std::string>> kept;
+    for (size_t i = 0; i < documents; ++i) kept.push_back(std::move(paras[i * paras.size() / documents]));
+    paras = std::move(kept);
+  }
   std::map<std::string, uint32_t> df;  // document frequency
   for (const auto& p : paras)
     for (const std::string& w : p) ++df[w];
@@ -70,11 +78,13 @@ absl::StatusOr<Corpus> load_corpus(const std::string& dir) {
   for (const auto& [w, n] : df) c.words.push_back(w);
   std::stable_sort(c.words.begin(), c.words.end(),
                    [&](const std::string& a, const std::string& b) { return df[a] > df[b]; });
+  if (words != 0 && words < c.words.size()) c.words.resize(words);
   std::map<std::string, uint32_t> id;
   for (uint32_t i = 0; i < c.words.size(); ++i) id[c.words[i]] = i;
   for (const auto& p : paras) {
     std::vector<uint32_t> ids;
-    for (const std::string& w : p) ids.push_back(id[w]);
+    for (const std::string& w : p)
+      if (const auto it = id.find(w); it != id.end()) ids.push_back(it->second);
     std::sort(ids.begin(), ids.end());
     c.docs.push_back(std::move(ids));
   }

@@ -19,6 +19,11 @@ namespace nanopu::apps {
 
 inline constexpr char kDefaultCorpusDir[] = "/usr/share/common-licenses";
 inline constexpr uint32_t kMinWords = 5;
+// The paper's scale (nanoPU OSDI'21 §5.3: "a reverse index of 100 Wikipedia
+// articles with 200 common English words"): documents spread evenly over
+// the paragraphs read, the words the commonest.
+inline constexpr uint32_t kDefaultDocuments = 100;
+inline constexpr uint32_t kDefaultWords = 200;
 
 struct Corpus {
   std::vector<std::string> words;             // by word id
@@ -26,7 +31,10 @@ struct Corpus {
   std::vector<std::string> files;             // the files read, sorted
 };
 
-// Reads `dir`; an error if it holds no document.
-[[nodiscard]] absl::StatusOr<Corpus> load_corpus(const std::string& dir);
+// Reads `dir`; keeps `documents` paragraphs (paragraph i·P/documents of
+// the P read; 0: all) and the `words` commonest words among them (0: all).
+// An error if it holds no document or fewer paragraphs than asked.
+[[nodiscard]] absl::StatusOr<Corpus> load_corpus(const std::string& dir, uint32_t documents = kDefaultDocuments,
+                                                 uint32_t words = kDefaultWords);
 
 }  // namespace nanopu::apps

@@ -151,7 +151,7 @@ TEST(ComputeRingTest, MalformedRequestsGetErrorRepliesAndServingGoesOn) {
     EXPECT_EQ(r[4], (Words{0, 15, 0}));
     ASSERT_GE(r[5].size(), 4u);
     EXPECT_EQ(r[5][2], r[5].size() - 3);
-    EXPECT_GT(r[5][2], 100u) << "word 0 is in most paragraphs";
+    EXPECT_GT(r[5][2], 50u) << "word 0 is in most of the 100 documents";
     EXPECT_EQ(stats.errors, 4u);
     EXPECT_EQ(stats.requests, 2u);
 

@@ -14,6 +14,8 @@
 ABSL_FLAG(std::string, setint_corpus, nanopu::apps::kDefaultCorpusDir,
           "setint: the corpus directory; must be the server's (--setint_corpus there), since the "
           "client computes every answer from it.");
+ABSL_FLAG(uint32_t, setint_documents, 100, "setint: the server's --setint_documents.");
+ABSL_FLAG(uint32_t, setint_words, 200, "setint: the server's --setint_words.");
 ABSL_FLAG(double, setint_zipf, 0.99, "setint: Zipf exponent of the query words (ranked by document frequency).");
 ABSL_FLAG(uint32_t, classifier_rules, 10000, "classifier: rules; must be the server's --classifier_rules.");
 ABSL_FLAG(uint32_t, int_flows, 1000, "int: distinct flows the reports come from (flow i with weight 1/(i+1)).");
@@ -36,6 +38,8 @@ class ComputeCli : public ServiceCli {
   std::string configure(const Config&, LoadGenOptions*) override {
     WorkloadOptions w;
     w.corpus_dir = absl::GetFlag(FLAGS_setint_corpus);
+    w.setint_documents = absl::GetFlag(FLAGS_setint_documents);
+    w.setint_words = absl::GetFlag(FLAGS_setint_words);
     w.zipf_s = absl::GetFlag(FLAGS_setint_zipf);
     w.classifier_rules = absl::GetFlag(FLAGS_classifier_rules);
     w.int_flows = absl::GetFlag(FLAGS_int_flows);

@@ -63,7 +63,8 @@ class SetIntWorkload : public Workload {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Workload>> make_setint_workload(const WorkloadOptions& o) {
-  absl::StatusOr<Corpus> c = load_corpus(o.corpus_dir.empty() ? kDefaultCorpusDir : o.corpus_dir);
+  absl::StatusOr<Corpus> c =
+      load_corpus(o.corpus_dir.empty() ? kDefaultCorpusDir : o.corpus_dir, o.setint_documents, o.setint_words);
   if (!c.ok()) return c.status();
   return std::make_unique<SetIntWorkload>(std::move(*c), o.zipf_s);
 }

@@ -49,6 +49,8 @@ class Workload {
 
 struct WorkloadOptions {
   std::string corpus_dir;          // setint
+  uint32_t setint_documents = 100;  // setint: load_corpus's documents and words
+  uint32_t setint_words = 200;
   uint32_t classifier_rules = 0;   // classifier
   double zipf_s = 0.99;            // setint: word choice exponent
   uint32_t int_flows = 1000;       // int: distinct flows drawn
