@@ -43,23 +43,15 @@ std::vector<Curve> setint_modelled_curves(apps::Workload& w) {
                               {"nanoPU, 1 core", false, 1},
                               {"traditional, 4 cores JBSQ", true, 4},
                               {"nanoPU, 4 cores JBSQ", false, 4}};
+  std::vector<double> rates;
+  for (double mrps = 0.25; mrps <= 20.01; mrps += 0.25) rates.push_back(mrps * 1e6);
   std::vector<Curve> curves;
-  for (const Variant& v : variants) {
-    Curve c{v.label, {}};
-    for (double mrps = 0.25; mrps <= 20.01; mrps += 0.25) {
+  for (const Variant& v : variants)
+    curves.push_back(modelled_curve(v.label, rates, [&](double rate) {
       apps::LoadGenOptions lo;
-      lo.rate = mrps * 1e6;
-      const apps::ModelledLatency m =
-          apps::model_compute_latency(lo, kinds, v.memory, v.cores, v.cores > 1, "setint", 20000, params);
-      Point p;
-      p.offered = lo.rate;
-      p.modelled_mean_us = m.mean_ns / 1e3;
-      p.modelled_p50_us = m.p50_ns / 1e3;
-      p.modelled_p99_us = m.p99_ns / 1e3;
-      c.points.push_back(p);
-    }
-    curves.push_back(c);
-  }
+      lo.rate = rate;
+      return apps::model_compute_latency(lo, kinds, v.memory, v.cores, v.cores > 1, "setint", 20000, params);
+    }));
   return curves;
 }
 

@@ -107,22 +107,15 @@ std::vector<Curve> kv_modelled_curves() {
                               {"register-file, 1 core", 1, false, false},
                               {"register-file, 2 cores by key", 2, false, false},
                               {"register-file, 2 cores JBSQ", 2, true, false}};
+  std::vector<double> rates;
+  for (double mrps = 0.5; mrps <= 26; mrps += 0.5) rates.push_back(mrps * 1e6);
   std::vector<Curve> curves;
-  for (const Variant& v : variants) {
-    Curve c{v.label, {}};
-    for (double mrps = 0.5; mrps <= 26; mrps += 0.5) {
+  for (const Variant& v : variants)
+    curves.push_back(modelled_curve(v.label, rates, [&](double rate) {
       apps::LoadGenOptions lo;
-      lo.rate = mrps * 1e6;
-      const apps::ModelledLatency m = apps::model_kv_latency(lo, 0.5, v.cores, v.jbsq, v.naive, 20000, params);
-      Point p;
-      p.offered = lo.rate;
-      p.modelled_mean_us = m.mean_ns / 1e3;
-      p.modelled_p50_us = m.p50_ns / 1e3;
-      p.modelled_p99_us = m.p99_ns / 1e3;
-      c.points.push_back(p);
-    }
-    curves.push_back(c);
-  }
+      lo.rate = rate;
+      return apps::model_kv_latency(lo, 0.5, v.cores, v.jbsq, v.naive, 20000, params);
+    }));
   return curves;
 }
 

@@ -98,4 +98,19 @@ void measured_rows(const Curve& c, const std::string& ref_name, double ref_p50_u
                    c.points.back().offered, "", true});
 }
 
+Curve modelled_curve(const std::string& label, const std::vector<double>& rates,
+                     const std::function<apps::ModelledLatency(double rate)>& model) {
+  Curve c{label, {}};
+  for (double rate : rates) {
+    const apps::ModelledLatency m = model(rate);
+    Point p;
+    p.offered = rate;
+    p.modelled_mean_us = m.mean_ns / 1e3;
+    p.modelled_p50_us = m.p50_ns / 1e3;
+    p.modelled_p99_us = m.p99_ns / 1e3;
+    c.points.push_back(p);
+  }
+  return c;
+}
+
 }  // namespace nanopu::bench

@@ -2,9 +2,11 @@
 // p99 doubles, and the files a curve set becomes (CSV, PNG, JSON).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "apps/loadgen/loadgen.h"
 #include "bench/bench_table.h"
 #include "bench/services/rig.h"
 
@@ -44,6 +46,10 @@ struct Curve {
 // A measured curve's rows: p50 at its lowest load beside `ref_name`'s
 // p50, and the load where its p99 doubles.
 void measured_rows(const Curve& c, const std::string& ref_name, double ref_p50_us, std::vector<Row>* rows);
+
+// A curve from the model alone: `model(rate)` at each offered rate.
+[[nodiscard]] Curve modelled_curve(const std::string& label, const std::vector<double>& rates,
+                                   const std::function<apps::ModelledLatency(double rate)>& model);
 
 // The curves as a JSON value: {"label":[{"offered":..,"p50_us":..,...},..],..}.
 [[nodiscard]] std::string curves_json(const std::vector<Curve>& curves);

@@ -28,6 +28,7 @@
 #include "apps/setint/setint_service.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/ring_pair.h"
 #include "tests/support/test_hosts.h"
 
 namespace nanopu {
@@ -36,21 +37,23 @@ namespace {
 constexpr uint32_t kServerIp = 0x0a000001, kClientIp = 0x0a000002;
 constexpr uint16_t kServerContext = 40, kClientContext = 4;
 
-using Words = std::vector<uint64_t>;
+using testing::Words;
 
 void run_pair(const std::function<void(Thread&)>& serve, const std::function<void(Thread&)>& client) {
-  testing::PortPair p = testing::make_ring_pair();
-  auto server = Runtime::create(testing::host_config(p.a, kServerIp));
-  auto host = Runtime::create(testing::host_config(p.b, kClientIp));
-  ASSERT_TRUE(server.ok()) << server.status();
-  ASSERT_TRUE(host.ok()) << host.status();
-  ASSERT_TRUE((*server)->spawn(serve, 0).ok());
-  bool done = false;
-  ASSERT_TRUE((*host)->spawn([&](Thread& t) {
-    client(t);
-    done = true;
-  }).ok());
-  ASSERT_TRUE(testing::poll_until({server->get(), host->get()}, [&] { return done; }, std::chrono::seconds(180)));
+  testing::run_pair(kServerIp, kClientIp, serve, client);
+}
+
+// 1000 requests, `outstanding` at a time, from the client host's context.
+apps::LoadGenOptions client_options(uint32_t outstanding) {
+  apps::LoadGenOptions o;
+  o.server_ip = kServerIp;
+  o.server_context = kServerContext;
+  o.context = kClientContext;
+  o.outstanding = outstanding;
+  o.count = 1000;
+  o.drain_timeout_s = 5;
+  o.progress = false;
+  return o;
 }
 
 std::unique_ptr<apps::WordService> make_service(const std::string& name) {
@@ -82,14 +85,7 @@ TEST_P(ComputeRingTest, ThousandRandomRequestsMatchTheReference) {
   apps::ComputeStats stats;
   apps::LoadGenResult r;
   apps::WordLoadResult wr;
-  apps::LoadGenOptions o;
-  o.server_ip = kServerIp;
-  o.server_context = kServerContext;
-  o.context = kClientContext;
-  o.outstanding = 8;
-  o.count = 1000;
-  o.drain_timeout_s = 5;
-  o.progress = false;
+  const apps::LoadGenOptions o = client_options(8);
   run_pair([&](Thread& t) { (void)apps::serve_words(t, kServerContext, 0, *service, c.path, &stats); },
            [&](Thread& t) { apps::run_word_client(t, o, **w, &r, &wr); });
   EXPECT_EQ(r.error, "");
@@ -112,16 +108,7 @@ INSTANTIATE_TEST_SUITE_P(
       return i.param.service + (i.param.path == apps::MessagePath::kRegisters ? "Registers" : "Memory");
     });
 
-Words call(Thread& t, const Words& payload) {
-  (void)t.write(AppHeader{kServerIp, kServerContext, static_cast<uint16_t>(8 * payload.size())}.word());
-  for (uint64_t x : payload) (void)t.write(x);
-  if (!t.wait_for(std::chrono::milliseconds(2000))) return {};
-  const AppHeader h = AppHeader::from_word(t.read());
-  Words r(h.payload_words());
-  for (uint64_t& x : r) x = t.read();
-  t.msg_done();
-  return r;
-}
+Words call(Thread& t, const Words& payload) { return testing::call(t, kServerIp, kServerContext, payload); }
 
 constexpr uint64_t kE = apps::kStatusError;
 
@@ -188,14 +175,7 @@ TEST(OthelloRingTest, ThousandSearchesMatchThePlainSearch) {
   apps::OthelloStats stats;
   apps::LoadGenResult r;
   apps::OthelloLoadResult orr;
-  apps::LoadGenOptions o;
-  o.server_ip = kServerIp;
-  o.server_context = kServerContext;
-  o.context = kClientContext;
-  o.outstanding = 4;
-  o.count = 1000;
-  o.drain_timeout_s = 5;
-  o.progress = false;
+  const apps::LoadGenOptions o = client_options(4);
   apps::OthelloLoadOptions ol;
   ol.client_ip = kClientIp;
   ol.depth = 2;

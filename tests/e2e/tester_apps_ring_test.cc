@@ -15,6 +15,7 @@
 #include "apps/loopback/loopback.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/ring_pair.h"
 #include "tests/support/test_hosts.h"
 
 namespace nanopu {
@@ -23,37 +24,13 @@ namespace {
 constexpr uint32_t kServerIp = 0x0a000001, kClientIp = 0x0a000002;
 constexpr uint16_t kServerContext = 30, kClientContext = 3;
 
-using Words = std::vector<uint64_t>;
+using testing::Words;
 
-// A server host running `serve` on one thread and a client host running
-// `client`, polled until the client is done.
 void run_pair(const std::function<void(Thread&)>& serve, const std::function<void(Thread&)>& client) {
-  testing::PortPair p = testing::make_ring_pair();
-  auto server = Runtime::create(testing::host_config(p.a, kServerIp));
-  auto host = Runtime::create(testing::host_config(p.b, kClientIp));
-  ASSERT_TRUE(server.ok()) << server.status();
-  ASSERT_TRUE(host.ok()) << host.status();
-  ASSERT_TRUE((*server)->spawn(serve, 0).ok());
-  bool done = false;
-  ASSERT_TRUE((*host)->spawn([&](Thread& t) {
-    client(t);
-    done = true;
-  }).ok());
-  ASSERT_TRUE(testing::poll_until({server->get(), host->get()}, [&] { return done; }, std::chrono::seconds(120)));
+  testing::run_pair(kServerIp, kClientIp, serve, client);
 }
 
-// Sends `payload` to the server; the reply's payload words (empty if none
-// came within the wait's patience).
-Words call(Thread& t, const Words& payload) {
-  (void)t.write(AppHeader{kServerIp, kServerContext, static_cast<uint16_t>(8 * payload.size())}.word());
-  for (uint64_t w : payload) (void)t.write(w);
-  if (!t.wait_for(std::chrono::milliseconds(2000))) return {};
-  const AppHeader h = AppHeader::from_word(t.read());
-  Words r(h.payload_words());
-  for (uint64_t& w : r) w = t.read();
-  t.msg_done();
-  return r;
-}
+Words call(Thread& t, const Words& payload) { return testing::call(t, kServerIp, kServerContext, payload); }
 
 void check_dot_client(apps::DotVariant variant, bool pairs) {
   apps::DotStats stats;
