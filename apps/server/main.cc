@@ -163,11 +163,6 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
-  if (!rt.ok()) {
-    std::fprintf(stderr, "nanopu-server: %s\n", std::string(rt.status().message()).c_str());
-    return 1;
-  }
   const uint32_t workers = static_cast<uint32_t>(config->worker_count());
   const bool jbsq = compute && absl::GetFlag(FLAGS_jbsq);
   if (jbsq && threads > workers) {
@@ -192,6 +187,24 @@ int main(int argc, char** argv) {
     compute_app = std::move(*c);
     std::fprintf(stderr, "nanopu-server: %s: %s\n", app.c_str(), compute_app.what.c_str());
   }
+  nanopu::apps::OthelloOptions othello_options;
+  std::vector<nanopu::apps::OthelloStats> othello_stats(othello ? threads : 0);
+  if (othello) {
+    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> w =
+        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_othello_workers));
+    if (!absl::GetFlag(FLAGS_othello_workers).empty() && !w.ok()) {
+      std::fprintf(stderr, "nanopu-server: --othello_workers: %s\n", std::string(w.status().message()).c_str());
+      return 2;
+    }
+    for (const auto& p : w.ok() ? *w : std::vector<nanopu::apps::RaftServer>{})
+      othello_options.workers.push_back({p.ip, p.context});
+    othello_options.fanout_depth = absl::GetFlag(FLAGS_othello_fanout_depth);
+  }
+  absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
+  if (!rt.ok()) {
+    std::fprintf(stderr, "nanopu-server: %s\n", std::string(rt.status().message()).c_str());
+    return 1;
+  }
   if (kv && kv_jbsq && threads > workers) {
     std::fprintf(stderr,
                  "nanopu-server: --kv_jbsq: %u threads share one context, but there are %u "
@@ -214,19 +227,6 @@ int main(int argc, char** argv) {
   if (rdma && (rdma_kb == 0 || rdma_kb > (16u << 20))) {
     std::fprintf(stderr, "nanopu-server: --rdma_region_kb must be 1..16777216\n");
     return 2;
-  }
-  nanopu::apps::OthelloOptions othello_options;
-  std::vector<nanopu::apps::OthelloStats> othello_stats(othello ? threads : 0);
-  if (othello) {
-    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> w =
-        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_othello_workers));
-    if (!absl::GetFlag(FLAGS_othello_workers).empty() && !w.ok()) {
-      std::fprintf(stderr, "nanopu-server: --othello_workers: %s\n", std::string(w.status().message()).c_str());
-      return 2;
-    }
-    for (const auto& p : w.ok() ? *w : std::vector<nanopu::apps::RaftServer>{})
-      othello_options.workers.push_back({p.ip, p.context});
-    othello_options.fanout_depth = absl::GetFlag(FLAGS_othello_fanout_depth);
   }
   std::vector<nanopu::apps::RaftServer> raft_cluster;
   nanopu::apps::RaftNodeConfig raft_config;

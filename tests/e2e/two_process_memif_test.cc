@@ -540,6 +540,22 @@ TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
   c = spawn({NANOPU_SERVER_BIN, "--jbsq_n=0"}, dir_ + "/bad6.log");
   EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2);
   EXPECT_NE(read_file(dir_ + "/bad6.log").find("--jbsq_n=0"), std::string::npos);
+  // The compute services' and Othello's own flags.
+  const std::pair<std::vector<std::string>, std::string> bad[] = {
+      {{NANOPU_SERVER_BIN, "--app=setint", "--setint_corpus=/nonexistent/corpus"}, "/nonexistent/corpus"},
+      {{NANOPU_SERVER_BIN, "--app=setint", "--setint_documents=1000000"}, "documents asked"},
+      {{NANOPU_SERVER_BIN, "--app=classifier", "--classifier_rules=0"}, "--classifier_rules"},
+      {{NANOPU_SERVER_BIN, "--app=othello", "--othello_workers=10.0.0.3"}, "--othello_workers"},
+      {{NANOPU_SERVER_BIN, "--app=hdsearch", "--threads=2", "--jbsq"}, "--jbsq"},
+      {{NANOPU_LOADGEN_BIN, "--service=othello", "--othello_depth=9"}, "--othello_depth"},
+      {{NANOPU_LOADGEN_BIN, "--service=tester-throughput"}, "needs --count"},
+      {{NANOPU_LOADGEN_BIN, "--service=setint", "--setint_zipf=-1"}, "--setint_zipf"},
+  };
+  for (const auto& [args, says] : bad) {
+    c = spawn(args, dir_ + "/bad7.log");
+    EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2) << args[1] << " " << args[2];
+    EXPECT_NE(read_file(dir_ + "/bad7.log").find(says), std::string::npos) << read_file(dir_ + "/bad7.log");
+  }
 }
 
 TEST_F(TwoProcessMemifTest, HelpExplainsEveryFlag) {
