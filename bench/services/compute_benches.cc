@@ -15,25 +15,11 @@
 namespace nanopu::bench {
 namespace {
 
-// The requests the client draws, as the model's kinds (compute_cli.cc does
-// the same for nanopu-loadgen's modelled column).
-std::vector<apps::ComputeSample> samples_of(apps::Workload& w) {
-  std::mt19937_64 rng(11);
-  std::vector<apps::ComputeSample> kinds;
-  std::vector<uint64_t> req;
-  for (int i = 0; i < 200; ++i) {
-    apps::Expected e;
-    w.make(rng, 1 + i, &req, &e);
-    kinds.push_back({8 * req.size(), 8 * e.reply.size(), w.declared_cycles(req)});
-  }
-  return kinds;
-}
-
 // Figure 10 from the model alone: p99 over loads from 0.5 to 40 million
 // requests/s, to past where each configuration's cores saturate.
 std::vector<Curve> setint_modelled_curves(apps::Workload& w) {
   const timing::TimingParams params{};  // osdi21
-  const std::vector<apps::ComputeSample> kinds = samples_of(w);
+  const std::vector<apps::ComputeSample> kinds = apps::compute_samples(w, 11);
   struct Variant {
     const char* label;
     bool memory;
@@ -141,7 +127,7 @@ ServiceResult bench_compute(const ServicesOptions& o) {
       absl::StatusOr<std::unique_ptr<apps::Workload>> w = apps::make_workload(svc.name, {});
       if (!w.ok()) return r.ok = false, r;
       double bytes = 0;
-      for (const apps::ComputeSample& k : samples_of(**w)) bytes += static_cast<double>(k.in_bytes) / 200;
+      for (const apps::ComputeSample& k : apps::compute_samples(**w, 11)) bytes += static_cast<double>(k.in_bytes) / 200;
       size = static_cast<uint32_t>(std::lround(bytes));
     }
     const char* name = svc.name.c_str();

@@ -60,17 +60,10 @@ class ComputeCli : public ServiceCli {
   }
   void run(Thread& t, const LoadGenOptions& o, LoadGenResult* r) override { run_word_client(t, o, *w_, r, &wr_); }
   ModelledLatency model(LoadGenOptions* o, uint64_t samples, const timing::TimingParams& p) const override {
-    // 200 requests drawn as the client draws them, each its own kind.
-    std::mt19937_64 rng(o->seed ^ 0x6d6f64656cull);
-    std::vector<ComputeSample> kinds;
-    std::vector<uint64_t> req;
+    // Requests drawn as the client draws them, each its own kind.
+    const std::vector<ComputeSample> kinds = compute_samples(*w_, o->seed ^ 0x6d6f64656cull);
     double bytes = 0;
-    for (int i = 0; i < 200; ++i) {
-      Expected e;
-      w_->make(rng, 1 + i, &req, &e);
-      kinds.push_back({8 * req.size(), 8 * e.reply.size(), w_->declared_cycles(req)});
-      bytes += 8.0 * req.size() / 200;
-    }
+    for (const ComputeSample& k : kinds) bytes += static_cast<double>(k.in_bytes) / static_cast<double>(kinds.size());
     o->msg_bytes = static_cast<uint32_t>(bytes);
     return model_compute_latency(*o, kinds, memory_, cores_, jbsq_, name_ + ", " + w_->describe(), samples, p);
   }

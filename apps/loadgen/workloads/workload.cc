@@ -2,6 +2,18 @@
 
 namespace nanopu::apps {
 
+std::vector<ComputeSample> compute_samples(Workload& w, uint64_t seed, int n) {
+  std::mt19937_64 rng(seed);
+  std::vector<ComputeSample> kinds;
+  std::vector<uint64_t> req;
+  for (int i = 0; i < n; ++i) {
+    Expected e;
+    w.make(rng, 1 + i, &req, &e);
+    kinds.push_back({8 * req.size(), 8 * e.reply.size(), w.declared_cycles(req)});
+  }
+  return kinds;
+}
+
 absl::StatusOr<std::unique_ptr<Workload>> make_workload(const std::string& service, const WorkloadOptions& o) {
   if (service == "setint") return make_setint_workload(o);
   if (service == "hdsearch") return make_hd_workload();

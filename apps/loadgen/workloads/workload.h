@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "apps/loadgen/modelled_latency.h"
 
 namespace nanopu::apps {
 
@@ -41,6 +42,11 @@ class Workload {
   [[nodiscard]] virtual bool check(std::span<const uint64_t> reply, const Expected& e) {
     return std::equal(reply.begin(), reply.end(), e.reply.begin(), e.reply.end());
   }
+  // Whether `reply` is one of the service's error replies (counted apart
+  // among the bad ones): the status-word convention by default.
+  [[nodiscard]] virtual bool is_error_reply(std::span<const uint64_t> reply) const {
+    return reply.size() == 4 && reply[2] == ~uint64_t{0};
+  }
   // The service's declared work for this request, cycles (modelled column).
   [[nodiscard]] virtual double declared_cycles(std::span<const uint64_t> request) const = 0;
   // One line: what the requests are.
@@ -56,6 +62,10 @@ struct WorkloadOptions {
   uint32_t int_flows = 1000;       // int: distinct flows drawn
   uint64_t int_heavy_threshold = 64;  // int: the collector's --int_heavy_threshold
 };
+
+// `n` requests drawn as the client draws them (from `seed`), each as the
+// timing model's kind: its bytes each way and its declared work.
+[[nodiscard]] std::vector<ComputeSample> compute_samples(Workload& w, uint64_t seed, int n = 200);
 
 // "setint", "hdsearch", "nbody", "classifier" or "int".
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Workload>> make_workload(const std::string& service,
