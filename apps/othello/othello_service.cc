@@ -55,7 +55,7 @@ class OthelloHost {
         const uint64_t id = next_id_++;
         pending_[id] = {m.host, m.ptr, m.timestamp, static_cast<uint32_t>(k), INT64_MIN};
         for (int i = 0; i < k; ++i) {
-          const OthelloPeer& p = o_.workers[rr_++ % o_.workers.size()];
+          const Peer& p = o_.workers[rr_++ % o_.workers.size()];
           send({p.ip, p.context, kOthelloMapBytes},
                {kOthelloMap, next[i].own, m.max_depth, m.cur_depth + 1, self_, id, m.timestamp, next[i].opp});
           ++s_->fanned_out;

@@ -14,17 +14,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "apps/peers/peer_list.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::apps {
 
-struct OthelloPeer {
-  uint32_t ip = 0;
-  uint16_t context = 0;
-};
-
 struct OthelloOptions {
-  std::vector<OthelloPeer> workers;  // empty: search every MAP here
+  std::vector<Peer> workers;  // empty: search every MAP here
   uint64_t fanout_depth = 1;         // fan out MAPs with cur_depth below this
   uint32_t max_pending = 4096;       // searches waiting for REDUCEs
 };

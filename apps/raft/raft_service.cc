@@ -3,33 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "nanopu/address.h"
 
 namespace nanopu::apps {
-
-absl::StatusOr<std::vector<RaftServer>> parse_raft_cluster(const std::string& text) {
-  std::vector<RaftServer> out;
-  for (const std::string& item : std::vector<std::string>(absl::StrSplit(text, ',', absl::SkipEmpty()))) {
-    const size_t colon = item.rfind(':');
-    const std::optional<uint32_t> ip =
-        colon == std::string::npos ? std::nullopt : parse_ipv4(item.substr(0, colon));
-    uint32_t ctx = 0;
-    if (!ip || !absl::SimpleAtoi(item.substr(colon + 1), &ctx) || ctx > 0xffff)
-      return absl::InvalidArgumentError(absl::StrCat("'", item, "' is not IP:CONTEXT (e.g. 10.0.0.1:5)"));
-    for (const RaftServer& r : out)
-      if (r.ip == *ip && r.context == ctx)
-        return absl::InvalidArgumentError(absl::StrCat("'", item, "' is listed twice"));
-    out.push_back({*ip, static_cast<uint16_t>(ctx)});
-  }
-  if (out.empty()) return absl::InvalidArgumentError("give the cluster's servers as IP:CONTEXT,...");
-  return out;
-}
 
 bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
                 const RaftNodeConfig& config, RaftStats* stats) {

@@ -7,20 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-
+#include "apps/peers/peer_list.h"
 #include "apps/raft/raft_node.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::apps {
 
-struct RaftServer {
-  uint32_t ip = 0;
-  uint16_t context = 0;
-};
-
-// "IP:CONTEXT,IP:CONTEXT,..." (at least one server, no repeats).
-[[nodiscard]] absl::StatusOr<std::vector<RaftServer>> parse_raft_cluster(const std::string& text);
+// A server of the cluster; --raft_cluster is read by parse_peer_list.
+using RaftServer = Peer;
 
 // Serves as cluster[config.self] until the runtime stops; false if the
 // bind fails. Leadership changes are logged to stderr ("raft: server S is

@@ -190,14 +190,14 @@ int main(int argc, char** argv) {
   nanopu::apps::OthelloOptions othello_options;
   std::vector<nanopu::apps::OthelloStats> othello_stats(othello ? threads : 0);
   if (othello) {
-    absl::StatusOr<std::vector<nanopu::apps::RaftServer>> w =
-        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_othello_workers));
-    if (!absl::GetFlag(FLAGS_othello_workers).empty() && !w.ok()) {
-      std::fprintf(stderr, "nanopu-server: --othello_workers: %s\n", std::string(w.status().message()).c_str());
-      return 2;
+    if (const std::string workers_flag = absl::GetFlag(FLAGS_othello_workers); !workers_flag.empty()) {
+      absl::StatusOr<std::vector<nanopu::apps::Peer>> w = nanopu::apps::parse_peer_list(workers_flag);
+      if (!w.ok()) {
+        std::fprintf(stderr, "nanopu-server: --othello_workers: %s\n", std::string(w.status().message()).c_str());
+        return 2;
+      }
+      othello_options.workers = std::move(*w);
     }
-    for (const auto& p : w.ok() ? *w : std::vector<nanopu::apps::RaftServer>{})
-      othello_options.workers.push_back({p.ip, p.context});
     othello_options.fanout_depth = absl::GetFlag(FLAGS_othello_fanout_depth);
   }
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
   nanopu::apps::RaftStats raft_stats;
   if (raft) {
     absl::StatusOr<std::vector<nanopu::apps::RaftServer>> c =
-        nanopu::apps::parse_raft_cluster(absl::GetFlag(FLAGS_raft_cluster));
+        nanopu::apps::parse_peer_list(absl::GetFlag(FLAGS_raft_cluster));
     if (!c.ok()) {
       std::fprintf(stderr, "nanopu-server: --raft_cluster: %s\n", std::string(c.status().message()).c_str());
       return 2;

@@ -28,9 +28,9 @@ class RaftCli : public ServiceCli {
     rao_.put_fraction = absl::GetFlag(FLAGS_raft_put_fraction);
     rao_.retry_ms = absl::GetFlag(FLAGS_raft_retry_ms);
     rao_.preload = absl::GetFlag(FLAGS_raft_preload);
-    absl::StatusOr<std::vector<RaftServer>> cluster = parse_raft_cluster(absl::GetFlag(FLAGS_raft_cluster));
+    absl::StatusOr<std::vector<Peer>> cluster = parse_peer_list(absl::GetFlag(FLAGS_raft_cluster));
     if (!cluster.ok()) return "--raft_cluster: " + std::string(cluster.status().message());
-    for (const RaftServer& s : *cluster) rao_.cluster.push_back(uint64_t{s.context} << 32 | s.ip);
+    for (const Peer& s : *cluster) rao_.cluster.push_back(uint64_t{s.context} << 32 | s.ip);
     if (rao_.keys == 0 || rao_.keys > (1u << 24)) return "--raft_keys must be 1..16777216";
     if (!(rao_.put_fraction >= 0 && rao_.put_fraction <= 1)) return "--raft_put_fraction must be 0..1";
     if (!(rao_.retry_ms > 0)) return "--raft_retry_ms must be > 0";
