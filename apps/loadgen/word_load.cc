@@ -83,7 +83,7 @@ class WordLoad : public LoadSchedule {
       const auto it = from_server_ && tag ? in_flight_.find(*tag) : in_flight_.end();
       if (it == in_flight_.end() || !w_.check(reply, it->second.second)) {
         ++r_->bad_replies;
-        if (reply.size() >= 3 && (reply[2] == ~uint64_t{0} || reply[0] == 4)) ++wr_->error_replies;
+        if (w_.is_error_reply(reply)) ++wr_->error_replies;
         continue;
       }
       const uint64_t sent_time = it->second.first;

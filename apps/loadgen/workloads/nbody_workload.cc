@@ -29,6 +29,7 @@ class NbodyWorkload : public Workload {
   std::optional<uint64_t> reply_tag(std::span<const uint64_t> r) const override {
     return r.size() == 3 ? std::optional<uint64_t>(r[2] >> 32) : std::nullopt;
   }
+  bool is_error_reply(std::span<const uint64_t> r) const override { return r.size() == 3 && r[0] == kNbodyError; }
   double declared_cycles(std::span<const uint64_t>) const override { return kNbodyCycles; }
   std::string describe() const override {
     return absl::StrFormat("bodies in [-10, 10)^2 against a node at (%.2f, %.2f)", kXCom, kYCom);
