@@ -7,12 +7,6 @@
 #include "nic/wire/frame.h"
 
 namespace nanopu {
-namespace {
-
-// The last segment and the offset of the message's last byte + 1 in it.
-rte_mbuf* last_segment(rte_mbuf* msg) { return rte_pktmbuf_lastseg(msg); }
-
-}  // namespace
 
 uint32_t tester_cycle(uint64_t tsc, uint64_t tsc_hz) {
   // 128-bit product: tsc * 3.2e9 overflows 64 bits after ~2 s at 3 GHz.
@@ -21,7 +15,7 @@ uint32_t tester_cycle(uint64_t tsc, uint64_t tsc_hz) {
 }
 
 bool stamp_rx(rte_mbuf* msg, uint32_t len, uint32_t cycle) {
-  rte_mbuf* seg = last_segment(msg);
+  rte_mbuf* seg = rte_pktmbuf_lastseg(msg);
   if (len < 4 || seg->data_len < 4) return false;
   const rte_be32_t be = rte_cpu_to_be_32(cycle);
   std::memcpy(rte_pktmbuf_mtod(seg, uint8_t*) + seg->data_len - 4, &be, 4);
@@ -29,7 +23,7 @@ bool stamp_rx(rte_mbuf* msg, uint32_t len, uint32_t cycle) {
 }
 
 bool stamp_tx(rte_mbuf* msg, uint32_t len, uint32_t cycle) {
-  rte_mbuf* seg = last_segment(msg);
+  rte_mbuf* seg = rte_pktmbuf_lastseg(msg);
   if (len < 8 || seg->data_len < wire::kFrameHeaderBytes + 8) return false;
   uint8_t* end = rte_pktmbuf_mtod(seg, uint8_t*) + seg->data_len;
   rte_be32_t be = 0;
