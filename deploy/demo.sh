@@ -39,3 +39,4 @@ sed -n '/nanopu statistics/,$p' "$LOG"
 trap - EXIT
 rm -f "$SOCK"
 echo "JSON results: build/demo-closed.json build/demo-open.json"
+/usr/bin/python3 tools/plot_latency.py build/demo-closed.json build/demo-open.json --out build/demo

@@ -20,7 +20,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev        # libFuzzer targets and sanitizer runtimes
   python3 python3-matplotlib      # figures
-  iproute2                        # veth/netns harnesses
+  iproute2                        # hosts in network namespaces (deploy/netns, tests)
+  tshark                          # captures read through tools/wireshark/nanopu.lua (tests)
+  ansible-core                    # deploy/cluster/playbook.yml (tested against netns hosts)
 )
 
 missing=()

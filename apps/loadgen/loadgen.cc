@@ -244,6 +244,25 @@ std::string modelled_json(const ModelledLatency& m) {
 }
 }  // namespace
 
+namespace {
+
+// The measured distribution as [fraction, ns] points, for latency CDF plots
+// (tools/plot_latency.py): every percentile, then the tail more finely.
+std::string cdf_json(const Histogram& h) {
+  std::string out = "[";
+  auto point = [&](double q) {
+    absl::StrAppend(&out, out.size() > 1 ? "," : "", "[", q, ",", h.quantile(q), "]");
+  };
+  if (h.count() > 0) {
+    for (int i = 1; i < 100; ++i) point(i / 100.0);
+    for (double q : {0.995, 0.999, 0.9995, 0.9999}) point(q);
+    absl::StrAppend(&out, out.size() > 1 ? "," : "", "[1,", h.max(), "]");
+  }
+  return out + "]";
+}
+
+}  // namespace
+
 std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
   return absl::StrFormat(
@@ -252,12 +271,12 @@ std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
       "\"duplicates\":%u,\"send_failures\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
-      "\"p99\":%u,\"p999\":%u,\"max\":%u}%s}",
+      "\"p99\":%u,\"p999\":%u,\"max\":%u,\"cdf\":%s}%s}",
       o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
       r.lost, r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
       h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),
-      modelled_json(r.modelled));
+      cdf_json(h), modelled_json(r.modelled));
 }
 
 }  // namespace nanopu::apps

@@ -19,6 +19,9 @@
 
 ABSL_DECLARE_FLAG(std::string, ip);
 
+ABSL_FLAG(bool, check_flags, false,
+          "Check every flag, then exit: 0 if they are all good, 2 with one line naming the bad "
+          "one (deployment scripts validate a topology this way; nothing is started).");
 ABSL_FLAG(std::string, server_ip, "10.0.0.1", "Server's IPv4 address.");
 ABSL_FLAG(uint32_t, server_context, 1, "Server's context (L4 port).");
 ABSL_FLAG(uint32_t, context, 2, "This client's context: replies arrive here.");
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
       nanopu::timing::builtin_timing_params(absl::GetFlag(FLAGS_timing_params));
   if (!timing.ok()) return fail("--timing_params: " + std::string(timing.status().message()));
 
+  if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
   if (!rt.ok()) {
     std::fprintf(stderr, "nanopu-loadgen: %s\n", std::string(rt.status().message()).c_str());

@@ -25,6 +25,9 @@
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
+ABSL_FLAG(bool, check_flags, false,
+          "Check every flag, then exit: 0 if they are all good, 2 with one line naming the bad "
+          "one (deployment scripts validate a topology this way; nothing is started).");
 ABSL_FLAG(std::string, app, "echo",
           "Service to run: 'echo' (reply = request), 'increment' (every word + 1), 'service' "
           "(docs/apps.md load-generator service: spin service_time cycles at 3.2 GHz, then echo; "
@@ -200,6 +203,7 @@ int main(int argc, char** argv) {
     }
     othello_options.fanout_depth = absl::GetFlag(FLAGS_othello_fanout_depth);
   }
+  if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
   if (!rt.ok()) {
     std::fprintf(stderr, "nanopu-server: %s\n", std::string(rt.status().message()).c_str());

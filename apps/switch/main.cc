@@ -5,8 +5,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
@@ -14,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "apps/switch/software_switch.h"
+#include "lib/platform/capture.h"
 #include "lib/platform/eal.h"
 #include "lib/runtime/host_params.h"
 #include "nanopu/address.h"
@@ -69,6 +72,16 @@ int main(int argc, char** argv) {
       return fail("--routes: expected ip=port with port < " + std::to_string(ports.size()));
     sw.add_route(*ip, port);
   }
+  // --pcap: every port's frames in one file, one pcapng interface per port.
+  std::unique_ptr<nanopu::Capture> capture;
+  if (!config->pcap_path.empty()) {
+    std::vector<uint16_t> ids;
+    for (const nanopu::apps::SwitchPort& sp : ports) ids.push_back(sp.eth_port);
+    absl::StatusOr<std::unique_ptr<nanopu::Capture>> c =
+        nanopu::Capture::start(config->pcap_path, ids, config->pcap_snap_bytes);
+    if (!c.ok()) return fail(std::string(c.status().message()));
+    capture = std::move(*c);
+  }
   nanopu::Runtime::install_signal_handlers();
   std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s; Ctrl-C stops\n",
                ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop");
@@ -102,6 +115,11 @@ int main(int argc, char** argv) {
                (unsigned long long)c.trimmed, (unsigned long long)c.tail_dropped,
                (unsigned long long)c.control_dropped, (unsigned long long)c.no_route,
                (unsigned long long)c.not_ipv4);
+  if (capture != nullptr) {
+    std::fprintf(stderr, "capture.written %llu\ncapture.lost %llu\n",
+                 (unsigned long long)capture->written(), (unsigned long long)capture->lost());
+    capture.reset();
+  }
   const std::string csv = absl::GetFlag(FLAGS_occupancy_csv);
   if (!csv.empty() && !sw.write_csv(csv)) return fail("cannot write " + csv);
   return 0;

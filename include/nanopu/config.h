@@ -31,6 +31,9 @@ struct Config {
   std::string eal_lcore_map;
   // DPDK virtual devices, e.g. "net_memif0,role=server,socket=/tmp/m.sock".
   std::vector<std::string> vdevs;
+  // Real NICs (bound to vfio-pci) by PCI address, e.g. "0000:03:00.0"; the
+  // EAL probes only these. Empty: no PCI device is touched.
+  std::vector<std::string> pci_devices;
   uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
   int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)
   HugePages huge = HugePages::kAuto;
@@ -44,6 +47,15 @@ struct Config {
   // out and are given up as usual. A role=client memif reconnects by itself.
   double link_hold_s = 10;
   uint32_t eal_log_level = 4;  // RTE_LOG_WARNING: only problems
+  // Counters readable while the host runs, through DPDK telemetry
+  // (dpdk-telemetry.py; docs/observability.md).
+  bool telemetry = true;
+
+  // --- Debugging ---
+  // Non-empty: every frame the port receives and sends goes to this pcapng
+  // file (docs/observability.md). Costs a copy and a write per burst.
+  std::string pcap_path;
+  uint32_t pcap_snap_bytes = 0;  // the most bytes kept of each frame; 0: all
 
   // --- Host identity (docs/wire.md) ---
   uint32_t ip = 0x0a000001;  // 10.0.0.1, host order

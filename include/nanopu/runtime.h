@@ -28,6 +28,7 @@ namespace nanopu {
 class ContextTable;
 class NicCore;
 class Port;
+class Capture;
 struct ThreadFifos;
 namespace sched {
 class Worker;
@@ -98,6 +99,7 @@ class Runtime {
   std::atomic<bool> stop_{false};
   bool running_ = false;
   std::unique_ptr<Port> port_;
+  std::unique_ptr<Capture> capture_;  // --pcap
   std::unique_ptr<ContextTable> contexts_;
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;
   std::unique_ptr<NicCore> nic_;

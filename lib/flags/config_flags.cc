@@ -25,6 +25,9 @@ ABSL_FLAG(uint32_t, shared_workers, 1,
 ABSL_FLAG(std::string, vdev, "",
           "DPDK virtual device(s) to create, ';'-separated, e.g. "
           "'net_memif0,role=server,socket=/tmp/nanopu.sock' or 'net_ring0'.");
+ABSL_FLAG(std::string, pci, "",
+          "Real NIC(s) to use, by PCI address, ','-separated (bound to vfio-pci first: "
+          "dpdk-devbind.py; deploy/cluster/ does both). Default: no PCI device is touched.");
 ABSL_FLAG(uint32_t, port, 0, "Index of the DPDK port this host uses (probe order).");
 ABSL_FLAG(std::string, huge, "auto",
           "Hugepages: 'auto' (use 2 MiB hugepages if reserved and mounted, else --no-huge), "
@@ -41,6 +44,14 @@ ABSL_FLAG(double, link_hold, 10,
           "up as usual (--max_retransmits). 0: do not hold.");
 ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, passed through.");
 ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
+ABSL_FLAG(bool, telemetry, true,
+          "Serve the host's counters over DPDK telemetry while it runs: "
+          "dpdk-telemetry.py -f <file prefix>, then /nanopu/counters (docs/observability.md).");
+ABSL_FLAG(std::string, pcap, "",
+          "Write every frame this host's port receives and sends to this pcapng file "
+          "(Wireshark/tshark; tools/wireshark/nanopu.lua dissects it). For debugging: "
+          "each frame is copied and written on the NIC core.");
+ABSL_FLAG(uint32_t, pcap_snap, 0, "With --pcap: bytes kept of each frame (0: all).");
 ABSL_FLAG(std::string, ip, "10.0.0.1", "This host's IPv4 address.");
 ABSL_FLAG(std::string, gateway_mac, "ff:ff:ff:ff:ff:ff",
           "Destination MAC for peers whose MAC has not been learned from their packets.");
@@ -155,6 +166,8 @@ absl::StatusOr<Config> Config::from_flags() {
   for (absl::string_view v :
        absl::StrSplit(absl::GetFlag(FLAGS_vdev), ';', absl::SkipWhitespace()))
     c.vdevs.emplace_back(v);
+  for (absl::string_view d : absl::StrSplit(absl::GetFlag(FLAGS_pci), ',', absl::SkipWhitespace()))
+    c.pci_devices.emplace_back(d);
   const uint32_t port = absl::GetFlag(FLAGS_port);
   if (port > 0xffff) return absl::InvalidArgumentError("--port: too large");
   c.port_index = static_cast<uint16_t>(port);
@@ -167,6 +180,9 @@ absl::StatusOr<Config> Config::from_flags() {
   c.link_wait_s = absl::GetFlag(FLAGS_link_wait);
   c.link_hold_s = absl::GetFlag(FLAGS_link_hold);
   c.eal_log_level = absl::GetFlag(FLAGS_eal_log_level);
+  c.telemetry = absl::GetFlag(FLAGS_telemetry);
+  c.pcap_path = absl::GetFlag(FLAGS_pcap);
+  c.pcap_snap_bytes = absl::GetFlag(FLAGS_pcap_snap);
   if (absl::Status s = parse_flag("ip", absl::GetFlag(FLAGS_ip), parse_ipv4, "expected a.b.c.d", &c.ip);
       !s.ok())
     return s;

@@ -61,8 +61,12 @@ std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) 
   args.push_back(absl::StrCat(
       "--file-prefix=",
       config.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()) : config.file_prefix));
-  args.push_back("--no-pci");
-  args.push_back("--no-telemetry");
+  if (config.pci_devices.empty()) args.push_back("--no-pci");
+  for (const std::string& d : config.pci_devices) {
+    args.push_back("-a");
+    args.push_back(d);
+  }
+  if (!config.telemetry) args.push_back("--no-telemetry");
   args.push_back(absl::StrCat("--log-level=", config.eal_log_level));
   if (use_huge) {
     // --in-memory: no hugepage files, so no other process's files are touched.

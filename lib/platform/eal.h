@@ -17,10 +17,16 @@ struct EalParams {
   std::vector<unsigned> lcores = {0};  // the first is the EAL main lcore
   std::string eal_lcore_map;           // optional EAL --lcores map instead of -l
   std::vector<std::string> vdevs;
+  // PCI devices the EAL may probe (real NICs bound to vfio-pci); empty: none
+  // (--no-pci), so a test never grabs a machine's NIC.
+  std::vector<std::string> pci_devices;
   HugePages huge = HugePages::kAuto;
   std::string file_prefix;             // empty: "nanopu-<pid>"
   std::string extra_eal_args;          // space-separated
   uint32_t eal_log_level = 4;
+  // DPDK telemetry: a socket in the EAL's runtime directory that
+  // dpdk-telemetry.py reads (counters while the host runs).
+  bool telemetry = true;
 };
 
 struct HugepageInfo {

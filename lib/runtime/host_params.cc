@@ -20,10 +20,12 @@ EalParams eal_params(const Config& c) {
   e.lcores = c.lcores;
   e.eal_lcore_map = c.eal_lcore_map;
   e.vdevs = c.vdevs;
+  e.pci_devices = c.pci_devices;
   e.huge = c.huge;
   e.file_prefix = c.file_prefix;
   e.extra_eal_args = c.extra_eal_args;
   e.eal_log_level = c.eal_log_level;
+  e.telemetry = c.telemetry;
   return e;
 }
 

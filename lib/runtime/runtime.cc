@@ -5,17 +5,22 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
+#include "lib/platform/capture.h"
 #include "lib/platform/eal.h"
 #include "lib/platform/port.h"
 #include "lib/runtime/host_params.h"
 #include "lib/runtime/incarnation.h"
+#include "lib/runtime/telemetry.h"
 #include "nic/nic_core.h"
 #include "scheduler/async_preempt.h"
 #include "scheduler/worker.h"
@@ -83,6 +88,8 @@ Runtime::~Runtime() {
 }
 
 void Runtime::release_buffers() {
+  telemetry_withdraw(this);
+  capture_.reset();  // its callbacks go before the port stops being polled for good
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
   nic_.reset();
@@ -112,6 +119,21 @@ absl::Status Runtime::open() {
   for (size_t i = 0; i < config_.worker_count(); ++i) {
     workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i), wp, &stop_));
     nic_->add_worker(workers_.back()->signals());
+  }
+  if (!config_.pcap_path.empty()) {
+    absl::StatusOr<std::unique_ptr<Capture>> cap =
+        Capture::start(config_.pcap_path, {port_->id()}, config_.pcap_snap_bytes);
+    if (!cap.ok()) return cap.status();
+    capture_ = std::move(*cap);
+  }
+  if (config_.telemetry) {
+    telemetry_expose(this);
+    static std::once_flag told;
+    std::call_once(told, [&] {
+      std::fprintf(stderr, "nanopu: live counters: dpdk-telemetry.py -f %s, then /nanopu/nic\n",
+                   config_.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()).c_str()
+                                               : config_.file_prefix.c_str());
+    });
   }
   return absl::OkStatus();
 }
@@ -299,6 +321,10 @@ uint16_t Runtime::port_id() const { return port_->id(); }
 void Runtime::print_stats(FILE* out) const {
   std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
+  if (capture_ != nullptr)
+    std::fprintf(out, "  %-36s %llu\n  %-36s %llu\n", "capture.written",
+                 static_cast<unsigned long long>(capture_->written()), "capture.lost",
+                 static_cast<unsigned long long>(capture_->lost()));
   for (size_t i = 0; i < workers_.size(); ++i)
     print_counters(out, absl::StrCat("core", i), workers_[i]->stats());
   for (const Thread* t : threads())

@@ -36,6 +36,22 @@ TEST(EalArgsTest, CarryPrefixVdevsAndHugepageChoice) {
   EXPECT_FALSE(has(h, "--no-huge"));
 }
 
+TEST(EalArgsTest, PciDevicesReplaceNoPciAndTelemetryIsOnUnlessTurnedOff) {
+  EalParams c;
+  std::vector<std::string> a = build_eal_args(c, false);
+  EXPECT_FALSE(has(a, "--no-telemetry"));  // live counters by default
+  EXPECT_FALSE(has(a, "-a"));
+  c.telemetry = false;
+  c.pci_devices = {"0000:03:00.0", "0000:03:00.1"};
+  a = build_eal_args(c, false);
+  EXPECT_TRUE(has(a, "--no-telemetry"));
+  EXPECT_FALSE(has(a, "--no-pci"));  // the EAL probes the listed devices, and only those
+  ASSERT_EQ(std::count(a.begin(), a.end(), "-a"), 2);
+  const auto at = std::find(a.begin(), a.end(), "-a");
+  EXPECT_EQ(*(at + 1), "0000:03:00.0");
+  EXPECT_TRUE(has(a, "0000:03:00.1"));
+}
+
 TEST(EalArgsTest, DefaultFilePrefixIsUniquePerProcess) {
   std::vector<std::string> a = build_eal_args(EalParams{}, false);
   EXPECT_TRUE(has(a, "--file-prefix=nanopu-" + std::to_string(getpid())));

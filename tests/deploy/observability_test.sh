@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# What a user debugging a host reaches for, exercised on real processes over
+# net_memif: a capture (--pcap) read back by tshark through the project's
+# dissector, counters read live over DPDK telemetry, and a capture replayed
+# into a host through DPDK's net_pcap PMD; and the latency plots made from
+# the load generator's JSON.
+# Usage: observability_test.sh capture|telemetry|replay|plot BIN_DIR WORK_DIR LUA_SCRIPT
+set -euo pipefail
+mode=$1 bin=$2 work=$3 lua=$4
+rm -rf "$work"
+mkdir -p "$work"
+sock=$work/memif.sock
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -f "$sock"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The server in the background; returns once it is ready.
+start_server() {
+  "$bin/nanopu-server" --lcores=0 --poll=adaptive --app=echo --context=1 \
+    --vdev="net_memif0,role=server,socket=$sock" "$@" >"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 600); do grep -q "Ctrl-C stops" "$work/server.log" 2>/dev/null && return 0; sleep 0.1; done
+  cat "$work/server.log"; fail "server did not start"
+}
+stop_server() {
+  kill -INT "$server_pid"
+  wait "$server_pid" || fail "server exited $? on SIGINT: $(cat "$work/server.log")"
+  server_pid=""
+}
+# loadgen ARGS...: a closed-loop echo load, every reply checked word for word.
+loadgen() {
+  "$bin/nanopu-loadgen" --lcores=0 --poll=adaptive --vdev="net_memif0,role=client,socket=$sock" \
+    --server_context=1 --progress=false --json="$work/load.json" "$@" >"$work/load.log" 2>&1 \
+    || { cat "$work/load.log"; fail "nanopu-loadgen exited $?"; }
+}
+counter() {  # counter LOG NAME: the value a host printed at exit (0 if absent)
+  awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }' "$1"
+}
+tshark_fields() {  # tshark_fields FILE FIELDS... (one line per frame, tab-separated)
+  local args=()
+  for f in "${@:2}"; do args+=(-e "$f"); done
+  tshark -X "lua_script:$lua" -r "$1" -T fields "${args[@]}" 2>"$work/tshark.err" \
+    || { cat "$work/tshark.err"; fail "tshark could not read $1"; }
+}
+
+case $mode in
+capture)
+  # 200 echoes of 1500 bytes: two DATA packets each way per echo.
+  start_server --pcap="$work/server.pcapng"
+  loadgen --count=200 --size=1500 --outstanding=1
+  stop_server
+  written=$(counter "$work/server.log" capture.written)
+  [ "$(counter "$work/server.log" capture.lost)" -eq 0 ] || fail "capture lost frames"
+  rx=$(counter "$work/server.log" nic.rx_packets)
+  [ "$written" -ge $((2 * rx - 10)) ] || fail "captured $written frames of $rx received (+ as many sent)"
+  tshark_fields "$work/server.pcapng" frame.number ip.src nanopu_ndp.flags nanopu_ndp.msg_len \
+    nanopu_ndp.pkt_offset nanopu_ndp.tx_msg_id nanopu_ndp.src_context nanopu_ndp.dst_context \
+    nanopu.word >"$work/fields.tsv"
+  [ "$(wc -l <"$work/fields.tsv")" -eq "$written" ] || fail "tshark read $(wc -l <"$work/fields.tsv") of $written frames"
+  # Every frame is nanopu NDP; requests are DATA from the client to context 1.
+  awk -F'\t' '$3 == "" { bad++ } END { exit bad > 0 }' "$work/fields.tsv" || fail "a frame not dissected as NDP"
+  requests=$(awk -F'\t' '$2 == "10.0.0.2" && $3 == "0x01" && $4 == 1500 && $8 == 1' "$work/fields.tsv" | wc -l)
+  replies=$(awk -F'\t' '$2 == "10.0.0.1" && $3 == "0x01" && $4 == 1500 && $7 == 1' "$work/fields.tsv" | wc -l)
+  [ "$requests" -ge 400 ] || fail "$requests request packets (want >= 400: 200 echoes x 2 packets)"
+  [ "$replies" -ge 400 ] || fail "$replies reply packets"
+  # A 1500-byte message: packet 0 carries 128 words, packet 1 the other 476 bytes (59 words + 4).
+  awk -F'\t' '$3 == "0x01" && $5 == 0 { n = split($9, w, ","); if (n != 128) bad++ }
+              END { exit bad > 0 }' "$work/fields.tsv" || fail "packet 0 not shown as 128 words"
+  # The echo: every request's words come back in a reply.
+  awk -F'\t' '$3 == "0x01" && $2 == "10.0.0.2" { print $5, $9 }' "$work/fields.tsv" | sort -u >"$work/req.words"
+  awk -F'\t' '$3 == "0x01" && $2 == "10.0.0.1" { print $5, $9 }' "$work/fields.tsv" | sort -u >"$work/rep.words"
+  cmp -s "$work/req.words" "$work/rep.words" || fail "the replies' words differ from the requests'"
+  # Control packets decode as ACK|PULL with a pull offset.
+  acks=$(tshark_fields "$work/server.pcapng" nanopu_ndp.flags.ack nanopu_ndp.flags.pull | grep -c "^1	1$" || true)
+  [ "$acks" -ge 400 ] || fail "$acks ACK|PULL frames decoded"
+  head -n 3 "$work/fields.tsv" | cut -c1-160
+  echo "capture: $written frames, $requests request and $replies reply DATA packets, echoes match"
+  ;;
+telemetry)
+  start_server --file_prefix="nanopu-test-$$"
+  grep -q "dpdk-telemetry.py -f nanopu-test-$$" "$work/server.log" || fail "the server does not say how to read its counters"
+  ask() { echo "$1" | dpdk-telemetry.py -f "nanopu-test-$$" 2>&1; }
+  ask /nanopu/info >"$work/info.json"
+  grep -q '"ip": "10.0.0.1"' "$work/info.json" || fail "/nanopu/info: $(cat "$work/info.json")"
+  before=$(ask /nanopu/nic | python3 -c 'import json,sys; print(json.load(sys.stdin)["/nanopu/nic"]["rx_msgs_delivered"])')
+  loadgen --count=300 --size=64 --outstanding=2
+  ask /nanopu/nic >"$work/nic.json"
+  after=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["/nanopu/nic"]["rx_msgs_delivered"])' "$work/nic.json")
+  [ "$after" -ge $((before + 300)) ] || fail "rx_msgs_delivered $before -> $after after 300 requests"
+  ask /nanopu/core,0 | grep -q '"switches"' || fail "/nanopu/core,0"
+  ask /nanopu/thread,0 | grep -q '"rx_msgs": [1-9]' || fail "/nanopu/thread,0: $(ask /nanopu/thread,0)"
+  ask /nanopu/thread,99 | grep -q '"/nanopu/thread": null' || fail "an unknown thread must answer null"
+  stop_server
+  [ "$after" -le "$(counter "$work/server.log" nic.rx_msgs_delivered)" ] || fail "live counter ahead of the final one"
+  echo "telemetry: rx_msgs_delivered $before -> $after while the host ran"
+  ;;
+replay)
+  # Capture a short run on the server, then feed the capture into a fresh
+  # server through net_pcap and capture what it sends back.
+  start_server --pcap="$work/run.pcapng"
+  loadgen --count=50 --size=100 --outstanding=1
+  stop_server
+  "$bin/nanopu-server" --lcores=0 --poll=adaptive --app=echo --context=1 --link_wait=0 \
+    --vdev="net_pcap0,rx_pcap=$work/run.pcapng,tx_pcap=$work/replayed-out.pcap" >"$work/replay.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 600); do grep -q "Ctrl-C stops" "$work/replay.log" 2>/dev/null && break; sleep 0.1; done
+  sleep 2
+  kill -INT "$server_pid"; wait "$server_pid" || fail "replay server exited $?: $(cat "$work/replay.log")"
+  server_pid=""
+  frames=$(tshark -r "$work/run.pcapng" 2>/dev/null | wc -l)
+  rx=$(counter "$work/replay.log" nic.rx_packets)
+  [ "$rx" -eq "$frames" ] || fail "replayed host took $rx frames of the capture's $frames: $(cat "$work/replay.log")"
+  # The first request named no receiver run: it is served again. Later ones
+  # named the original server's run and are refused (GONE), as after a restart.
+  [ "$(counter "$work/replay.log" nic.rx_msgs_delivered)" -ge 1 ] || fail "nothing delivered: $(cat "$work/replay.log")"
+  [ "$(counter "$work/replay.log" nic.rx_drop_not_for_host)" -gt 0 ] || fail "the original server's own frames were not dropped as not for this host"
+  replies=$(tshark_fields "$work/replayed-out.pcap" ip.src nanopu_ndp.flags | awk -F'\t' '$1 == "10.0.0.1" && $2 == "0x01"' | wc -l)
+  [ "$replies" -ge 1 ] || fail "the replayed host sent no reply"
+  echo "replay: $frames frames in, $(counter "$work/replay.log" nic.rx_msgs_delivered) requests served again, $replies reply packets out"
+  ;;
+plot)
+  # The demo's last step: two runs' JSON turned into a CDF and a p99-vs-load plot.
+  start_server
+  loadgen --count=2000 --size=64 --outstanding=1
+  mv "$work/load.json" "$work/closed.json"
+  loadgen --duration=1 --size=64 --rate=20000
+  mv "$work/load.json" "$work/open.json"
+  stop_server
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["latency_ns"]; c=d["cdf"]; \
+    assert len(c) > 100 and c[49][1] == d["p50"] and c[98][1] == d["p99"] and c[-1] == [1, d["max"]], c' \
+    "$work/closed.json" || fail "the JSON's CDF does not match its percentiles"
+  /usr/bin/python3 "$(dirname "$lua")/../plot_latency.py" "$work/closed.json" "$work/open.json" --out "$work/demo"
+  for f in demo-cdf.png demo-p99.png; do
+    [ "$(head -c 4 "$work/$f" | tail -c 3)" = PNG ] || fail "$f is not a PNG"
+  done
+  echo '{"not": "a result"}' >"$work/bad.json"
+  if /usr/bin/python3 "$(dirname "$lua")/../plot_latency.py" "$work/bad.json" --out "$work/bad" 2>"$work/bad.err"; then
+    fail "a file that is not a result was plotted"
+  fi
+  grep -q "not a nanopu-loadgen --json result" "$work/bad.err" || fail "unclear error: $(cat "$work/bad.err")"
+  echo "plot: $work/demo-cdf.png $work/demo-p99.png"
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
