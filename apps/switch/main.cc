@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
     return 2;
   };
   if (!config.ok()) return fail(std::string(config.status().message()));
+  // The switch serves no telemetry commands of its own (it prints its
+  // counters at exit), so it keeps the EAL's telemetry thread off.
+  config->telemetry = false;
   if (absl::Status s = nanopu::eal_init(nanopu::eal_params(*config)); !s.ok())
     return fail(std::string(s.message()));
   rte_mempool* pool = rte_pktmbuf_pool_create("switch_pool", config->mbufs, 256, 0,
