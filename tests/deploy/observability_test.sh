@@ -77,6 +77,24 @@ capture)
   # Control packets decode as ACK|PULL with a pull offset.
   acks=$(tshark_fields "$work/server.pcapng" nanopu_ndp.flags.ack nanopu_ndp.flags.pull | grep -c "^1	1$" || true)
   [ "$acks" -ge 400 ] || fail "$acks ACK|PULL frames decoded"
+  # Frames no nanopu host sends yet: a Homa GRANT, and an NDP header cut short.
+  python3 - "$work/made.pcap" <<'PY'
+import struct, sys
+def frame(proto, transport):
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(transport), 0, 0, 64, proto, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    return b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip + transport
+homa = struct.pack("!BHHHBHBHHB", 0x08, 1, 2, 3000, 0, 2048, 5, 77, 9, 3) + bytes(14) + bytes(64)
+cut = struct.pack("!BHH", 0x01, 1, 2)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    for pkt in (frame(0x9A, homa), frame(0x99, cut)):
+        f.write(struct.pack("<IIII", 0, 0, len(pkt), len(pkt)) + pkt)
+PY
+  tshark_fields "$work/made.pcap" nanopu_homa.flags.grant nanopu_homa.grant_offset nanopu_homa.grant_prio \
+    nanopu_homa.tx_msg_id nanopu_homa.msg_len _ws.expert.message >"$work/made.tsv"
+  [ "$(sed -n 1p "$work/made.tsv")" = "$(printf '1\t2048\t5\t77\t3000\t')" ] || fail "Homa GRANT: $(sed -n 1p "$work/made.tsv")"
+  sed -n 2p "$work/made.tsv" | grep -q "Truncated nanopu NDP transport header" || fail "a cut NDP header: $(sed -n 2p "$work/made.tsv")"
   head -n 3 "$work/fields.tsv" | cut -c1-160
   echo "capture: $written frames, $requests request and $replies reply DATA packets, echoes match"
   ;;
