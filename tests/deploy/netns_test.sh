@@ -110,8 +110,12 @@ ansible)
   "${runner[@]}" inventory "$topo" --run "$run" >"$work/inventory.yml"
   ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ansible-playbook -i "$work/inventory.yml" \
     "$src/deploy/cluster/playbook.yml" -e nanopu_bin="$bin" -e nanopu_results="$work/results" \
-    -e nanopu_work="$work/hosts" >"$work/ansible.log" 2>&1 || { cat "$work/ansible.log"; fail "the playbook failed"; }
+    -e nanopu_work="$work/hosts" \
+    -e nanopu_hugepages="$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)" \
+    >"$work/ansible.log" 2>&1 || { cat "$work/ansible.log"; fail "the playbook failed"; }
   tail -n 8 "$work/ansible.log"
+  grep -A6 "Reserve and mount 2 MiB hugepages" "$work/ansible.log" | grep -q "changed: \[srv\]" \
+    || fail "the hugepage task did not run (same count as now: nothing changes)"
   for c in cla clb; do
     sent=$(json "$work/results/$c.json" "d['sent']")
     got=$(json "$work/results/$c.json" "d['received']")
