@@ -10,10 +10,11 @@
 //   - Switch when (a) a strictly better thread becomes active, (b) the
 //     running thread finishes its messages / declares idle and another thread
 //     is the target, (c) a priority-0 thread runs longer than t0 on one
-//     message: it is demoted to priority 1 for good (nanoPU (OSDI'21) §2.4 "downgrade
+//     message: it is demoted to priority 1 for good by default (nanoPU (OSDI'21) §2.4 "downgrade
 //     its priority"; nanoPU tail-latency version §4: the misbehaving application "quickly becomes
-//     strictly" lower than the well-behaved one). msg_done resets only the
-//     message timer (nanoPU tail-latency version §2.4), (d) no thread is active and the
+//     strictly" lower than the well-behaved one), or until its msg_done
+//     (DemotionMode::kUntilDone). msg_done resets the message timer (nanoPU
+//     tail-latency version §2.4), (d) no thread is active and the
 //     running one has idled longer than the idle timeout: rotate round-robin.
 //   - TIS (the paper's timer-interrupt baseline, §5.2.2) makes the same
 //     choice, but only at periodic ticks, and never demotes.
@@ -26,7 +27,8 @@
 
 namespace nanopu::sched {
 
-using nanopu::SchedMode;  // include/nanopu/policies.h
+using nanopu::DemotionMode;  // include/nanopu/policies.h
+using nanopu::SchedMode;
 
 struct HtsParams {
   SchedMode mode = SchedMode::kHts;
@@ -34,6 +36,7 @@ struct HtsParams {
   uint64_t t0 = 0;              // bounded message-processing time
   uint64_t idle_timeout = 0;    // rotate after this long with no thread active
   uint64_t tis_period = 0;      // TIS tick
+  DemotionMode demotion = DemotionMode::kPermanent;  // include/nanopu/policies.h
 };
 
 // What the scheduler knows of one thread: its state, priority and the
@@ -75,13 +78,17 @@ class HtsPolicy {
                                    bool at_msg_done) const;
 
   // A thread began a message (read its header) / wrote msg_done: the
-  // message timer starts / resets. A demoted thread stays demoted.
+  // message timer starts / resets. A demoted thread stays demoted unless
+  // the demotion mode is kUntilDone.
   static void on_msg_start(ThreadState& t, uint64_t now) {
     t.in_msg = true;
     t.msg_start = now;
     t.idle_since = 0;
   }
-  static void on_msg_done(ThreadState& t) { t.in_msg = false; }
+  void on_msg_done(ThreadState& t) const {
+    t.in_msg = false;
+    if (p_.demotion == DemotionMode::kUntilDone) t.demoted = false;
+  }
 
   // TIS: whether `now` is at or past the tick after `last_tick` (and the new tick).
   [[nodiscard]] bool tis_tick_due(uint64_t last_tick, uint64_t now, uint64_t* tick) const;

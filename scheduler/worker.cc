@@ -260,8 +260,8 @@ void Worker::on_msg_start(size_t slot) {
 
 void Worker::on_msg_done(size_t slot) {
   // nanoPU tail-latency version §2.4: lmsgdone resets the message timer (a demoted thread stays
-  // demoted, see hts_policy.h).
-  HtsPolicy::on_msg_done(states_[slot]);
+  // demoted unless --demotion=until_done, see hts_policy.h).
+  policy_.on_msg_done(states_[slot]);
   signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
   decide(/*at_msg_done=*/true);
 }

@@ -135,13 +135,25 @@ bool fig8(const FigureOptions& o) {
   c.t0_ns = 1000;
   VirtualHostConfig off = c;
   off.bounded = false;
+  // The papers leave open whether a demoted thread gets priority 0 back for
+  // its next message (--demotion): both are drawn; the headline is the
+  // default's (permanent).
+  VirtualHostConfig until_done = c;
+  until_done.demotion = DemotionMode::kUntilDone;
   std::printf("Figure 8: bounded message-processing time (1 core, t0 = 1 us; modelled)\n");
-  Sweep s = sweep({{"bounded", c}, {"unbounded", off}});
+  Sweep s = sweep({{"bounded", c}, {"unbounded", off}, {"bounded until_done", until_done}});
   for (const auto& row : s.table.rows)
-    std::printf("  load %-5s bounded: well-behaved %6.2f misbehaving %6.2f   unbounded: %6.2f %6.2f us\n",
-                row[0].c_str(), std::stod(row[1]), std::stod(row[2]), std::stod(row[3]), std::stod(row[4]));
-  double worst = 0;
-  for (size_t i = 0; i < kLoads.size() && kLoads[i] <= 0.9; ++i) worst = std::max(worst, s.p99_us[0][i]);
+    std::printf("  load %-5s bounded: well-behaved %6.2f misbehaving %6.2f   unbounded: %6.2f %6.2f   "
+                "until_done: %6.2f %6.2f us\n",
+                row[0].c_str(), std::stod(row[1]), std::stod(row[2]), std::stod(row[3]), std::stod(row[4]),
+                std::stod(row[5]), std::stod(row[6]));
+  double worst = 0, worst_until_done = 0;
+  for (size_t i = 0; i < kLoads.size() && kLoads[i] <= 0.9; ++i) {
+    worst = std::max(worst, s.p99_us[0][i]);
+    worst_until_done = std::max(worst_until_done, s.p99_us[4][i]);
+  }
+  std::printf("  well-behaved p99, max up to load 0.9: permanent demotion %.2f us, until_done %.2f us\n",
+              worst, worst_until_done);
   const timing::TimingModel m(o.params);
   std::printf("  bound t_n + k t0 + (k-1) t_c, k = 2: %.3f us (nanoPU (OSDI'21) §5.2.2: 2.15 us)\n",
               m.response_bound_ns(1000, 2) / 1000);

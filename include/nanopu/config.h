@@ -94,6 +94,7 @@ struct Config {
   // --- Thread scheduler (nanoPU (OSDI'21) §2.2; tail-latency version §2.4) ---
   SchedMode scheduler = SchedMode::kHts;  // or kTis, the timer-interrupt baseline (§5.2.2)
   bool bounded_processing = true;     // demote priority 0 after t0
+  DemotionMode demotion = DemotionMode::kPermanent;  // for good, or until msg_done
   double t0_ns = 1000;                // bounded message-processing time
   double idle_timeout_ns = 1000;      // rotate when all threads idle this long
   double tis_period_ns = 5000;        // TIS tick

@@ -18,6 +18,15 @@ enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
 // the timer-interrupt scheduler (TIS) baseline it is compared with.
 enum class SchedMode : uint8_t { kHts, kTis };
 
+// A priority-0 thread that runs past t0 on one message is demoted to
+// priority 1 (nanoPU (OSDI'21) §2.2, §2.4). The papers leave open whether it
+// gets priority 0 back for its next message. kPermanent (the default): it
+// stays demoted, so a thread whose every message overruns cannot delay
+// well-behaved priority-0 threads by up to t0 again and again (the tail-
+// latency version §4: the misbehaving application "quickly becomes
+// strictly" lower). kUntilDone: msg_done restores priority 0.
+enum class DemotionMode : uint8_t { kPermanent, kUntilDone };
+
 // How the NIC core, the worker cores and nanopu-switch wait for work
 // (docs/design.md §9). kBusy: poll without pause (a core per poller, lowest
 // latency; benchmarks). kAdaptive: poll for a bounded spin, then sleep until
@@ -33,6 +42,8 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 [[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
 [[nodiscard]] std::optional<SchedMode> parse_sched_mode(std::string_view name);
 [[nodiscard]] std::string_view sched_mode_name(SchedMode m);
+[[nodiscard]] std::optional<DemotionMode> parse_demotion_mode(std::string_view name);
+[[nodiscard]] std::string_view demotion_mode_name(DemotionMode m);
 [[nodiscard]] std::optional<PollMode> parse_poll_mode(std::string_view name);
 [[nodiscard]] std::string_view poll_mode_name(PollMode m);
 [[nodiscard]] std::optional<HugePages> parse_huge_pages(std::string_view name);

@@ -32,6 +32,20 @@ std::string_view sched_mode_name(SchedMode m) {
   return "?";
 }
 
+std::optional<DemotionMode> parse_demotion_mode(std::string_view name) {
+  if (name == "permanent") return DemotionMode::kPermanent;
+  if (name == "until_done") return DemotionMode::kUntilDone;
+  return std::nullopt;
+}
+
+std::string_view demotion_mode_name(DemotionMode m) {
+  switch (m) {
+    case DemotionMode::kPermanent: return "permanent";
+    case DemotionMode::kUntilDone: return "until_done";
+  }
+  return "?";
+}
+
 std::optional<PollMode> parse_poll_mode(std::string_view name) {
   if (name == "busy") return PollMode::kBusy;
   if (name == "adaptive") return PollMode::kAdaptive;

@@ -96,7 +96,11 @@ ABSL_FLAG(std::string, scheduler, "hts",
           "baseline).");
 ABSL_FLAG(bool, bounded, true,
           "HTS: a priority-0 thread that spends over --t0_ns on one message drops to priority 1 "
-          "for good.");
+          "(for how long: --demotion).");
+ABSL_FLAG(std::string, demotion, "permanent",
+          "HTS: a demoted thread stays at priority 1 for good ('permanent', the default: a thread "
+          "whose every message overruns cannot delay well-behaved ones again and again) or gets "
+          "priority 0 back at its msg_done ('until_done'). The nanoPU papers leave this open.");
 ABSL_FLAG(double, t0_ns, 1000, "HTS bounded message-processing time t0, in ns.");
 ABSL_FLAG(bool, tester_timestamps, false,
           "For the prototype's packet tester: the NIC stamps messages to and from context 0x1234 "
@@ -220,6 +224,10 @@ absl::StatusOr<Config> Config::from_flags() {
       !s.ok())
     return s;
   c.bounded_processing = absl::GetFlag(FLAGS_bounded);
+  if (absl::Status s = parse_flag("demotion", absl::GetFlag(FLAGS_demotion), parse_demotion_mode,
+                                  "use permanent or until_done", &c.demotion);
+      !s.ok())
+    return s;
   c.tester_timestamps = absl::GetFlag(FLAGS_tester_timestamps);
   c.t0_ns = absl::GetFlag(FLAGS_t0_ns);
   c.idle_timeout_ns = absl::GetFlag(FLAGS_idle_timeout_ns);

@@ -99,6 +99,7 @@ sched::WorkerParams worker_params(const Config& c, NicPollHook shared_nic) {
   w.max_threads = c.max_threads_per_core;
   w.hts.mode = c.scheduler;
   w.hts.bounded = c.bounded_processing;
+  w.hts.demotion = c.demotion;
   w.hts.t0 = tsc_from_ns(c.t0_ns);
   w.hts.idle_timeout = tsc_from_ns(c.idle_timeout_ns);
   w.hts.tis_period = tsc_from_ns(c.tis_period_ns);

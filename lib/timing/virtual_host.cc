@@ -53,7 +53,8 @@ class Model {
       : c_(c),
         rng_(c.seed),
         selector_(c.core_select, c.jbsq_n),
-        policy_(sched::HtsParams{c.mode, c.bounded, ps(c.t0_ns), UINT64_MAX / 4, ps(c.tis_period_ns)}),
+        policy_(sched::HtsParams{c.mode, c.bounded, ps(c.t0_ns), UINT64_MAX / 4, ps(c.tis_period_ns),
+                                 c.demotion}),
         cores_(c.cores),
         held_(c.classes.size()),
         class_bindings_(c.classes.size()),
@@ -197,7 +198,7 @@ class Model {
       ++measured_done_;
     }
     sched::ThreadState& s = core.ts[b.local];
-    sched::HtsPolicy::on_msg_done(s);
+    policy_.on_msg_done(s);
     s.has_msg = !b.q.empty();
     if (s.has_msg) s.head_ts = b.q.front().arrival;
     // The credit comes back: the class's next held message goes out (JBSQ).

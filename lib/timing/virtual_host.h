@@ -44,6 +44,7 @@ struct VirtualHostConfig {
   uint32_t jbsq_n = 2;
   sched::SchedMode mode = sched::SchedMode::kHts;
   bool bounded = true;
+  DemotionMode demotion = DemotionMode::kPermanent;
   double t0_ns = 1000;
   double tis_period_ns = 5000;
   double context_switch_ns = 50;   // 160 cycles at 3.2 GHz

@@ -12,10 +12,11 @@ constexpr uint64_t kT0 = 1000;
 constexpr uint64_t kIdle = 500;
 constexpr uint64_t kTick = 5000;
 
-HtsPolicy hts(bool bounded = true) {
+HtsPolicy hts(bool bounded = true, DemotionMode demotion = DemotionMode::kPermanent) {
   HtsParams p;
   p.mode = SchedMode::kHts;
   p.bounded = bounded;
+  p.demotion = demotion;
   p.t0 = kT0;
   p.idle_timeout = kIdle;
   p.tis_period = kTick;
@@ -71,7 +72,7 @@ TEST(HtsPolicyTest, AtMsgDoneEqualPriorityWithOlderHeadGoesFirst) {
   HtsPolicy::on_msg_start(ts[0], 0);
   EXPECT_FALSE(p.should_switch(ts.data(), ts.size(), 0, 60, false));
   // Thread 0 finishes; its next message arrived at 80, after thread 1's (50).
-  HtsPolicy::on_msg_done(ts[0]);
+  p.on_msg_done(ts[0]);
   ts[0].head_ts = 80;
   EXPECT_TRUE(p.should_switch(ts.data(), ts.size(), 0, 90, true));
   // Had its next message been older, it would keep the core.
@@ -91,7 +92,7 @@ TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedForGood) {
   EXPECT_TRUE(ts[0].demoted);
   EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
   EXPECT_EQ(p.pick(ts.data(), ts.size(), 0, kT0 + 1), 1);
-  HtsPolicy::on_msg_done(ts[0]);  // resets the message timer only (nanoPU tail-latency version §2.4)
+  p.on_msg_done(ts[0]);  // resets the message timer only (nanoPU tail-latency version §2.4)
   EXPECT_TRUE(ts[0].demoted);
   EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 1);
   EXPECT_FALSE(ts[0].in_msg);
@@ -101,6 +102,26 @@ TEST(HtsPolicyTest, PriorityZeroOverT0IsDemotedForGood) {
   EXPECT_EQ(p.time_deadline(ts[0]), UINT64_MAX);
   arrive(ts[1], kT0 + 20);
   EXPECT_TRUE(p.should_switch(ts.data(), ts.size(), 0, kT0 + 20, false));
+}
+
+TEST(HtsPolicyTest, UntilDoneDemotionEndsAtMsgDoneAndTheNextMessageHasItsOwnDeadline) {
+  HtsPolicy p = hts(true, DemotionMode::kUntilDone);
+  auto ts = threads({0, 0});
+  arrive(ts[0], 0);
+  HtsPolicy::on_msg_start(ts[0], 0);
+  arrive(ts[1], 100);
+  EXPECT_TRUE(p.should_switch(ts.data(), ts.size(), 0, kT0 + 1, false));
+  EXPECT_TRUE(ts[0].demoted);
+  p.on_msg_done(ts[0]);
+  EXPECT_FALSE(ts[0].demoted);
+  EXPECT_EQ(HtsPolicy::effective_priority(ts[0]), 0);
+  // Its next message is priority 0 again, with a t0 deadline of its own, and
+  // a priority-0 arrival no longer preempts it.
+  arrive(ts[0], kT0 + 10);
+  HtsPolicy::on_msg_start(ts[0], kT0 + 10);
+  EXPECT_EQ(p.time_deadline(ts[0]), kT0 + 10 + kT0);
+  ts[1].head_ts = kT0 + 20;
+  EXPECT_FALSE(p.should_switch(ts.data(), ts.size(), 0, kT0 + 20, false));
 }
 
 TEST(HtsPolicyTest, DemotionAloneDoesNotSwitchWhenNobodyBetterWaits) {

@@ -12,6 +12,7 @@
 ABSL_DECLARE_FLAG(std::string, core_select);
 ABSL_DECLARE_FLAG(double, link_hold);
 ABSL_DECLARE_FLAG(std::string, scheduler);
+ABSL_DECLARE_FLAG(std::string, demotion);
 ABSL_DECLARE_FLAG(std::string, faults);
 ABSL_DECLARE_FLAG(std::string, gateway_mac);
 ABSL_DECLARE_FLAG(std::string, huge);
@@ -26,6 +27,7 @@ TEST(ConfigFlagsTest, TypedFieldsFromStrings) {
   absl::FlagSaver saver;
   absl::SetFlag(&FLAGS_core_select, "rss");
   absl::SetFlag(&FLAGS_scheduler, "tis");
+  absl::SetFlag(&FLAGS_demotion, "until_done");
   absl::SetFlag(&FLAGS_faults, "drop=0.25,seed=9");
   absl::SetFlag(&FLAGS_gateway_mac, "02:00:00:00:00:07");
   absl::SetFlag(&FLAGS_huge, "off");
@@ -35,6 +37,7 @@ TEST(ConfigFlagsTest, TypedFieldsFromStrings) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->core_select, CoreSelectPolicy::kRss);
   EXPECT_EQ(c->scheduler, SchedMode::kTis);
+  EXPECT_EQ(c->demotion, DemotionMode::kUntilDone);
   EXPECT_DOUBLE_EQ(c->faults.drop, 0.25);
   EXPECT_EQ(c->faults.seed, 9u);
   EXPECT_EQ(c->gateway_mac[5], 7);
@@ -51,6 +54,7 @@ TEST(ConfigFlagsTest, BadStringsNameTheFlag) {
   const Case cases[] = {
       {[] { absl::SetFlag(&FLAGS_core_select, "random"); }, "--core_select='random'"},
       {[] { absl::SetFlag(&FLAGS_scheduler, "cfs"); }, "--scheduler='cfs'"},
+      {[] { absl::SetFlag(&FLAGS_demotion, "sometimes"); }, "--demotion='sometimes'"},
       {[] { absl::SetFlag(&FLAGS_faults, "explode=0.1"); }, "unknown fault 'explode'"},
       {[] { absl::SetFlag(&FLAGS_faults, "drop=2"); }, "drop is a probability"},
       {[] { absl::SetFlag(&FLAGS_gateway_mac, "zz"); }, "--gateway_mac='zz'"},

@@ -77,6 +77,24 @@ TEST(VirtualHostTest, BoundedProcessingDemotesOverrunningMessages) {
   EXPECT_LT(on.classes[0].quantile_ns(0.99), off.classes[0].quantile_ns(0.99));
 }
 
+// --demotion: for good, the misbehaving thread is demoted once and stays
+// below the well-behaved one; until msg_done, each overrunning message is
+// demoted again, after delaying the well-behaved thread for up to t0 first.
+TEST(VirtualHostTest, UntilDoneDemotesEveryOverrunPermanentDemotesOnce) {
+  VirtualHostConfig c = two_priorities(sched::SchedMode::kHts, 1e6);
+  ServiceTime bad = fixed(500);
+  bad.misbehave_every = 10;
+  bad.misbehave_ns = 5000;
+  c.classes = {{"good", 0, 0.5, fixed(500), {}}, {"bad", 0, 0.5, bad, {}}};
+  c.t0_ns = 1000;
+  VirtualHostResult permanent = run_virtual_host(c);
+  c.demotion = DemotionMode::kUntilDone;
+  VirtualHostResult until_done = run_virtual_host(c);
+  EXPECT_EQ(permanent.demotions, 1u);
+  EXPECT_GT(until_done.demotions, 100u);  // about one in ten of the bad thread's messages
+  EXPECT_GT(until_done.classes[0].quantile_ns(0.99), permanent.classes[0].quantile_ns(0.99));
+}
+
 // JBSQ(2) across 4 cores beats random (RSS) placement for the tail.
 TEST(VirtualHostTest, JbsqBeatsRssTail) {
   ServiceTime bi;
