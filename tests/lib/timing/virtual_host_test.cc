@@ -61,14 +61,21 @@ TEST(VirtualHostTest, HtsCutsThePriorityZeroTailAgainstTis) {
   EXPECT_EQ(hts.classes[1].response_ps.size() + hts.classes[0].response_ps.size(), 20000u);
 }
 
-// Bounded processing time demotes a thread that overruns t0.
-TEST(VirtualHostTest, BoundedProcessingDemotesOverrunningMessages) {
+// Two priority-0 threads on one core, t0 = 1 us: one well-behaved (500 ns),
+// one whose every tenth message takes 5 us.
+VirtualHostConfig misbehaving_pair() {
   VirtualHostConfig c = two_priorities(sched::SchedMode::kHts, 1e6);
   ServiceTime bad = fixed(500);
   bad.misbehave_every = 10;
   bad.misbehave_ns = 5000;
   c.classes = {{"good", 0, 0.5, fixed(500), {}}, {"bad", 0, 0.5, bad, {}}};
   c.t0_ns = 1000;
+  return c;
+}
+
+// Bounded processing time demotes a thread that overruns t0.
+TEST(VirtualHostTest, BoundedProcessingDemotesOverrunningMessages) {
+  VirtualHostConfig c = misbehaving_pair();
   VirtualHostResult on = run_virtual_host(c);
   c.bounded = false;
   VirtualHostResult off = run_virtual_host(c);
@@ -81,12 +88,7 @@ TEST(VirtualHostTest, BoundedProcessingDemotesOverrunningMessages) {
 // below the well-behaved one; until msg_done, each overrunning message is
 // demoted again, after delaying the well-behaved thread for up to t0 first.
 TEST(VirtualHostTest, UntilDoneDemotesEveryOverrunPermanentDemotesOnce) {
-  VirtualHostConfig c = two_priorities(sched::SchedMode::kHts, 1e6);
-  ServiceTime bad = fixed(500);
-  bad.misbehave_every = 10;
-  bad.misbehave_ns = 5000;
-  c.classes = {{"good", 0, 0.5, fixed(500), {}}, {"bad", 0, 0.5, bad, {}}};
-  c.t0_ns = 1000;
+  VirtualHostConfig c = misbehaving_pair();
   VirtualHostResult permanent = run_virtual_host(c);
   c.demotion = DemotionMode::kUntilDone;
   VirtualHostResult until_done = run_virtual_host(c);
