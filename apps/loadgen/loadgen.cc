@@ -242,9 +242,6 @@ std::string modelled_json(const ModelledLatency& m) {
       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}",
       m.how, m.min_ns, m.mean_ns, m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns);
 }
-}  // namespace
-
-namespace {
 
 // The measured distribution as [fraction, ns] points, for latency CDF plots
 // (tools/plot_latency.py): every percentile, then the tail more finely.

@@ -46,7 +46,7 @@ ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, pass
 ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
 ABSL_FLAG(bool, telemetry, true,
           "Serve the host's counters over DPDK telemetry while it runs: "
-          "dpdk-telemetry.py -f <file prefix>, then /nanopu/counters (docs/observability.md).");
+          "dpdk-telemetry.py -f <file prefix>, then /nanopu/nic (docs/observability.md).");
 ABSL_FLAG(std::string, pcap, "",
           "Write every frame this host's port receives and sends to this pcapng file "
           "(Wireshark/tshark; tools/wireshark/nanopu.lua dissects it). For debugging: "

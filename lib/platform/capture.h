@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +44,12 @@ class Capture {
   // Frames written, and frames lost (no copy buffer, or the write failed).
   [[nodiscard]] uint64_t written() const { return written_.load(std::memory_order_relaxed); }
   [[nodiscard]] uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
+  // Both counters by name, as NicCounters::for_each (print_counters).
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    fn(std::string_view("written"), written());
+    fn(std::string_view("lost"), lost());
+  }
 
  private:
   struct Hook {

@@ -50,6 +50,10 @@ HugepageInfo probe_hugepages() {
   return info;
 }
 
+std::string file_prefix_of(const EalParams& params) {
+  return params.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()) : params.file_prefix;
+}
+
 std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) {
   std::vector<std::string> args = {"nanopu"};
   if (config.eal_lcore_map.empty()) {
@@ -59,9 +63,7 @@ std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) 
     args.push_back(absl::StrCat("--lcores=", config.eal_lcore_map));
   }
   args.push_back(absl::StrCat("--main-lcore=", config.lcores.front()));
-  args.push_back(absl::StrCat(
-      "--file-prefix=",
-      config.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()) : config.file_prefix));
+  args.push_back(absl::StrCat("--file-prefix=", file_prefix_of(config)));
   if (config.pci_devices.empty()) args.push_back("--no-pci");
   for (const std::string& d : config.pci_devices) {
     args.push_back("-a");

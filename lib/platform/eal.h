@@ -35,6 +35,10 @@ struct HugepageInfo {
 };
 [[nodiscard]] HugepageInfo probe_hugepages();
 
+// The EAL --file-prefix these params give: theirs, or "nanopu-<pid>". It
+// names the runtime directory, and so the telemetry socket.
+[[nodiscard]] std::string file_prefix_of(const EalParams& params);
+
 // The argv EAL would get for these params. use_huge picks --in-memory with
 // hugepages over --no-huge.
 [[nodiscard]] std::vector<std::string> build_eal_args(const EalParams& params, bool use_huge);

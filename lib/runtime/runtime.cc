@@ -131,8 +131,7 @@ absl::Status Runtime::open() {
     static std::once_flag told;
     std::call_once(told, [&] {
       std::fprintf(stderr, "nanopu: live counters: dpdk-telemetry.py -f %s, then /nanopu/nic\n",
-                   config_.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()).c_str()
-                                               : config_.file_prefix.c_str());
+                   file_prefix_of(eal_params(config_)).c_str());
     });
   }
   return absl::OkStatus();
@@ -321,10 +320,7 @@ uint16_t Runtime::port_id() const { return port_->id(); }
 void Runtime::print_stats(FILE* out) const {
   std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
-  if (capture_ != nullptr)
-    std::fprintf(out, "  %-36s %llu\n  %-36s %llu\n", "capture.written",
-                 static_cast<unsigned long long>(capture_->written()), "capture.lost",
-                 static_cast<unsigned long long>(capture_->lost()));
+  if (capture_ != nullptr) print_counters(out, "capture", *capture_, /*all=*/true);
   for (size_t i = 0; i < workers_.size(); ++i)
     print_counters(out, absl::StrCat("core", i), workers_[i]->stats());
   for (const Thread* t : threads())
