@@ -115,8 +115,7 @@ class Experiment:
         self.next_cpu += 1
         common = [f"--lcores={lcore}", "--huge=off", "--poll=adaptive", f"--file_prefix={ns_name(self.run, name)}"]
         if self.topo.switch and name == self.topo.switch.name:
-            vdev = ";".join(f"net_af_packet{i},iface=p{i}" for i in range(len(self.topo.switch.ports)))
-            return [f"{self.bin}/nanopu-switch", *common, f"--vdev={vdev}",
+            return [f"{self.bin}/nanopu-switch", *common, f"--vdev={self.topo.switch_vdev()}",
                     f"--routes={self.topo.routes()}", *self.topo.switch.flags]
         h = self.topo.host(name)
         cmd = [f"{self.bin}/{topology.ROLES[h.role]}", *common, "--vdev=net_af_packet0,iface=np0",

@@ -62,6 +62,11 @@ class Topology:
     def host(self, name: str) -> Host:
         return next(h for h in self.hosts if h.name == name)
 
+    def switch_vdev(self) -> str:
+        """The switch's --vdev: one net_af_packet port per link, on p0, p1, ..."""
+        assert self.switch is not None
+        return ";".join(f"net_af_packet{i},iface=p{i}" for i in range(len(self.switch.ports)))
+
     def routes(self) -> str:
         """The switch's --routes: each host's address to its port."""
         assert self.switch is not None
@@ -209,10 +214,9 @@ def inventory(topo: Topology, machines: dict[str, dict[str, str]] | None) -> str
             lines.append(f"        {name}:")
             if topo.switch and name == topo.switch.name:
                 args = ["nanopu-switch", *topo.switch.flags, f"--routes={topo.routes()}"]
-                port = " ".join(f"net_af_packet{i},iface=p{i}" for i in range(len(topo.switch.ports)))
                 vars_ = host_vars(name, ns_run)
                 if machines is None:
-                    vars_[-1] = "nanopu_port_flags: --vdev='%s' --huge=off" % port.replace(" ", ";")
+                    vars_[-1] = "nanopu_port_flags: --vdev='%s' --huge=off" % topo.switch_vdev()
             else:
                 h = topo.host(name)
                 args = [ROLES[h.role], f"--ip={h.ip}", *h.flags]
