@@ -40,6 +40,18 @@ def label(path, d):
     return f"{name}: {d.get('msg_bytes', '?')} B, {load_text}"
 
 
+def save(fig, ax, out, xlabel, ylabel, title, legend_size):
+    """Labels, grid and legend as both plots have them; writes the PNG."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend_size)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def plot_cdf(runs, out):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for path, d in runs:
@@ -57,14 +69,7 @@ def plot_cdf(runs, out):
     ticks = [0.5, 0.1, 0.01, 0.001, 0.0001]
     ax.set_yticks(ticks)
     ax.set_yticklabels(["p50", "p90", "p99", "p99.9", "p99.99"])
-    ax.set_xlabel("round-trip latency (us)")
-    ax.set_ylabel("percentile")
-    ax.set_title("nanopu-loadgen latency distribution")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    save(fig, ax, out, "round-trip latency (us)", "percentile", "nanopu-loadgen latency distribution", 7)
 
 
 def offered(d):
@@ -81,15 +86,9 @@ def plot_p99(runs, out):
     if modelled:
         ax.plot([x / 1000 for x, _ in modelled], [m["p99"] / 1000 for _, m in modelled], "o--",
                 label="p99 (modelled nanoPU)")
-    ax.set_xlabel("offered load (k requests/s; closed loop: achieved)")
-    ax.set_ylabel("latency (us)")
     ax.set_yscale("log")
-    ax.set_title("latency against load")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    save(fig, ax, out, "offered load (k requests/s; closed loop: achieved)", "latency (us)",
+         "latency against load", 8)
 
 
 def main():
