@@ -95,6 +95,11 @@ uint64_t Thread::rx_tsc() const {
   return t == UINT64_MAX ? 0 : t;
 }
 
+double Thread::sender_core_ns() const {
+  const rte_mbuf* m = rx_msg_ != nullptr ? rx_msg_ : rx_next_;
+  return m == nullptr ? 0 : static_cast<double>(msg_meta(const_cast<rte_mbuf*>(m))->core_time) / 16;
+}
+
 uint32_t Thread::queued() const {
   return fifos_->rx.count() + (rx_next_ != nullptr ? 1 : 0);
 }
@@ -152,7 +157,8 @@ bool Thread::next_rx_message() {
   rx_words_left_ = 1 + h.payload_words();
   rx_header_pending_ = true;
   ++counters_->rx_msgs;
-  worker_->on_msg_start(slot_);
+  msg_begin_tsc_ = worker_->on_msg_start(slot_);
+  away_at_begin_ = away_tsc_;
   return true;
 }
 
@@ -213,6 +219,15 @@ ApiError Thread::write_slow(uint64_t word) {
   return write_word(word);
 }
 
+uint32_t Thread::core_time_16ths() const {
+  // Switched-out time is subtracted: another thread's work, or the NIC
+  // loop's on a shared core, is not this message's.
+  static const double k16thsPerTsc = 16e9 / static_cast<double>(rte_get_tsc_hz());
+  const uint64_t on_core = rte_rdtsc() - msg_begin_tsc_ - (away_tsc_ - away_at_begin_);
+  const double v = static_cast<double>(on_core) * k16thsPerTsc;
+  return v >= 4294967295.0 ? UINT32_MAX : (v < 1 ? 1 : static_cast<uint32_t>(v));
+}
+
 ApiError Thread::write_word(uint64_t word) {
   if (tx_words_left_ > 0) {
     if (tx_discarding_) {
@@ -229,6 +244,7 @@ ApiError Thread::write_word(uint64_t word) {
     tx_next_ += 8;
     --tx_seg_words_left_;
     if (--tx_words_left_ == 0) {
+      if (msg_begin_tsc_ != 0) msg_meta(tx_msg_)->core_time = core_time_16ths();
       // Space was reserved when the header was written; we are the only producer.
       (void)fifos_->tx.push(tx_msg_);
       if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();

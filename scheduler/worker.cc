@@ -111,6 +111,8 @@ void Worker::publish_running() {
 void Worker::poll_shared_nic(uint64_t now) {
   last_nic_poll_ = now;
   params_.shared_nic();
+  // The NIC's work ran on this thread's stack, not on its message.
+  if (running_ != HtsPolicy::kNone) slots_[static_cast<size_t>(running_)].thread->away_tsc_ += rte_rdtsc() - now;
 }
 
 bool Worker::run_once() {
@@ -178,7 +180,10 @@ void Worker::switch_out(SlotState new_state) {
   Slot& s = slots_[static_cast<size_t>(running_)];
   s.state = new_state;
   fiber_running_ = false;
+  Thread* t = s.thread.get();  // s may move while we are out (slots_ grows)
+  const uint64_t out = rte_rdtsc();
   s.fiber->suspend();
+  t->away_tsc_ += rte_rdtsc() - out;  // not on-core time of its message
   fiber_running_ = true;  // resumed by run_once(), which republished our state
 }
 
@@ -251,11 +256,12 @@ void Worker::idle(size_t slot) {
   decide(false);
 }
 
-void Worker::on_msg_start(size_t slot) {
+uint64_t Worker::on_msg_start(size_t slot) {
   const uint64_t now = rte_rdtsc();
   HtsPolicy::on_msg_start(states_[slot], now);
   signals_.busy_since_tsc.store(now, std::memory_order_relaxed);
   publish_running();
+  return now;
 }
 
 void Worker::on_msg_done(size_t slot) {

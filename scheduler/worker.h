@@ -84,7 +84,8 @@ class Worker {
     if (signals_.preempt.load(std::memory_order_relaxed) != 0 || --countdown_ == 0)
       slow_safe_point();
   }
-  void on_msg_start(size_t slot);
+  // Returns the TSC it read (the message's thread start).
+  uint64_t on_msg_start(size_t slot);
   void on_msg_done(size_t slot);
   void on_bound(size_t slot);
 

@@ -39,6 +39,7 @@ void CheckedClient::receive_all(bool measure) {
     const uint32_t n = h.payload_words();
     uint64_t words[kMaxReplyWords] = {};
     for (uint32_t i = 0; i < n && i < kMaxReplyWords; ++i) words[i] = t_.read();
+    take_stamp(h);
     t_.msg_done();
     auto it = in_flight_.find(words[1]);
     if (it == in_flight_.end()) {
@@ -54,7 +55,7 @@ void CheckedClient::receive_all(bool measure) {
       continue;
     }
     if (f.write) acked_version_[f.key] = std::max(acked_version_[f.key], f.version);
-    if (measure) record_reply(words[1]);
+    if (measure) record_reply(words[1], request_bytes(f));
   }
 }
 

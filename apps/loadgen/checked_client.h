@@ -65,6 +65,9 @@ class CheckedClient : public LoadSchedule {
   virtual bool check(const AppHeader& h, const uint64_t* words, const InFlight& f) = 0;
   // Forget the preload's counts.
   virtual void reset_counts() = 0;
+  // The request's length, for a service whose reply comes from the core
+  // that served it (the modelled column per message); 0 otherwise.
+  [[nodiscard]] virtual uint32_t request_bytes(const InFlight&) const { return 0; }
 
   static constexpr uint32_t kMaxReplyWords = 80;
   std::vector<uint32_t> sent_version_, acked_version_;

@@ -59,6 +59,7 @@ class DotLoad : public LoadSchedule {
       const AppHeader h = AppHeader::from_word(t_.read());
       uint64_t w[4] = {};
       for (uint32_t i = 0; i < 4 && i < h.payload_words(); ++i) w[i] = t_.read();
+      take_stamp(h);
       t_.msg_done();
       const bool shape = h.len == kDotReplyBytes && h.ip == o_.server_ip && h.context == o_.server_context &&
                          w[0] == kDotReply && w[2] == 0;
@@ -82,7 +83,7 @@ class DotLoad : public LoadSchedule {
         continue;
       }
       ++dr_->checked;
-      if (measure) record_reply(sent_time);
+      if (measure) record_reply(sent_time, static_cast<uint32_t>(dot_request_bytes(d_)));
     }
   }
   [[nodiscard]] size_t in_flight_count() const override { return by_time_.size() + by_order_.size(); }

@@ -34,6 +34,8 @@ class KvClient : public CheckedClient {
     else ++kr_->gets;
     return true;
   }
+  uint32_t request_bytes(const InFlight& f) const override { return f.write ? kKvSetBytes : kKvGetBytes; }
+
   bool check(const AppHeader& h, const uint64_t* words, const InFlight& f) override {
     // With --kv_jbsq a core may hold an older version, none, or one an
     // earlier client process left there (this one's preload SET of the key

@@ -15,12 +15,16 @@ uint64_t LoadSchedule::next_sent_time(uint64_t want) {
   return last_sent_tsc_;
 }
 
-void LoadSchedule::record_reply(uint64_t sent_time) {
+void LoadSchedule::record_reply(uint64_t sent_time, uint32_t request_bytes) {
   ++r_->received;
   const uint64_t now = rte_rdtsc();
   last_reply_ = now;
-  if (sent_time <= now)
-    r_->latency_ns.record(static_cast<uint64_t>(static_cast<double>(now - sent_time) * 1e9 / hz_));
+  if (sent_time > now) return;
+  const double rtt_ns = static_cast<double>(now - sent_time) * 1e9 / hz_;
+  r_->latency_ns.record(static_cast<uint64_t>(rtt_ns));
+  if (request_bytes != 0)
+    record_sample(r_, static_cast<double>(sent_time - std::min(sent_time, start_)) * 1e9 / hz_, rtt_ns,
+                  reply_core_ns_, request_bytes, reply_bytes_);
 }
 
 void LoadSchedule::reset_given_up() { failures_before_ = t_.tx_failures(); }
@@ -28,6 +32,7 @@ void LoadSchedule::reset_given_up() { failures_before_ = t_.tx_failures(); }
 void LoadSchedule::measure() {
   std::exponential_distribution<double> gap(o_.rate > 0 ? o_.rate : 1.0);
   const uint64_t start = rte_rdtsc();
+  start_ = start;
   last_reply_ = start;
   const uint64_t end = o_.count == 0 ? start + static_cast<uint64_t>(o_.duration_s * hz_) : UINT64_MAX;
   const auto drain = static_cast<uint64_t>(o_.drain_timeout_s * hz_);

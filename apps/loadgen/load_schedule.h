@@ -34,8 +34,17 @@ class LoadSchedule {
 
   // A unique, increasing sent_time at or after `want`.
   [[nodiscard]] uint64_t next_sent_time(uint64_t want);
-  // A correct reply to the request sent at sent_time, measured.
-  void record_reply(uint64_t sent_time);
+  // A correct reply to the request sent at sent_time, measured. With
+  // request_bytes (a service whose reply comes from the core that served
+  // the request), it is also kept for the modelled column with the stamp
+  // take_stamp() read off it.
+  void record_reply(uint64_t sent_time, uint32_t request_bytes = 0);
+  // Call after reading a reply's header, before its msg_done: keeps the
+  // server's core time on the request and the reply's length.
+  void take_stamp(const AppHeader& reply) {
+    reply_core_ns_ = t_.sender_core_ns();
+    reply_bytes_ = reply.len;
+  }
   // Restart the give-up count (after an unmeasured phase).
   void reset_given_up();
   // Requests the transport gave up since the last reset; 0 for a client
@@ -53,6 +62,9 @@ class LoadSchedule {
   bool transport_give_ups_are_retried_ = false;
 
  private:
+  double reply_core_ns_ = 0;
+  uint32_t reply_bytes_ = 0;
+  uint64_t start_ = 0;
   uint64_t last_reply_ = 0;
   uint64_t failures_before_ = 0;
   uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten

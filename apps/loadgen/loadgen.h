@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "apps/loadgen/histogram.h"
 #include "nanopu/thread.h"
@@ -38,7 +39,25 @@ struct LoadGenOptions {
 struct ModelledLatency {
   double min_ns = 0, mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
   std::string how;  // one line: what was modelled; empty: not modelled
+  // "measured": built from this run's replies (apps/loadgen/measured_model.h);
+  // "declared": from the service's declared work (apps/loadgen/modelled_latency.h).
+  std::string source = "declared";
+  uint64_t messages = 0;              // measured: replies modelled
+  double measured_core_p50_ns = 0;    // measured: the server's on-core time per request
+  double modelled_core_p50_ns = 0;    // measured: the same, as the nanoPU core would take it
 };
+
+// One answered request as measured, the input of the modelled column built
+// from the run (apps/loadgen/measured_model.h).
+struct ReplySample {
+  double sent_ns = 0;         // when it was (scheduled to be) sent, from the run's start
+  double rtt_ns = 0;          // measured round trip
+  double server_core_ns = 0;  // the server thread's on-core time on it (Thread::sender_core_ns); 0: unknown
+  uint32_t request_bytes = 0;
+  uint32_t reply_bytes = 0;
+};
+// Samples kept per run (24 MB); later replies are counted, not kept.
+inline constexpr size_t kMaxReplySamples = 1u << 20;
 
 struct LoadGenResult {
   uint64_t sent = 0;
@@ -50,6 +69,8 @@ struct LoadGenResult {
   uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
   double elapsed_s = 0;         // first send to last reply
   Histogram latency_ns;         // measured round trip, client TSC
+  std::vector<ReplySample> samples;  // the first kMaxReplySamples answered requests
+  uint64_t samples_dropped = 0;      // answered requests beyond them
   ModelledLatency modelled;     // filled by the caller (model_latency), printed beside it
   std::string error;            // set if the run could not start
 };
@@ -57,6 +78,11 @@ struct LoadGenResult {
 // Thread body: binds opts.context, runs, fills *result. Returns when done or
 // when the runtime stops.
 void run_loadgen(Thread& t, const LoadGenOptions& opts, LoadGenResult* result);
+
+// Keeps one answered request for the modelled column (or counts it, past
+// kMaxReplySamples).
+void record_sample(LoadGenResult* r, double sent_ns, double rtt_ns, double server_core_ns,
+                   uint32_t request_bytes, uint32_t reply_bytes);
 
 // The payload word i (≥ 3) of request seq, before any transformation.
 [[nodiscard]] uint64_t fill_word(uint64_t seq, uint32_t i);

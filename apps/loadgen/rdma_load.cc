@@ -20,6 +20,7 @@ struct Pending {
   uint32_t first = 0, n = 0;      // reserved words of the slice (data ops)
   uint32_t expect_n = 0;          // words expected after the status
   uint64_t expect[kMaxOpWords] = {};
+  uint16_t request_bytes = 0;
 };
 
 class RdmaLoad : public LoadSchedule {
@@ -49,7 +50,8 @@ class RdmaLoad : public LoadSchedule {
   [[nodiscard]] uint64_t addr(uint32_t word) const { return ro_.base + 8ull * word; }
   // Writes the request header and head words; false if no buffer.
   bool begin(RdmaOp op, uint64_t sent_time, uint64_t a, uint32_t nwords) {
-    if (t_.write(AppHeader{o_.server_ip, o_.server_context, rdma_request_len(op, nwords)}.word()) !=
+    last_request_bytes_ = rdma_request_len(op, nwords);
+    if (t_.write(AppHeader{o_.server_ip, o_.server_context, last_request_bytes_}.word()) !=
         ApiError::kOk) {
       ++r_->send_failures;
       return false;
@@ -80,6 +82,7 @@ class RdmaLoad : public LoadSchedule {
   uint32_t pointers_;
   absl::flat_hash_map<uint64_t, Pending> in_flight_;  // by sent_time
   uint64_t counter_guess_ = 0;  // cas-counter: the value the next CAS expects
+  uint16_t last_request_bytes_ = 0;  // of the request begin() last wrote
   uint64_t reply_[3 + kRdmaMaxWords] = {};
 };
 
@@ -160,6 +163,7 @@ bool RdmaLoad::send_next(uint64_t sent_tsc) {
     (void)t_.write(1);
     ++rr_->faa;
   }
+  p.request_bytes = last_request_bytes_;
   in_flight_[sent_time] = p;
   return true;
 }
@@ -228,6 +232,7 @@ bool RdmaLoad::send_mix(uint64_t sent_time) {
     }
     std::fill(busy_.begin() + p.first, busy_.begin() + p.first + p.n, 1);
   }
+  p.request_bytes = last_request_bytes_;
   in_flight_[sent_time] = p;
   return true;
 }
@@ -237,6 +242,7 @@ void RdmaLoad::receive_all(bool measure) {
     const AppHeader h = AppHeader::from_word(t_.read());
     const uint32_t n = std::min<uint32_t>(h.payload_words(), 3 + kRdmaMaxWords);
     for (uint32_t i = 0; i < 3 + kMaxOpWords; ++i) reply_[i] = i < n ? t_.read() : 0;
+    take_stamp(h);
     t_.msg_done();
     auto it = in_flight_.find(reply_[1]);
     if (it == in_flight_.end()) {
@@ -263,7 +269,7 @@ void RdmaLoad::receive_all(bool measure) {
       ++r_->bad_replies;
       continue;
     }
-    if (measure) record_reply(reply_[1]);
+    if (measure) record_reply(reply_[1], p.request_bytes);
   }
 }
 

@@ -62,6 +62,7 @@ class TesterLoad : public LoadSchedule {
       const AppHeader h = AppHeader::from_word(t_.read());
       std::vector<uint64_t> w(h.payload_words());
       for (uint64_t& x : w) x = t_.read();
+      take_stamp(h);
       t_.msg_done();
       const bool shape = w.size() == words_ && w[0] == kTesterData && (!to_.service || w[1] == o_.service_cycles);
       const uint64_t seq = shape ? w[first_ - 1] : 0;
@@ -77,7 +78,7 @@ class TesterLoad : public LoadSchedule {
       }
       tr_->config_stamp_seen = tr_->config_stamp_seen || stamped;
       ++tr_->checked;
-      if (measure) record_reply(it->second);
+      if (measure) record_reply(it->second, 8 * words_);
       in_flight_.erase(it);
     }
   }

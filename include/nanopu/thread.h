@@ -51,6 +51,12 @@ class Thread {
   // Host TSC when the NIC core took the current message (or, before its
   // first read, the message at the head of the RX queue); 0 if none.
   [[nodiscard]] uint64_t rx_tsc() const;
+  // For the same message: the on-core time its sender's thread had spent on
+  // the message it was serving when it wrote this one — for a reply, the
+  // server's time on the request (nanopu peers stamp it, docs/wire.md "Core
+  // time"; the load generator's modelled column is built from it). ns, in
+  // steps of 1/16 ns; 0 when unknown (a prototype peer, or no message served).
+  [[nodiscard]] double sender_core_ns() const;
   // Messages waiting in this thread's local RX queue, besides the one being read.
   [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
@@ -152,6 +158,8 @@ class Thread {
   ApiError read_word(uint64_t* word);
   ApiError write_word(uint64_t word);
   ApiError write_slow(uint64_t word);
+  // This thread's on-core time on its current message, in 1/16 ns, >= 1.
+  [[nodiscard]] uint32_t core_time_16ths() const;
   // The safe point's cheap half (worker.h): no preemption requested and not
   // yet time to look at the clock; otherwise the slow path runs the real one.
   [[nodiscard]] bool fast_safe_point() {
@@ -198,6 +206,12 @@ class Thread {
   bool reported_misuse_ = false;
   uint32_t runtime_depth_ = 0;
   uint64_t msg_start_tsc_ = 0;
+  // On-core time of the message being (or last) served, stamped on each
+  // message this thread sends (MsgMeta::core_time): from when it took the
+  // message, less the time it was switched out (away_tsc_, kept by the worker).
+  uint64_t msg_begin_tsc_ = 0;
+  uint64_t away_tsc_ = 0;
+  uint64_t away_at_begin_ = 0;
   const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/contract/core_signals.h)
   uint32_t fast_countdown_ = kFastWordsPerSafePoint;
 

@@ -18,6 +18,10 @@ struct MsgMeta {
   uint64_t nic_tsc = 0;     // TSC when the NIC core took it (RX arrival / TX gather)
   uint16_t src_context = 0; // TX: context of the sending thread
   uint16_t sender = 0;      // TX: the NIC's index of the sending thread (give-up reports)
+  // 1/16 ns. TX: the sending thread's on-core time for the message it was
+  // serving (Thread::sender_core_ns); RX: the sender's, from the header's
+  // core_time (docs/wire.md). 0: unknown.
+  uint32_t core_time = 0;
 };
 
 inline constexpr uint16_t kMsgMetaBytes =

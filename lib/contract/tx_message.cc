@@ -22,6 +22,7 @@ rte_mbuf* alloc_tx_message(rte_mempool* pool, uint64_t app_header, uint16_t src_
   MsgMeta* meta = msg_meta(segs[0]);
   meta->app_header = app_header;
   meta->src_context = src_context;
+  meta->core_time = 0;
   return segs[0];
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "lib/contract/msg_fifo.h"
+#include "lib/timing/api_cost.h"
 #include "nic/wire/frame.h"
 #include "scheduler/fiber.h"
 
@@ -78,6 +79,9 @@ HostCosts calibrate_host() {
   h.fiber_switch_ns = measure_fiber_switch_ns(kRounds);
   h.fifo_hop_ns = fifo_hop_ns();
   h.frame_codec_ns = frame_codec_ns();
+  const ApiCost api = measure_api_cost();
+  h.message_io_ns = api.message_ns;
+  h.word_io_ns = api.word_ns;
   h.tsc_ghz = static_cast<double>(rte_get_tsc_hz()) / 1e9;
   return h;
 }
@@ -89,21 +93,27 @@ std::string describe_calibration(const HostCosts& h, const TimingModel& m) {
   const double hw_codec = m.cycles_ns(p.rx_pipeline_cycles + p.tx_pipeline_cycles);
   return absl::StrFormat(
       "calibration: host (measured) vs nanoPU (modelled, set %s): thread switch %.1f vs %.1f ns "
-      "(%.2fx), FIFO hand-off %.1f vs %.2f ns (%.1fx), header parse+build %.1f vs %.2f ns (%.1fx); "
-      "service time is declared in %.1f GHz cycles",
+      "(%.2fx), FIFO hand-off %.1f vs %.2f ns (%.1fx), header parse+build %.1f vs %.2f ns (%.1fx), "
+      "register-file API %.1f ns per message + %.2f ns per word vs %.2f + %.2f ns; host TSC %.3f GHz, "
+      "one TSC cycle of application work = %.3f nanoPU cycles at %.1f GHz",
       p.name, h.fiber_switch_ns, hw_switch, h.fiber_switch_ns / hw_switch, h.fifo_hop_ns, hw_fifo,
-      h.fifo_hop_ns / hw_fifo, h.frame_codec_ns, hw_codec, h.frame_codec_ns / hw_codec, p.clock_ghz);
+      h.fifo_hop_ns / hw_fifo, h.frame_codec_ns, hw_codec, h.frame_codec_ns / hw_codec, h.message_io_ns,
+      h.word_io_ns, m.cycles_ns(p.app_fixed_cycles), m.cycles_ns(p.app_cycles_per_word) / 2, h.tsc_ghz,
+      h.tsc_ghz > 0 ? p.clock_ghz / h.tsc_ghz : 0, p.clock_ghz);
 }
 
 std::string calibration_json(const HostCosts& h, const TimingModel& m) {
   const TimingParams& p = m.params();
   return absl::StrFormat(
       "{\"params\":\"%s\",\"measured_ns\":{\"thread_switch\":%.2f,\"fifo_handoff\":%.2f,"
-      "\"header_parse_build\":%.2f},\"modelled_ns\":{\"thread_switch\":%.2f,\"fifo_handoff\":%.2f,"
-      "\"header_parse_build\":%.2f},\"tsc_ghz\":%.3f}",
-      p.name, h.fiber_switch_ns, h.fifo_hop_ns, h.frame_codec_ns, m.context_switch_ns(),
-      m.cycles_ns(p.rx_fifo_cycles + p.tx_fifo_cycles),
-      m.cycles_ns(p.rx_pipeline_cycles + p.tx_pipeline_cycles), h.tsc_ghz);
+      "\"header_parse_build\":%.2f,\"api_per_message\":%.2f,\"api_per_word\":%.3f},"
+      "\"modelled_ns\":{\"thread_switch\":%.2f,\"fifo_handoff\":%.2f,"
+      "\"header_parse_build\":%.2f,\"api_per_message\":%.2f,\"api_per_word\":%.3f},\"tsc_ghz\":%.3f,"
+      "\"nanopu_cycles_per_tsc_cycle\":%.4f}",
+      p.name, h.fiber_switch_ns, h.fifo_hop_ns, h.frame_codec_ns, h.message_io_ns, h.word_io_ns,
+      m.context_switch_ns(), m.cycles_ns(p.rx_fifo_cycles + p.tx_fifo_cycles),
+      m.cycles_ns(p.rx_pipeline_cycles + p.tx_pipeline_cycles), m.cycles_ns(p.app_fixed_cycles),
+      m.cycles_ns(p.app_cycles_per_word) / 2, h.tsc_ghz, h.tsc_ghz > 0 ? p.clock_ghz / h.tsc_ghz : 0);
 }
 
 }  // namespace nanopu::timing

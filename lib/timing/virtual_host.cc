@@ -16,6 +16,7 @@ struct Msg {
   uint64_t arrival = 0;  // at the NIC
   uint64_t left = 0;     // service still to do
   bool measured = false;
+  uint64_t trace_index = UINT64_MAX;  // trace replay: which request
 };
 
 // A thread: one request class bound on one core.
@@ -92,6 +93,7 @@ class Model {
   }
 
   VirtualHostResult run() {
+    if (!c_.trace.empty()) return run_trace();
     const uint64_t total = c_.warmup_requests + c_.requests;
     const double mean_gap_ps = 1e12 / c_.load_rps;
     std::exponential_distribution<double> gap(1.0 / mean_gap_ps);
@@ -120,6 +122,48 @@ class Model {
   }
 
  private:
+  // The trace's requests instead of Poisson arrivals; open loop pushes them
+  // one after another, closed loop one more at each completion (complete()).
+  VirtualHostResult run_trace() {
+    const std::vector<TracedRequest>& tr = c_.trace;
+    result_.trace_response_ps.assign(tr.size(), 0);
+    const uint64_t first = c_.trace_outstanding == 0 ? 1 : std::min<uint64_t>(c_.trace_outstanding, tr.size());
+    for (uint64_t i = 0; i < first; ++i) push_trace_arrival(i, tr[i].arrival_ps);
+    next_trace_ = first;
+    uint64_t now = 0;
+    while (!events_.empty() && measured_done_ < tr.size()) {
+      Event e = events_.top();
+      events_.pop();
+      now = e.t;
+      ++result_.events;
+      switch (e.kind) {
+        case Event::Kind::kArrival: {
+          const uint64_t i = e.msg.trace_index;
+          arrive_msg(tr[i].cls, Msg{now, tr[i].service_ps, true, i});
+          if (c_.trace_outstanding == 0 && next_trace_ < tr.size()) {
+            push_trace_arrival(next_trace_, std::max(now, tr[next_trace_].arrival_ps));
+            ++next_trace_;
+          }
+          break;
+        }
+        case Event::Kind::kDeliver:
+          deliver(e.target, e.msg, now);
+          break;
+        case Event::Kind::kWake:
+          if (e.wake_seq == cores_[e.target].wake_seq) step(e.target, now, false);
+          break;
+      }
+    }
+    result_.simulated_s = static_cast<double>(now) * 1e-12;
+    return std::move(result_);
+  }
+
+  void push_trace_arrival(uint64_t i, uint64_t at) {
+    Msg m;
+    m.trace_index = i;
+    push({at, 0, Event::Kind::kArrival, 0, 0, m});
+  }
+
   void push(Event e) {
     e.seq = next_seq_++;
     events_.push(e);
@@ -142,7 +186,11 @@ class Model {
     const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
     uint32_t k = 0;
     while (k + 1 < cumulative_.size() && u > cumulative_[k]) ++k;
-    Msg m{now, draw_service(k), measured};
+    arrive_msg(k, Msg{now, draw_service(k), measured});
+  }
+
+  void arrive_msg(uint32_t k, const Msg& m) {
+    const uint64_t now = m.arrival;
     if (held_[k].empty()) {
       const int b = select(k);
       if (b >= 0) {
@@ -196,6 +244,13 @@ class Model {
     if (m.measured) {
       result_.classes[b.cls].response_ps.push_back(now - m.arrival + ps(c_.fixed_response_ns));
       ++measured_done_;
+    }
+    if (m.trace_index != UINT64_MAX) {
+      result_.trace_response_ps[m.trace_index] = now - m.arrival + ps(c_.fixed_response_ns);
+      if (c_.trace_outstanding > 0 && next_trace_ < c_.trace.size()) {  // closed loop: the slot's next
+        push_trace_arrival(next_trace_, now + c_.trace[next_trace_].arrival_ps);
+        ++next_trace_;
+      }
     }
     sched::ThreadState& s = core.ts[b.local];
     policy_.on_msg_done(s);
@@ -310,6 +365,7 @@ class Model {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t next_seq_ = 0;
   uint64_t measured_done_ = 0;
+  uint64_t next_trace_ = 0;
   VirtualHostResult result_;
 };
 

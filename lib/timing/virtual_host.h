@@ -37,6 +37,16 @@ struct RequestClass {
   std::vector<uint32_t> cores;     // empty: every core
 };
 
+// One request of a trace replayed instead of the Poisson process (the load
+// generator's modelled column, docs/design.md §10).
+struct TracedRequest {
+  // Open loop: arrival at the NIC. Closed loop: after the completion that
+  // frees its slot (the first `trace_outstanding` ones: after time 0).
+  uint64_t arrival_ps = 0;
+  uint32_t cls = 0;
+  uint64_t service_ps = 0;
+};
+
 struct VirtualHostConfig {
   uint32_t cores = 1;
   std::vector<RequestClass> classes;
@@ -54,6 +64,11 @@ struct VirtualHostConfig {
   uint64_t requests = 100000;      // measured requests (after warm-up)
   uint64_t warmup_requests = 5000;
   uint64_t seed = 1;
+  // Trace replay: when not empty, exactly these requests arrive (load_rps,
+  // requests, warm-up and the service distributions are not used), each
+  // measured; closed loop when trace_outstanding > 0.
+  std::vector<TracedRequest> trace;
+  uint32_t trace_outstanding = 0;
 };
 
 struct ClassResult {
@@ -72,6 +87,9 @@ struct VirtualHostResult {
   uint64_t context_switches = 0;
   uint64_t demotions = 0;
   double simulated_s = 0;
+  // Trace replay: per traced request, arrival at the NIC to reply out
+  // (fixed_response_ns included), in trace order.
+  std::vector<uint64_t> trace_response_ps;
 };
 
 // Runs the model to completion (all measured requests answered).

@@ -23,6 +23,7 @@ struct OutboundMessage {
   uint16_t dst_context = 0;
   uint16_t msg_len = 0;
   uint16_t dst_incarnation = 0;  // the receiver's run it is meant for (peer_runs.h)
+  uint32_t core_time = 0;     // MsgMeta::core_time, carried in every DATA header
   uint8_t npkts = 0;
   uint8_t next_new = 0;       // next packet never sent yet
   uint16_t credit = 0;        // packets with index < credit may be sent (PULL)

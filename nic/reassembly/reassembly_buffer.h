@@ -30,6 +30,7 @@ struct InboundState {
   uint8_t buf_size_class = 0;
   uint16_t incarnation = 0;
   uint16_t dst_incarnation = 0;
+  uint32_t core_time = 0;       // the sender's, from the first packet (frame.h)
   uint8_t npkts = 0;
   uint8_t received_count = 0;
   uint16_t pulled = 0;          // highest pull_offset granted

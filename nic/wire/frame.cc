@@ -116,7 +116,8 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   l4[14] = n.buf_size_class;
   put16(l4 + 15, n.incarnation);
   put16(l4 + 17, n.dst_incarnation);
-  std::memset(l4 + 19, 0, kTransportHeaderBytes - 19);
+  put32(l4 + 19, n.core_time);
+  std::memset(l4 + 23, 0, kTransportHeaderBytes - 23);
 }
 
 ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
@@ -162,6 +163,7 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   n.buf_size_class = l4[14];
   n.incarnation = get16(l4 + 15);
   n.dst_incarnation = get16(l4 + 17);
+  n.core_time = get32(l4 + 19);
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
   const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;

@@ -62,6 +62,11 @@ struct NdpHeader {
   // DATA: the receiver's run this message is meant for, as the sender last
   // heard it (0: unknown, anyone's). Control packets echo it.
   uint16_t dst_incarnation = 0;
+  // DATA, nanopu: the sending thread's on-core time for the message it was
+  // serving when it wrote this one, in 1/16 ns (docs/wire.md, "Core time");
+  // 0: unknown (a prototype peer, or no message served). Feeds the modelled
+  // latency of the reply at its receiver (docs/design.md §10).
+  uint32_t core_time = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };

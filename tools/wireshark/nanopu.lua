@@ -65,7 +65,8 @@ local function transport(abbrev, title, column, flag_names, layout, info, extra_
   local p = Proto(abbrev, title)
   local f = flag_fields(abbrev, flag_names)
   for _, l in ipairs(layout) do
-    local kind = ({ [1] = ProtoField.uint8, [2] = ProtoField.uint16 })[l[4]] or ProtoField.bytes
+    local kind = ({ [1] = ProtoField.uint8, [2] = ProtoField.uint16, [4] = ProtoField.uint32 })[l[4]]
+      or ProtoField.bytes
     f[l[1]] = kind(abbrev .. "." .. l[1], l[2])
   end
   local list = {}
@@ -89,7 +90,7 @@ local function transport(abbrev, title, column, flag_names, layout, info, extra_
     local v = {}
     for _, l in ipairs(layout) do
       t:add(f[l[1]], buf(l[3], l[4]))
-      if l[4] <= 2 then v[l[1]] = buf(l[3], l[4]):uint() end
+      if l[4] <= 4 then v[l[1]] = buf(l[3], l[4]):uint() end
     end
     local is_data = bit.band(flags, 0x01) ~= 0
     pinfo.cols.info = string.format("%s ctx %d -> %d id %d len %d pkt %d%s",
@@ -110,7 +111,8 @@ local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
   { "pull_offset", "Pull offset", 8, 2 }, { "tx_msg_id", "TX message id", 10, 2 },
   { "buf_ptr", "Buffer pointer", 12, 2 }, { "buf_size_class", "Buffer size class", 14, 1 },
   { "incarnation", "Sender incarnation", 15, 2 }, { "dst_incarnation", "Receiver incarnation", 17, 2 },
-  { "header_padding", "Header padding", 19, HEADER_BYTES - 19 },
+  { "core_time", "Sender core time (1/16 ns)", 19, 4 },
+  { "header_padding", "Header padding", 23, HEADER_BYTES - 23 },
 }, function(v) return string.format(" pull %d", v.pull_offset) end,
 -- The payload fields are registered once, with NDP's.
 { word_field, payload_field, padding_field })

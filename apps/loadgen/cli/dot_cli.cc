@@ -37,6 +37,10 @@ class DotCli : public ServiceCli {
     o->msg_bytes = dot_request_bytes(d_);
     return model_dot_latency(*o, d_.words, d_.pairs, naive_, samples, p);
   }
+  std::optional<MeasuredService> measured_service(const LoadGenOptions&) const override {
+    return MeasuredService{1, false,
+                           absl::StrFormat("dot %s, %u indices", naive_ ? "naive" : "optimal", d_.words)};
+  }
   std::string summary() const override {
     return absl::StrFormat("  dot: %u replies checked against the sum computed here (%s layout, %u indices)",
                            dr_.checked, d_.pairs ? "Listing 2" : "tester", d_.words);

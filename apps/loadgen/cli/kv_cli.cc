@@ -45,6 +45,11 @@ class KvCli : public ServiceCli {
     o->msg_bytes = kKvSetBytes;
     return model_kv_latency(*o, kvo_.set_fraction, kvo_.partitions, kvo_.jbsq, naive_, samples, p);
   }
+  std::optional<MeasuredService> measured_service(const LoadGenOptions&) const override {
+    return MeasuredService{kvo_.partitions, kvo_.jbsq,
+                           absl::StrFormat("kv %s, %u partition(s)", naive_ ? "naive" : "register-file",
+                                           kvo_.partitions)};
+  }
   std::string summary() const override {
     return absl::StrFormat("  kv: %u GETs (%u hits), %u SETs over %u keys%s", kr_.gets, kr_.get_hits, kr_.sets,
                            kvo_.keys, kvo_.jbsq ? " (jbsq: misses and older values expected)" : "");

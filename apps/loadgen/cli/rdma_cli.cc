@@ -37,6 +37,9 @@ class RdmaCli : public ServiceCli {
     o->msg_bytes = rdma_request_len(RdmaOp::kRead, 1);
     return model_rdma_latency(*o, samples, p);
   }
+  std::optional<MeasuredService> measured_service(const LoadGenOptions&) const override {
+    return MeasuredService{1, false, "rdma"};
+  }
   std::string summary() const override {
     if (rdo_.mode != RdmaLoadMode::kMix)
       return absl::StrFormat("  rdma: counter at %u: %u increments by this client, value at the end %u", rdo_.base,

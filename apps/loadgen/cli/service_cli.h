@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "apps/loadgen/loadgen.h"
+#include "apps/loadgen/measured_model.h"
 #include "lib/timing/timing_params.h"
 #include "nanopu/config.h"
 
@@ -28,6 +30,13 @@ class ServiceCli {
   // request size the printed result names.
   [[nodiscard]] virtual ModelledLatency model(LoadGenOptions* o, uint64_t samples,
                                               const timing::TimingParams& p) const = 0;
+  // The server as the modelled column's replay sees it, for a service whose
+  // replies come from the core that worked on the request (one round trip):
+  // then the column is built from the run's own replies
+  // (apps/loadgen/measured_model.h). nullopt: from the declared work only.
+  [[nodiscard]] virtual std::optional<MeasuredService> measured_service(const LoadGenOptions&) const {
+    return std::nullopt;
+  }
   // One "  name: ..." line after the result, or "".
   [[nodiscard]] virtual std::string summary() const { return ""; }
   // Members added to the result's JSON object (",\"service\":...,..."), or "".

@@ -25,6 +25,9 @@ class TesterCli : public ServiceCli {
   ModelledLatency model(LoadGenOptions* o, uint64_t samples, const timing::TimingParams& p) const override {
     return model_latency(*o, samples, p);
   }
+  std::optional<MeasuredService> measured_service(const LoadGenOptions& o) const override {
+    return MeasuredService{1, false, absl::StrFormat("%u-byte tester DATA", o.msg_bytes)};
+  }
   std::string summary() const override {
     if (to_.service) return absl::StrFormat("  tester-service: %u replies equal to their DATA", tr_.checked);
     return absl::StrFormat("  tester-throughput: %u replies equal to their DATA; the last carried the CONFIG's "

@@ -127,6 +127,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     m.buf_size_class = n.buf_size_class;
     m.incarnation = n.incarnation;
     m.dst_incarnation = n.dst_incarnation;
+    m.core_time = n.core_time;
     m.npkts = static_cast<uint8_t>(wire::packets_for(n.msg_len));
     m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
     m.dst = dst;
@@ -175,7 +176,8 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
-  hand_over(head, m.src_ip, m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class), m.key, dst, now, sink);
+  hand_over(head, m.src_ip, m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class),
+            m.core_time, m.key, dst, now, sink);
   buffer_.release(slot, /*keep_packets=*/true);
 }
 
@@ -185,15 +187,16 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size
   const wire::NdpHeader& n = h.ndp;
   strip_to_payload(pkt, payload_bytes);
   reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
-  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, wire::sender_epoch(n), key, dst, now, sink);
+  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, wire::sender_epoch(n), n.core_time, key, dst, now, sink);
 }
 
 void NdpReceiver::hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
-                            uint32_t epoch, uint64_t key, ContextEntry* dst, uint64_t now,
-                            TransportSink& sink) {
+                            uint32_t epoch, uint32_t core_time, uint64_t key, ContextEntry* dst,
+                            uint64_t now, TransportSink& sink) {
   MsgMeta* meta = msg_meta(head);
   meta->app_header = AppHeader{src_ip, src_context, msg_len}.word();
   meta->nic_tsc = now;
+  meta->core_time = core_time;
   buffer_.remember_completed(key, src_context, msg_len, epoch, now);
   (void)sink.deliver(head, dst);
 }

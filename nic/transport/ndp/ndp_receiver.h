@@ -40,7 +40,8 @@ class NdpReceiver {
   // A complete message leaves the transport: MsgMeta filled, its id
   // remembered (exactly once), handed to core selection.
   void hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
-                 uint32_t epoch, uint64_t key, ContextEntry* dst, uint64_t now, TransportSink& sink);
+                 uint32_t epoch, uint32_t core_time, uint64_t key, ContextEntry* dst, uint64_t now,
+                 TransportSink& sink);
   // Frees a partial message that can never complete (expired, superseded).
   void abandon(uint32_t slot);
   // Keeps a DATA packet's payload only (header off, Ethernet padding cut).

@@ -43,6 +43,7 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   m.dst_ip = a.ip;
   m.src_context = meta->src_context;
   m.sender = meta->sender;
+  m.core_time = meta->core_time;
   m.dst_context = a.context;
   m.msg_len = a.len;
   // Fixed now: a reply built for a process that then restarts stays its own.
@@ -81,6 +82,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   h.buf_size_class = static_cast<uint8_t>(p_.incarnation);
   h.incarnation = p_.incarnation;
   h.dst_incarnation = m.dst_incarnation;
+  h.core_time = m.core_time;
   // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
   // the very mbuf to the receiver, which must be free to adjust and chain it
   // while we keep the original for retransmission. Small packets are copied

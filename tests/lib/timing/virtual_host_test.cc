@@ -115,5 +115,53 @@ TEST(VirtualHostTest, JbsqBeatsRssTail) {
   EXPECT_GT(r.classes[0].quantile_ns(0.99), 1.5 * j.classes[0].quantile_ns(0.99));
 }
 
+// Trace replay (the load generator's modelled column): the given requests,
+// each at its own arrival and service time.
+VirtualHostConfig trace_config(std::vector<TracedRequest> trace, uint32_t cores = 1) {
+  VirtualHostConfig c;
+  c.cores = cores;
+  c.classes = {{"all", 0, 1, fixed(0), {}}};
+  c.context_switch_ns = 0;
+  c.trace = std::move(trace);
+  return c;
+}
+
+TEST(VirtualHostTraceTest, RequestsFarApartTakeTheirOwnServiceTime) {
+  const VirtualHostResult r =
+      run_virtual_host(trace_config({{0, 0, 500'000}, {10'000'000, 0, 700'000}, {20'000'000, 0, 900'000}}));
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 700'000, 900'000}));
+}
+
+TEST(VirtualHostTraceTest, RequestsArrivingTogetherQueueOnOneCore) {
+  const VirtualHostResult r = run_virtual_host(trace_config({{0, 0, 500'000}, {0, 0, 300'000}}));
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 800'000}));
+}
+
+TEST(VirtualHostTraceTest, JbsqSpreadsThemOverTwoCores) {
+  const VirtualHostResult r = run_virtual_host(trace_config({{0, 0, 500'000}, {0, 0, 300'000}}, 2));
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 300'000}));
+}
+
+TEST(VirtualHostTraceTest, APriorityZeroRequestPreemptsThroughHts) {
+  VirtualHostConfig c = trace_config({{0, 1, 1'000'000}, {100'000, 0, 100'000}});
+  c.classes = {{"p0", 0, 1, fixed(0), {}}, {"p1", 1, 1, fixed(0), {}}};
+  c.context_switch_ns = 50;
+  const VirtualHostResult r = run_virtual_host(c);
+  // p1 starts after a switch (50 ns); p0 arrives at 100 ns, preempts (50
+  // ns switch) and runs 100 ns; p1 resumes after a switch back.
+  EXPECT_EQ(r.trace_response_ps[1], 150'000u);
+  EXPECT_EQ(r.trace_response_ps[0], 50'000u + 1'000'000 + 150'000 + 50'000);
+}
+
+TEST(VirtualHostTraceTest, ClosedLoopSendsEachWhenItsSlotIsFree) {
+  VirtualHostConfig c = trace_config({{1'000'000, 0, 500'000}, {1'000'000, 0, 500'000}, {1'000'000, 0, 500'000}});
+  c.trace_outstanding = 1;
+  const VirtualHostResult r = run_virtual_host(c);
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 500'000, 500'000}));
+  EXPECT_NEAR(r.simulated_s, 4.5e-6, 1e-12);  // 3 x (1 us away + 0.5 us served)
+  c.trace_outstanding = 3;  // all at once: they queue
+  EXPECT_EQ(run_virtual_host(c).trace_response_ps, (std::vector<uint64_t>{500'000, 1'000'000, 1'500'000}));
+}
+
 }  // namespace
 }  // namespace nanopu::timing

@@ -1,0 +1,105 @@
+#include "apps/loadgen/measured_model.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "lib/timing/timing_model.h"
+#include "lib/timing/virtual_host.h"
+
+namespace nanopu::apps {
+namespace {
+
+double words_of(uint32_t bytes) { return static_cast<double>((bytes + 7) / 8); }
+uint64_t to_ps(double ns) { return static_cast<uint64_t>(std::max(0.0, ns) * 1000 + 0.5); }
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  const auto i = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(i), v.end());
+  return v[i];
+}
+
+}  // namespace
+
+ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, const MeasuredService& s,
+                               const timing::HostCosts& h, const timing::TimingParams& p,
+                               std::string* why_not) {
+  ModelledLatency out;
+  std::vector<const ReplySample*> use;
+  for (const ReplySample& x : r.samples)
+    if (x.server_core_ns > 0) use.push_back(&x);
+  if (use.empty()) {
+    *why_not = r.samples.empty() ? "no reply was measured"
+                                 : "no reply carried the server's core time (a prototype server?)";
+    return out;
+  }
+  // Replayed in the order they were sent.
+  std::stable_sort(use.begin(), use.end(),
+                   [](const ReplySample* a, const ReplySample* b) { return a->sent_ns < b->sent_ns; });
+  const timing::TimingModel m(p);
+  std::vector<double> outside(use.size()), measured_core(use.size()), modelled_core(use.size());
+  timing::VirtualHostConfig c;
+  c.cores = std::max<uint32_t>(1, s.cores);
+  timing::ServiceTime unused;
+  if (s.jbsq) {
+    c.classes = {{"requests", 0, 1, unused, {}}};
+  } else {
+    for (uint32_t i = 0; i < c.cores; ++i) c.classes.push_back({"partition" + std::to_string(i), 0, 1, unused, {i}});
+  }
+  c.core_select = CoreSelectPolicy::kJbsq;
+  c.context_switch_ns = m.context_switch_ns();
+  c.trace_outstanding = o.rate > 0 ? 0 : o.outstanding;
+  c.trace.resize(use.size());
+  for (size_t i = 0; i < use.size(); ++i) {
+    const ReplySample& x = *use[i];
+    // Header word + payload words, read and written.
+    const double words = 2 + words_of(x.request_bytes) + words_of(x.reply_bytes);
+    const double own_work = std::max(0.0, x.server_core_ns - h.api_ns(words));
+    const double model_app =
+        m.cycles_ns(p.app_fixed_cycles + std::max(words_of(x.request_bytes), words_of(x.reply_bytes)) *
+                                             p.app_cycles_per_word);
+    measured_core[i] = x.server_core_ns;
+    modelled_core[i] = model_app + own_work;
+    // The unloaded round trip less the server's core: rpc_round_trip_ns
+    // counts the request's loopback words in its wire-to-wire part.
+    const double loopback = m.cycles_ns(p.app_fixed_cycles + words_of(x.request_bytes) * p.app_cycles_per_word);
+    outside[i] = m.rpc_round_trip_ns(x.request_bytes, x.reply_bytes, 0) - loopback;
+    timing::TracedRequest& t = c.trace[i];
+    t.cls = s.jbsq ? 0 : static_cast<uint32_t>(i % c.cores);
+    t.service_ps = to_ps(modelled_core[i]);
+    t.arrival_ps = o.rate > 0 ? to_ps(x.sent_ns) : to_ps(outside[i]);
+  }
+  const timing::VirtualHostResult v = timing::run_virtual_host(c);
+  timing::ClassResult all;
+  all.response_ps.reserve(use.size());
+  for (size_t i = 0; i < use.size(); ++i)
+    all.response_ps.push_back(v.trace_response_ps[i] + to_ps(outside[i]));
+  out.min_ns = all.quantile_ns(0);
+  out.mean_ns = all.mean_ns();
+  out.p50_ns = all.quantile_ns(0.5);
+  out.p90_ns = all.quantile_ns(0.9);
+  out.p99_ns = all.quantile_ns(0.99);
+  out.p999_ns = all.quantile_ns(0.999);
+  out.max_ns = all.quantile_ns(1);
+  out.source = "measured";
+  out.messages = use.size();
+  out.measured_core_p50_ns = quantile(measured_core, 0.5);
+  out.modelled_core_p50_ns = quantile(modelled_core, 0.5);
+  const double mean_words =
+      std::accumulate(use.begin(), use.end(), 0.0, [](double a, const ReplySample* x) {
+        return a + 2 + words_of(x->request_bytes) + words_of(x->reply_bytes);
+      }) / static_cast<double>(use.size());
+  out.how = absl::StrFormat(
+      "%s: the %zu replies of this run, server on-core time measured (p50 %.0f ns) less the emulator's "
+      "register-file cost (calibrated, %.0f ns) plus the model's (p50 core %.1f ns); queueing replayed on "
+      "%u modelled core(s) by HtsPolicy and CoreSelector, %s; unloaded path from parameter set %s",
+      s.what, use.size(), out.measured_core_p50_ns, h.api_ns(mean_words), out.modelled_core_p50_ns, c.cores,
+      o.rate > 0 ? "at the measured send times"
+                 : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
+      p.name);
+  return out;
+}
+
+}  // namespace nanopu::apps
