@@ -66,8 +66,9 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
   for (const Headline& h : hs) {
     const bool ok = h.within(o.tolerance);
     all &= ok || h.known_miss;
-    std::printf("  %-58s %9.3f  paper %s%7.3f  %s\n", h.what.c_str(), h.value, h.upper_bound ? "<= " : "",
-                h.paper, ok ? "within" : h.known_miss ? "MISSES (known: README, figures)" : "OUTSIDE");
+    std::printf("  %-58s %9.3f  paper %s%7.3f  %s%s\n", h.what.c_str(), h.value, h.upper_bound ? "<= " : "",
+                h.paper, ok ? "within" : h.known_miss ? "MISSES (known: README, figures)" : "OUTSIDE",
+                h.fitted ? " (fitted to it: arithmetic)" : "");
   }
   for (const Shape& s : shapes) {
     all &= s.holds;
@@ -81,7 +82,7 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
       "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
-      "Usage: nanopu-figures [flags] <fig2|fig3|fig7|fig8|jbsq|nebula|incast|all>\n"
+      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|all>\n"
       "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
       "Exit status 0: every headline within --tolerance of the paper, or a miss the README\n"
       "documents whose figure then holds the paper's shape; 3: otherwise; 2: usage.\n"
@@ -90,12 +91,12 @@ int main(int argc, char** argv) {
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   using Fn = bool (*)(const nanopu::figures::FigureOptions&);
   const std::map<std::string, Fn> figs = {
-      {"fig2", nanopu::figures::fig2}, {"fig3", nanopu::figures::fig3},
+      {"fig2", nanopu::figures::fig2}, {"fig3", nanopu::figures::fig3}, {"fig4", nanopu::figures::fig4},
       {"fig7", nanopu::figures::fig7}, {"fig8", nanopu::figures::fig8},
       {"jbsq", nanopu::figures::jbsq}, {"nebula", nanopu::figures::nebula},
       {"incast", nanopu::figures::incast}};
   if (args.size() != 2 || (figs.count(args[1]) == 0 && std::string(args[1]) != "all")) {
-    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig7|fig8|jbsq|nebula|incast|all> "
+    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|all> "
                          "(--help for flags)\n");
     return 2;
   }

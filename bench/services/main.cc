@@ -88,8 +88,8 @@ int main(int argc, char** argv) {
   std::vector<nanopu::bench::Row> rows;
   std::string curves;
   bool ok = true;
-  std::printf("%-30s %10s %10s %10s %12s %12s %6s\n", "curve", "offered/s", "p50 us", "p99 us",
-              "p50 modelled", "p99 modelled", "clean");
+  std::printf("%-30s %10s %10s %10s %12s %12s %6s %9s\n", "curve", "offered/s", "p50 us", "p99 us",
+              "p50 modelled", "p99 modelled", "clean", "modelled from");
   for (const Service& s : services) {
     if (which != "all" && which != s.name) continue;
     nanopu::bench::ServiceResult r = s.run(o);

@@ -17,8 +17,8 @@ Curve sweep(Rig& rig, const std::string& label, const std::vector<std::string>& 
     std::vector<std::string> args = load;
     args.push_back(absl::StrFormat("--rate=%.0f", rate));
     const Point p = rig.run(args, rate);
-    std::printf("%-30s %10.0f %10.2f %10.2f %12.3f %12.3f %6s\n", label.c_str(), rate, p.p50_us,
-                p.p99_us, p.modelled_p50_us, p.modelled_p99_us, p.clean ? "yes" : "NO");
+    std::printf("%-30s %10.0f %10.2f %10.2f %12.3f %12.3f %6s %9s\n", label.c_str(), rate, p.p50_us,
+                p.p99_us, p.modelled_p50_us, p.modelled_p99_us, p.clean ? "yes" : "NO", p.modelled_source.c_str());
     std::fflush(stdout);
     c.points.push_back(p);
   }
@@ -74,9 +74,9 @@ std::string curves_json(const std::vector<Curve>& curves) {
       const Point& p = curves[k].points[i];
       j += absl::StrFormat(
           "%s{\"offered\":%.0f,\"p50_us\":%.3f,\"p99_us\":%.3f,\"p50_us_modelled\":%.3f,"
-          "\"p99_us_modelled\":%.3f,\"throughput\":%.1f,\"clean\":%s}",
-          i ? "," : "", p.offered, p.p50_us, p.p99_us, p.modelled_p50_us, p.modelled_p99_us, p.throughput,
-          p.clean ? "true" : "false");
+          "\"p99_us_modelled\":%.3f,\"modelled_from\":\"%s\",\"throughput\":%.1f,\"clean\":%s}",
+          i ? "," : "", p.offered, p.p50_us, p.p99_us, p.modelled_p50_us, p.modelled_p99_us, p.modelled_source,
+          p.throughput, p.clean ? "true" : "false");
     }
     j += "]";
   }

@@ -77,6 +77,7 @@ double median_echo_ns(rte_mempool* pool, uint32_t bytes, int rounds, uint32_t in
   }
   stop.store(true);
   (void)worker.run_once();  // the thread's wait() returns false: it ends
+  sched::Worker::detach_os_thread();  // this OS thread runs no worker of ours any more
   while (rte_mbuf* m = f.rx.pop()) rte_pktmbuf_free(m);
   while (rte_mbuf* m = f.tx.pop()) rte_pktmbuf_free(m);
   if (ns.empty()) return 0;

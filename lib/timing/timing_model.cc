@@ -49,6 +49,11 @@ double TimingModel::traditional_loopback_ns(size_t msg_bytes) const {
          p_.dma_fixed_ns + 2 * static_cast<double>(msg_bytes) / p_.dma_bytes_per_ns;
 }
 
+double TimingModel::loopback_core_rps(size_t msg_bytes) const {
+  const double words = static_cast<double>((msg_bytes + 7) / 8);
+  return 1e9 / cycles_ns(p_.app_loop_cycles + words * p_.app_cycles_per_word);
+}
+
 double TimingModel::response_bound_ns(double t0_ns, unsigned k) const {
   const double t_n = 2 * p_.link_latency_ns + loopback_ns(8);
   return t_n + k * t0_ns + (k == 0 ? 0 : (k - 1) * context_switch_ns());

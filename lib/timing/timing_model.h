@@ -36,10 +36,25 @@ class TimingModel {
   // The traditional NIC: DMA into memory, descriptor rings, software stack.
   [[nodiscard]] double traditional_loopback_ns(size_t msg_bytes) const;
 
+  // One core running the loopback loop flat out (nanoPU (OSDI'21) Fig. 4):
+  // messages/s the core sustains, app_loop_cycles + words × app_cycles_per_word
+  // each (the link is not counted).
+  [[nodiscard]] double loopback_core_rps(size_t msg_bytes) const;
+  // One core reading (or writing) fixed-length messages with an unrolled
+  // loop: a word each app_cycles_per_word, payload Gb/s (nanoPU tail-latency
+  // version Table 1).
+  [[nodiscard]] double stream_gbps() const { return 64 * p_.clock_ghz / p_.app_cycles_per_word; }
+
   [[nodiscard]] double context_switch_ns() const { return cycles_ns(p_.context_switch_cycles); }
   // nanoPU (OSDI'21) §5.2.2: a priority-0 thread with at most one message queued answers
   // within t_n + k·t0 + (k−1)·t_c, t_n = two links plus the 8-byte loopback.
   [[nodiscard]] double response_bound_ns(double t0_ns, unsigned k) const;
+  // The same with a switch for each of the k messages, the measured one's
+  // included: the worst case when the context loaded on the core is not
+  // the first served (lib/timing/response_bound.h finds it by simulation).
+  [[nodiscard]] double strict_response_bound_ns(double t0_ns, unsigned k) const {
+    return response_bound_ns(t0_ns, k) + (k < 2 ? 0 : context_switch_ns());  // one thread: always loaded
+  }
   // Unloaded round trip of an RPC between two nanoPUs through one switch
   // hop each way (links only), with service_ns on the server's core.
   [[nodiscard]] double rpc_round_trip_ns(size_t request_bytes, size_t reply_bytes,

@@ -25,6 +25,7 @@ std::vector<std::pair<const char*, double TimingParams::*>> fields() {
       {"rx_fifo_cycles", &TimingParams::rx_fifo_cycles},
       {"app_fixed_cycles", &TimingParams::app_fixed_cycles},
       {"app_cycles_per_word", &TimingParams::app_cycles_per_word},
+      {"app_loop_cycles", &TimingParams::app_loop_cycles},
       {"tx_fifo_cycles", &TimingParams::tx_fifo_cycles},
       {"packetizer_cycles", &TimingParams::packetizer_cycles},
       {"tx_pipeline_cycles", &TimingParams::tx_pipeline_cycles},

@@ -1,5 +1,6 @@
 // The parameters of the nanoPU timing model (lib/timing/timing_model.h): a
-// clock, per-stage costs in cycles of that clock, and the link. Two sets
+// clock, per-stage costs in cycles of that clock, and the link. The .params
+// files mark each value published, derived, fitted or nanopu's choice. Two sets
 // ship built in, one per paper revision: "osdi21" (17 ns loopback, 69 ns
 // wire-to-wire; nanoPU (OSDI'21) §5.2.1) and "tail" (13 ns / 65 ns; nanoPU tail-latency version §3). The same
 // values, each with its source, are in lib/timing/nanopu-osdi21.params and
@@ -23,8 +24,9 @@ struct TimingParams {
   double transport_cycles = 4;        // NDP receive: reassembly bookkeeping, ACK
   double core_select_cycles = 2;      // JBSQ pick
   double rx_fifo_cycles = 3;          // into the thread's netRX register FIFO
-  double app_fixed_cycles = 4;        // loopback: header read + write, msg_done
-  double app_cycles_per_word = 2;     // one word read + one word written
+  double app_fixed_cycles = 5;        // loopback on the latency path: header read + write, msg_done
+  double app_cycles_per_word = 1;     // one word read and written (one instruction, Listing 1)
+  double app_loop_cycles = 26.1;      // a loopback loop's per-message overhead (throughput, Fig. 4)
   double tx_fifo_cycles = 3;          // netTX FIFO to the NIC
   double packetizer_cycles = 4;       // packetization buffer, NDP send
   double tx_pipeline_cycles = 6;      // P4 egress: headers

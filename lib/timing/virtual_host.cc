@@ -293,7 +293,10 @@ class Model {
     }
     const size_t n = core.ts.size();
     if (core.running >= 0 && now < core.run_from) {
-      schedule_wake(c, now);  // mid-switch: decide when it lands
+      // Mid-switch: decide when it lands (an arrival during a switch is
+      // seen at the thread's first safe point, as on the runtime's worker).
+      ++core.wake_seq;
+      push({core.run_from, 0, Event::Kind::kWake, c, core.wake_seq, {}});
       return;
     }
     if (c_.mode == sched::SchedMode::kTis) {

@@ -21,9 +21,9 @@ timing::HostCosts costs() {
 }
 
 // 64-byte echo: 2 headers + 8 + 8 words = 18 words, API cost 58 ns; the
-// model's loopback core (4 + 8 x 2 cycles at 3.2 GHz) 6.25 ns.
+// model's loopback core: app_fixed_cycles + 8 words at 3.2 GHz.
 constexpr double kApiNs = 58;
-constexpr double kModelCoreNs = 6.25;
+const double kModelCoreNs = kModel.cycles_ns(kParams.app_fixed_cycles + 8 * kParams.app_cycles_per_word);
 double outside_ns() {
   return kModel.rpc_round_trip_ns(64, 64, 0) - kModel.cycles_ns(kParams.app_fixed_cycles + 8 * kParams.app_cycles_per_word);
 }

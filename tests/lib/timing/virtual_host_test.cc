@@ -163,5 +163,23 @@ TEST(VirtualHostTraceTest, ClosedLoopSendsEachWhenItsSlotIsFree) {
   EXPECT_EQ(run_virtual_host(c).trace_response_ps, (std::vector<uint64_t>{500'000, 1'000'000, 1'500'000}));
 }
 
+TEST(VirtualHostTraceTest, AnArrivalDuringASwitchPreemptsWhenTheSwitchLands) {
+  // Thread 1 is demoted (5 us > t0) and so runs at priority 1; its next
+  // message starts with a switch, and thread 0's message arrives 10 ns into
+  // it. It must preempt when the switch lands, not when the 5 us end (as
+  // the model did before: the decision was put off to the running
+  // thread's next event).
+  VirtualHostConfig c = trace_config({{0, 0, 900'000},
+                                      {80'000'000, 1, 5'000'000},
+                                      {160'000'000, 0, 900'000},
+                                      {240'000'000, 1, 5'000'000},
+                                      {240'010'000, 0, 900'000}});
+  c.classes = {{"t0", 0, 1, fixed(0), {0}}, {"t1", 0, 1, fixed(0), {0}}};
+  c.t0_ns = 1000;
+  c.context_switch_ns = 50;
+  const VirtualHostResult r = run_virtual_host(c);
+  EXPECT_EQ(r.trace_response_ps[4], 40'000u + 50'000 + 900'000);  // rest of the switch, a switch, its work
+}
+
 }  // namespace
 }  // namespace nanopu::timing
