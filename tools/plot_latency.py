@@ -62,7 +62,13 @@ def plot_cdf(runs, out):
         xs = [ns / 1000 for _, ns in cdf]
         # Plot 1 - fraction on a log axis: the tail gets the room.
         ys = [max(1 - q, 1e-5) for q, _ in cdf]
-        ax.plot(xs, ys, marker=".", markersize=3, label=label(path, d) + " (measured)")
+        line, = ax.plot(xs, ys, marker=".", markersize=3, label=label(path, d) + " (measured)")
+        # The modelled latencies of the same replies (nanopu-loadgen builds
+        # them from the run: docs/design.md §5), same colour, dashed.
+        mcdf = d.get("latency_ns_modelled", {}).get("cdf")
+        if mcdf:
+            ax.plot([ns / 1000 for _, ns in mcdf], [max(1 - q, 1e-5) for q, _ in mcdf], "--",
+                    color=line.get_color(), label=label(path, d) + " (modelled nanoPU)")
     ax.set_yscale("log")
     ax.set_xscale("log")
     ax.invert_yaxis()

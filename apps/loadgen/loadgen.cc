@@ -257,12 +257,14 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
 namespace {
 std::string modelled_json(const ModelledLatency& m) {
   if (m.how.empty()) return "";
+  std::string cdf;
+  for (const auto& [q, ns] : m.cdf) absl::StrAppend(&cdf, cdf.empty() ? "" : ",", "[", q, ",", ns, "]");
   return absl::StrFormat(
       ",\"latency_ns_modelled\":{\"kind\":\"modelled\",\"source\":\"%s\",\"how\":\"%s\",\"messages\":%u,"
       "\"server_core_p50_ns\":{\"measured\":%.1f,\"modelled\":%.1f},\"min\":%.1f,\"mean\":%.1f,"
-      "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}",
+      "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f,\"cdf\":[%s]}",
       m.source, m.how, m.messages, m.measured_core_p50_ns, m.modelled_core_p50_ns, m.min_ns, m.mean_ns,
-      m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns);
+      m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns, cdf);
 }
 
 // The measured distribution as [fraction, ns] points, for latency CDF plots

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/loadgen/histogram.h"
@@ -45,6 +46,7 @@ struct ModelledLatency {
   uint64_t messages = 0;              // measured: replies modelled
   double measured_core_p50_ns = 0;    // measured: the server's on-core time per request
   double modelled_core_p50_ns = 0;    // measured: the same, as the nanoPU core would take it
+  std::vector<std::pair<double, double>> cdf;  // measured: [fraction, ns] points, as the measured CDF's
 };
 
 // One answered request as measured, the input of the modelled column built

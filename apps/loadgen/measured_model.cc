@@ -83,6 +83,8 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   out.p99_ns = all.quantile_ns(0.99);
   out.p999_ns = all.quantile_ns(0.999);
   out.max_ns = all.quantile_ns(1);
+  for (int i = 1; i < 100; ++i) out.cdf.emplace_back(i / 100.0, all.quantile_ns(i / 100.0));
+  for (double q : {0.995, 0.999, 0.9995, 0.9999, 1.0}) out.cdf.emplace_back(q, all.quantile_ns(q));
   out.source = "measured";
   out.messages = use.size();
   out.measured_core_p50_ns = quantile(measured_core, 0.5);
