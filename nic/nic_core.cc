@@ -20,7 +20,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       neighbors_(params.gateway_mac),
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
-      selector_(params.core_select, params.jbsq_n),
+      selector_(params.core_select, params.jbsq_n, kBurst),
       transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
       waiter_({params.port_id}, doorbell_.fd()),
       link_(LinkWatchParams{params.port_id, params.reconnect_link, rte_get_tsc_hz() / 10,

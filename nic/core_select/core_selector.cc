@@ -8,14 +8,17 @@ int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t 
     case CoreSelectPolicy::kJbsq: {
       // nanoPU §3.2: forward to the core with the smallest count if below n.
       int best = kHold;
-      uint32_t best_count = n_;
+      uint32_t best_count = UINT32_MAX;
+      size_t count = 0;
       for (size_t i = 0; i < bindings; ++i) {
-        if (bound[i] && outstanding[i] < best_count) {
+        if (!bound[i]) continue;
+        ++count;
+        if (outstanding[i] < best_count) {
           best = static_cast<int>(i);
           best_count = outstanding[i];
         }
       }
-      return best;
+      return best_count < (count == 1 ? single_core_n_ : n_) ? best : kHold;
     }
     case CoreSelectPolicy::kRss: {
       size_t count = 0;

@@ -23,7 +23,14 @@ class CoreSelector {
  public:
   static constexpr int kHold = -1;  // keep the message in the global queue
 
-  CoreSelector(CoreSelectPolicy policy, uint32_t jbsq_n) : policy_(policy), n_(jbsq_n) {}
+  // single_core_n: JBSQ's bound when exactly one binding has a thread. With
+  // one core there is nothing to balance: the bound only decides whether a
+  // message waits in the NIC's queue or in the thread's FIFO, so the live
+  // NIC core hands over up to a burst there and pays its per-poll costs
+  // per burst, not per n messages (an emulator cost, not the nanoPU's; the
+  // virtual-time model keeps n). 0: n everywhere.
+  CoreSelector(CoreSelectPolicy policy, uint32_t jbsq_n, uint32_t single_core_n = 0)
+      : policy_(policy), n_(jbsq_n), single_core_n_(single_core_n > jbsq_n ? single_core_n : jbsq_n) {}
 
   // outstanding[i]: messages delivered to binding i and not yet msg_done'd;
   // bound[i]: whether binding i has a thread. Returns the binding to deliver
@@ -34,6 +41,7 @@ class CoreSelector {
  private:
   CoreSelectPolicy policy_;
   uint32_t n_;
+  uint32_t single_core_n_;
 };
 
 // Hash of a message's source (IPv4, context) for RSS.

@@ -30,6 +30,26 @@ TEST(CoreSelectorTest, JbsqIgnoresUnboundCores) {
   EXPECT_EQ(s.select(out, none, 3, 0), CoreSelector::kHold);
 }
 
+// One bound core: nothing to balance, so the live NIC core lets a burst
+// through (single_core_n); two bound cores keep JBSQ(n).
+TEST(CoreSelectorTest, JbsqWithOneBoundCoreTakesUpToTheSingleCoreBound) {
+  CoreSelector s(CoreSelectPolicy::kJbsq, 2, 32);
+  uint32_t out[2] = {5, 0};
+  bool one[2] = {true, false};
+  EXPECT_EQ(s.select(out, one, 2, 0), 0);
+  out[0] = 31;
+  EXPECT_EQ(s.select(out, one, 2, 0), 0);
+  out[0] = 32;
+  EXPECT_EQ(s.select(out, one, 2, 0), CoreSelector::kHold);
+  bool two[2] = {true, true};
+  out[0] = 2;
+  out[1] = 2;
+  EXPECT_EQ(s.select(out, two, 2, 0), CoreSelector::kHold);  // JBSQ(2) across two cores
+  CoreSelector model(CoreSelectPolicy::kJbsq, 2);  // the virtual-time model's: n everywhere
+  out[0] = 2;
+  EXPECT_EQ(model.select(out, one, 2, 0), CoreSelector::kHold);
+}
+
 // Simulated arrivals and completions: JBSQ never exceeds n per core, and
 // never holds a message while some core has fewer than n.
 TEST(CoreSelectorTest, JbsqInvariantsUnderRandomLoad) {
