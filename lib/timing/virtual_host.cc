@@ -97,17 +97,28 @@ class Model {
     const uint64_t total = c_.warmup_requests + c_.requests;
     const double mean_gap_ps = 1e12 / c_.load_rps;
     std::exponential_distribution<double> gap(1.0 / mean_gap_ps);
-    uint64_t generated = 0, now = 0;
+    uint64_t generated = 0;
     push({static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
-    while (!events_.empty() && measured_done_ < c_.requests) {
+    return loop(c_.requests, [&](const Event&, uint64_t now) {
+      arrive(now, generated >= c_.warmup_requests);
+      if (++generated < total) push({now + static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
+    });
+  }
+
+ private:
+  // Runs events until `measured` requests are answered; on_arrival handles
+  // the arrival events (Poisson or trace), the rest is shared.
+  template <typename OnArrival>
+  VirtualHostResult loop(uint64_t measured, OnArrival on_arrival) {
+    uint64_t now = 0;
+    while (!events_.empty() && measured_done_ < measured) {
       Event e = events_.top();
       events_.pop();
       now = e.t;
       ++result_.events;
       switch (e.kind) {
         case Event::Kind::kArrival:
-          arrive(now, generated >= c_.warmup_requests);
-          if (++generated < total) push({now + static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
+          on_arrival(e, now);
           break;
         case Event::Kind::kDeliver:
           deliver(e.target, e.msg, now);
@@ -121,7 +132,6 @@ class Model {
     return std::move(result_);
   }
 
- private:
   // The trace's requests instead of Poisson arrivals; open loop pushes them
   // one after another, closed loop one more at each completion (complete()).
   VirtualHostResult run_trace() {
@@ -130,32 +140,14 @@ class Model {
     const uint64_t first = c_.trace_outstanding == 0 ? 1 : std::min<uint64_t>(c_.trace_outstanding, tr.size());
     for (uint64_t i = 0; i < first; ++i) push_trace_arrival(i, tr[i].arrival_ps);
     next_trace_ = first;
-    uint64_t now = 0;
-    while (!events_.empty() && measured_done_ < tr.size()) {
-      Event e = events_.top();
-      events_.pop();
-      now = e.t;
-      ++result_.events;
-      switch (e.kind) {
-        case Event::Kind::kArrival: {
-          const uint64_t i = e.msg.trace_index;
-          arrive_msg(tr[i].cls, Msg{now, tr[i].service_ps, true, i});
-          if (c_.trace_outstanding == 0 && next_trace_ < tr.size()) {
-            push_trace_arrival(next_trace_, std::max(now, tr[next_trace_].arrival_ps));
-            ++next_trace_;
-          }
-          break;
-        }
-        case Event::Kind::kDeliver:
-          deliver(e.target, e.msg, now);
-          break;
-        case Event::Kind::kWake:
-          if (e.wake_seq == cores_[e.target].wake_seq) step(e.target, now, false);
-          break;
+    return loop(tr.size(), [&](const Event& e, uint64_t now) {
+      const uint64_t i = e.msg.trace_index;
+      arrive_msg(tr[i].cls, Msg{now, tr[i].service_ps, true, i});
+      if (c_.trace_outstanding == 0 && next_trace_ < tr.size()) {
+        push_trace_arrival(next_trace_, std::max(now, tr[next_trace_].arrival_ps));
+        ++next_trace_;
       }
-    }
-    result_.simulated_s = static_cast<double>(now) * 1e-12;
-    return std::move(result_);
+    });
   }
 
   void push_trace_arrival(uint64_t i, uint64_t at) {

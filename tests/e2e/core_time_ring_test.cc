@@ -23,21 +23,7 @@ constexpr uint16_t kSlowContext = 5;   // priority 1: spins, can be preempted
 constexpr uint16_t kUrgentContext = 6; // priority 0: preempts it
 constexpr uint16_t kClientContext = 9;
 
-struct Hosts {
-  std::unique_ptr<Runtime> server, client;
-};
-
-Hosts make_hosts() {
-  testing::PortPair p = testing::make_ring_pair();
-  Hosts h;
-  auto s = Runtime::create(testing::host_config(p.a, kServerIp));
-  auto c = Runtime::create(testing::host_config(p.b, kClientIp));
-  EXPECT_TRUE(s.ok()) << s.status();
-  EXPECT_TRUE(c.ok()) << c.status();
-  if (s.ok()) h.server = std::move(*s);
-  if (c.ok()) h.client = std::move(*c);
-  return h;
-}
+testing::RingHosts make_hosts() { return testing::make_ring_hosts(kServerIp, kClientIp); }
 
 // Reads one message, spins until `spin` has passed since it was taken
 // (plain computation: no API call, so no safe point), replies with one word.
@@ -56,7 +42,7 @@ void serve_one(Thread& t, milliseconds spin, double* request_core_ns) {
 }
 
 TEST(CoreTimeRingTest, TheServersCoreTimeOnARequestReachesTheClientOnTheReply) {
-  Hosts h = make_hosts();
+  testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
   double request_core_ns = -1;
   ASSERT_TRUE(h.server->spawn([&](Thread& t) {

@@ -63,26 +63,12 @@ void client(Thread& t, const std::vector<uint16_t>& sizes, uint64_t count, uint3
   r->done = true;
 }
 
-struct Hosts {
-  std::unique_ptr<Runtime> server, client;
-};
-
-Hosts make_hosts() {
-  testing::PortPair p = testing::make_ring_pair();
-  Hosts h;
-  auto s = Runtime::create(testing::host_config(p.a, kServerIp));
-  auto c = Runtime::create(testing::host_config(p.b, kClientIp));
-  EXPECT_TRUE(s.ok()) << s.status();
-  EXPECT_TRUE(c.ok()) << c.status();
-  if (s.ok()) h.server = std::move(*s);
-  if (c.ok()) h.client = std::move(*c);
-  return h;
-}
+testing::RingHosts make_hosts() { return testing::make_ring_hosts(kServerIp, kClientIp); }
 
 const std::vector<uint16_t> kSizes = {1, 7, 8, 9, 15, 16, 63, 64, 100, 512, 1000, 1023, 1024};
 
 void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window) {
-  Hosts h = make_hosts();
+  testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
   ASSERT_TRUE(h.server->spawn([mode](Thread& t) {
     (void)apps::serve_loopback(t, kServerContext, 0, mode);
@@ -113,7 +99,7 @@ TEST(LoopbackRingTest, IncrementEverySize) { run_loopback(apps::LoopbackMode::kI
 
 // nanoPU Listing 1 ported with lnic.h (apps/loopback/lnic_loopback.c).
 TEST(LoopbackRingTest, Listing1LoopbackPlusOneWithLnicShim) {
-  Hosts h = make_hosts();
+  testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
   ASSERT_TRUE(h.server->spawn([](Thread&) { nanopu_lnic_loopback_plus1(kServerContext); }).ok());
   ClientResult r;
@@ -126,7 +112,7 @@ TEST(LoopbackRingTest, Listing1LoopbackPlusOneWithLnicShim) {
 }
 
 TEST(LoopbackRingTest, ServiceModeEchoesAndServiceTimeZeroEndsTheThread) {
-  Hosts h = make_hosts();
+  testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
   ASSERT_TRUE(h.server->spawn([](Thread& t) {
     (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kService);
@@ -192,7 +178,7 @@ TEST(LoopbackRingTest, AGivenUpMessageIsReportedToItsSender) {
 // The boot message (docs/apps.md): one zero word from context 0 of the
 // server's address.
 TEST(LoopbackRingTest, TheBootMessageAnnouncesTheServer) {
-  Hosts h = make_hosts();
+  testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
   bool got = false;
   AppHeader seen{};

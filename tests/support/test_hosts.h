@@ -5,9 +5,31 @@
 #include <functional>
 #include <initializer_list>
 
+#include <memory>
+
+#include <gtest/gtest.h>
+
 #include "nanopu/runtime.h"
+#include "tests/support/eal_env.h"
 
 namespace nanopu::testing {
+
+// Two in-process hosts joined back to back by a net_ring pair; a host that
+// cannot start is left null (and the test fails).
+struct RingHosts {
+  std::unique_ptr<Runtime> server, client;
+};
+inline RingHosts make_ring_hosts(uint32_t server_ip, uint32_t client_ip) {
+  PortPair p = make_ring_pair();
+  RingHosts h;
+  auto s = Runtime::create(host_config(p.a, server_ip));
+  auto c = Runtime::create(host_config(p.b, client_ip));
+  EXPECT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(c.ok()) << c.status();
+  if (s.ok()) h.server = std::move(*s);
+  if (c.ok()) h.client = std::move(*c);
+  return h;
+}
 
 // Polls every host until done() or the wall-clock limit; returns done().
 inline bool poll_until(std::initializer_list<Runtime*> hosts, const std::function<bool()>& done,
