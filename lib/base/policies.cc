@@ -1,79 +1,55 @@
 #include "nanopu/policies.h"
 
+#include <utility>
+
 namespace nanopu {
+namespace {
+
+// Each enum's names, listed once: parsing and printing read the same table,
+// so a flag value and the name printed for it cannot drift apart.
+template <typename E>
+using Names = std::pair<E, std::string_view>;
+
+constexpr Names<CoreSelectPolicy> kCoreSelectNames[] = {
+    {CoreSelectPolicy::kJbsq, "jbsq"}, {CoreSelectPolicy::kRss, "rss"}, {CoreSelectPolicy::kStatic, "static"}};
+constexpr Names<SchedMode> kSchedModeNames[] = {{SchedMode::kHts, "hts"}, {SchedMode::kTis, "tis"}};
+constexpr Names<DemotionMode> kDemotionNames[] = {{DemotionMode::kPermanent, "permanent"},
+                                                  {DemotionMode::kUntilDone, "until_done"}};
+constexpr Names<PollMode> kPollModeNames[] = {{PollMode::kBusy, "busy"}, {PollMode::kAdaptive, "adaptive"}};
+constexpr Names<HugePages> kHugePagesNames[] = {
+    {HugePages::kAuto, "auto"}, {HugePages::kOn, "on"}, {HugePages::kOff, "off"}};
+
+template <typename E, size_t N>
+std::optional<E> parse(const Names<E> (&table)[N], std::string_view name) {
+  for (const auto& [value, n] : table)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+template <typename E, size_t N>
+std::string_view name_of(const Names<E> (&table)[N], E e) {
+  for (const auto& [value, n] : table)
+    if (value == e) return n;
+  return "?";
+}
+
+}  // namespace
 
 std::optional<CoreSelectPolicy> parse_core_select_policy(std::string_view name) {
-  if (name == "jbsq") return CoreSelectPolicy::kJbsq;
-  if (name == "rss") return CoreSelectPolicy::kRss;
-  if (name == "static") return CoreSelectPolicy::kStatic;
-  return std::nullopt;
+  return parse(kCoreSelectNames, name);
 }
+std::string_view core_select_policy_name(CoreSelectPolicy p) { return name_of(kCoreSelectNames, p); }
 
-std::string_view core_select_policy_name(CoreSelectPolicy p) {
-  switch (p) {
-    case CoreSelectPolicy::kJbsq: return "jbsq";
-    case CoreSelectPolicy::kRss: return "rss";
-    case CoreSelectPolicy::kStatic: return "static";
-  }
-  return "?";
-}
+std::optional<SchedMode> parse_sched_mode(std::string_view name) { return parse(kSchedModeNames, name); }
+std::string_view sched_mode_name(SchedMode m) { return name_of(kSchedModeNames, m); }
 
-std::optional<SchedMode> parse_sched_mode(std::string_view name) {
-  if (name == "hts") return SchedMode::kHts;
-  if (name == "tis") return SchedMode::kTis;
-  return std::nullopt;
-}
+std::optional<DemotionMode> parse_demotion_mode(std::string_view name) { return parse(kDemotionNames, name); }
+std::string_view demotion_mode_name(DemotionMode m) { return name_of(kDemotionNames, m); }
 
-std::string_view sched_mode_name(SchedMode m) {
-  switch (m) {
-    case SchedMode::kHts: return "hts";
-    case SchedMode::kTis: return "tis";
-  }
-  return "?";
-}
+std::optional<PollMode> parse_poll_mode(std::string_view name) { return parse(kPollModeNames, name); }
+std::string_view poll_mode_name(PollMode m) { return name_of(kPollModeNames, m); }
 
-std::optional<DemotionMode> parse_demotion_mode(std::string_view name) {
-  if (name == "permanent") return DemotionMode::kPermanent;
-  if (name == "until_done") return DemotionMode::kUntilDone;
-  return std::nullopt;
-}
-
-std::string_view demotion_mode_name(DemotionMode m) {
-  switch (m) {
-    case DemotionMode::kPermanent: return "permanent";
-    case DemotionMode::kUntilDone: return "until_done";
-  }
-  return "?";
-}
-
-std::optional<PollMode> parse_poll_mode(std::string_view name) {
-  if (name == "busy") return PollMode::kBusy;
-  if (name == "adaptive") return PollMode::kAdaptive;
-  return std::nullopt;
-}
-
-std::string_view poll_mode_name(PollMode m) {
-  switch (m) {
-    case PollMode::kBusy: return "busy";
-    case PollMode::kAdaptive: return "adaptive";
-  }
-  return "?";
-}
-
-std::optional<HugePages> parse_huge_pages(std::string_view name) {
-  if (name == "auto") return HugePages::kAuto;
-  if (name == "on") return HugePages::kOn;
-  if (name == "off") return HugePages::kOff;
-  return std::nullopt;
-}
-
-std::string_view huge_pages_name(HugePages h) {
-  switch (h) {
-    case HugePages::kAuto: return "auto";
-    case HugePages::kOn: return "on";
-    case HugePages::kOff: return "off";
-  }
-  return "?";
-}
+std::optional<HugePages> parse_huge_pages(std::string_view name) { return parse(kHugePagesNames, name); }
+std::string_view huge_pages_name(HugePages h) { return name_of(kHugePagesNames, h); }
 
 }  // namespace nanopu
