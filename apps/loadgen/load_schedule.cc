@@ -19,12 +19,7 @@ void LoadSchedule::record_reply(uint64_t sent_time, uint32_t request_bytes) {
   ++r_->received;
   const uint64_t now = rte_rdtsc();
   last_reply_ = now;
-  if (sent_time > now) return;
-  const double rtt_ns = static_cast<double>(now - sent_time) * 1e9 / hz_;
-  r_->latency_ns.record(static_cast<uint64_t>(rtt_ns));
-  if (request_bytes != 0)
-    record_sample(r_, static_cast<double>(sent_time - std::min(sent_time, start_)) * 1e9 / hz_, rtt_ns,
-                  reply_core_ns_, request_bytes, reply_bytes_);
+  record_measured_reply(r_, sent_time, now, start_, hz_, reply_core_ns_, request_bytes, reply_bytes_);
 }
 
 void LoadSchedule::reset_given_up() { failures_before_ = t_.tx_failures(); }

@@ -120,24 +120,25 @@ void Client::receive_all(uint64_t now) {  // now: refreshed per reply
     ++r_->received;
     now = rte_rdtsc();
     last_reply_ = now;
-    if (sent_tsc <= now) {
-      const double rtt_ns = static_cast<double>(now - sent_tsc) * 1e9 / tsc_hz_;
-      r_->latency_ns.record(static_cast<uint64_t>(rtt_ns));
-      record_sample(r_, static_cast<double>(sent_tsc - std::min(sent_tsc, start_)) * 1e9 / tsc_hz_, rtt_ns,
-                    server_core_ns, o_.msg_bytes, o_.msg_bytes);
-    }
+    record_measured_reply(r_, sent_tsc, now, start_, tsc_hz_, server_core_ns, o_.msg_bytes, o_.msg_bytes);
   }
 }
 
 }  // namespace
 
-void record_sample(LoadGenResult* r, double sent_ns, double rtt_ns, double server_core_ns,
-                   uint32_t request_bytes, uint32_t reply_bytes) {
+void record_measured_reply(LoadGenResult* r, uint64_t sent_tsc, uint64_t now_tsc, uint64_t start_tsc,
+                           double tsc_hz, double server_core_ns, uint32_t request_bytes,
+                           uint32_t reply_bytes) {
+  if (sent_tsc > now_tsc) return;
+  const double rtt_ns = static_cast<double>(now_tsc - sent_tsc) * 1e9 / tsc_hz;
+  r->latency_ns.record(static_cast<uint64_t>(rtt_ns));
+  if (request_bytes == 0) return;
   if (r->samples.size() >= kMaxReplySamples) {
     ++r->samples_dropped;
     return;
   }
   if (r->samples.capacity() == 0) r->samples.reserve(1u << 16);
+  const double sent_ns = static_cast<double>(sent_tsc - std::min(sent_tsc, start_tsc)) * 1e9 / tsc_hz;
   r->samples.push_back({sent_ns, rtt_ns, server_core_ns, request_bytes, reply_bytes});
 }
 
@@ -247,7 +248,7 @@ void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
                us(h.quantile(0.999)), us(h.max()));
   if (const ModelledLatency& m = r.modelled; !m.how.empty()) {
     std::fprintf(out, "  latency (modelled nanoPU hardware, us; %s; %s)\n",
-                 m.source == "measured" ? "per message, from this run's replies" : "from the declared work",
+                 m.source == ModelSource::kMeasured ? "per message, from this run's replies" : "from the declared work",
                  m.how.c_str());
     std::fprintf(out, "    %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", m.min_ns / 1e3, m.mean_ns / 1e3,
                  m.p50_ns / 1e3, m.p90_ns / 1e3, m.p99_ns / 1e3, m.p999_ns / 1e3, m.max_ns / 1e3);
@@ -263,7 +264,7 @@ std::string modelled_json(const ModelledLatency& m) {
       ",\"latency_ns_modelled\":{\"kind\":\"modelled\",\"source\":\"%s\",\"how\":\"%s\",\"messages\":%u,"
       "\"server_core_p50_ns\":{\"measured\":%.1f,\"modelled\":%.1f},\"min\":%.1f,\"mean\":%.1f,"
       "\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f,\"cdf\":[%s]}",
-      m.source, m.how, m.messages, m.measured_core_p50_ns, m.modelled_core_p50_ns, m.min_ns, m.mean_ns,
+      m.source == ModelSource::kMeasured ? "measured" : "declared", m.how, m.messages, m.measured_core_p50_ns, m.modelled_core_p50_ns, m.min_ns, m.mean_ns,
       m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns, cdf);
 }
 

@@ -36,13 +36,16 @@ struct LoadGenOptions {
   uint64_t seed = 1;
 };
 
+// Where the modelled column comes from: the service's declared work
+// (apps/loadgen/modelled_latency.h) or this run's replies
+// (apps/loadgen/measured_model.h). JSON: "declared" / "measured".
+enum class ModelSource : uint8_t { kDeclared, kMeasured };
+
 // The modelled column beside the measured one (apps/loadgen/modelled_latency.h).
 struct ModelledLatency {
   double min_ns = 0, mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
   std::string how;  // one line: what was modelled; empty: not modelled
-  // "measured": built from this run's replies (apps/loadgen/measured_model.h);
-  // "declared": from the service's declared work (apps/loadgen/modelled_latency.h).
-  std::string source = "declared";
+  ModelSource source = ModelSource::kDeclared;
   uint64_t messages = 0;              // measured: replies modelled
   double measured_core_p50_ns = 0;    // measured: the server's on-core time per request
   double modelled_core_p50_ns = 0;    // measured: the same, as the nanoPU core would take it
@@ -81,10 +84,14 @@ struct LoadGenResult {
 // when the runtime stops.
 void run_loadgen(Thread& t, const LoadGenOptions& opts, LoadGenResult* result);
 
-// Keeps one answered request for the modelled column (or counts it, past
-// kMaxReplySamples).
-void record_sample(LoadGenResult* r, double sent_ns, double rtt_ns, double server_core_ns,
-                   uint32_t request_bytes, uint32_t reply_bytes);
+// One answered request, measured: its round trip (sent_tsc to now_tsc) into
+// the histogram and, with request_bytes (a service whose reply comes from
+// the core that served it), a ReplySample for the modelled column, timed
+// from start_tsc (counted past kMaxReplySamples). Both clients' engines
+// (loadgen.cc, load_schedule.cc) record through it.
+void record_measured_reply(LoadGenResult* r, uint64_t sent_tsc, uint64_t now_tsc, uint64_t start_tsc,
+                           double tsc_hz, double server_core_ns, uint32_t request_bytes,
+                           uint32_t reply_bytes);
 
 // The payload word i (≥ 3) of request seq, before any transformation.
 [[nodiscard]] uint64_t fill_word(uint64_t seq, uint32_t i);

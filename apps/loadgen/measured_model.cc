@@ -85,7 +85,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   out.max_ns = all.quantile_ns(1);
   for (int i = 1; i < 100; ++i) out.cdf.emplace_back(i / 100.0, all.quantile_ns(i / 100.0));
   for (double q : {0.995, 0.999, 0.9995, 0.9999, 1.0}) out.cdf.emplace_back(q, all.quantile_ns(q));
-  out.source = "measured";
+  out.source = ModelSource::kMeasured;
   out.messages = use.size();
   out.measured_core_p50_ns = quantile(measured_core, 0.5);
   out.modelled_core_p50_ns = quantile(modelled_core, 0.5);
@@ -94,10 +94,14 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
         return a + 2 + words_of(x->request_bytes) + words_of(x->reply_bytes);
       }) / static_cast<double>(use.size());
   out.how = absl::StrFormat(
-      "%s: the %zu replies of this run, server on-core time measured (p50 %.0f ns) less the emulator's "
+      "%s: %s replies of this run, server on-core time measured (p50 %.0f ns) less the emulator's "
       "register-file cost (calibrated, %.0f ns) plus the model's (p50 core %.1f ns); queueing replayed on "
       "%u modelled core(s) by HtsPolicy and CoreSelector, %s; unloaded path from parameter set %s",
-      s.what, use.size(), out.measured_core_p50_ns, h.api_ns(mean_words), out.modelled_core_p50_ns, c.cores,
+      s.what,
+      r.samples_dropped == 0
+          ? absl::StrFormat("the %zu", use.size())
+          : absl::StrFormat("the first %zu (of %u answered)", use.size(), r.samples.size() + r.samples_dropped),
+      out.measured_core_p50_ns, h.api_ns(mean_words), out.modelled_core_p50_ns, c.cores,
       o.rate > 0 ? "at the measured send times"
                  : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
       p.name);

@@ -42,7 +42,7 @@ TEST(MeasuredModelTest, EachReplyIsTheUnloadedPathAroundItsOwnModelledCoreTime) 
   for (int i = 0; i < 100; ++i) s.push_back({i * 1e4, (i < 90 ? 1000 : 5000) + kApiNs});
   const ModelledLatency m = model_measured(o, replies(s), {1, false, "echo"}, costs(), kParams, &why);
   ASSERT_FALSE(m.how.empty()) << why;
-  EXPECT_EQ(m.source, "measured");
+  EXPECT_EQ(m.source, ModelSource::kMeasured);
   EXPECT_EQ(m.messages, 100u);
   const double switch_ns = kModel.context_switch_ns();  // the first request loads the thread
   EXPECT_NEAR(m.p50_ns, outside_ns() + kModelCoreNs + 1000, 0.01);
