@@ -29,29 +29,26 @@ double worst_case_response_ns(const TimingModel& m, const WorstCaseSearch& s) {
   double worst = 0;
   // Which thread's context is loaded when the others' messages arrive: the
   // measured one's (it served last) or another's.
-  for (unsigned loaded = 0; loaded < std::min(s.k, 2u); ++loaded)
-  for (unsigned j = 0; j < s.offsets; ++j) {
-    // 1 ps after the others at the least: at the same instant the measured
-    // thread could win the tie.
-    const double offset_ns = 0.001 + (s.k + 1) * s.t0_ns * j / s.offsets;
-    // Warm-up: each thread serves one message, `loaded` (0: the measured
-    // thread, 1: the last of the others) last.
-    std::vector<TracedRequest> trace;
-    for (unsigned n = 0; n < s.k; ++n) {
-      const unsigned i = loaded == 0 ? (n + 1) % s.k : n;
-      trace.push_back({ps(n * gap_ns), i, ps(i == 0 ? s.service_ns : other_ns)});
+  for (unsigned loaded = 0; loaded < std::min(s.k, 2u); ++loaded) {
+    for (unsigned j = 0; j < s.offsets; ++j) {
+      // 1 ps after the others at the least: at the same instant the
+      // measured thread could win the tie.
+      const double offset_ns = 0.001 + (s.k + 1) * s.t0_ns * j / s.offsets;
+      // In arrival order, as the trace needs: a warm-up message per thread,
+      // `loaded` (0: the measured thread, 1: the last of the others) last;
+      // the others' messages together; the measured thread's, last.
+      std::vector<TracedRequest> trace;
+      for (unsigned n = 0; n < s.k; ++n) {
+        const unsigned i = loaded == 0 ? (n + 1) % s.k : n;
+        trace.push_back({ps(n * gap_ns), i, ps(i == 0 ? s.service_ns : other_ns)});
+      }
+      const double at = s.k * gap_ns;
+      for (unsigned i = 1; i < s.k; ++i) trace.push_back({ps(at), i, ps(other_ns)});
+      trace.push_back({ps(at + offset_ns), 0, ps(s.service_ns)});
+      c.trace = std::move(trace);
+      const VirtualHostResult r = run_virtual_host(c);
+      worst = std::max(worst, static_cast<double>(r.trace_response_ps.back()) / 1000);
     }
-    const double at = s.k * gap_ns;
-    for (unsigned i = 1; i < s.k; ++i) trace.push_back({ps(at), i, ps(other_ns)});
-    trace.push_back({ps(at + offset_ns), 0, ps(s.service_ns)});
-    std::stable_sort(trace.begin(), trace.end(),
-                     [](const TracedRequest& a, const TracedRequest& b) { return a.arrival_ps < b.arrival_ps; });
-    size_t measured = 0;
-    for (size_t i = 0; i < trace.size(); ++i)
-      if (trace[i].cls == 0 && trace[i].arrival_ps == ps(at + offset_ns)) measured = i;
-    c.trace = trace;
-    const VirtualHostResult r = run_virtual_host(c);
-    worst = std::max(worst, static_cast<double>(r.trace_response_ps[measured]) / 1000);
   }
   return worst;
 }

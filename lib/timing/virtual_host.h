@@ -66,7 +66,8 @@ struct VirtualHostConfig {
   uint64_t seed = 1;
   // Trace replay: when not empty, exactly these requests arrive (load_rps,
   // requests, warm-up and the service distributions are not used), each
-  // measured; closed loop when trace_outstanding > 0.
+  // measured; closed loop when trace_outstanding > 0. Open loop: listed in
+  // arrival order (one listed after a later one arrives with it).
   std::vector<TracedRequest> trace;
   uint32_t trace_outstanding = 0;
 };
