@@ -5,8 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "lib/timing/timing_model.h"
-#include "lib/timing/virtual_host.h"
+#include "apps/loadgen/modelled_latency.h"
 
 namespace nanopu::apps {
 namespace {
@@ -40,16 +39,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
                    [](const ReplySample* a, const ReplySample* b) { return a->sent_ns < b->sent_ns; });
   const timing::TimingModel m(p);
   std::vector<double> outside(use.size()), measured_core(use.size()), modelled_core(use.size());
-  timing::VirtualHostConfig c;
-  c.cores = std::max<uint32_t>(1, s.cores);
-  timing::ServiceTime unused;
-  if (s.jbsq) {
-    c.classes = {{"requests", 0, 1, unused, {}}};
-  } else {
-    for (uint32_t i = 0; i < c.cores; ++i) c.classes.push_back({"partition" + std::to_string(i), 0, 1, unused, {i}});
-  }
-  c.core_select = CoreSelectPolicy::kJbsq;
-  c.context_switch_ns = m.context_switch_ns();
+  timing::VirtualHostConfig c = server_host_config(m, std::max<uint32_t>(1, s.cores), s.jbsq, {});
   c.trace_outstanding = o.rate > 0 ? 0 : o.outstanding;
   c.trace.resize(use.size());
   for (size_t i = 0; i < use.size(); ++i) {
@@ -57,15 +47,12 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
     // Header word + payload words, read and written.
     const double words = 2 + words_of(x.request_bytes) + words_of(x.reply_bytes);
     const double own_work = std::max(0.0, x.server_core_ns - h.api_ns(words));
-    const double model_app =
-        m.cycles_ns(p.app_fixed_cycles + std::max(words_of(x.request_bytes), words_of(x.reply_bytes)) *
-                                             p.app_cycles_per_word);
+    // The model's loopback core for these lengths, and the unloaded round
+    // trip outside that core.
+    const ModelledKind loopback = rpc_kind(m, 1, x.request_bytes, x.reply_bytes, 0);
     measured_core[i] = x.server_core_ns;
-    modelled_core[i] = model_app + own_work;
-    // The unloaded round trip less the server's core: rpc_round_trip_ns
-    // counts the request's loopback words in its wire-to-wire part.
-    const double loopback = m.cycles_ns(p.app_fixed_cycles + words_of(x.request_bytes) * p.app_cycles_per_word);
-    outside[i] = m.rpc_round_trip_ns(x.request_bytes, x.reply_bytes, 0) - loopback;
+    modelled_core[i] = loopback.core_ns + own_work;
+    outside[i] = loopback.path_ns - loopback.core_ns;
     timing::TracedRequest& t = c.trace[i];
     t.cls = s.jbsq ? 0 : static_cast<uint32_t>(i % c.cores);
     t.service_ps = to_ps(modelled_core[i]);
@@ -76,13 +63,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   all.response_ps.reserve(use.size());
   for (size_t i = 0; i < use.size(); ++i)
     all.response_ps.push_back(v.trace_response_ps[i] + to_ps(outside[i]));
-  out.min_ns = all.quantile_ns(0);
-  out.mean_ns = all.mean_ns();
-  out.p50_ns = all.quantile_ns(0.5);
-  out.p90_ns = all.quantile_ns(0.9);
-  out.p99_ns = all.quantile_ns(0.99);
-  out.p999_ns = all.quantile_ns(0.999);
-  out.max_ns = all.quantile_ns(1);
+  fill_quantiles(all, &out);
   for (int i = 1; i < 100; ++i) out.cdf.emplace_back(i / 100.0, all.quantile_ns(i / 100.0));
   for (double q : {0.995, 0.999, 0.9995, 0.9999, 1.0}) out.cdf.emplace_back(q, all.quantile_ns(q));
   out.source = ModelSource::kMeasured;

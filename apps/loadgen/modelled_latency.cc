@@ -35,6 +35,8 @@ double core_ns(const timing::TimingModel& m, size_t in_bytes, size_t out_bytes, 
                      work_cycles);
 }
 
+}  // namespace
+
 // One request/reply round trip between two nanoPUs with `work_cycles` on
 // the server: rpc_round_trip_ns counts the request's loopback words in its
 // wire-to-wire part, so the service time passed is the rest of the core.
@@ -56,7 +58,20 @@ void fill_quantiles(timing::ClassResult& k, ModelledLatency* r) {
   r->max_ns = k.quantile_ns(1);
 }
 
-}  // namespace
+timing::VirtualHostConfig server_host_config(const timing::TimingModel& m, uint32_t cores, bool jbsq,
+                                             const timing::ServiceTime& st) {
+  timing::VirtualHostConfig c;
+  c.cores = cores;
+  if (jbsq) {
+    c.classes = {{"requests", 0, 1, st, {}}};
+  } else {
+    for (uint32_t i = 0; i < cores; ++i)
+      c.classes.push_back({"partition" + std::to_string(i), 0, 1.0 / cores, st, {i}});
+  }
+  c.core_select = CoreSelectPolicy::kJbsq;
+  c.context_switch_ns = m.context_switch_ns();
+  return c;
+}
 
 ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o, uint64_t samples,
                               const timing::TimingParams& p) {
@@ -85,18 +100,9 @@ ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o,
                             p.name);
     return r;
   }
-  timing::VirtualHostConfig c;
-  c.cores = s.cores;
   timing::ServiceTime st;
   st.mean_ns = mean_core;
-  if (s.jbsq) {
-    c.classes = {{"requests", 0, 1, st, {}}};
-  } else {
-    for (uint32_t i = 0; i < s.cores; ++i)
-      c.classes.push_back({"partition" + std::to_string(i), 0, 1.0 / s.cores, st, {i}});
-  }
-  c.core_select = CoreSelectPolicy::kJbsq;
-  c.context_switch_ns = m.context_switch_ns();
+  timing::VirtualHostConfig c = server_host_config(m, s.cores, s.jbsq, st);
   c.load_rps = o.rate;
   c.requests = std::clamp<uint64_t>(samples, 1000, 200000);
   c.seed = o.seed;

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "apps/loadgen/loadgen.h"
+#include "lib/timing/timing_model.h"
 #include "lib/timing/timing_params.h"
+#include "lib/timing/virtual_host.h"
 
 namespace nanopu::apps {
 
@@ -31,6 +33,17 @@ struct ModelledService {
   bool jbsq = false;   // any core takes any request (JBSQ); else one partition per core
   std::string how;     // what was modelled, without the load part
 };
+
+// One request/reply round trip between two nanoPUs with `work_cycles` of
+// declared work on the server: its core time and unloaded round trip.
+[[nodiscard]] ModelledKind rpc_kind(const timing::TimingModel& m, double share, size_t in_bytes,
+                                    size_t out_bytes, double work_cycles);
+// The server in the virtual-time host: `cores` cores, requests spread by
+// JBSQ over all of them (jbsq) or one partition per core.
+[[nodiscard]] timing::VirtualHostConfig server_host_config(const timing::TimingModel& m, uint32_t cores,
+                                                           bool jbsq, const timing::ServiceTime& st);
+// min, mean and the percentiles of k's responses into r.
+void fill_quantiles(timing::ClassResult& k, ModelledLatency* r);
 
 [[nodiscard]] ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o,
                                             uint64_t samples, const timing::TimingParams& p);
