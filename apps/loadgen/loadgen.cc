@@ -272,18 +272,23 @@ std::string modelled_json(const ModelledLatency& m) {
 // (tools/plot_latency.py): every percentile, then the tail more finely.
 std::string cdf_json(const Histogram& h) {
   std::string out = "[";
-  auto point = [&](double q) {
-    absl::StrAppend(&out, out.size() > 1 ? "," : "", "[", q, ",", h.quantile(q), "]");
-  };
-  if (h.count() > 0) {
-    for (int i = 1; i < 100; ++i) point(i / 100.0);
-    for (double q : {0.995, 0.999, 0.9995, 0.9999}) point(q);
-    absl::StrAppend(&out, out.size() > 1 ? "," : "", "[1,", h.max(), "]");
-  }
+  if (h.count() > 0)
+    for (double q : cdf_fractions())
+      absl::StrAppend(&out, out.size() > 1 ? "," : "", "[", q, ",", q < 1 ? h.quantile(q) : h.max(), "]");
   return out + "]";
 }
 
 }  // namespace
+
+const std::vector<double>& cdf_fractions() {
+  static const std::vector<double> kFractions = [] {
+    std::vector<double> f;
+    for (int i = 1; i < 100; ++i) f.push_back(i / 100.0);
+    for (double q : {0.995, 0.999, 0.9995, 0.9999, 1.0}) f.push_back(q);
+    return f;
+  }();
+  return kFractions;
+}
 
 std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;

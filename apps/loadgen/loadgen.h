@@ -61,6 +61,11 @@ struct ReplySample {
   uint32_t request_bytes = 0;
   uint32_t reply_bytes = 0;
 };
+// The fractions a latency CDF in the JSON has a point at, measured and
+// modelled alike: every percentile, then the tail more finely, then 1 (the
+// maximum).
+[[nodiscard]] const std::vector<double>& cdf_fractions();
+
 // Samples kept per run (24 MB); later replies are counted, not kept.
 inline constexpr size_t kMaxReplySamples = 1u << 20;
 

@@ -64,8 +64,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   for (size_t i = 0; i < use.size(); ++i)
     all.response_ps.push_back(v.trace_response_ps[i] + to_ps(outside[i]));
   fill_quantiles(all, &out);
-  for (int i = 1; i < 100; ++i) out.cdf.emplace_back(i / 100.0, all.quantile_ns(i / 100.0));
-  for (double q : {0.995, 0.999, 0.9995, 0.9999, 1.0}) out.cdf.emplace_back(q, all.quantile_ns(q));
+  for (double q : cdf_fractions()) out.cdf.emplace_back(q, all.quantile_ns(q));
   out.source = ModelSource::kMeasured;
   out.messages = use.size();
   out.measured_core_p50_ns = quantile(measured_core, 0.5);
