@@ -1,7 +1,10 @@
 // Google Benchmark: the per-word cost of the emulated register file — a
 // thread's write() into its netTX FIFO message and read() from its netRX
-// message (nanoPU §2.1: one word per cycle in hardware) — beside the bare
+// message (nanoPU §2.1: one word per cycle in hardware) — and of the same
+// message moved in bulk (write_words/read_words) and whole through memory
+// (the traditional path's send_message/receive_message), beside the bare
 // data movement the API wraps (a big-endian 8-byte store and load).
+// Second argument: 0 a call per word, 1 bulk words, 2 whole messages.
 // Manual time: only the thread's writes and reads are timed, not the NIC
 // that carries the message back to the thread (a net_ring loop port).
 #include <benchmark/benchmark.h>
@@ -15,6 +18,7 @@
 #include "bench/micro_main.h"
 #include "lib/platform/ring_port.h"
 #include "nanopu/app_header.h"
+#include "nanopu/memory_message.h"
 #include "nanopu/runtime.h"
 
 namespace nanopu {
@@ -39,20 +43,42 @@ void BM_ThreadWriteReadWords(benchmark::State& state) {
     return;
   }
   const auto words = static_cast<uint32_t>(state.range(0));
+  const auto how = state.range(1);
+  state.SetLabel(how == 0 ? "a call per word" : how == 1 ? "read_words/write_words" : "send/receive_message");
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
   uint64_t write_tsc = 0, read_tsc = 0, sink = 0;
+  const AppHeader h{kIp, kContext, static_cast<uint16_t>(words * 8)};
+  std::vector<uint64_t> out(words + 1), in(words + 1);
+  out[0] = h.word();
+  for (uint32_t i = 0; i < words; ++i) out[i + 1] = i;
+  MemoryMessage m;
   (void)(*rt)->spawn([&](Thread& t) {
     if (!t.bind(kContext).ok()) return state.SkipWithError("bind failed");
     for (auto _ : state) {
       const uint64_t t0 = rte_rdtsc();
-      (void)t.write(AppHeader{kIp, kContext, static_cast<uint16_t>(words * 8)}.word());
-      for (uint32_t i = 0; i < words; ++i) (void)t.write(i);
+      if (how == 0) {
+        (void)t.write(h.word());
+        for (uint32_t i = 0; i < words; ++i) (void)t.write(i);
+      } else if (how == 1) {
+        (void)t.write_words(out);
+      } else {
+        (void)t.send_message(h, {out.data() + 1, words});
+      }
       const uint64_t t1 = rte_rdtsc();
       if (!t.wait()) break;  // the NIC loops it back (untimed)
       const uint64_t t2 = rte_rdtsc();
-      sink += t.read();
-      for (uint32_t i = 0; i < words; ++i) sink += t.read();
-      t.msg_done();
+      if (how == 0) {
+        sink += t.read();
+        for (uint32_t i = 0; i < words; ++i) sink += t.read();
+        t.msg_done();
+      } else if (how == 1) {
+        (void)t.read_words(in);
+        sink += in[words];
+        t.msg_done();
+      } else {
+        (void)t.receive_message(&m);
+        sink += m.payload.back();
+      }
       const uint64_t t3 = rte_rdtsc();
       write_tsc += t1 - t0;
       read_tsc += t3 - t2;
@@ -65,7 +91,10 @@ void BM_ThreadWriteReadWords(benchmark::State& state) {
   state.counters["write_ns_per_word"] = static_cast<double>(write_tsc) * ns_per_tsc / w;
   state.counters["read_ns_per_word"] = static_cast<double>(read_tsc) * ns_per_tsc / w;
 }
-BENCHMARK(BM_ThreadWriteReadWords)->Arg(8)->Arg(128)->Iterations(20000)->UseManualTime();
+BENCHMARK(BM_ThreadWriteReadWords)
+    ->ArgsProduct({{8, 128}, {0, 1, 2}})
+    ->Iterations(20000)
+    ->UseManualTime();
 
 // Reference: the same words stored big-endian into a buffer and loaded back.
 void BM_RawWordStoreLoad(benchmark::State& state) {

@@ -11,7 +11,7 @@ endif()
 
 # Public headers by layer (the rest of include/nanopu is listed below).
 set(base_public app_header error stats address limits policies fault_spec)
-set(scheduler_public thread lnic)
+set(scheduler_public thread memory_message lnic)
 set(runtime_public config runtime)
 set(flags_public flags)
 
@@ -47,7 +47,7 @@ function(component_of path out_c out_l)
     set(c model)
   elseif(path MATCHES "^lib/flags/")
     set(c flags)
-  elseif(path MATCHES "^(apps/boot|apps/chain|apps/classifier|apps/compute|apps/dot|apps/hdsearch|apps/inttel|apps/loopback|apps/mica|apps/nbody|apps/othello|apps/peers|apps/raft|apps/rdma|apps/server|apps/setint|examples)/")
+  elseif(path MATCHES "^(apps/boot|apps/chain|apps/classifier|apps/compute|apps/dot|apps/hdsearch|apps/inttel|apps/loopback|apps/mica|apps/nbody|apps/othello|apps/paths|apps/peers|apps/raft|apps/rdma|apps/server|apps/setint|examples)/")
     set(c service)
   elseif(path MATCHES "^(apps|bench|tests|fuzz)/")
     set(c tool)

@@ -17,6 +17,7 @@ echo "== build (ASan + UBSan) =="
 bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_BENCH=OFF
 echo "== tests under ASan + UBSan =="
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+   LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure)
 
 echo "== build (ThreadSanitizer) =="

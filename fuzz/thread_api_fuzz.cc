@@ -1,9 +1,13 @@
 // libFuzzer target for the application API's message validation: an input is
 // a program of Thread calls (headers with any length and destination, payload
-// words, reads, msg_done, idle, bind) run by one nanopu thread on a host
+// words, reads, msg_done, idle, bind, bulk read_words/write_words, and the
+// traditional path's whole-message
+// receive_message/send_message with any header and word count) run by one
+// nanopu thread on a host
 // whose port loops back to itself. Invariants: no crash or memory error; every
 // call returns a defined ApiError; a read never yields data from outside the
-// current message (past its end: 0 and kReadPastEnd).
+// current message (past its end: 0 and kReadPastEnd); receive_message
+// gives exactly the message's words not yet read.
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
 
@@ -11,8 +15,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_eal.h"
+#include "nanopu/memory_message.h"
 #include "nanopu/runtime.h"
 
 namespace {
@@ -23,14 +29,52 @@ bool valid(nanopu::ApiError e) {
   return e == nanopu::ApiError::kOk || e == nanopu::ApiError::kRxEmpty ||
          e == nanopu::ApiError::kReadPastEnd || e == nanopu::ApiError::kBadLength ||
          e == nanopu::ApiError::kNoBuffers || e == nanopu::ApiError::kNotBound ||
-         e == nanopu::ApiError::kStopped;
+         e == nanopu::ApiError::kStopped || e == nanopu::ApiError::kMessageOpen;
 }
 
 void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
   size_t i = 0;
   auto byte = [&]() -> uint8_t { return i < n ? d[i++] : 0; };
+  nanopu::MemoryMessage m;
+  std::vector<uint64_t> out;
   for (int steps = 0; i < n && steps < 512; ++steps) {
-    switch (byte() % 8) {
+    switch (byte() % 12) {
+      case 8: {  // a whole message from memory: any length, any word count
+        const uint16_t len = static_cast<uint16_t>(byte() << 8 | byte());
+        out.assign(byte() % 2 ? (len + 7u) / 8 : byte(), 0x5a5a5a5a5a5a5a5aull);
+        if (!valid(t.send_message(nanopu::AppHeader{kIp, static_cast<uint16_t>(byte() % 4), len}, out)))
+          std::abort();
+        break;
+      }
+      case 10: {  // bulk words out: headers and payload as write() takes them
+        out.resize(byte() % 40);
+        for (uint64_t& w : out) w = byte() % 2 ? nanopu::AppHeader{kIp, static_cast<uint16_t>(byte() % 4),
+                                                                    static_cast<uint16_t>(byte() << 4)}.word()
+                                               : 0x0123456789abcdefull;
+        if (!valid(t.write_words(out))) std::abort();
+        break;
+      }
+      case 11: {  // bulk words in: never stale data past what was read
+        std::vector<uint64_t> in(byte() % 40, 0xdeadbeefull);
+        const nanopu::ApiError e = t.read_words(in);
+        if (!valid(e)) std::abort();
+        if (e != nanopu::ApiError::kOk && !in.empty() && in.back() != 0) std::abort();
+        break;
+      }
+      case 9: {  // a whole message into memory
+        // Words of a message begun with read() not yet read (its header
+        // is read first); 0 also when none is begun or all are read.
+        const uint32_t left = t.rx_words_left();
+        const nanopu::ApiError e = t.receive_message(&m);
+        if (e != nanopu::ApiError::kOk && e != nanopu::ApiError::kRxEmpty) std::abort();
+        if (e == nanopu::ApiError::kOk) {
+          if (m.header.len == 0) std::abort();
+          // Exactly the words not yet read: all of a new message's.
+          const size_t got = m.payload.size();
+          if (left != 0 ? got != left : (got != 0 && got != m.header.payload_words())) std::abort();
+        }
+        break;
+      }
       case 0: {  // header to this host, any length (0 and too long included)
         const uint16_t len = static_cast<uint16_t>(byte() << 8 | byte());
         const uint16_t ctx = byte() % 4;

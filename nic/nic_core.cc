@@ -22,9 +22,12 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n, kBurst),
       transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
-      waiter_({params.port_id}, doorbell_.fd()),
-      link_(LinkWatchParams{params.port_id, params.reconnect_link, rte_get_tsc_hz() / 10,
-                            rte_get_tsc_hz() / 4, params.link_kernel_iface}) {
+      ethdev_(params.port_id),
+      io_(params.io != nullptr ? params.io : &ethdev_),
+      waiter_(params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
+              doorbell_.fd(), params.io != nullptr ? params.io->rx_event_fd() : -1),
+      link_(LinkWatchParams{params.port_id, params.io == nullptr, params.reconnect_link,
+                            rte_get_tsc_hz() / 10, rte_get_tsc_hz() / 4, params.link_kernel_iface}) {
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
   pending_.reserve(ContextTable::kContexts);
@@ -40,7 +43,7 @@ unsigned NicCore::poll() {
   ++counters_.nic_polls;
   now_ = rte_rdtsc();
   unsigned work = 0;
-  if (params_.defer_control) flush(deferred_);
+  if (params_.defer_control && !params_.control_after_data) flush(deferred_);
 
   rte_mbuf* rx[2 * kBurst];
   uint16_t n = 0;
@@ -50,7 +53,7 @@ unsigned NicCore::poll() {
     stash_n_ = 0;
   }
   if (link_.port_started())
-    n += rte_eth_rx_burst(params_.port_id, 0, rx + n, static_cast<uint16_t>(kBurst - n));
+    n += io_->rx_burst(rx + n, static_cast<uint16_t>(kBurst - n));
   if (faults_) {
     n = faults_->apply(rx, n, 2 * kBurst, now_);
     const FaultCounters& f = faults_->counters();
@@ -111,15 +114,20 @@ unsigned NicCore::poll() {
     transport_->on_tick(now_, *this);
   }
 
+  // Control before data, except on a socket port (control_after_data, see
+  // NicParams). On a shared core (defer_control) this poll's control
+  // packets wait for the next poll; the previous poll's leave now (at the
+  // poll's start, or after the data on a socket port).
+  if (params_.control_after_data) flush(data_);
   if (params_.defer_control) {
-    // The previous poll's control packets went at this poll's start; this
-    // poll's wait for the next, after the worker has run.
+    if (params_.control_after_data) flush(deferred_);
     for (unsigned i = 0; i < control_.n; ++i) enqueue(deferred_, control_.pkts[i]);
     control_.n = 0;
   } else {
     flush(control_);
   }
-  flush(data_);
+  if (!params_.control_after_data) flush(data_);
+  io_->flush();
   if (to_wake_ != 0) wake_workers();
   if (work == 0) ++counters_.nic_idle_polls;
   return work;
@@ -160,7 +168,7 @@ bool NicCore::quiescent() const {
 }
 
 bool NicCore::still_idle() {
-  stash_n_ = link_.port_started() ? rte_eth_rx_burst(params_.port_id, 0, stash_, kBurst) : 0;
+  stash_n_ = link_.port_started() ? io_->rx_burst(stash_, kBurst) : 0;
   if (stash_n_ != 0) return false;
   for (const ThreadFifos* t : threads_)
     if (!t->tx.empty()) return false;
@@ -371,7 +379,7 @@ void NicCore::flush(TxBatch& b) {
     b.n = 0;
     return;
   }
-  const uint16_t sent = rte_eth_tx_burst(params_.port_id, 0, b.pkts, static_cast<uint16_t>(b.n));
+  const uint16_t sent = io_->tx_burst(b.pkts, static_cast<uint16_t>(b.n));
   // Keep what the port did not take for the next iteration (back-pressure);
   // enqueue() drops only when a whole batch is still stuck.
   for (unsigned i = sent; i < b.n; ++i) b.pkts[i - sent] = b.pkts[i];

@@ -22,6 +22,7 @@
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/rx_waiter.h"
 #include "nic/link/link_watch.h"
+#include "nic/link/packet_io.h"
 #include "nic/packetizer/packetizer.h"
 #include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -35,6 +36,9 @@ struct NicParams {
   NdpParams ndp;
   FaultSpec faults;  // the wire in front of this port's receive path
   uint16_t port_id = 0;
+  // Not a DPDK port (the io_uring backend): frames come and go through this;
+  // port_id is then unused, and the link is the socket's (always up).
+  PacketIo* io = nullptr;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
@@ -51,6 +55,13 @@ struct NicParams {
   // the start of the next, after the worker has run the messages this poll
   // delivered, so sending them is not on those messages' critical path.
   bool defer_control = false;
+  // A kernel-socket port (io_uring): data leaves before control. Each
+  // datagram costs the sender the whole kernel path, receiver's delivery
+  // included (microseconds on loopback), so an ACK sent first delays the
+  // reply behind it by one send; the peer's transport does not depend on the
+  // order of an ACK and a DATA packet. A NIC port keeps control first (a
+  // switch's priority for control, docs/wire.md).
+  bool control_after_data = false;
   // Adaptive polling (docs/design.md §9): after idle_spin_tsc without work
   // and with nothing in flight, sleep until a packet, a thread's doorbell or
   // kMaxSleepUs; and wake the worker cores this NIC delivers to.
@@ -98,6 +109,9 @@ class NicCore final : public TransportSink {
   }
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
+  // At the end of a run, on the polling thread: the port takes back what it
+  // lent (PacketIo::quiesce).
+  void quiesce_io() { io_->quiesce(); }
 
   // TransportSink
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override;
@@ -136,6 +150,8 @@ class NicCore final : public TransportSink {
   CoreSelector selector_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<FaultInjector> faults_;
+  EthdevIo ethdev_;
+  PacketIo* io_;  // params_.io, or ethdev_
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
   // Per worker, asynchronous preemption: the episode signalled, when the last

@@ -50,5 +50,7 @@ uint64_t nanopu_lnic_read(void) { return current().read(); }
 void nanopu_lnic_write(uint64_t word) { (void)current().write(word); }
 void nanopu_lnic_msg_done(void) { current().msg_done(); }
 void nanopu_lnic_idle(void) { current().idle(); }
+void nanopu_lnic_read_words(uint64_t* words, size_t n) { (void)current().read_words({words, n}); }
+void nanopu_lnic_write_words(const uint64_t* words, size_t n) { (void)current().write_words({words, n}); }
 
 }  // extern "C"

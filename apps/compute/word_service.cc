@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "nanopu/memory_message.h"
+
 namespace nanopu::apps {
 namespace {
 
@@ -14,7 +16,7 @@ constexpr size_t kMaxReplyWords = 0xffff / 8;
 
 void write_reply(Thread& t, const AppHeader& to, const std::vector<uint64_t>& reply) {
   (void)t.write(AppHeader{to.ip, to.context, static_cast<uint16_t>(8 * reply.size())}.word());
-  for (uint64_t w : reply) (void)t.write(w);
+  (void)t.write_words(reply);  // the register writes, a packet segment per copy
 }
 
 }  // namespace
@@ -25,33 +27,35 @@ bool serve_words(Thread& t, uint16_t context, uint8_t priority, WordService& ser
     std::fprintf(stderr, "nanopu: compute service: %s\n", std::string(s.message()).c_str());
     return false;
   }
-  std::array<uint64_t, kRegisterFileWords> regs{};
-  std::vector<uint64_t> in_memory;   // kMemory: the request as a DMA would leave it
-  std::vector<uint64_t> out_memory;  // kMemory: the reply message, header first
   std::vector<uint64_t> reply;
   reply.reserve(service.max_reply_words());
+  if (path == MessagePath::kMemory) {
+    // The traditional path: the request copied to memory whole (and off the
+    // RX queue), the reply assembled in memory and handed over whole.
+    serve_from_memory(t, [&](const MemoryMessage& m) {
+      reply.clear();
+      Outcome o = service.answer(m.words(), &reply);
+      if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
+      if (!reply.empty())
+        (void)t.send_message(AppHeader{m.header.ip, m.header.context, static_cast<uint16_t>(8 * reply.size())},
+                             reply);
+      stats->count(o);
+    });
+    return true;
+  }
+  std::array<uint64_t, kRegisterFileWords> regs{};
+  std::vector<uint64_t> in_memory;  // a request longer than the register block
   while (t.wait()) {
     const AppHeader h = AppHeader::from_word(t.read());
     const uint32_t words = h.payload_words();
     reply.clear();
-    Outcome o;
-    if (path == MessagePath::kRegisters && words <= kRegisterFileWords) {
-      for (uint32_t i = 0; i < words; ++i) regs[i] = t.read();
-      o = service.answer({regs.data(), words}, &reply);
-      if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
-      if (!reply.empty()) write_reply(t, h, reply);
-    } else {
-      in_memory.resize(words);
-      for (uint32_t i = 0; i < words; ++i) in_memory[i] = t.read();
-      o = service.answer(in_memory, &reply);
-      if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
-      if (!reply.empty()) {
-        out_memory.resize(1 + reply.size());
-        out_memory[0] = AppHeader{h.ip, h.context, static_cast<uint16_t>(8 * reply.size())}.word();
-        std::memcpy(out_memory.data() + 1, reply.data(), 8 * reply.size());
-        for (uint64_t w : out_memory) (void)t.write(w);
-      }
-    }
+    const bool fits = words <= kRegisterFileWords;
+    if (!fits) in_memory.resize(words);
+    uint64_t* in = fits ? regs.data() : in_memory.data();
+    (void)t.read_words({in, words});  // the register reads, a packet segment per copy
+    Outcome o = service.answer({in, words}, &reply);
+    if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
+    if (!reply.empty()) write_reply(t, h, reply);
     t.msg_done();  // after the reply, as Listing 1: the message's time includes answering it
     stats->count(o);
   }

@@ -9,21 +9,22 @@
 //   kRegisters  the request is read from the RX FIFO into a small on-stack
 //               block (the register file), the reply written from it to the
 //               TX FIFO word by word;
-//   kMemory     a traditional NIC's path: the request is copied into a heap
-//               buffer first (the DMA), the reply assembled in memory and
-//               then copied to the TX FIFO.
+//   kMemory     a traditional NIC's path (nanopu/memory_message.h): the
+//               request is copied whole into memory (the DMA,
+//               Thread::receive_message), the reply assembled in memory and
+//               handed over whole (Thread::send_message).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "apps/paths/message_path.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::apps {
 
 enum class Outcome : uint8_t { kAnswered, kConfig, kError, kDropped };
-enum class MessagePath : uint8_t { kRegisters, kMemory };
 
 struct ComputeStats {
   uint64_t requests = 0;  // answered with a result

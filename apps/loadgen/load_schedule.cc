@@ -60,6 +60,7 @@ void LoadSchedule::measure() {
     receive_all(true);
     t_.idle();
     now = rte_rdtsc();
+    if (o_.progress) print_progress(*r_, start, now, hz_, &next_progress_s_);
   }
   const uint64_t drain_end = now + drain;
   while (!t_.stopping() && in_flight() > 0 && now < drain_end) {

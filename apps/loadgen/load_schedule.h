@@ -66,6 +66,7 @@ class LoadSchedule {
   uint32_t reply_bytes_ = 0;
   uint64_t start_ = 0;
   uint64_t last_reply_ = 0;
+  uint64_t next_progress_s_ = 2;  // the first progress line, seconds into the run
   uint64_t failures_before_ = 0;
   uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten
 };

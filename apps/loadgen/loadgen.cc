@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "nanopu/memory_message.h"
 
 namespace nanopu::apps {
 namespace {
@@ -57,6 +58,8 @@ class Client {
   uint64_t next_progress_s_ = 2;
   uint64_t failures_before_;
   std::vector<bool> answered_;  // by sequence number (requests of 24 bytes or more)
+  std::vector<uint64_t> tx_memory_;  // the memory path's request, reused
+  MemoryMessage rx_memory_;          // and its reply
 };
 
 uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
@@ -69,14 +72,23 @@ uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
 
 bool Client::send(uint64_t sent_tsc, uint64_t service) {
   const AppHeader h{o_.server_ip, o_.server_context, static_cast<uint16_t>(o_.msg_bytes)};
-  if (t_.write(h.word()) != ApiError::kOk) {
-    ++r_->send_failures;
-    return false;
-  }
   const uint64_t seq = r_->sent;
-  for (uint32_t i = 0; i < words_; ++i) {
-    uint64_t w = i == 0 ? service : i == 1 ? sent_tsc : i == 2 ? seq : fill_word_impl(seq, i);
-    (void)t_.write(w);
+  auto word = [&](uint32_t i) {
+    return i == 0 ? service : i == 1 ? sent_tsc : i == 2 ? seq : fill_word_impl(seq, i);
+  };
+  if (o_.path == MessagePath::kMemory) {  // built in memory, handed over whole
+    tx_memory_.resize(words_);
+    for (uint32_t i = 0; i < words_; ++i) tx_memory_[i] = word(i);
+    if (t_.send_message(h, tx_memory_) != ApiError::kOk) {
+      ++r_->send_failures;
+      return false;
+    }
+  } else {
+    if (t_.write(h.word()) != ApiError::kOk) {
+      ++r_->send_failures;
+      return false;
+    }
+    for (uint32_t i = 0; i < words_; ++i) (void)t_.write(word(i));
   }
   ++r_->sent;
   return true;
@@ -86,15 +98,18 @@ void Client::receive_all(uint64_t now) {  // now: refreshed per reply
   const bool verify = o_.expect != Expect::kNone;
   const uint64_t add = o_.expect == Expect::kIncrement ? 1 : 0;
   const bool has_seq = o_.msg_bytes >= 24;  // word 2 arrives whole
+  const bool memory = o_.path == MessagePath::kMemory;
   while (t_.msgs_ready()) {
-    const AppHeader h = AppHeader::from_word(t_.read());
+    if (memory && t_.receive_message(&rx_memory_) != ApiError::kOk) break;
+    const AppHeader h = memory ? rx_memory_.header : AppHeader::from_word(t_.read());
     bool ok = h.len == o_.msg_bytes && h.ip == o_.server_ip && h.context == o_.server_context;
     const uint32_t n = h.payload_words();
     uint64_t sent_tsc = 0;
     uint64_t seq = 0;
-    // Every word is checked as it is read: words are consumed by read().
+    // Every word is checked as it is read (on the register path words are
+    // consumed by read(); on the memory path they are all there already).
     for (uint32_t i = 0; i < n; ++i) {
-      const uint64_t v = t_.read();
+      const uint64_t v = memory ? rx_memory_.payload[i] : t_.read();
       if (i == 1) sent_tsc = v - add;
       if (i == 2) seq = v - add;
       if (!verify || !ok) continue;
@@ -102,8 +117,8 @@ void Client::receive_all(uint64_t now) {  // now: refreshed per reply
       else if (i == 2 && has_seq) ok = seq < r_->sent;
       else if (i >= 3 && has_seq) ok = v == expected(fill_word_impl(seq, i), i);
     }
-    const double server_core_ns = t_.sender_core_ns();
-    t_.msg_done();
+    const double server_core_ns = memory ? rx_memory_.sender_core_ns : t_.sender_core_ns();
+    if (!memory) t_.msg_done();
     if (!ok) {
       ++r_->bad_replies;
       continue;
@@ -142,18 +157,21 @@ void record_measured_reply(LoadGenResult* r, uint64_t sent_tsc, uint64_t now_tsc
   r->samples.push_back({sent_ns, rtt_ns, server_core_ns, request_bytes, reply_bytes});
 }
 
+void print_progress(const LoadGenResult& r, uint64_t start_tsc, uint64_t now_tsc, double tsc_hz,
+                    uint64_t* next_s) {
+  const double el = static_cast<double>(now_tsc - std::min(now_tsc, start_tsc)) / tsc_hz;
+  if (el < static_cast<double>(*next_s)) return;
+  *next_s = static_cast<uint64_t>(el) + 1;
+  std::fprintf(stderr, "[%5.1fs] sent %llu  received %llu  %.0f msg/s  p50 %.2f us  p99 %.2f us\n", el,
+               static_cast<unsigned long long>(r.sent), static_cast<unsigned long long>(r.received),
+               static_cast<double>(r.received) / el, static_cast<double>(r.latency_ns.quantile(0.5)) / 1e3,
+               static_cast<double>(r.latency_ns.quantile(0.99)) / 1e3);
+}
+
 namespace {
 
 void Client::progress(uint64_t now) {
-  if (!o_.progress) return;
-  const double el = static_cast<double>(now - start_) / tsc_hz_;
-  if (el < static_cast<double>(next_progress_s_)) return;
-  next_progress_s_ = static_cast<uint64_t>(el) + 1;
-  std::fprintf(stderr, "[%5.1fs] sent %llu  received %llu  %.0f msg/s  p50 %.2f us  p99 %.2f us\n",
-               el, static_cast<unsigned long long>(r_->sent),
-               static_cast<unsigned long long>(r_->received), static_cast<double>(r_->received) / el,
-               static_cast<double>(r_->latency_ns.quantile(0.5)) / 1e3,
-               static_cast<double>(r_->latency_ns.quantile(0.99)) / 1e3);
+  if (o_.progress) print_progress(*r_, start_, now, tsc_hz_, &next_progress_s_);
 }
 
 void Client::run() {
@@ -219,10 +237,10 @@ void run_loadgen(Thread& t, const LoadGenOptions& o, LoadGenResult* r) {
 void print_result(FILE* out, const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
   auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1e3; };
-  std::fprintf(out, "nanopu-loadgen: %s, %u-byte requests\n",
+  std::fprintf(out, "nanopu-loadgen: %s, %u-byte requests%s\n",
                o.rate > 0 ? absl::StrFormat("open loop, Poisson %.0f req/s", o.rate).c_str()
                           : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
-               o.msg_bytes);
+               o.msg_bytes, o.path == MessagePath::kMemory ? ", traditional path (whole messages in memory)" : "");
   std::fprintf(out,
                "  sent %llu  received %llu  lost %llu  given-up %llu  bad %llu  duplicated %llu  "
                "send-failures %llu\n",
@@ -293,13 +311,13 @@ const std::vector<double>& cdf_fractions() {
 std::string result_json(const LoadGenOptions& o, const LoadGenResult& r) {
   const Histogram& h = r.latency_ns;
   return absl::StrFormat(
-      "{\"mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
+      "{\"mode\":\"%s\",\"app_mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
       "\"sent\":%u,\"received\":%u,\"lost\":%u,\"given_up\":%u,\"bad_replies\":%u,"
       "\"duplicates\":%u,\"send_failures\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
       "\"p99\":%u,\"p999\":%u,\"max\":%u,\"cdf\":%s}%s}",
-      o.rate > 0 ? "open" : "closed", o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
+      o.rate > 0 ? "open" : "closed", app_mode_name(o.path), o.rate, o.outstanding, o.msg_bytes, r.sent, r.received,
       r.lost, r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(),
       h.quantile(0.5), h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(),

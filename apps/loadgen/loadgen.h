@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apps/loadgen/histogram.h"
+#include "apps/paths/message_path.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::apps {
@@ -33,6 +34,7 @@ struct LoadGenOptions {
   double drain_timeout_s = 1;  // give up on a request after this long without any reply
   bool progress = true;        // one stderr line per second on runs longer than 2 s
   bool stop_server = false;    // finally send service_time 0 (ends a service-mode server)
+  MessagePath path = MessagePath::kRegisters;  // the client's own path (--app_mode)
   uint64_t seed = 1;
 };
 
@@ -97,6 +99,12 @@ void run_loadgen(Thread& t, const LoadGenOptions& opts, LoadGenResult* result);
 void record_measured_reply(LoadGenResult* r, uint64_t sent_tsc, uint64_t now_tsc, uint64_t start_tsc,
                            double tsc_hz, double server_core_ns, uint32_t request_bytes,
                            uint32_t reply_bytes);
+
+// The once-a-second progress line (--progress) of a run that started at
+// start_tsc, if *next_s (seconds into the run) has come; advances *next_s.
+// Both engines print through it.
+void print_progress(const LoadGenResult& r, uint64_t start_tsc, uint64_t now_tsc, double tsc_hz,
+                    uint64_t* next_s);
 
 // The payload word i (≥ 3) of request seq, before any transformation.
 [[nodiscard]] uint64_t fill_word(uint64_t seq, uint32_t i);

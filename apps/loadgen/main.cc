@@ -66,6 +66,11 @@ ABSL_FLAG(std::string, service, "echo",
           "same against --app=service-tester, --service_ns per DATA), or 'othello' (nanopu-server "
           "--app=othello: MAPs searched --othello_depth plies, each minimax checked against a plain "
           "search here).");
+ABSL_FLAG(std::string, app_mode, "register-file",
+          "--service=echo: the client's own message path, 'register-file' (a word at a time "
+          "through the FIFOs, the nanoPU's path) or 'traditional' (each request built in memory "
+          "and handed over whole, each reply copied whole into memory; nanopu/memory_message.h). "
+          "The server's path is its own --app_mode.");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off, header and register-file "
           "API costs and print them beside the modelled hardware's (about 15 ms). The modelled "
@@ -124,6 +129,13 @@ int main(int argc, char** argv) {
   else if (expect == "increment") o.expect = nanopu::apps::Expect::kIncrement;
   else if (expect == "none") o.expect = nanopu::apps::Expect::kNone;
   else return fail("--expect: use echo, increment or none");
+  const std::optional<nanopu::apps::MessagePath> path = nanopu::apps::parse_app_mode(absl::GetFlag(FLAGS_app_mode));
+  if (!path) return fail("--app_mode: use register-file or traditional");
+  if (*path == nanopu::apps::MessagePath::kMemory && service != "echo")
+    return fail("--app_mode=traditional: only --service=echo has a traditional client (for the "
+                "compute services the server's path is what differs: nanopu-server --app_mode, and "
+                "--compute_path=memory here for the modelled column)");
+  o.path = *path;
   o.drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout);
   o.progress = absl::GetFlag(FLAGS_progress);
   o.stop_server = absl::GetFlag(FLAGS_stop_server);

@@ -4,7 +4,11 @@
 #include <rte_pause.h>
 
 #include <cstdio>
+#include <span>
 #include <string>
+#include <vector>
+
+#include "nanopu/memory_message.h"
 
 namespace nanopu::apps {
 namespace {
@@ -17,13 +21,64 @@ void spin_cycles(uint64_t model_cycles) {
   while (rte_rdtsc() < end) rte_pause();
 }
 
+// The same services on the traditional path: each request whole in memory
+// (m), the reply built in `out` and sent whole. Returns false when a
+// service-mode request with service_time 0 ends the thread.
+class MemoryLoopback {
+ public:
+  MemoryLoopback(Thread& t, LoopbackMode mode) : t_(t), mode_(mode) {}
+
+  bool serve(const MemoryMessage& m) {
+    const std::span<const uint64_t> in = m.words();
+    out_.assign(in.begin(), in.end());
+    const bool tester = mode_ == LoopbackMode::kServiceTester || mode_ == LoopbackMode::kThroughput;
+    if (tester && !in.empty()) {
+      if (in[0] == kTesterConfig) {  // never answered
+        config_msgs_ = in.size() >= 2 ? in[1] : 0;
+        config_ts_ = in.size() >= 3 ? in[2] : 0;
+        data_seen_ = 0;
+        return true;
+      }
+      if (in[0] == kTesterData && mode_ == LoopbackMode::kServiceTester && in.size() >= 2) spin_cycles(in[1]);
+      if (in[0] == kTesterData && mode_ == LoopbackMode::kThroughput && config_msgs_ > 0 &&
+          ++data_seen_ == config_msgs_) {
+        if (in.size() >= 2) out_.back() = config_ts_;
+        data_seen_ = 0;
+      }
+    } else if (mode_ == LoopbackMode::kService && in.size() >= 2) {
+      if (in[0] == 0) return false;  // the load generator's convention: service_time 0 ends the thread
+      spin_cycles(in[0]);
+    } else if (mode_ == LoopbackMode::kIncrement) {
+      for (uint64_t& w : out_) ++w;
+    }
+    (void)t_.send_message(m.header, out_);  // the RX header (source) is the TX header (destination)
+    return true;
+  }
+
+ private:
+  Thread& t_;
+  LoopbackMode mode_;
+  std::vector<uint64_t> out_;  // the reply, reused
+  uint64_t config_msgs_ = 0, config_ts_ = 0, data_seen_ = 0;  // kThroughput
+};
+
+bool serve_from_memory_until_done(Thread& t, LoopbackMode mode) {
+  MemoryLoopback loopback(t, mode);
+  MemoryMessage m;
+  while (t.wait())
+    while (t.receive_message(&m) == ApiError::kOk)
+      if (!loopback.serve(m)) return true;
+  return true;
+}
+
 }  // namespace
 
-bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode) {
+bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode, MessagePath path) {
   if (absl::Status s = t.bind(context, priority); !s.ok()) {
     std::fprintf(stderr, "nanopu: loopback: %s\n", std::string(s.message()).c_str());
     return false;
   }
+  if (path == MessagePath::kMemory) return serve_from_memory_until_done(t, mode);
   // kThroughput: the CONFIG's message count and timestamp, DATA seen since.
   uint64_t config_msgs = 0, config_ts = 0, data_seen = 0;
   while (t.wait()) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "apps/paths/message_path.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::apps {
@@ -31,7 +32,11 @@ inline constexpr uint64_t kTesterData = 1;
 // kService mode a request with service_time 0 ends the thread (the nanoPU
 // load generator's convention). In the tester modes a message of another
 // type is echoed unchanged. Returns false if the bind failed.
-bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode);
+// With path kMemory the same services run on the traditional path
+// (apps/paths/message_path.h): each request copied whole into memory, the
+// reply built there and handed over whole.
+bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode,
+                    MessagePath path = MessagePath::kRegisters);
 
 }  // namespace nanopu::apps
 

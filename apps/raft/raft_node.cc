@@ -39,6 +39,10 @@ void RaftNode::become_follower(uint64_t term, double now_ms) {
   if (term > term_) {
     term_ = term;
     voted_for_ = -1;
+    // A new term's leader is unknown until it is heard from (Raft §5.2):
+    // keeping the old one would send clients to a server that may be dead,
+    // and back there again on every redirect.
+    leader_ = -1;
   }
   if (role_ != Role::kFollower) {
     pending_.clear();  // a deposed leader answers no more

@@ -53,6 +53,13 @@ ABSL_FLAG(std::string, app, "echo",
           "built in memory), and 'othello' (game-tree search as map/reduce: with --othello_workers "
           "this host fans a MAP's children out to them and reduces their minimax values; without, "
           "it searches). docs/apps.md has the message layouts.");
+ABSL_FLAG(std::string, app_mode, "register-file",
+          "How messages reach the service: 'register-file' (the nanoPU's path: words read from the "
+          "RX FIFO and written to the TX FIFO one at a time) or 'traditional' (a traditional NIC's: "
+          "each request copied whole into memory, the reply built there and handed over whole; "
+          "nanopu/memory_message.h). 'traditional' serves echo, increment, service, service-tester, "
+          "loopback-throughput and the compute services (for those the same as NAME-traditional); "
+          "compare the two with nanopu-loadgen --app_mode on the client too.");
 ABSL_FLAG(std::string, othello_workers, "",
           "othello: the worker hosts a MAP's children go to, round-robin, as IP:CONTEXT,... (each "
           "running --app=othello). Empty: search every MAP here.");
@@ -137,6 +144,24 @@ int main(int argc, char** argv) {
                  app.c_str());
     return 2;
   }
+  const std::optional<nanopu::apps::MessagePath> app_mode =
+      nanopu::apps::parse_app_mode(absl::GetFlag(FLAGS_app_mode));
+  if (!app_mode) {
+    std::fprintf(stderr, "nanopu-server: --app_mode='%s': use register-file or traditional\n",
+                 absl::GetFlag(FLAGS_app_mode).c_str());
+    return 2;
+  }
+  const bool traditional = *app_mode == nanopu::apps::MessagePath::kMemory;
+  const bool loopback = !kv && !chain && !rdma && !raft && !dot && !compute && !othello && !lnic;
+  if (traditional && !loopback && !compute) {
+    std::fprintf(stderr,
+                 "nanopu-server: --app_mode=traditional: --app=%s has no traditional variant; it serves "
+                 "echo, increment, service, service-tester, loopback-throughput and the compute services "
+                 "(dot and kv have the paper's software-copy variants instead: --app=dot-naive, "
+                 "--app=kv-naive)\n",
+                 app.c_str());
+    return 2;
+  }
   std::optional<std::pair<uint32_t, uint16_t>> boot;
   if (const std::string b = absl::GetFlag(FLAGS_boot_msg); !b.empty()) {
     const size_t colon = b.rfind(':');
@@ -188,6 +213,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     compute_app = std::move(*c);
+    if (traditional) compute_app.path = nanopu::apps::MessagePath::kMemory;
     std::fprintf(stderr, "nanopu-server: %s: %s\n", app.c_str(), compute_app.what.c_str());
   }
   nanopu::apps::OthelloOptions othello_options;
@@ -297,7 +323,7 @@ int main(int argc, char** argv) {
       else if (ws != nullptr) (void)nanopu::apps::serve_words(t, ctx, static_cast<uint8_t>(priority), *ws, path, cmst);
       else if (dot) (void)nanopu::apps::serve_dot(t, ctx, static_cast<uint8_t>(priority), dot_variant, dst);
       else if (kv) (void)nanopu::apps::serve_kv(t, ctx, static_cast<uint8_t>(priority), variant, table, st);
-      else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode);
+      else (void)nanopu::apps::serve_loopback(t, ctx, static_cast<uint8_t>(priority), mode, *app_mode);
     };
     if (absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn(body, i % workers); !t.ok()) {
       std::fprintf(stderr, "nanopu-server: %s\n", std::string(t.status().message()).c_str());

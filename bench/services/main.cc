@@ -27,14 +27,16 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: nanopu-bench-services [--service=kv|rdma|chain|raft|dot|setint|compute|loopback|all] [--seconds=S] [--out=DIR]\n"
+    "usage: nanopu-bench-services [--service=kv|rdma|chain|raft|dot|setint|compute|loopback|traditional|all] [--seconds=S] [--out=DIR]\n"
     "  Runs nanopu-server, nanopu-switch and nanopu-loadgen over net_memif and sweeps offered\n"
     "  load for each service: p50/p99 measured beside the timing model's (modelled) and the\n"
     "  paper's, closed-loop throughput beside an echo server's; dot: the optimal variant's\n"
     "  throughput over the naive one's across vector sizes (Figure 6's shape); setint: set\n"
     "  intersection p99 vs load, register-file vs traditional path, 1 core vs JBSQ (Figure 10);\n"
     "  compute: HD search, N-body, classifier and INT collector beside an echo server;\n"
-    "  loopback: loopback and loopback-with-increment throughput vs message size (Figures 4, 5).\n"
+    "  loopback: loopback and loopback-with-increment throughput vs message size (Figures 4, 5);\n"
+    "  traditional: echo RTT and throughput, register-file vs traditional path on both ends,\n"
+    "  16 B to 1 KB (Figure 3's comparison, measured, beside the model's).\n"
     "  --service  which services (default all)\n"
     "  --seconds  seconds per load point (default 1)\n"
     "  --out      directory for <service>.csv, <service>.png and bench-services.json\n"
@@ -55,8 +57,9 @@ int main(int argc, char** argv) {
     else return std::fprintf(a == "--help" ? stdout : stderr, "%s", kUsage), a == "--help" ? 0 : 2;
   }
   if (which != "all" && which != "kv" && which != "rdma" && which != "chain" && which != "raft" && which != "dot" &&
-      which != "setint" && which != "compute" && which != "loopback")
-    return std::fprintf(stderr, "nanopu-bench-services: --service=%s: use kv, rdma, chain, raft, dot, setint, compute, loopback or all\n%s",
+      which != "setint" && which != "compute" && which != "loopback" &&
+      which != "traditional")
+    return std::fprintf(stderr, "nanopu-bench-services: --service=%s: use kv, rdma, chain, raft, dot, setint, compute, loopback, traditional or all\n%s",
                         which.c_str(), kUsage), 2;
   if (!(o.seconds > 0 && o.seconds <= 600))
     return std::fprintf(stderr, "nanopu-bench-services: --seconds must be in (0, 600]\n"), 2;
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
        "set intersection: p99 vs load (Figure 10), modelled nanoPU", nanopu::bench::bench_setint},
       {"compute", "", "", nanopu::bench::bench_compute},
       {"loopback", "", "", nanopu::bench::bench_loopback},
+      {"traditional", "", "", nanopu::bench::bench_traditional},
   };
   std::vector<nanopu::bench::Row> rows;
   std::string curves;

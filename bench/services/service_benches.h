@@ -38,5 +38,8 @@ struct ServiceResult {
 // loopback_benches.cc: loopback and loopback-with-increment throughput
 // against message size (Figures 4 and 5).
 [[nodiscard]] ServiceResult bench_loopback(const ServicesOptions& o);
+// traditional_benches.cc: echo on the register file against the traditional
+// path, both ends, 16 B to 1 KB (Figure 3's comparison, measured).
+[[nodiscard]] ServiceResult bench_traditional(const ServicesOptions& o);
 
 }  // namespace nanopu::bench

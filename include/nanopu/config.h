@@ -20,6 +20,17 @@ namespace nanopu {
 
 struct Config {
   // --- EAL and port ---
+  // What carries this host's frames: a DPDK port (vdevs, pci_devices, port)
+  // or a kernel UDP socket on io_uring bound to ip:udp_port (no NIC, no
+  // hugepage, no device probed; docs/design.md, "Backends").
+  Backend backend = Backend::kDpdk;
+  // kUring: the UDP port every host listens on and sends to. A host is its
+  // IPv4 address, as on the wire (the app header has no port), so two hosts
+  // on one machine take two addresses (127.0.0.2, 127.0.0.3, ...).
+  uint16_t udp_port = 9099;
+  // kUring: let a kernel thread submit for the NIC core (IORING_SETUP_SQPOLL):
+  // no syscall per burst, one more busy thread.
+  bool uring_sqpoll = false;
   // EAL lcores. The first is the NIC core; each further one is a worker core.
   // A single lcore runs the NIC loop and one worker on the same core.
   std::vector<unsigned> lcores = {0};

@@ -15,6 +15,7 @@ enum class [[nodiscard]] ApiError : uint8_t {
   kNoBuffers,       // TX: no buffer for the whole message (the paper's exception, §3.4)
   kNotBound,        // TX before bind(): the NIC would not know the source context
   kStopped,         // the runtime is shutting down
+  kMessageOpen,     // send_message() while a message written with write() is unfinished
 };
 
 [[nodiscard]] std::string_view api_error_name(ApiError e);

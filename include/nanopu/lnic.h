@@ -22,6 +22,7 @@
 #ifndef NANOPU_LNIC_H_
 #define NANOPU_LNIC_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,6 +42,10 @@ uint64_t nanopu_lnic_read(void);
 void nanopu_lnic_write(uint64_t word);
 void nanopu_lnic_msg_done(void);
 void nanopu_lnic_idle(void);
+/* Bulk forms of lnic_read/lnic_write (Thread::read_words/write_words): n
+ * words at once, the same as n single calls. */
+void nanopu_lnic_read_words(uint64_t* words, size_t n);
+void nanopu_lnic_write_words(const uint64_t* words, size_t n);
 
 #define lnic_add_context(context, priority) \
   nanopu_lnic_add_context((uint64_t)(context), (uint64_t)(priority))
@@ -53,6 +58,8 @@ void nanopu_lnic_idle(void);
 #define lnic_copy() nanopu_lnic_write(nanopu_lnic_read())
 #define lnic_msg_done() nanopu_lnic_msg_done()
 #define lnic_idle() nanopu_lnic_idle()
+#define lnic_read_words(p, n) nanopu_lnic_read_words((p), (size_t)(n))
+#define lnic_write_words(p, n) nanopu_lnic_write_words((p), (size_t)(n))
 /* op is one of ==, !=, <, >=: "lnic_branch(==, 0, done)" jumps to done when
  * the next netRX word equals 0 (the word is consumed either way). */
 #define lnic_branch(op, val, label)                       \

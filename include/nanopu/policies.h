@@ -38,6 +38,12 @@ enum class PollMode : uint8_t { kBusy, kAdaptive };
 // (auto), require them (on), or never (off: the EAL runs with --no-huge).
 enum class HugePages : uint8_t { kAuto, kOn, kOff };
 
+// What carries a host's frames (docs/design.md, "Backends"). kDpdk: a DPDK
+// port (a real NIC or a virtual PMD). kUring: a kernel UDP socket driven by
+// io_uring, the nanoPU transport header in the UDP payload (docs/wire.md,
+// "UDP encapsulation"): no NIC, no hugepage, no device probed.
+enum class Backend : uint8_t { kDpdk, kUring };
+
 [[nodiscard]] std::optional<CoreSelectPolicy> parse_core_select_policy(std::string_view name);
 [[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
 [[nodiscard]] std::optional<SchedMode> parse_sched_mode(std::string_view name);
@@ -48,5 +54,7 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 [[nodiscard]] std::string_view poll_mode_name(PollMode m);
 [[nodiscard]] std::optional<HugePages> parse_huge_pages(std::string_view name);
 [[nodiscard]] std::string_view huge_pages_name(HugePages h);
+[[nodiscard]] std::optional<Backend> parse_backend(std::string_view name);
+[[nodiscard]] std::string_view backend_name(Backend b);
 
 }  // namespace nanopu

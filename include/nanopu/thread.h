@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "absl/status/status.h"
 #include "nanopu/app_header.h"
@@ -25,6 +26,7 @@ namespace nanopu {
 
 struct ThreadFifos;
 struct ThreadCounters;
+struct MemoryMessage;
 class ContextTable;
 namespace sched {
 class Worker;
@@ -94,6 +96,11 @@ class Thread {
   ApiError read(uint64_t* word);
   // Words of the current message not yet read (header included).
   [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_; }
+  // Bulk netRX: the same as words.size() read() calls (the header first if
+  // the message is new), copied a packet segment at a time instead of a
+  // call per word. Stops at the first error (kRxEmpty, or kReadPastEnd at
+  // the message's end, recorded once) and zeroes the words not read.
+  ApiError read_words(std::span<uint64_t> words);
 
   // lmsgdone: finished with the current message (the one being read, else
   // the one at the head of the RX queue). Unread words are flushed
@@ -119,6 +126,27 @@ class Thread {
   }
   // Words still owed to the message being written (0: none open).
   [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_; }
+  // Bulk netTX: the same as words.size() write() calls — a word where no
+  // message is open is a header, and one span may finish a message and
+  // begin the next — with the payload copied a packet segment at a time.
+  // Returns the first error (the words of a failed header's message are
+  // discarded, as write() does).
+  ApiError write_words(std::span<const uint64_t> words);
+
+  // The traditional NIC's path (nanopu/memory_message.h), whole messages
+  // instead of words, for comparison with the register file:
+  //
+  // Copies the current message (the one being read, else the next) into
+  // *m at once and finishes with it (msg_done). A message partly read with
+  // read() gives the words not yet read. kRxEmpty when none is waiting
+  // (a poll's answer: neither counted nor reported as misuse).
+  ApiError receive_message(MemoryMessage* m);
+  // Sends a message assembled in memory: `header` (destination, len) and
+  // exactly ceil(len/8) payload words, copied to the TX buffer in one go.
+  // Fails cleanly as write() of a header does (kNotBound, kBadLength,
+  // kNoBuffers, kStopped), with kBadLength if the word count does not match
+  // len, and with kMessageOpen while write() has a message unfinished.
+  ApiError send_message(AppHeader header, std::span<const uint64_t> payload);
 
   // lidle: nothing to do right now; lets other threads (and, on a shared
   // core, the NIC loop) run, then returns.
@@ -158,6 +186,13 @@ class Thread {
   ApiError read_word(uint64_t* word);
   ApiError write_word(uint64_t word);
   ApiError write_slow(uint64_t word);
+  // The bulk copies of read_words/write_words and the traditional path: n
+  // payload words of the current RX message into dst (host order, a short
+  // last word zero-padded; n <= the words left, header already taken), and
+  // n words into the open TX message that do not end it (write_word() sends
+  // the last).
+  void copy_rx_words(uint64_t* dst, uint32_t n);
+  void copy_tx_words(const uint64_t* src, uint32_t n);
   // This thread's on-core time on its current message, in 1/16 ns, >= 1.
   [[nodiscard]] uint32_t core_time_16ths() const;
   // The safe point's cheap half (worker.h): no preemption requested and not

@@ -11,6 +11,7 @@ std::string_view api_error_name(ApiError e) {
     case ApiError::kNoBuffers: return "no_buffers";
     case ApiError::kNotBound: return "not_bound";
     case ApiError::kStopped: return "stopped";
+    case ApiError::kMessageOpen: return "message_open";
   }
   return "unknown";
 }

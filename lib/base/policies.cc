@@ -18,6 +18,7 @@ constexpr Names<DemotionMode> kDemotionNames[] = {{DemotionMode::kPermanent, "pe
 constexpr Names<PollMode> kPollModeNames[] = {{PollMode::kBusy, "busy"}, {PollMode::kAdaptive, "adaptive"}};
 constexpr Names<HugePages> kHugePagesNames[] = {
     {HugePages::kAuto, "auto"}, {HugePages::kOn, "on"}, {HugePages::kOff, "off"}};
+constexpr Names<Backend> kBackendNames[] = {{Backend::kDpdk, "dpdk"}, {Backend::kUring, "uring"}};
 
 template <typename E, size_t N>
 std::optional<E> parse(const Names<E> (&table)[N], std::string_view name) {
@@ -51,5 +52,8 @@ std::string_view poll_mode_name(PollMode m) { return name_of(kPollModeNames, m);
 
 std::optional<HugePages> parse_huge_pages(std::string_view name) { return parse(kHugePagesNames, name); }
 std::string_view huge_pages_name(HugePages h) { return name_of(kHugePagesNames, h); }
+
+std::optional<Backend> parse_backend(std::string_view name) { return parse(kBackendNames, name); }
+std::string_view backend_name(Backend b) { return name_of(kBackendNames, b); }
 
 }  // namespace nanopu

@@ -22,6 +22,16 @@ ABSL_FLAG(std::string, lcores, "0",
           "machines).");
 ABSL_FLAG(uint32_t, shared_workers, 1,
           "With a single lcore: worker cores emulated on it, taking turns with the NIC loop.");
+ABSL_FLAG(std::string, backend, "dpdk",
+          "What carries this host's frames: 'dpdk' (a DPDK port: --vdev or --pci) or 'uring' "
+          "(a kernel UDP socket on io_uring at --ip:--udp_port; no NIC, no hugepage, no root "
+          "needed; docs/design.md, \"Backends\").");
+ABSL_FLAG(uint32_t, udp_port, 9099,
+          "--backend=uring: the UDP port every host listens on and sends to. Hosts on one "
+          "machine take distinct --ip addresses (127.0.0.2, 127.0.0.3, ...).");
+ABSL_FLAG(bool, uring_sqpoll, false,
+          "--backend=uring: a kernel thread submits for the NIC core (IORING_SETUP_SQPOLL): "
+          "no syscall per burst, one more busy thread.");
 ABSL_FLAG(std::string, vdev, "",
           "DPDK virtual device(s) to create, ';'-separated, e.g. "
           "'net_memif0,role=server,socket=/tmp/nanopu.sock' or 'net_ring0'.");
@@ -167,6 +177,15 @@ absl::StatusOr<Config> Config::from_flags() {
     c.lcores.push_back(v);
   }
   c.shared_workers = absl::GetFlag(FLAGS_shared_workers);
+  if (absl::Status s = parse_flag("backend", absl::GetFlag(FLAGS_backend), parse_backend,
+                                  "use dpdk or uring", &c.backend);
+      !s.ok())
+    return s;
+  const uint32_t udp_port = absl::GetFlag(FLAGS_udp_port);
+  if (udp_port == 0 || udp_port > 0xffff)
+    return absl::InvalidArgumentError(absl::StrCat("--udp_port=", udp_port, ": must be 1..65535"));
+  c.udp_port = static_cast<uint16_t>(udp_port);
+  c.uring_sqpoll = absl::GetFlag(FLAGS_uring_sqpoll);
   for (absl::string_view v :
        absl::StrSplit(absl::GetFlag(FLAGS_vdev), ';', absl::SkipWhitespace()))
     c.vdevs.emplace_back(v);

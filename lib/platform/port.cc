@@ -12,10 +12,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/contract/message.h"
+#include "lib/platform/uring_port.h"
 
 namespace nanopu {
 namespace {
 constexpr unsigned kPoolCacheSize = 256;
+
+// The pool every message buffer of a host comes from, MsgMeta in each mbuf's
+// private area; the error says what to do about it.
+absl::StatusOr<rte_mempool*> create_pool(const PortParams& config, const std::string& name_tag, int socket,
+                                         absl::string_view remedy) {
+  const std::string pool_name = absl::StrCat("np_", name_tag);
+  rte_mempool* pool = rte_pktmbuf_pool_create(pool_name.c_str(), config.mbufs, kPoolCacheSize,
+                                              kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+  if (pool == nullptr)
+    return absl::ResourceExhaustedError(
+        absl::StrCat("mempool of ", config.mbufs, " mbufs: ", rte_strerror(rte_errno), "; ", remedy));
+  return pool;
+}
 }  // namespace
 
 std::string describe_ports() {
@@ -29,7 +43,28 @@ std::string describe_ports() {
   return out.empty() ? "none (add one with --vdev, e.g. --vdev=net_ring0)" : out;
 }
 
+PacketIo* Port::io() const { return uring_.get(); }
+
+absl::StatusOr<std::unique_ptr<Port>> Port::open_uring(const PortParams& config, const std::string& name_tag) {
+  std::unique_ptr<Port> p(new Port);
+  p->id_ = UINT16_MAX;
+  absl::StatusOr<rte_mempool*> pool = create_pool(config, name_tag, SOCKET_ID_ANY, "lower --mbufs");
+  if (!pool.ok()) return pool.status();
+  p->pool_ = *pool;
+  UringPortParams up;
+  up.ip = config.ip;
+  up.udp_port = config.udp_port;
+  up.sqpoll = config.uring_sqpoll;
+  absl::StatusOr<std::unique_ptr<UringPort>> u = UringPort::open(up, p->pool_);
+  if (!u.ok()) return u.status();
+  p->uring_ = std::move(*u);
+  p->driver_ = p->uring_->describe();
+  p->mac_ = p->uring_->mac();
+  return p;
+}
+
 absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const std::string& name_tag) {
+  if (config.backend == Backend::kUring) return open_uring(config, name_tag);
   std::unique_ptr<Port> p(new Port);
   bool found = false;
   if (config.port_id >= 0) {
@@ -58,13 +93,10 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   p->driver_ = info.driver_name != nullptr ? info.driver_name : "?";
 
   const int socket = rte_eth_dev_socket_id(p->id_) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(p->id_);
-  const std::string pool_name = absl::StrCat("np_", name_tag);
-  p->pool_ = rte_pktmbuf_pool_create(pool_name.c_str(), config.mbufs, kPoolCacheSize,
-                                     kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-  if (p->pool_ == nullptr)
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "mempool of ", config.mbufs, " mbufs: ", rte_strerror(rte_errno),
-        "; lower --mbufs or reserve more hugepages (deploy/setup.sh)"));
+  absl::StatusOr<rte_mempool*> pool =
+      create_pool(config, name_tag, socket, "lower --mbufs or reserve more hugepages (deploy/setup.sh)");
+  if (!pool.ok()) return pool.status();
+  p->pool_ = *pool;
 
   rte_eth_conf conf{};
   // RX interrupts let an idle NIC core sleep until the next packet; a PMD
@@ -125,6 +157,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
 }
 
 bool Port::wait_link_up(double seconds, const std::atomic<bool>& stop) const {
+  if (uring_) return true;  // a socket has no link to wait for
   const uint64_t hz = rte_get_tsc_hz();
   const uint64_t start = rte_rdtsc();
   const uint64_t end = start + static_cast<uint64_t>(seconds * static_cast<double>(hz));
@@ -143,6 +176,15 @@ bool Port::wait_link_up(double seconds, const std::atomic<bool>& stop) const {
 }
 
 Port::~Port() {
+  // The socket's posted buffers go back to the pool first; a pool the kernel
+  // may still write into is kept (uring_port.h, leaked()).
+  bool keep_pool = false;
+  if (uring_ != nullptr) {
+    uring_->close();
+    keep_pool = uring_->leaked();
+    uring_.reset();
+  }
+  if (keep_pool) return;
   if (started_) {
     (void)rte_eth_dev_stop(id_);
     // Closing releases the queues' mbufs before the pool goes; a vdev port is

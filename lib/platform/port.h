@@ -10,12 +10,19 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "nanopu/policies.h"
+#include "nic/link/packet_io.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {
 
 // What a port needs of a host's configuration.
 struct PortParams {
+  // kUring: no DPDK port; a UDP socket at ip:udp_port (lib/platform/uring_port.h).
+  Backend backend = Backend::kDpdk;
+  uint32_t ip = 0;
+  uint16_t udp_port = 9099;
+  bool uring_sqpoll = false;
   uint16_t port_index = 0;  // which DPDK port, in probe order
   int32_t port_id = -1;     // >= 0: this DPDK port id instead
   uint32_t mbufs = 16383;   // the pool every message buffer of the host comes from
@@ -24,6 +31,8 @@ struct PortParams {
   double start_retry_s = 0;  // keep trying to start a refused memif client this long
   bool rx_interrupts = false;  // configure RX-queue interrupts (adaptive polling), if the PMD has them
 };
+
+class UringPort;
 
 class Port {
  public:
@@ -35,10 +44,21 @@ class Port {
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
 
+  // The DPDK port id (kDpdk only: a uring port has none).
   [[nodiscard]] uint16_t id() const { return id_; }
+  [[nodiscard]] Backend backend() const { return uring_ ? Backend::kUring : Backend::kDpdk; }
+  // Where the NIC core takes and sends frames: null for a DPDK port (the NIC
+  // core drives queue 0 of id() itself), the socket for kUring.
+  [[nodiscard]] PacketIo* io() const;
+  [[nodiscard]] const UringPort* uring() const { return uring_.get(); }
   [[nodiscard]] rte_mempool* pool() const { return pool_; }
   [[nodiscard]] const wire::MacAddr& mac() const { return mac_; }
   [[nodiscard]] const std::string& driver() const { return driver_; }
+  // Whether the port transmits an indirect mbuf (a clone) correctly. DPDK
+  // 22.11's net_af_xdp does not: its zero-copy TX takes the frame's UMEM
+  // address from the mbuf's own address and its data pointer, which for a
+  // clone points into another mbuf's buffer — the frame sent is garbage.
+  [[nodiscard]] bool sends_indirect_mbufs() const { return driver_ != "net_af_xdp"; }
   // Whether the port must be restarted to reconnect after its peer went
   // away: a role=client memif (DPDK connects it only in rte_eth_dev_start).
   [[nodiscard]] bool reconnects() const { return reconnects_; }
@@ -50,6 +70,8 @@ class Port {
 
  private:
   Port() = default;
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Port>> open_uring(const PortParams& params,
+                                                                       const std::string& name_tag);
   uint16_t id_ = 0;
   rte_mempool* pool_ = nullptr;
   wire::MacAddr mac_{};
@@ -57,6 +79,7 @@ class Port {
   bool reconnects_ = false;
   std::string kernel_iface_;
   bool started_ = false;
+  std::unique_ptr<UringPort> uring_;
 };
 
 // Ports in probe order, for error messages ("port 1 of 1: net_ring0").

@@ -28,6 +28,20 @@ absl::Status Config::validate() const {
   if (worker_count() > kMaxWorkerCores)
     return invalid("lcores", worker_count(),
                    absl::StrCat("worker cores: at most ", kMaxWorkerCores));
+  if (backend == Backend::kUring) {
+    if (!vdevs.empty())
+      return invalid("vdevs", vdevs.front(),
+                     "a DPDK device; backend=uring carries frames on a UDP socket at ip:udp_port");
+    if (!pci_devices.empty())
+      return invalid("pci_devices", pci_devices.front(), "a DPDK device; not used with backend=uring");
+    if (!pcap_path.empty())
+      return invalid("pcap_path", pcap_path,
+                     absl::StrCat("captures a DPDK port; with backend=uring capture the socket: "
+                                  "tcpdump -i any udp port ", udp_port));
+    if (udp_port == 0) return invalid("udp_port", udp_port, "must be 1..65535");
+  } else if (backend != Backend::kDpdk) {
+    return invalid("backend", static_cast<int>(backend), "kDpdk or kUring");
+  }
   if (link_wait_s < 0) return invalid("link_wait_s", link_wait_s, "seconds, >= 0");
   if (link_hold_s < 0) return invalid("link_hold_s", link_hold_s, "seconds, >= 0");
   if (mbufs < 1024) return invalid("mbufs", mbufs, "need at least 1024");

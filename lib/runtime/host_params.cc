@@ -21,7 +21,9 @@ EalParams eal_params(const Config& c) {
   e.eal_lcore_map = c.eal_lcore_map;
   e.vdevs = c.vdevs;
   e.pci_devices = c.pci_devices;
-  e.huge = c.huge;
+  // The io_uring backend's mbufs live in ordinary memory: no hugepage is
+  // touched, none need be reserved, no root is needed for them.
+  e.huge = c.backend == Backend::kUring ? HugePages::kOff : c.huge;
   e.file_prefix = c.file_prefix;
   e.extra_eal_args = c.extra_eal_args;
   e.eal_log_level = c.eal_log_level;
@@ -38,12 +40,17 @@ PortParams port_params(const Config& c) {
   p.tx_descriptors = c.tx_descriptors;
   p.start_retry_s = c.link_wait_s;
   p.rx_interrupts = c.poll == PollMode::kAdaptive;
+  p.backend = c.backend;
+  p.ip = c.ip;
+  p.udp_port = c.udp_port;
+  p.uring_sqpoll = c.uring_sqpoll;
   return p;
 }
 
 NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   NicParams p;
   p.port_id = port.id();
+  p.io = port.io();
   p.host_ip = c.ip;
   p.host_mac = port.mac();
   p.gateway_mac = c.gateway_mac;
@@ -54,6 +61,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   n.reassembly_slots = c.reassembly_slots;
   n.rto_ticks = tsc_from_ns(c.rto_us * 1e3);
   n.max_timeouts = c.max_retransmits;
+  if (!port.sends_indirect_mbufs()) n.copy_below_bytes = UINT16_MAX;  // every packet a copy
   // One MTU frame (1024 B payload + 64 B header + 24 B preamble/FCS/gap) on the wire.
   n.pull_interval_ticks =
       tsc_from_ns((wire::kSegmentBytes + wire::kFrameHeaderBytes + 24) * 8 / c.link_gbps);
@@ -85,6 +93,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
   p.watchdog_tsc = c.shared_core() ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
   p.defer_control = c.shared_core();
+  p.control_after_data = c.backend == Backend::kUring;
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
   p.tester_timestamps = c.tester_timestamps;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);

@@ -18,6 +18,7 @@
 #include "lib/platform/capture.h"
 #include "lib/platform/eal.h"
 #include "lib/platform/port.h"
+#include "lib/platform/uring_port.h"
 #include "lib/runtime/host_params.h"
 #include "lib/runtime/incarnation.h"
 #include "lib/runtime/telemetry.h"
@@ -226,6 +227,7 @@ absl::Status Runtime::run() {
         "run() must be called on lcore ", config_.lcores.front(), " (the first of Config.lcores)"));
   absl::Status s = config_.shared_core() ? run_shared_core() : run_dedicated();
   drain_tx();
+  nic_->quiesce_io();
   return s;
 }
 
@@ -318,8 +320,12 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 uint16_t Runtime::port_id() const { return port_->id(); }
 
 void Runtime::print_stats(FILE* out) const {
-  std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
+  if (port_->backend() == Backend::kDpdk)
+    std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
+  else
+    std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
+  if (const UringPort* u = port_->uring(); u != nullptr) print_counters(out, "uring", *u, /*all=*/true);
   if (capture_ != nullptr) print_counters(out, "capture", *capture_, /*all=*/true);
   for (size_t i = 0; i < workers_.size(); ++i)
     print_counters(out, absl::StrCat("core", i), workers_[i]->stats());

@@ -26,8 +26,10 @@ class RxWaiter {
   static constexpr uint32_t kFirstTimedSleepUs = 20;
   static constexpr uint32_t kMaxTimedSleepUs = 1000;
 
-  // ports: RX queue 0 of each; wake_fd: also wake when readable (-1: none).
-  RxWaiter(std::vector<uint16_t> ports, int wake_fd);
+  // ports: RX queue 0 of each; wake_fd: also wake when readable (-1: none);
+  // rx_fd: instead of ports, a descriptor readable when frames arrive (the
+  // io_uring backend's eventfd): sleeps on it and wake_fd, no timed steps.
+  RxWaiter(std::vector<uint16_t> ports, int wake_fd, int rx_fd = -1);
   RxWaiter(const RxWaiter&) = delete;
   RxWaiter& operator=(const RxWaiter&) = delete;
 
@@ -50,6 +52,7 @@ class RxWaiter {
 
   std::vector<uint16_t> ports_;
   int wake_fd_;
+  int rx_fd_;
   bool registered_ = false;
   bool interrupts_ = false;
   uint64_t sleeps_ = 0;

@@ -15,6 +15,7 @@
 namespace nanopu {
 
 LinkWatch::LinkWatch(const LinkWatchParams& params) : p_(params) {
+  if (!p_.ethdev) return;
   rte_eth_dev_info info{};
   const char* driver = rte_eth_dev_info_get(p_.port_id, &info) == 0 && info.driver_name != nullptr
                            ? info.driver_name
@@ -41,7 +42,7 @@ bool LinkWatch::kernel_carrier() const {
 }
 
 bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
-  if (p_.check_every_tsc == 0 || now < next_check_) return up_;
+  if (!p_.ethdev || p_.check_every_tsc == 0 || now < next_check_) return up_;
   next_check_ = now + p_.check_every_tsc;
   rte_eth_link link{};
   const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 &&

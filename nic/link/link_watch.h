@@ -21,6 +21,7 @@ namespace nanopu {
 
 struct LinkWatchParams {
   uint16_t port_id = 0;
+  bool ethdev = true;              // false: not a DPDK port (a UDP socket): always up
   bool reconnect = false;          // restart the port while its link is down
   uint64_t check_every_tsc = 0;    // how often to look at the link
   uint64_t retry_every_tsc = 0;    // how often to restart a port that is down

@@ -120,6 +120,34 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   std::memset(l4 + 23, 0, kTransportHeaderBytes - 23);
 }
 
+void encode_udp_envelope(uint32_t src_ip, uint32_t dst_ip, const MacAddr& src_mac,
+                         const MacAddr& dst_mac, uint8_t protocol, size_t l4_bytes, uint8_t* out) {
+  std::memcpy(out, dst_mac.data(), 6);
+  std::memcpy(out + 6, src_mac.data(), 6);
+  put16(out + 12, kEtherTypeIpv4);
+  uint8_t* ip = out + kIpOff;
+  ip[0] = 0x45;
+  ip[1] = 0;
+  put16(ip + 2, static_cast<uint16_t>(kIpv4HeaderBytes + l4_bytes));
+  put16(ip + 4, 0);
+  put16(ip + 6, 0);
+  ip[8] = kDefaultTtl;
+  ip[9] = protocol;
+  put16(ip + 10, 0);
+  put32(ip + 12, src_ip);
+  put32(ip + 16, dst_ip);
+}
+
+UdpEnvelope read_udp_envelope(const uint8_t* frame) {
+  const uint8_t* ip = frame + kIpOff;
+  return {get32(ip + 16), ip[9]};
+}
+
+MacAddr mac_for_ipv4(uint32_t ip) {
+  return {0x02, 0x00, static_cast<uint8_t>(ip >> 24), static_cast<uint8_t>(ip >> 16),
+          static_cast<uint8_t>(ip >> 8), static_cast<uint8_t>(ip)};
+}
+
 ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
                                size_t* payload_bytes) {
   if (frame_len < kFrameHeaderBytes) return ParseError::kShortFrame;

@@ -133,6 +133,28 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
 [[nodiscard]] ParseError decode_frame_header(const uint8_t* frame, size_t frame_len,
                                              FrameHeader* out, size_t* payload_bytes);
 
+// UDP encapsulation (docs/wire.md, "UDP encapsulation"): the io_uring backend
+// sends a frame less its Ethernet and IPv4 headers as one UDP datagram to the
+// frame's IPv4 destination, and gives a received datagram back those headers,
+// made from the socket's peer and local addresses, so that the pipeline sees
+// the frame any DPDK port would have delivered.
+inline constexpr size_t kUdpEnvelopeBytes = kEthHeaderBytes + kIpv4HeaderBytes;  // 34
+// Writes the 34 envelope bytes for a datagram of l4_bytes from src_ip to
+// dst_ip. The IPv4 checksum is left 0 ("not computed", which decode accepts):
+// the kernel has checked the datagram already.
+void encode_udp_envelope(uint32_t src_ip, uint32_t dst_ip, const MacAddr& src_mac,
+                         const MacAddr& dst_mac, uint8_t protocol, size_t l4_bytes, uint8_t* out);
+// The IPv4 destination and protocol of a frame this host built (its 34
+// envelope bytes, trusted: the packetizer wrote them).
+struct UdpEnvelope {
+  uint32_t dst_ip = 0;
+  uint8_t protocol = 0;
+};
+[[nodiscard]] UdpEnvelope read_udp_envelope(const uint8_t* frame);
+// A MAC for a peer known only by its IPv4 address (locally administered,
+// 02:00 + the address), so that what the pipeline learns is stable.
+[[nodiscard]] MacAddr mac_for_ipv4(uint32_t ip);
+
 // A trimming switch keeps the first 72 bytes of a DATA frame (docs/wire.md).
 inline constexpr size_t kTrimmedFrameBytes = 72;
 

@@ -2,6 +2,7 @@
 // a server host joined by a net_ring pair; every reply checked word by word.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "apps/boot/boot_message.h"
@@ -67,11 +68,12 @@ testing::RingHosts make_hosts() { return testing::make_ring_hosts(kServerIp, kCl
 
 const std::vector<uint16_t> kSizes = {1, 7, 8, 9, 15, 16, 63, 64, 100, 512, 1000, 1023, 1024};
 
-void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window) {
+void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window,
+                  apps::MessagePath path = apps::MessagePath::kRegisters) {
   testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
-  ASSERT_TRUE(h.server->spawn([mode](Thread& t) {
-    (void)apps::serve_loopback(t, kServerContext, 0, mode);
+  ASSERT_TRUE(h.server->spawn([mode, path](Thread& t) {
+    (void)apps::serve_loopback(t, kServerContext, 0, mode, path);
   }).ok());
   ClientResult r;
   constexpr uint64_t kCount = 2000;
@@ -96,6 +98,14 @@ void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window) {
 TEST(LoopbackRingTest, EchoEverySizeOneAtATime) { run_loopback(apps::LoopbackMode::kEcho, 0, 1); }
 TEST(LoopbackRingTest, EchoPipelined) { run_loopback(apps::LoopbackMode::kEcho, 0, 64); }
 TEST(LoopbackRingTest, IncrementEverySize) { run_loopback(apps::LoopbackMode::kIncrement, 1, 8); }
+// The same services on the traditional path (whole messages in memory),
+// answering a client on the word API: both paths speak the same wire.
+TEST(LoopbackRingTest, TraditionalEchoEverySizePipelined) {
+  run_loopback(apps::LoopbackMode::kEcho, 0, 64, apps::MessagePath::kMemory);
+}
+TEST(LoopbackRingTest, TraditionalIncrementEverySize) {
+  run_loopback(apps::LoopbackMode::kIncrement, 1, 8, apps::MessagePath::kMemory);
+}
 
 // nanoPU Listing 1 ported with lnic.h (apps/loopback/lnic_loopback.c).
 TEST(LoopbackRingTest, Listing1LoopbackPlusOneWithLnicShim) {
@@ -111,11 +121,14 @@ TEST(LoopbackRingTest, Listing1LoopbackPlusOneWithLnicShim) {
   EXPECT_EQ(r.header_errors, 0u);
 }
 
-TEST(LoopbackRingTest, ServiceModeEchoesAndServiceTimeZeroEndsTheThread) {
+class ServiceModeTest : public ::testing::TestWithParam<apps::MessagePath> {};
+
+TEST_P(ServiceModeTest, EchoesAndServiceTimeZeroEndsTheThread) {
   testing::RingHosts h = make_hosts();
   ASSERT_TRUE(h.server && h.client);
-  ASSERT_TRUE(h.server->spawn([](Thread& t) {
-    (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kService);
+  const apps::MessagePath path = GetParam();
+  ASSERT_TRUE(h.server->spawn([path](Thread& t) {
+    (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kService, path);
   }).ok());
   bool got_echo = false;
   bool done = false;
@@ -135,6 +148,9 @@ TEST(LoopbackRingTest, ServiceModeEchoesAndServiceTimeZeroEndsTheThread) {
   }));
   EXPECT_TRUE(got_echo);
 }
+INSTANTIATE_TEST_SUITE_P(BothPaths, ServiceModeTest,
+                         ::testing::Values(apps::MessagePath::kRegisters, apps::MessagePath::kMemory),
+                         [](const auto& i) { return std::string(i.param == apps::MessagePath::kRegisters ? "RegisterFile" : "Traditional"); });
 
 // No silent loss: a message nobody acknowledges (no thread is bound to its
 // context, so the receiver drops it) is given up after max_retransmits and

@@ -95,11 +95,15 @@ TEST(DotProductRingTest, MalformedRequestsGetErrorReplies) {
 // timestamp}, then DATA {1, service_time, padding}: each DATA echoed after
 // its service time, the CONFIG never answered and never the end of the
 // thread (the bug a user met with --app=service).
-TEST(TesterLayoutRingTest, ServiceTimeConfigThenDataIsAnsweredForEachData) {
+// Both on the register file and on the traditional path.
+class TesterLayoutRingTest : public ::testing::TestWithParam<apps::MessagePath> {};
+
+TEST_P(TesterLayoutRingTest, ServiceTimeConfigThenDataIsAnsweredForEachData) {
   constexpr int kData = 50;
   std::vector<Words> replies;
   Words config_reply = {1};
-  run_pair([&](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kServiceTester); },
+  const apps::MessagePath path = GetParam();
+  run_pair([&](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kServiceTester, path); },
            [&](Thread& t) {
              ASSERT_TRUE(t.bind(kClientContext).ok());
              config_reply = call(t, {apps::kTesterConfig, kData, 12345});
@@ -121,10 +125,11 @@ TEST(TesterLayoutRingTest, ServiceTimeConfigThenDataIsAnsweredForEachData) {
 
 // The throughput layout: CONFIG {0, num_msgs, timestamp}, DATA {1, ...,
 // timestamp} echoed; the num_msgs-th reply carries the CONFIG's timestamp.
-TEST(TesterLayoutRingTest, ThroughputLastReplyCarriesTheConfigTimestamp) {
+TEST_P(TesterLayoutRingTest, ThroughputLastReplyCarriesTheConfigTimestamp) {
   constexpr int kData = 20;
   std::vector<Words> replies;
-  run_pair([&](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kThroughput); },
+  const apps::MessagePath path = GetParam();
+  run_pair([&](Thread& t) { (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kThroughput, path); },
            [&](Thread& t) {
              ASSERT_TRUE(t.bind(kClientContext).ok());
              EXPECT_TRUE(call(t, {apps::kTesterConfig, kData, 4242}).empty());
@@ -134,6 +139,9 @@ TEST(TesterLayoutRingTest, ThroughputLastReplyCarriesTheConfigTimestamp) {
   for (int i = 0; i < kData; ++i)
     EXPECT_EQ(replies[i], (Words{apps::kTesterData, 7, 8, i + 1 == kData ? 4242u : 9000u + i})) << "DATA " << i;
 }
+INSTANTIATE_TEST_SUITE_P(BothPaths, TesterLayoutRingTest,
+                         ::testing::Values(apps::MessagePath::kRegisters, apps::MessagePath::kMemory),
+                         [](const auto& i) { return std::string(apps::app_mode_name(i.param) == "traditional" ? "Traditional" : "RegisterFile"); });
 
 // --tester_timestamps: an echo server on context 0x1234 gets each request
 // with its arrival cycle in the last 4 bytes (the low half of the last

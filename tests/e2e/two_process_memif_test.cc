@@ -44,11 +44,12 @@ class TwoProcessMemifTest : public ::testing::Test {
   // machine's CPUs (with each other and with whatever else runs), and a busy
   // poller would take the CPU its peer needs.
   void start_server(const std::string& app, const std::string& lcores = "",
-                    const std::string& poll = "adaptive") {
-    server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + (lcores.empty() ? server_lcore_ : lcores),
-                     "--vdev=net_memif0,role=server,socket=" + sock_, "--app=" + app, "--context=1",
-                     "--poll=" + poll},
-                    dir_ + "/server.log");
+                    const std::string& poll = "adaptive", const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {NANOPU_SERVER_BIN, "--lcores=" + (lcores.empty() ? server_lcore_ : lcores),
+                                     "--vdev=net_memif0,role=server,socket=" + sock_, "--app=" + app,
+                                     "--context=1", "--poll=" + poll};
+    args.insert(args.end(), extra.begin(), extra.end());
+    server_ = spawn(args, dir_ + "/server.log");
     ASSERT_GT(server_, 0);
     // Clients start after the server's ready line (its port is up).
     ASSERT_TRUE(wait_for_line(dir_ + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
@@ -88,6 +89,22 @@ TEST_F(TwoProcessMemifTest, IncrementServerAnswersEveryRequestWordByWord) {
   const std::string slog = read_file(dir_ + "/server.log");
   EXPECT_NE(slog.find("nic.rx_msgs_delivered"), std::string::npos) << slog;
   EXPECT_NE(slog.find("20000"), std::string::npos) << slog;
+}
+
+// --app_mode=traditional on both ends (whole messages through memory),
+// single- and multi-packet requests, every reply word checked.
+TEST_F(TwoProcessMemifTest, TraditionalModeOnBothEndsAnswersEveryRequestWordByWord) {
+  start_server("increment", "", "adaptive", {"--app_mode=traditional"});
+  for (const char* size : {"100", "3000"}) {
+    const int rc = run_loadgen({"--count=3000", std::string("--size=") + size, "--outstanding=8",
+                                "--expect=increment", "--app_mode=traditional", "--drain_timeout=10"});
+    EXPECT_EQ(rc, 0) << size << ": " << read_file(dir_ + "/loadgen.log");
+    const std::string json = read_file(dir_ + "/result.json");
+    EXPECT_NE(json.find("\"app_mode\":\"traditional\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"received\":3000,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"bad_replies\":0,"), std::string::npos) << json;
+  }
+  EXPECT_EQ(stop_server(), 0);
 }
 
 TEST_F(TwoProcessMemifTest, OpenLoopPoissonEchoOfManySizes) {
@@ -561,6 +578,10 @@ TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
       {{NANOPU_LOADGEN_BIN, "--service=othello", "--othello_depth=9"}, "--othello_depth"},
       {{NANOPU_LOADGEN_BIN, "--service=tester-throughput"}, "needs --count"},
       {{NANOPU_LOADGEN_BIN, "--service=setint", "--setint_zipf=-1"}, "--setint_zipf"},
+      {{NANOPU_LOADGEN_BIN, "--app_mode=dma"}, "--app_mode: use register-file or traditional"},
+      {{NANOPU_LOADGEN_BIN, "--service=kv", "--app_mode=traditional"}, "only --service=echo"},
+      {{NANOPU_SERVER_BIN, "--app_mode=dma"}, "--app_mode='dma'"},
+      {{NANOPU_SERVER_BIN, "--app=raft", "--app_mode=traditional"}, "no traditional variant"},
   };
   for (const auto& [args, says] : bad) {
     c = spawn(args, dir_ + "/bad7.log");

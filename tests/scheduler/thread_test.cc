@@ -16,21 +16,6 @@ namespace {
 
 constexpr uint32_t kIp = 0x0a000001;
 
-std::unique_ptr<Runtime> loop_host(uint32_t max_message_bytes = 1024) {
-  Config c = testing::host_config(testing::make_loop_port(), kIp);
-  c.max_message_bytes = max_message_bytes;
-  auto rt = Runtime::create(c);
-  EXPECT_TRUE(rt.ok()) << rt.status();
-  return rt.ok() ? std::move(*rt) : nullptr;
-}
-
-// Runs body as a thread on a self-looped host until it returns.
-void run_thread(Runtime& host, std::function<void(Thread&)> body) {
-  bool done = false;
-  ASSERT_TRUE(host.spawn([&](Thread& t) { body(t); done = true; }).ok());
-  ASSERT_TRUE(testing::poll_until({&host}, [&] { return done; }));
-}
-
 // Sends a message to the thread itself and waits for it.
 void send_self(Thread& t, uint16_t len, uint64_t first_word) {
   ASSERT_EQ(t.write(AppHeader{kIp, t.context(), len}.word()), ApiError::kOk);
@@ -39,8 +24,8 @@ void send_self(Thread& t, uint16_t len, uint64_t first_word) {
 }
 
 TEST(ThreadTest, ReadsHeaderThenWordsAndSeesItsOwnAddress) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     send_self(t, 24, 100);
     const AppHeader h = AppHeader::from_word(t.read());
@@ -58,8 +43,8 @@ TEST(ThreadTest, ReadsHeaderThenWordsAndSeesItsOwnAddress) {
 }
 
 TEST(ThreadTest, ReadingAnEmptyFifoReturnsZeroAndAnError) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     uint64_t w = 77;
     EXPECT_EQ(t.read(&w), ApiError::kRxEmpty);
@@ -71,8 +56,8 @@ TEST(ThreadTest, ReadingAnEmptyFifoReturnsZeroAndAnError) {
 }
 
 TEST(ThreadTest, ReadingPastTheEndOfAMessageIsAnError) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     send_self(t, 8, 5);
     (void)t.read();
@@ -86,8 +71,8 @@ TEST(ThreadTest, ReadingPastTheEndOfAMessageIsAnError) {
 }
 
 TEST(ThreadTest, MsgDoneFlushesUnreadWordsAndTheNextReadIsTheNextHeader) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     send_self(t, 32, 10);
     send_self(t, 16, 20);
@@ -103,8 +88,8 @@ TEST(ThreadTest, MsgDoneFlushesUnreadWordsAndTheNextReadIsTheNextHeader) {
 }
 
 TEST(ThreadTest, BadLengthsFailCleanlyAndTheirWordsAreDiscarded) {
-  auto host = loop_host(/*max_message_bytes=*/256);
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, /*max_message_bytes=*/256);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     EXPECT_EQ(t.write(AppHeader{kIp, 3, 0}.word()), ApiError::kBadLength);
     EXPECT_EQ(t.write(AppHeader{kIp, 3, 257}.word()), ApiError::kBadLength);
@@ -122,8 +107,8 @@ TEST(ThreadTest, BadLengthsFailCleanlyAndTheirWordsAreDiscarded) {
 }
 
 TEST(ThreadTest, WritingBeforeBindIsAnError) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     EXPECT_EQ(t.write(AppHeader{kIp, 3, 8}.word()), ApiError::kNotBound);
     EXPECT_EQ(t.write(1), ApiError::kNotBound);  // its one payload word is discarded
     EXPECT_EQ(t.tx_words_left(), 0u);
@@ -131,9 +116,9 @@ TEST(ThreadTest, WritingBeforeBindIsAnError) {
 }
 
 TEST(ThreadTest, LnicAddContextOutOfRangeFails) {
-  auto host = loop_host();
+  auto host = testing::make_loop_host(kIp, 1024);
   int rc_context = 0, rc_priority = 0, rc_ok = -1;
-  run_thread(*host, [&](Thread&) {
+  testing::run_thread(*host, [&](Thread&) {
     rc_context = nanopu_lnic_add_context(70000, 0);
     rc_priority = nanopu_lnic_add_context(5, 300);
     rc_ok = nanopu_lnic_add_context(5, 1);
@@ -144,7 +129,7 @@ TEST(ThreadTest, LnicAddContextOutOfRangeFails) {
 }
 
 TEST(ThreadTest, BindingTwiceOrATakenContextFails) {
-  auto host = loop_host();
+  auto host = testing::make_loop_host(kIp, 1024);
   bool first_done = false;
   absl::Status second_bind, rebind;
   ASSERT_TRUE(host->spawn([&](Thread& t) {
@@ -162,15 +147,15 @@ TEST(ThreadTest, BindingTwiceOrATakenContextFails) {
 }
 
 TEST(ThreadTest, AContextIsFreeAgainAfterItsThreadEnds) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) { ASSERT_TRUE(t.bind(6).ok()); });
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) { ASSERT_TRUE(t.bind(6).ok()); });
   absl::Status again;
-  run_thread(*host, [&](Thread& t) { again = t.bind(6); });
+  testing::run_thread(*host, [&](Thread& t) { again = t.bind(6); });
   EXPECT_TRUE(again.ok()) << again;
 }
 
 TEST(ThreadTest, AThreadThatThrowsEndsAloneAndOthersContinue) {
-  auto host = loop_host();
+  auto host = testing::make_loop_host(kIp, 1024);
   bool other_ran = false;
   ASSERT_TRUE(host->spawn([](Thread&) { throw std::runtime_error("boom"); }).ok());
   ASSERT_TRUE(host->spawn([&](Thread& t) {
@@ -184,7 +169,7 @@ TEST(ThreadTest, AThreadThatThrowsEndsAloneAndOthersContinue) {
 }
 
 TEST(ThreadTest, WaitReturnsFalseWhenTheRuntimeStops) {
-  auto host = loop_host();
+  auto host = testing::make_loop_host(kIp, 1024);
   bool returned = false;
   bool result = true;
   ASSERT_TRUE(host->spawn([&](Thread& t) {
@@ -202,8 +187,8 @@ TEST(ThreadTest, WaitReturnsFalseWhenTheRuntimeStops) {
 // wait_for: false once the time has passed with nothing to read (and not
 // before), true as soon as a message is there.
 TEST(ThreadTest, WaitForTimesOutOrReturnsWithTheMessage) {
-  auto host = loop_host();
-  run_thread(*host, [](Thread& t) {
+  auto host = testing::make_loop_host(kIp, 1024);
+  testing::run_thread(*host, [](Thread& t) {
     ASSERT_TRUE(t.bind(3).ok());
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_FALSE(t.wait_for(std::chrono::milliseconds(20)));
@@ -219,7 +204,7 @@ TEST(ThreadTest, WaitForTimesOutOrReturnsWithTheMessage) {
 }
 
 TEST(ThreadTest, ParkedThreadsAreUnwoundWhenTheHostGoes) {
-  auto host = loop_host();
+  auto host = testing::make_loop_host(kIp, 1024);
   struct Guard {
     bool* flag;
     ~Guard() { *flag = true; }

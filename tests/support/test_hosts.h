@@ -42,4 +42,21 @@ inline bool poll_until(std::initializer_list<Runtime*> hosts, const std::functio
   return true;
 }
 
+// One host whose port loops back to itself (a message to its own address
+// comes back to it); null (and the test fails) if it cannot start.
+inline std::unique_ptr<Runtime> make_loop_host(uint32_t ip, uint32_t max_message_bytes = 1024) {
+  Config c = host_config(make_loop_port(), ip);
+  c.max_message_bytes = max_message_bytes;
+  auto rt = Runtime::create(c);
+  EXPECT_TRUE(rt.ok()) << rt.status();
+  return rt.ok() ? std::move(*rt) : nullptr;
+}
+
+// Runs body as a thread on host, polling the host until body returns.
+inline void run_thread(Runtime& host, const std::function<void(Thread&)>& body) {
+  bool done = false;
+  ASSERT_TRUE(host.spawn([&](Thread& t) { body(t); done = true; }).ok());
+  ASSERT_TRUE(poll_until({&host}, [&] { return done; }));
+}
+
 }  // namespace nanopu::testing

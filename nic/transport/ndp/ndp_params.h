@@ -21,6 +21,10 @@ struct NdpParams {
   uint32_t remembered_completions = 16384;
   uint64_t rto_ticks = 0;            // retransmit timeout
   uint32_t max_timeouts = 200;       // then the message is given up (counted)
+  // A packet handed to the port is a copy up to this many bytes, a clone
+  // (an indirect mbuf sharing the kept original) above: a port that cannot
+  // send indirect mbufs gets UINT16_MAX (always a copy).
+  uint16_t copy_below_bytes = 256;   // header + up to 192 payload bytes
   uint64_t pull_interval_ticks = 0;    // PULL pacing: one MTU serialization time
   uint64_t reassembly_expiry_ticks = 0;  // free a partial message silent this long
   uint64_t completion_memory_ticks = 0;  // how long a delivered message's id is remembered

@@ -7,7 +7,6 @@
 
 namespace nanopu {
 namespace {
-constexpr uint16_t kCopyBelowBytes = 256;  // header + up to 192 payload bytes
 // Timeouts back off to rto << 6 while no progress is made, and a measured
 // round trip may raise the timeout up to the same ceiling: a message is
 // still given up within max_timeouts · 64 · rto (completion memory covers it).
@@ -88,7 +87,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   // while we keep the original for retransmission. Small packets are copied
   // (the receiver on another core then never touches our buffer's reference
   // count, a cache line we write on ACK); larger ones are cloned.
-  rte_mbuf* clone = m.pkts[index]->data_len <= kCopyBelowBytes
+  rte_mbuf* clone = m.pkts[index]->data_len <= p_.copy_below_bytes
                         ? rte_pktmbuf_copy(m.pkts[index], pool_, 0, UINT32_MAX)
                         : rte_pktmbuf_clone(m.pkts[index], pool_);
   if (clone == nullptr) {  // no buffer now: the timer sends it later

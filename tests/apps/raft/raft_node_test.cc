@@ -163,6 +163,31 @@ TEST(RaftNodeTest, AKilledLeaderIsReplacedAndNoAcknowledgedWriteIsLost) {
   }
 }
 
+TEST(RaftNodeTest, AServerInANewerTermNamesNoLeaderUntilOneIsHeardFrom) {
+  Cluster c(5, 3);
+  c.run(1000);
+  const uint32_t old = *c.leader();
+  const uint64_t old_term = c.node(old).term();
+  // The leader and two more down: the two left stand and vote for each
+  // other in term after term, and none can win.
+  c.kill(old);
+  c.kill((old + 1) % 5);
+  c.kill((old + 2) % 5);
+  uint64_t newer = 0;
+  for (int ms = 0; ms < 3000; ++ms) {
+    c.run(1);
+    for (uint32_t i : {(old + 3) % 5, (old + 4) % 5}) {
+      if (c.node(i).term() == old_term) continue;  // no election yet: the old leader is all it knows
+      ++newer;
+      // A server that voted in a newer term must not send clients to the
+      // dead leader (nor back there on every redirect).
+      ASSERT_NE(c.node(i).leader(), static_cast<int>(old)) << "server " << i << " at ms " << ms;
+    }
+  }
+  EXPECT_GT(newer, 0u);
+  EXPECT_FALSE(c.leader().has_value());
+}
+
 TEST(RaftNodeTest, ARequestSentAgainIsAppliedOnceAndAnsweredAgain) {
   Cluster c(3);
   c.run(1000);

@@ -199,3 +199,52 @@ TEST(FrameTest, NeverReadsPastTheGivenLength) {
 
 }  // namespace
 }  // namespace nanopu::wire
+
+namespace nanopu::wire {
+namespace {
+
+// The io_uring backend (docs/wire.md, "UDP encapsulation"): a frame less its
+// 34 envelope bytes travels as the datagram; the receiver writes an envelope
+// from the socket's addresses in front of it and the frame decodes as sent.
+TEST(UdpEnvelopeTest, AFrameSentWithoutItsEnvelopeDecodesTheSameAfterOneIsWritten) {
+  FrameHeader h;
+  h.dst_mac = {1, 2, 3, 4, 5, 6};
+  h.src_mac = {7, 8, 9, 10, 11, 12};
+  h.src_ip = 0x7f000103;
+  h.dst_ip = 0x7f000102;
+  h.ndp.flags = kFlagData;
+  h.ndp.src_context = 9;
+  h.ndp.dst_context = 5;
+  h.ndp.msg_len = 100;
+  h.ndp.tx_msg_id = 77;
+  h.ndp.core_time = 12345;
+  uint8_t sent[kFrameHeaderBytes + 100] = {};
+  encode_frame_header(h, 100, sent);
+  const UdpEnvelope env = read_udp_envelope(sent);
+  EXPECT_EQ(env.dst_ip, h.dst_ip);
+  EXPECT_EQ(env.protocol, kIpProtoNdp);
+
+  uint8_t received[sizeof sent] = {};
+  std::memcpy(received + kUdpEnvelopeBytes, sent + kUdpEnvelopeBytes, sizeof sent - kUdpEnvelopeBytes);
+  encode_udp_envelope(h.src_ip, h.dst_ip, mac_for_ipv4(h.src_ip), mac_for_ipv4(h.dst_ip), kIpProtoNdp,
+                      sizeof sent - kUdpEnvelopeBytes, received);
+  FrameHeader got;
+  size_t payload = 0;
+  ASSERT_EQ(decode_frame_header(received, sizeof received, &got, &payload), ParseError::kOk);
+  EXPECT_EQ(payload, 100u);
+  EXPECT_EQ(got.ndp, h.ndp);
+  EXPECT_EQ(got.src_ip, h.src_ip);
+  EXPECT_EQ(got.dst_ip, h.dst_ip);
+  EXPECT_EQ(got.src_mac, (MacAddr{0x02, 0x00, 0x7f, 0x00, 0x01, 0x03}));
+}
+
+TEST(UdpEnvelopeTest, AShortDatagramGetsAnEnvelopeThePipelineRejectsByLength) {
+  uint8_t received[kUdpEnvelopeBytes + 5] = {};
+  encode_udp_envelope(1, 2, mac_for_ipv4(1), mac_for_ipv4(2), kIpProtoNdp, 5, received);
+  FrameHeader got;
+  size_t payload = 0;
+  EXPECT_EQ(decode_frame_header(received, sizeof received, &got, &payload), ParseError::kShortFrame);
+}
+
+}  // namespace
+}  // namespace nanopu::wire
