@@ -1,7 +1,9 @@
 // Google Benchmark microbenchmarks of NIC-core building blocks, each beside a
 // raw reference in the same run: header encode/decode (reference: a 64-byte
 // memcpy), the message FIFO (reference: the bare rte_ring it wraps), the
-// timer module (reference: bare rte_timer_reset/stop), and per packet the
+// timer module (reference: bare rte_timer_reset/stop), the exactly-once
+// memory (reference: the bounded hash map every message paid before, still
+// the prototype peers' path), and per packet the
 // ingress pipeline and the NDP transport (reference: making and freeing the
 // packet they consume).
 #include <benchmark/benchmark.h>
@@ -18,6 +20,7 @@
 #include "lib/platform/eal.h"
 #include "lib/contract/msg_fifo.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/reassembly/delivered_ids.h"
 #include "nic/transport/ndp/ndp_transport.h"
 #include "nic/timers/timer_module.h"
 #include "nic/wire/frame.h"
@@ -171,6 +174,29 @@ class FreeingSink final : public TransportSink {
 };
 
 // Reference for both: making the packet (alloc + 128-byte frame) and freeing it.
+// Exactly-once memory per delivered single-packet message: look up, then
+// remember, 8 senders interleaved, ids rising (as NdpReceiver does).
+// Arg 0: the per-sender window; 1: the hash map of (source, buffer, id) with
+// a ring of 16384 (incarnation 0 routes there), the reference.
+void BM_DeliveredIdsSeenRemember(benchmark::State& state) {
+  DeliveredIds d(16384, 256, ~0ull >> 1);
+  const uint32_t epoch = state.range(0) == 0 ? (uint32_t{9} << 8 | 9) : 9;
+  uint64_t now = 1;
+  uint16_t next[8] = {};
+  uint64_t seen = 0;
+  for (auto _ : state) {
+    const auto sender = static_cast<uint32_t>(now & 7);
+    const uint16_t id_no = next[sender]++;
+    const DeliveredId id{0x0a000000u + sender, static_cast<uint16_t>(id_no & 255), id_no, 1, 64, epoch};
+    seen += d.seen(id, now) ? 1 : 0;
+    d.remember(id, now);
+    ++now;
+  }
+  benchmark::DoNotOptimize(seen);
+  state.SetLabel(state.range(0) == 0 ? "window" : "hash map (reference)");
+}
+BENCHMARK(BM_DeliveredIdsSeenRemember)->Arg(0)->Arg(1);
+
 void BM_RawPacketMakeFree(benchmark::State& state) {
   uint32_t id = 0;
   for (auto _ : state) rte_pktmbuf_free(make_data_packet(id++));

@@ -52,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   NdpParams p;
   p.reassembly_slots = 8;
   p.remembered_completions = 64;
+  p.remembered_senders = 4;  // small: a new sender forgets the least recent
   p.rtt_packets = 2;
   p.pull_interval_ticks = 100;
   p.reassembly_expiry_ticks = 1000000;

@@ -24,6 +24,9 @@ ABSL_FLAG(std::string, rate_pmds, "null,ring", "PMDs for the rate figure: null, 
 ABSL_FLAG(std::string, rtt_pmds, "ring,memif", "PMDs for the rtt figure: ring, memif.");
 ABSL_FLAG(uint32_t, runs, 3,
           "Runs of each nanopu/reference pair, alternated; the median is reported.");
+ABSL_FLAG(uint32_t, peer_incarnation, 1,
+          "Rate runs: the run the request peer announces; non-zero as every nanopu host (the server "
+          "remembers its deliveries in a per-sender window), 0 as the nanoPU prototype (a hash map).");
 ABSL_FLAG(double, seconds, 2, "Measured interval of each rate run, seconds.");
 ABSL_FLAG(double, warmup, 0.3, "Warm-up before each rate run's interval, seconds.");
 ABSL_FLAG(uint32_t, window, 128, "Requests in flight in rate runs (1..200).");
@@ -88,6 +91,11 @@ int main_impl() {
   o.seconds = absl::GetFlag(FLAGS_seconds);
   o.warmup_s = absl::GetFlag(FLAGS_warmup);
   o.window = absl::GetFlag(FLAGS_window);
+  if (absl::GetFlag(FLAGS_peer_incarnation) > 0xffff) {
+    std::fprintf(stderr, "nanopu-bench-e2e: --peer_incarnation: 0..65535\n");
+    return 2;
+  }
+  o.peer_incarnation = static_cast<uint16_t>(absl::GetFlag(FLAGS_peer_incarnation));
   o.rtt_samples = absl::GetFlag(FLAGS_rtt_samples);
   const uint32_t runs = absl::GetFlag(FLAGS_runs);
   const std::string figures = absl::GetFlag(FLAGS_figures);

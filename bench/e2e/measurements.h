@@ -22,6 +22,7 @@ struct RunOptions {
   double warmup_s = 0.3;
   double seconds = 2;          // measured interval of a rate run
   uint32_t window = 128;       // requests in flight (rate runs)
+  uint16_t peer_incarnation = 1;  // rate runs: 0 plays a prototype peer (PeerParams)
   uint64_t rtt_samples = 100000;
   std::string memif_dir = "/tmp";  // where memif sockets go
 };

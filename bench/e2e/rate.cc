@@ -89,6 +89,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   }
   PeerParams pp;
   pp.window = o.window;
+  pp.incarnation = o.peer_incarnation;
   RequestPeer peer(pp);
 
   // lcore 1: the nanopu host, or the io-forward loop.

@@ -41,6 +41,8 @@ uint16_t RequestPeer::fill(rte_mbuf** pkts, uint16_t n) {
   h.ndp.src_context = p_.peer_context;
   h.ndp.dst_context = p_.server_context;
   h.ndp.msg_len = p_.payload_bytes;
+  h.ndp.incarnation = p_.incarnation;
+  h.ndp.buf_size_class = static_cast<uint8_t>(p_.incarnation);
   while (used < n && sent_ - completed() < p_.window) {
     // (buf_ptr, tx_msg_id) is the receiver's key for a message: 2^32 ids
     // before one repeats, far beyond its completion memory.

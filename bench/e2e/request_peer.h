@@ -25,6 +25,10 @@ struct PeerParams {
   uint16_t server_context = 1;
   uint16_t payload_bytes = 64;  // 8..wire::kSegmentBytes: one packet per request
   uint32_t window = 128;        // requests in flight (< 65536)
+  // The run it announces (docs/wire.md, "Sender incarnation"): non-zero, as
+  // every nanopu host, so the server keeps its delivered ids in the
+  // per-sender window; 0 plays the prototype (the bounded hash map).
+  uint16_t incarnation = 1;
   wire::MacAddr peer_mac{};
   wire::MacAddr server_mac = wire::kBroadcastMac;
 };

@@ -35,6 +35,7 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
   X(rx_reassembly_superseded) /* partial message of a sender that has since restarted */ \
+  X(rx_senders_forgotten)    /* a sender's delivered-id window dropped for a newer sender */ \
   X(rx_drop_stale_incarnation) /* DATA meant for this address's previous process */ \
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \

@@ -1,8 +1,7 @@
 // The reassembly buffer (nanoPU tail-latency version §3.1; nanoPU appendix): fixed-size message slots
 // with a per-message packet bitmap, looked up by (source IP, sender's buffer,
-// sender's message id). Also remembers recently completed messages, so a
-// retransmitted packet of a message already delivered is acknowledged again
-// but never delivered twice.
+// sender's message id). What was delivered is remembered apart
+// (delivered_ids.h).
 #pragma once
 
 #include <rte_mbuf.h>
@@ -46,7 +45,7 @@ struct InboundMessage : InboundState {
 
 class ReassemblyBuffer {
  public:
-  ReassemblyBuffer(uint32_t slots, uint32_t remembered_completions);
+  explicit ReassemblyBuffer(uint32_t slots);
   ~ReassemblyBuffer();
   ReassemblyBuffer(const ReassemblyBuffer&) = delete;
   ReassemblyBuffer& operator=(const ReassemblyBuffer&) = delete;
@@ -64,29 +63,10 @@ class ReassemblyBuffer {
   [[nodiscard]] uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
   [[nodiscard]] uint32_t used_slots() const { return capacity() - static_cast<uint32_t>(free_.size()); }
 
-  // Completed-message memory (bounded, oldest forgotten first): a packet is
-  // a late copy of a delivered message only if key, source context, length
-  // and the sender's epoch (wire::sender_epoch) all match, within `horizon` TSC
-  // cycles — so a restarted sender whose ids start over is not mistaken
-  // for its predecessor.
-  void remember_completed(uint64_t key, uint16_t src_context, uint16_t msg_len, uint32_t epoch,
-                          uint64_t now);
-  [[nodiscard]] bool recently_completed(uint64_t key, const wire::NdpHeader& h, uint64_t now,
-                                        uint64_t horizon) const;
-
  private:
   std::vector<InboundMessage> slots_;
   std::vector<uint32_t> free_;
   absl::flat_hash_map<uint64_t, uint32_t> index_;
-  struct Completed {
-    uint16_t src_context;
-    uint16_t msg_len;
-    uint32_t epoch;
-    uint64_t tsc;
-  };
-  absl::flat_hash_map<uint64_t, Completed> completed_;
-  std::vector<uint64_t> completed_ring_;
-  size_t completed_next_ = 0;
 };
 
 }  // namespace nanopu

@@ -15,10 +15,13 @@ struct NdpParams {
   uint16_t rtt_packets = 2;
   uint32_t outbound_slots = 256;     // packetization buffer: messages in flight
   uint32_t reassembly_slots = 256;   // reassembly buffer: messages being received
-  // Delivered ids remembered, the newest: fewer than the 2^16 message ids of
-  // one sender, or a new message whose id has wrapped would be taken for an
-  // old one (and dropped).
+  // Delivered ids remembered for prototype peers (a hash map, the newest):
+  // fewer than the 2^16 message ids of one sender, or a new message whose id
+  // has wrapped could be taken for an old one (and dropped).
   uint32_t remembered_completions = 16384;
+  // nanopu senders (incarnations) with a delivered-id window of their own
+  // (16 KB each, allocated on first delivery; delivered_ids.h).
+  uint32_t remembered_senders = 256;
   uint64_t rto_ticks = 0;            // retransmit timeout
   uint32_t max_timeouts = 200;       // then the message is given up (counted)
   // A packet handed to the port is a copy up to this many bytes, a clone

@@ -10,7 +10,9 @@ namespace nanopu {
 NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters)
     : p_(p),
       counters_(counters),
-      buffer_(p.reassembly_slots, p.remembered_completions),
+      buffer_(p.reassembly_slots),
+      delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
+                 &counters->rx_senders_forgotten),
       partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
                                  p.context_packets}) {
   pull_queue_.reserve(p.reassembly_slots);
@@ -73,7 +75,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       s = -1;
     }
   }
-  if (s < 0 && buffer_.recently_completed(key, n, now, p_.completion_memory_ticks)) {
+  if (s < 0 && delivered_.seen(DeliveredId::of(h.src_ip, n), now)) {
     // A retransmission of a message already delivered (its ACK was lost).
     ++counters_->rx_dup_packets;
     rte_pktmbuf_free(pkt);
@@ -104,7 +106,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       // A single-packet message is complete on arrival: no reassembly slot
       // or index entry (the common RPC case), same ACK and accounting.
       ++dst->packets;
-      deliver_single(pkt, h, payload_bytes, dst, key, now, sink);
+      deliver_single(pkt, h, payload_bytes, dst, now, sink);
       return;
     }
     if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
@@ -176,28 +178,27 @@ void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
-  hand_over(head, m.src_ip, m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class),
-            m.core_time, m.key, dst, now, sink);
+  const DeliveredId id{m.src_ip,      m.buf_ptr, m.tx_msg_id,
+                       m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class)};
+  hand_over(head, id, m.core_time, dst, now, sink);
   buffer_.release(slot, /*keep_packets=*/true);
 }
 
 void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                                 ContextEntry* dst, uint64_t key, uint64_t now,
-                                 TransportSink& sink) {
+                                 ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   strip_to_payload(pkt, payload_bytes);
   reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
-  hand_over(pkt, h.src_ip, n.src_context, n.msg_len, wire::sender_epoch(n), n.core_time, key, dst, now, sink);
+  hand_over(pkt, DeliveredId::of(h.src_ip, n), n.core_time, dst, now, sink);
 }
 
-void NdpReceiver::hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
-                            uint32_t epoch, uint32_t core_time, uint64_t key, ContextEntry* dst,
-                            uint64_t now, TransportSink& sink) {
+void NdpReceiver::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
+                            ContextEntry* dst, uint64_t now, TransportSink& sink) {
   MsgMeta* meta = msg_meta(head);
-  meta->app_header = AppHeader{src_ip, src_context, msg_len}.word();
+  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
   meta->nic_tsc = now;
   meta->core_time = core_time;
-  buffer_.remember_completed(key, src_context, msg_len, epoch, now);
+  delivered_.remember(id, now);
   (void)sink.deliver(head, dst);
 }
 

@@ -13,6 +13,7 @@
 
 #include "nanopu/stats.h"
 #include "nic/reassembly/buffer_partition.h"
+#include "nic/reassembly/delivered_ids.h"
 #include "nic/reassembly/reassembly_buffer.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
@@ -36,12 +37,11 @@ class NdpReceiver {
   [[nodiscard]] bool pull_allowed(uint64_t now);
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
   void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                      ContextEntry* dst, uint64_t key, uint64_t now, TransportSink& sink);
+                      ContextEntry* dst, uint64_t now, TransportSink& sink);
   // A complete message leaves the transport: MsgMeta filled, its id
   // remembered (exactly once), handed to core selection.
-  void hand_over(rte_mbuf* head, uint32_t src_ip, uint16_t src_context, uint16_t msg_len,
-                 uint32_t epoch, uint32_t core_time, uint64_t key, ContextEntry* dst, uint64_t now,
-                 TransportSink& sink);
+  void hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time, ContextEntry* dst,
+                 uint64_t now, TransportSink& sink);
   // Frees a partial message that can never complete (expired, superseded).
   void abandon(uint32_t slot);
   // Keeps a DATA packet's payload only (header off, Ethernet padding cut).
@@ -50,6 +50,7 @@ class NdpReceiver {
   NdpParams p_;
   NicCounters* counters_;
   ReassemblyBuffer buffer_;
+  DeliveredIds delivered_;
   BufferPartition partition_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   size_t pull_head_ = 0;
