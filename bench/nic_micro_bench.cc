@@ -168,8 +168,8 @@ class FreeingSink final : public TransportSink {
     rte_pktmbuf_free(msg);
     return true;
   }
-  void send_data(rte_mbuf* m, uint32_t, const wire::NdpHeader&, size_t) override { rte_pktmbuf_free(m); }
-  void send_control(uint32_t, const wire::NdpHeader&) override { ++controls; }
+  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
+  void send_control(uint32_t, const wire::TransportHeader&) override { ++controls; }
   uint64_t controls = 0;
 };
 

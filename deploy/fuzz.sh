@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-10}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_TESTS=OFF -DNANOPU_BUILD_BENCH=OFF >/dev/null
-for target in frame ndp_receiver thread_api switch kv_request chain_message rdma_request dot_request compute_request; do
+for target in frame ndp_receiver homa_receiver thread_api switch kv_request chain_message rdma_request dot_request compute_request; do
   ninja -C build-fuzz "${target}_fuzz" >/dev/null
   corpus=build-fuzz/corpus-$target
   mkdir -p "$corpus"

@@ -31,10 +31,10 @@ class CheckingSink final : public nanopu::TransportSink {
     rte_pktmbuf_free(msg);
     return true;
   }
-  void send_data(rte_mbuf* m, uint32_t, const nanopu::wire::NdpHeader&, size_t) override {
+  void send_data(rte_mbuf* m, uint32_t, const nanopu::wire::TransportHeader&, size_t) override {
     rte_pktmbuf_free(m);
   }
-  void send_control(uint32_t, const nanopu::wire::NdpHeader&) override {}
+  void send_control(uint32_t, const nanopu::wire::TransportHeader&) override {}
 };
 
 }  // namespace

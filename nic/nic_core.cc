@@ -11,6 +11,7 @@
 #include "nanopu/address.h"
 #include "nanopu/app_header.h"
 #include "nic/pipeline/tester_stamp.h"
+#include "nic/transport/homa/homa_transport.h"
 #include "nic/transport/ndp/ndp_transport.h"
 
 namespace nanopu {
@@ -21,7 +22,9 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n, kBurst),
-      transport_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
+      ndp_(std::make_unique<NdpTransport>(params.ndp, pool, &counters_)),
+      homa_(std::make_unique<HomaTransport>(params.homa, pool, &counters_)),
+      peer_protocols_(params.protocol),
       ethdev_(params.port_id),
       io_(params.io != nullptr ? params.io : &ethdev_),
       waiter_(params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
@@ -71,10 +74,11 @@ unsigned NicCore::poll() {
     const PipelineResult r = pipeline_.classify(rx[i], &h, &payload);
     switch (r.kind) {
       case PipelineResult::Kind::kData:
-        transport_->on_data(rx[i], h, payload, r.dst, now_, *this);
+        peer_protocols_.heard(h.src_ip, h.protocol);
+        transport_for(h.protocol).on_data(rx[i], h, payload, r.dst, now_, *this);
         break;
       case PipelineResult::Kind::kControl:
-        transport_->on_control(rx[i], h, now_, *this);
+        transport_for(h.protocol).on_control(rx[i], h, now_, *this);
         break;
       case PipelineResult::Kind::kDrop:
         rte_pktmbuf_free(rx[i]);
@@ -89,7 +93,9 @@ unsigned NicCore::poll() {
   for (size_t ti = 0; ti < threads_.size(); ++ti) {
     ThreadFifos* t = threads_[ti];
     rte_mbuf* msgs[kBurst];
-    const unsigned room = std::min<unsigned>(kBurst, transport_->tx_capacity());
+    // Either transport may get any of them: room in both.
+    const unsigned room =
+        std::min({kBurst, ndp_->tx_capacity(), homa_->tx_capacity()});
     if (room == 0) break;
     const unsigned k = t->tx.pop_burst(msgs, room);
     for (unsigned i = 0; i < k; ++i) {
@@ -98,20 +104,25 @@ unsigned NicCore::poll() {
       meta->sender = static_cast<uint16_t>(ti);
       if (params_.tester_timestamps && meta->src_context == kTesterStampContext) [[unlikely]]
         (void)stamp_tx(msgs[i], AppHeader::from_word(meta->app_header).len, tester_cycle(now_, tsc_hz_));
-      transport_->on_message(msgs[i], now_, *this);
+      transport_for(peer_protocols_.lookup(AppHeader::from_word(meta->app_header).ip))
+          .on_message(msgs[i], now_, *this);
     }
     work += k;
   }
   const bool holding = holding_for_link(now_);
-  if (!holding) transport_->on_tick(now_, *this);
-  counters_.outbound_in_use = transport_->outbound_in_use();
-  counters_.reassembly_in_use = transport_->inbound_in_use();
+  if (!holding) {
+    ndp_->on_tick(now_, *this);
+    homa_->on_tick(now_, *this);
+  }
+  counters_.outbound_in_use = ndp_->outbound_in_use() + homa_->outbound_in_use();
+  counters_.reassembly_in_use = ndp_->inbound_in_use() + homa_->inbound_in_use();
   if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
   if (params_.watchdog_tsc != 0 && now_ >= next_watchdog_tsc_) check_watchdog(now_);
   (void)link_.poll(now_, &counters_);
   if (holding && link_.up()) {
     // Back: what waited for the link goes out now, not at its backed-off timer.
-    transport_->on_tick(now_, *this);
+    ndp_->on_tick(now_, *this);
+    homa_->on_tick(now_, *this);
   }
 
   // Control before data, except on a socket port (control_after_data, see
@@ -163,7 +174,7 @@ bool NicCore::quiescent() const {
   // for ACKs and their retransmission timers: the sleep is bounded by the
   // next timer (idle_or_sleep), so a peer that went away (its last ACKs
   // never coming) does not keep this NIC spinning until it gives up.
-  return transport_->inbound_in_use() == 0 && pending_.empty() && deferred_.n == 0 &&
+  return ndp_->inbound_in_use() == 0 && homa_->inbound_in_use() == 0 && pending_.empty() && deferred_.n == 0 &&
          control_.n == 0 && data_.n == 0 && stash_n_ == 0 && faults_ == nullptr;
 }
 
@@ -188,7 +199,8 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
   const bool holding = holding_for_link(now);
   if (now - idle_since_ < params_.idle_spin_tsc || (!holding && !quiescent())) return;
   uint32_t sleep_us = kMaxSleepUs;
-  if (const uint64_t deadline = transport_->next_timer_deadline(); !holding && deadline != UINT64_MAX) {
+  if (const uint64_t deadline = std::min(ndp_->next_timer_deadline(), homa_->next_timer_deadline());
+      !holding && deadline != UINT64_MAX) {
     if (deadline <= now) return;  // a timer is due: poll
     const uint64_t tsc_per_us = std::max<uint64_t>(1, rte_get_tsc_hz() / 1000000);
     sleep_us = static_cast<uint32_t>(std::min<uint64_t>(kMaxSleepUs, (deadline - now) / tsc_per_us));
@@ -344,20 +356,22 @@ void NicCore::check_watchdog(uint64_t now) {
   }
 }
 
-void NicCore::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
+void NicCore::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                         size_t payload_bytes) {
   packetizer_.frame_data(m, dst_ip, h, payload_bytes);
   ++counters_.tx_data_packets;
+  if (h.protocol == wire::kIpProtoHoma) ++counters_.tx_homa_packets;
   enqueue(data_, m);
 }
 
-void NicCore::send_control(uint32_t dst_ip, const wire::NdpHeader& h) {
+void NicCore::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
   rte_mbuf* m = packetizer_.make_control(dst_ip, h);
   if (m == nullptr) {
     ++counters_.tx_drop_no_mbuf;
     return;
   }
   ++counters_.tx_control_packets;
+  if (h.protocol == wire::kIpProtoHoma) ++counters_.tx_homa_packets;
   enqueue(control_, m);
 }
 

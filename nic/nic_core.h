@@ -27,13 +27,20 @@
 #include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/transport/homa/homa_params.h"
 #include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/peer_protocols.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 struct NicParams {
   NdpParams ndp;
+  // Homa's knobs (homa.base: as ndp). Both transports run in every NIC core;
+  // a thread's message goes in the protocol its destination last spoke to
+  // us, else in this one (wire::kIpProtoNdp or kIpProtoHoma).
+  HomaParams homa;
+  uint8_t protocol = wire::kIpProtoNdp;
   FaultSpec faults;  // the wire in front of this port's receive path
   uint16_t port_id = 0;
   // Not a DPDK port (the io_uring backend): frames come and go through this;
@@ -115,9 +122,9 @@ class NicCore final : public TransportSink {
 
   // TransportSink
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override;
-  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
+  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                  size_t payload_bytes) override;
-  void send_control(uint32_t dst_ip, const wire::NdpHeader& h) override;
+  void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
   void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) override;
 
  private:
@@ -148,7 +155,13 @@ class NicCore final : public TransportSink {
   Pipeline pipeline_;
   Packetizer packetizer_;
   CoreSelector selector_;
-  std::unique_ptr<Transport> transport_;
+  // NDP and Homa, by IPv4 protocol number (transport_for).
+  std::unique_ptr<Transport> ndp_;
+  std::unique_ptr<Transport> homa_;
+  PeerProtocols peer_protocols_;
+  [[nodiscard]] Transport& transport_for(uint8_t protocol) {
+    return protocol == wire::kIpProtoHoma ? *homa_ : *ndp_;
+  }
   std::unique_ptr<FaultInjector> faults_;
   EthdevIo ethdev_;
   PacketIo* io_;  // params_.io, or ethdev_

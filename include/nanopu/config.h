@@ -81,7 +81,19 @@ struct Config {
 
   // --- Threads and transport ---
   uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
+  // Which transport this host's messages use; every host receives both
+  // and answers a peer in the protocol it last spoke (docs/design.md §3).
+  TransportProtocol transport = TransportProtocol::kNdp;
   uint16_t rtt_packets = 2;           // NDP: packets a sender may send before a PULL
+  // Homa (docs/wire.md, "Homa behaviour"; defaults: nic/transport/homa/homa_params.h).
+  uint32_t rtt_bytes = 10240;         // unscheduled bytes before the first GRANT
+  uint32_t overcommit = 8;            // senders holding scheduled grants at once (1..64)
+  // Unscheduled priority cutoffs in bytes, ascending: <= [0] priority 7,
+  // <= [1] 6, <= [2] 5, longer 4 (HomaModule's defaults).
+  std::vector<uint32_t> homa_unsched_cutoffs = {200, 2800, 15000};
+  // Grant only while the destination context has no message waiting for a
+  // core; BUSY otherwise (issue 15 item 4, docs/design.md §3).
+  bool grant_when_core_free = false;
   uint32_t outbound_slots = 256;      // NDP: messages in flight (packetization buffer)
   uint32_t reassembly_slots = 256;    // NDP: messages being received (reassembly buffer)
   double rto_us = 50;                 // NDP retransmit timeout (backs off to 64x)

@@ -44,6 +44,11 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 // "UDP encapsulation"): no NIC, no hugepage, no device probed.
 enum class Backend : uint8_t { kDpdk, kUring };
 
+// Which transport a host's own messages use (docs/design.md §3,
+// "Transports"). Every host receives both, by IPv4 protocol number, and
+// answers a peer in the protocol that peer last spoke.
+enum class TransportProtocol : uint8_t { kNdp, kHoma };
+
 [[nodiscard]] std::optional<CoreSelectPolicy> parse_core_select_policy(std::string_view name);
 [[nodiscard]] std::string_view core_select_policy_name(CoreSelectPolicy p);
 [[nodiscard]] std::optional<SchedMode> parse_sched_mode(std::string_view name);
@@ -56,5 +61,7 @@ enum class Backend : uint8_t { kDpdk, kUring };
 [[nodiscard]] std::string_view huge_pages_name(HugePages h);
 [[nodiscard]] std::optional<Backend> parse_backend(std::string_view name);
 [[nodiscard]] std::string_view backend_name(Backend b);
+[[nodiscard]] std::optional<TransportProtocol> parse_transport_protocol(std::string_view name);
+[[nodiscard]] std::string_view transport_protocol_name(TransportProtocol t);
 
 }  // namespace nanopu

@@ -11,7 +11,7 @@
 namespace nanopu {
 
 // Kinds of rejected frame (wire::ParseError, kOk excluded), each its own counter.
-inline constexpr size_t kParseErrorKinds = 8;
+inline constexpr size_t kParseErrorKinds = 9;
 // The counter name of parse error i ("rx_drop_bad_checksum", ...).
 [[nodiscard]] std::string_view parse_error_counter_name(size_t i);
 
@@ -39,6 +39,17 @@ inline constexpr size_t kParseErrorKinds = 8;
   X(rx_drop_stale_incarnation) /* DATA meant for this address's previous process */ \
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \
+  X(rx_homa_packets)         /* frames of the Homa transport (protocol 0x9A) taken */    \
+  X(tx_homa_packets)         /* frames of the Homa transport sent */                     \
+  X(rx_grants)               /* Homa: GRANTs taken for our messages */                   \
+  X(tx_grants)               /* Homa: GRANTs sent (SRPT, --overcommit senders at once) */ \
+  X(rx_resends)              /* Homa: RESENDs taken */                                   \
+  X(tx_resends)              /* Homa: RESENDs sent for missing granted data */           \
+  X(rx_busy)                 /* Homa: BUSY taken (the peer is alive, holding us off) */  \
+  X(tx_busy)                 /* Homa: BUSY sent (shorter messages first, or no free core) */ \
+  X(rx_msgs_aborted)         /* Homa: partial message dropped after --max_resends RESENDs */ \
+  X(rx_granted_senders_peak) /* Homa: most senders holding scheduled grants at once */  \
+  X(rx_grants_held_for_core) /* Homa --grant_when_core_free: grants put off, no core free */ \
   X(rx_acks)                                                                             \
   X(rx_nacks)                                                                            \
   X(rx_pulls)                                                                            \

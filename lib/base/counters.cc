@@ -7,7 +7,7 @@ std::string_view parse_error_counter_name(size_t i) {
   static constexpr std::string_view kNames[kParseErrorKinds] = {
       "ok",                    "rx_drop_short_frame", "rx_drop_not_ipv4",
       "rx_drop_bad_ip_header", "rx_drop_unknown_protocol", "rx_drop_bad_checksum",
-      "rx_drop_bad_length",    "rx_drop_bad_flags"};
+      "rx_drop_bad_length",    "rx_drop_bad_flags",        "rx_drop_bad_priority"};
   return i < kParseErrorKinds ? kNames[i] : "rx_drop_unknown_reason";
 }
 

@@ -19,6 +19,8 @@ constexpr Names<PollMode> kPollModeNames[] = {{PollMode::kBusy, "busy"}, {PollMo
 constexpr Names<HugePages> kHugePagesNames[] = {
     {HugePages::kAuto, "auto"}, {HugePages::kOn, "on"}, {HugePages::kOff, "off"}};
 constexpr Names<Backend> kBackendNames[] = {{Backend::kDpdk, "dpdk"}, {Backend::kUring, "uring"}};
+constexpr Names<TransportProtocol> kTransportNames[] = {{TransportProtocol::kNdp, "ndp"},
+                                                        {TransportProtocol::kHoma, "homa"}};
 
 template <typename E, size_t N>
 std::optional<E> parse(const Names<E> (&table)[N], std::string_view name) {
@@ -55,5 +57,9 @@ std::string_view huge_pages_name(HugePages h) { return name_of(kHugePagesNames, 
 
 std::optional<Backend> parse_backend(std::string_view name) { return parse(kBackendNames, name); }
 std::string_view backend_name(Backend b) { return name_of(kBackendNames, b); }
+std::optional<TransportProtocol> parse_transport_protocol(std::string_view name) {
+  return parse(kTransportNames, name);
+}
+std::string_view transport_protocol_name(TransportProtocol t) { return name_of(kTransportNames, t); }
 
 }  // namespace nanopu

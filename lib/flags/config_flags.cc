@@ -94,6 +94,20 @@ ABSL_FLAG(double, reassembly_expiry_ms, 100,
           "--link_hold + 1 s): the packets it already acknowledged would be lost with it.");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
 ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
+ABSL_FLAG(std::string, transport, "ndp",
+          "Transport of this host's messages: 'ndp' or 'homa'. Every host receives both (by "
+          "IPv4 protocol number) and answers a peer in the protocol it last spoke.");
+ABSL_FLAG(uint32_t, rtt_bytes, 10240,
+          "Homa: bytes a sender sends unscheduled before the first GRANT (rounded up to "
+          "1024-byte packets).");
+ABSL_FLAG(uint32_t, overcommit, 8,
+          "Homa: most senders holding scheduled grants at once at a receiver (1..64).");
+ABSL_FLAG(std::string, homa_unsched_cutoffs, "200,2800,15000",
+          "Homa: message-length cutoffs in bytes for the unscheduled priorities 7, 6, 5 "
+          "(longer messages: 4; scheduled data: 3..0 by SRPT rank).");
+ABSL_FLAG(bool, grant_when_core_free, false,
+          "Homa: grant only while the destination context has no message waiting for a "
+          "core (its JBSQ queues have room); answer BUSY otherwise.");
 ABSL_FLAG(std::string, core_select, "jbsq",
           "How the NIC picks among cores whose threads share a context: 'jbsq' (JBSQ(n), "
           "nanoPU §3.2), 'rss' (hash of the source), 'static' (first bound core).");
@@ -220,6 +234,21 @@ absl::StatusOr<Config> Config::from_flags() {
   const uint32_t rtt = absl::GetFlag(FLAGS_rtt_packets);
   if (rtt > 0xffff) return absl::InvalidArgumentError("--rtt_packets: too large");
   c.rtt_packets = static_cast<uint16_t>(rtt);
+  if (absl::Status s = parse_flag("transport", absl::GetFlag(FLAGS_transport),
+                                  parse_transport_protocol, "use ndp or homa", &c.transport);
+      !s.ok())
+    return s;
+  c.rtt_bytes = absl::GetFlag(FLAGS_rtt_bytes);
+  c.overcommit = absl::GetFlag(FLAGS_overcommit);
+  c.homa_unsched_cutoffs.clear();
+  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_homa_unsched_cutoffs), ',')) {
+    uint32_t v = 0;
+    if (!absl::SimpleAtoi(part, &v))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--homa_unsched_cutoffs: '", part, "' is not a byte count (expected e.g. 200,2800,15000)"));
+    c.homa_unsched_cutoffs.push_back(v);
+  }
+  c.grant_when_core_free = absl::GetFlag(FLAGS_grant_when_core_free);
   c.outbound_slots = absl::GetFlag(FLAGS_outbound_slots);
   c.reassembly_slots = absl::GetFlag(FLAGS_reassembly_slots);
   c.rto_us = absl::GetFlag(FLAGS_rto_us);

@@ -53,6 +53,17 @@ absl::Status Config::validate() const {
   if (max_threads_per_core == 0 || max_threads_per_core > 64)
     return invalid("max_threads_per_core", max_threads_per_core, "must be 1..64");
   if (rtt_packets == 0) return invalid("rtt_packets", rtt_packets, "must be at least 1");
+  if (transport != TransportProtocol::kNdp && transport != TransportProtocol::kHoma)
+    return invalid("transport", static_cast<int>(transport), "kNdp or kHoma");
+  if (rtt_bytes == 0 || rtt_bytes > kMaxMessageBytes)
+    return invalid("rtt_bytes", rtt_bytes, absl::StrCat("must be 1..", kMaxMessageBytes));
+  if (overcommit == 0 || overcommit > 64) return invalid("overcommit", overcommit, "must be 1..64");
+  if (homa_unsched_cutoffs.size() != 3)
+    return invalid("homa_unsched_cutoffs", homa_unsched_cutoffs.size(),
+                   "three ascending byte counts (priorities 7, 6, 5; longer messages 4)");
+  for (size_t i = 1; i < homa_unsched_cutoffs.size(); ++i)
+    if (homa_unsched_cutoffs[i] < homa_unsched_cutoffs[i - 1])
+      return invalid("homa_unsched_cutoffs", homa_unsched_cutoffs[i], "must be ascending");
   if (outbound_slots == 0 || outbound_slots > 65536)
     return invalid("outbound_slots", outbound_slots, "must be 1..65536");
   if (reassembly_slots == 0 || reassembly_slots > 65536)

@@ -84,6 +84,18 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
                           ? c.context_packets
                           : std::max<uint32_t>(wire::kMaxPacketsPerMessage, c.mbufs / 4);
   n.incarnation = incarnation;
+  HomaParams& h = p.homa;
+  h.base = n;
+  h.rtt_bytes = c.rtt_bytes;
+  h.overcommit = c.overcommit;
+  for (size_t i = 0; i < h.unsched_cutoffs.size() && i < c.homa_unsched_cutoffs.size(); ++i)
+    h.unsched_cutoffs[i] = c.homa_unsched_cutoffs[i];
+  h.grant_when_core_free = c.grant_when_core_free;
+  // The receiver asks for missing data before the sender's own timer would
+  // probe (rto), so recovery is receiver-driven as in Homa (§3.7).
+  h.resend_ticks = n.rto_ticks / 2;
+  h.max_resends = std::max<uint32_t>(5, c.max_retransmits / 8);
+  p.protocol = c.transport == TransportProtocol::kHoma ? wire::kIpProtoHoma : wire::kIpProtoNdp;
   p.core_select = c.core_select;
   p.jbsq_n = c.jbsq_n;
   p.workers = static_cast<uint32_t>(c.worker_count());

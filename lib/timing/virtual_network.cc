@@ -45,8 +45,8 @@ class HostSink final : public TransportSink {
  public:
   HostSink(Network* n, uint32_t host) : net_(n), host_(host) {}
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override;
-  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload) override;
-  void send_control(uint32_t dst_ip, const wire::NdpHeader& h) override;
+  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h, size_t payload) override;
+  void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
 
  private:
   Network* net_;
@@ -258,13 +258,13 @@ bool HostSink::deliver(rte_mbuf* msg, ContextEntry* dst) {
   return true;
 }
 
-void HostSink::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload) {
-  net_->leave(host_, Packet{net_->ip_of(host_), dst_ip, h, m, payload,
+void HostSink::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h, size_t payload) {
+  net_->leave(host_, Packet{net_->ip_of(host_), dst_ip, h.ndp, m, payload,
                             static_cast<uint32_t>(wire::kFrameHeaderBytes + payload)});
 }
 
-void HostSink::send_control(uint32_t dst_ip, const wire::NdpHeader& h) {
-  net_->leave(host_, Packet{net_->ip_of(host_), dst_ip, h, nullptr, 0,
+void HostSink::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
+  net_->leave(host_, Packet{net_->ip_of(host_), dst_ip, h.ndp, nullptr, 0,
                             static_cast<uint32_t>(wire::kFrameHeaderBytes + wire::kControlPayloadBytes)});
 }
 

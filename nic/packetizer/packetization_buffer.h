@@ -32,12 +32,38 @@ struct OutboundMessage {
   uint32_t timeouts = 0;      // consecutive timer expiries without progress
   uint64_t resent = 0;        // bitmap: sent more than once (no RTT sample from these)
   uint64_t first_sent = 0;    // when the first packet left (RTT samples)
+  uint8_t priority = 0;       // Homa: the priority (TOS) of its next DATA packets
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
 
   [[nodiscard]] uint64_t all_mask() const {
     return npkts == 64 ? ~0ull : (1ull << npkts) - 1;
   }
 };
+
+// The mbuf a kept packet goes to the port in: the port gets its own, not
+// ours, because a zero-copy PMD (net_ring) hands the very mbuf to the
+// receiver, which must be free to adjust and chain it while we keep the
+// original for retransmission. Small packets are copied (the receiver on
+// another core then never touches our buffer's reference count, a cache
+// line we write on ACK); larger ones are cloned. nullptr: no mbuf now.
+[[nodiscard]] inline rte_mbuf* packet_for_port(rte_mbuf* kept, rte_mempool* pool,
+                                               uint16_t copy_below_bytes) {
+  return kept->data_len <= copy_below_bytes ? rte_pktmbuf_copy(kept, pool, 0, UINT32_MAX)
+                                            : rte_pktmbuf_clone(kept, pool);
+}
+
+// One segment per packet: unlinks the chain a thread wrote into pkts[0..npkts).
+inline void split_into_packets(rte_mbuf* msg, uint8_t npkts, rte_mbuf** pkts) {
+  rte_mbuf* seg = msg;
+  for (uint8_t i = 0; i < npkts && seg != nullptr; ++i) {
+    rte_mbuf* next = seg->next;
+    seg->next = nullptr;
+    seg->nb_segs = 1;
+    seg->pkt_len = seg->data_len;
+    pkts[i] = seg;
+    seg = next;
+  }
+}
 
 class PacketizationBuffer {
  public:

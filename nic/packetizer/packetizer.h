@@ -20,13 +20,13 @@ class Packetizer {
       : host_ip_(host_ip), host_mac_(host_mac), neighbors_(neighbors), pool_(pool) {}
 
   // m's data begins with kFrameHeaderBytes of room followed by the payload.
-  void frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload_bytes) const;
+  void frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h, size_t payload_bytes) const;
 
   // A new control packet, or nullptr when the pool is empty.
-  [[nodiscard]] rte_mbuf* make_control(uint32_t dst_ip, const wire::NdpHeader& h) const;
+  [[nodiscard]] rte_mbuf* make_control(uint32_t dst_ip, const wire::TransportHeader& h) const;
 
  private:
-  [[nodiscard]] wire::FrameHeader header_for(uint32_t dst_ip, const wire::NdpHeader& h) const;
+  [[nodiscard]] wire::FrameHeader header_for(uint32_t dst_ip, const wire::TransportHeader& h) const;
 
   uint32_t host_ip_;
   wire::MacAddr host_mac_;

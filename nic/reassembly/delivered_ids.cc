@@ -100,7 +100,9 @@ bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) const {
   const Window* w = find(id.src_ip, id.epoch);
   if (w == nullptr || now - w->last_tsc > horizon_) return false;
   if (ahead_by(id.tx_msg_id, w->highest) != 0) return false;
-  if (behind_by(id.tx_msg_id, w->highest) >= kWindowIds) return false;  // forgotten
+  // Behind the window: only a delivery that came in behind it is known,
+  // in the map (remember()); one that fell out of it is forgotten.
+  if (behind_by(id.tx_msg_id, w->highest) >= kWindowIds) return remembered_in_map(id, now);
   return w->tag[id.tx_msg_id % kWindowIds] == tag_of(id);
 }
 
@@ -115,7 +117,11 @@ void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
   if (ahead_by(id.tx_msg_id, w.highest) != 0) {
     advance(w, id.tx_msg_id);
   } else if (behind_by(id.tx_msg_id, w.highest) >= kWindowIds) {
-    return;  // too far behind to keep: a late copy of it would be taken as new
+    // Completed after kWindowIds younger messages (Homa's SRPT can hold a
+    // long message back that long): too far behind for the window, so kept
+    // in the bounded map, or a late copy of it would be delivered again.
+    remember_in_map(id, now);
+    return;
   }
   w.tag[id.tx_msg_id % kWindowIds] = tag_of(id);
 }

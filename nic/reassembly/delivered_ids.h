@@ -12,7 +12,9 @@
 //  - a prototype peer (incarnation 0: the nanoPU's own tester) reuses ids as
 //    it likes, so its deliveries stay in a bounded hash map keyed by
 //    (source, buffer, id), oldest forgotten first.
-// Both forget after `horizon` ticks of silence (a restarted sender whose run
+// A nanopu sender's message that completes already behind its window (one
+// held back by SRPT while kWindowIds younger ones were delivered) goes to
+// the map too. Both forget after `horizon` ticks of silence (a restarted sender whose run
 // number collides is then not taken for its predecessor), and an id older
 // than what they keep is taken as new: forgetting can only ever re-deliver
 // an ancient duplicate, never drop a new message.
@@ -38,6 +40,10 @@ struct DeliveredId {
 
   [[nodiscard]] static DeliveredId of(uint32_t src_ip, const wire::NdpHeader& n) {
     return {src_ip, n.buf_ptr, n.tx_msg_id, n.src_context, n.msg_len, wire::sender_epoch(n)};
+  }
+  [[nodiscard]] static DeliveredId of(uint32_t src_ip, const wire::HomaHeader& h) {
+    return {src_ip, h.buf_ptr, h.tx_msg_id, h.src_context, h.msg_len,
+            wire::sender_epoch(h.incarnation, h.buf_size_class)};
   }
   // A nanopu sender's ids come from one counter, in order (the window applies).
   [[nodiscard]] bool ordered_ids() const { return (epoch >> 8) != 0; }

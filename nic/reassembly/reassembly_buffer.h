@@ -36,12 +36,32 @@ struct InboundState {
   bool pull_queued = false;     // waiting in the pacer's queue
   uint64_t received = 0;        // bitmap
   uint64_t last_tsc = 0;        // last packet seen (expiry)
+  uint8_t resends = 0;          // Homa: RESENDs sent since the last packet in
+  uint8_t grant_priority = 0;   // Homa: the priority last granted
+  uint8_t unscheduled = 0;      // Homa: packets its sender sends unasked
+  bool granted = false;         // Homa: this receiver has granted it (scheduled data)
   ContextEntry* dst = nullptr;
 };
 
 struct InboundMessage : InboundState {
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // null past npkts (release() keeps it so)
 };
+
+// Keeps a DATA packet's payload only: header off, Ethernet padding cut.
+inline void strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
+  rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
+  if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
+}
+
+// Chains a complete message's packets in order; returns the head (pkt_len
+// is the message length).
+inline rte_mbuf* link_packets(InboundMessage& m) {
+  rte_mbuf* head = m.pkts[0];
+  for (uint8_t i = 0; i + 1 < m.npkts; ++i) m.pkts[i]->next = m.pkts[i + 1];
+  head->nb_segs = m.npkts;
+  head->pkt_len = m.msg_len;
+  return head;
+}
 
 class ReassemblyBuffer {
  public:

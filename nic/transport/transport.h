@@ -3,9 +3,11 @@
 // and go out through the TransportSink, which the NIC core implements (and a
 // test or the virtual-time model can implement too).
 //
-// Only NDP exists today, and the sink still speaks NDP's header
-// (wire::NdpHeader): a second transport (Homa, docs/wire.md) needs a
-// protocol-neutral sink first.
+// The seam is protocol-neutral: a transport hands the sink a
+// wire::TransportHeader (protocol, TOS, that protocol's header) and the NIC
+// core frames it; received frames reach the transport of their IPv4
+// protocol number. NDP (transport/ndp) and Homa (transport/homa) sit behind
+// it, both live in every NIC core (docs/design.md §3, "Transports").
 #pragma once
 
 #include <rte_mbuf.h>
@@ -27,10 +29,17 @@ class TransportSink {
   virtual bool deliver(rte_mbuf* msg, ContextEntry* dst) = 0;
   // A DATA packet: m's data starts with kFrameHeaderBytes of room for the
   // header, then payload_bytes of payload.
-  virtual void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h,
+  virtual void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                          size_t payload_bytes) = 0;
-  // A control packet (ACK, NACK, PULL ...) with the 64-byte zero payload.
-  virtual void send_control(uint32_t dst_ip, const wire::NdpHeader& h) = 0;
+  // A control packet (ACK, NACK, PULL, GRANT ...) with the 64-byte zero payload.
+  virtual void send_control(uint32_t dst_ip, const wire::TransportHeader& h) = 0;
+  // NDP's spelling of the two (protocol 0x99, TOS 0).
+  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload_bytes) {
+    send_data(m, dst_ip, wire::TransportHeader::of(h), payload_bytes);
+  }
+  void send_control(uint32_t dst_ip, const wire::NdpHeader& h) {
+    send_control(dst_ip, wire::TransportHeader::of(h));
+  }
   // The transport gave up a message (its retransmissions went unanswered):
   // `sender` is MsgMeta::sender of the message. Sinks that have no threads
   // to tell (models, tests) may ignore it.
@@ -42,6 +51,8 @@ class TransportSink {
 class Transport {
  public:
   virtual ~Transport() = default;
+  // The IPv4 protocol number this transport speaks (wire::kIpProtoNdp ...).
+  [[nodiscard]] virtual uint8_t protocol() const = 0;
   // A DATA packet that the pipeline matched to dst. Takes ownership of pkt.
   virtual void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
                        ContextEntry* dst, uint64_t now, TransportSink& sink) = 0;

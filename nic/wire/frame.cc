@@ -1,11 +1,11 @@
 #include "nic/wire/frame.h"
 
-#include <rte_byteorder.h>
 #include <rte_ip.h>
 
 #include <cstring>
 
 #include "nanopu/stats.h"
+#include "nic/wire/big_endian.h"
 
 namespace nanopu::wire {
 namespace {
@@ -14,25 +14,10 @@ namespace {
 constexpr size_t kIpOff = kEthHeaderBytes;
 constexpr size_t kL4Off = kEthHeaderBytes + kIpv4HeaderBytes;
 
-// One unaligned big-endian store or load each (not byte by byte).
-void put16(uint8_t* p, uint16_t v) {
-  const uint16_t be = rte_cpu_to_be_16(v);
-  std::memcpy(p, &be, 2);
-}
-void put32(uint8_t* p, uint32_t v) {
-  const uint32_t be = rte_cpu_to_be_32(v);
-  std::memcpy(p, &be, 4);
-}
-uint16_t get16(const uint8_t* p) {
-  uint16_t be;
-  std::memcpy(&be, p, 2);
-  return rte_be_to_cpu_16(be);
-}
-uint32_t get32(const uint8_t* p) {
-  uint32_t be;
-  std::memcpy(&be, p, 4);
-  return rte_be_to_cpu_32(be);
-}
+using be::get16;
+using be::get32;
+using be::put16;
+using be::put32;
 
 constexpr uint8_t kKnownNdpFlags =
     kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop | kFlagGone;
@@ -104,6 +89,10 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   std::memcpy(ip + 10, &stored, 2);
 
   uint8_t* l4 = out + kL4Off;
+  if (h.protocol == kIpProtoHoma) {
+    encode_homa_header(h.homa, l4);
+    return;
+  }
   const NdpHeader& n = h.ndp;
   l4[0] = n.flags;
   put16(l4 + 1, n.src_context);
@@ -158,9 +147,7 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   const uint16_t frag = get16(ip + 6);
   if ((frag & 0x3fff) != 0) return ParseError::kBadIpHeader;  // MF set or offset != 0
   if (ip[8] == 0) return ParseError::kBadIpHeader;
-  // Homa (0x9A) has its own header layout; until its transport exists it is
-  // counted as unknown rather than misparsed as NDP.
-  if (ip[9] != kIpProtoNdp) return ParseError::kUnknownProtocol;
+  if (ip[9] != kIpProtoNdp && ip[9] != kIpProtoHoma) return ParseError::kUnknownProtocol;
   const uint16_t csum = get16(ip + 10);
   // A correct header sums, checksum included, to 0xffff (RFC 1071).
   if (csum != 0 && ipv4_header_sum(ip) != 0xffff) return ParseError::kBadChecksum;
@@ -179,6 +166,21 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   out->dst_ip = get32(ip + 16);
 
   const uint8_t* l4 = frame + kL4Off;
+  const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;
+  if (out->protocol == kIpProtoHoma) {
+    HomaHeader& h = out->homa;
+    decode_homa_header(l4, &h);
+    if (out->tos >= kHomaPriorities) return ParseError::kBadPriority;
+    if (!homa_flags_valid(h.flags)) return ParseError::kBadFlags;
+    if (h.flags & kHomaData) {
+      if (h.msg_len == 0) return ParseError::kBadLength;
+      const size_t expected = segment_payload_bytes(h.msg_len, h.pkt_offset);
+      if (expected == 0) return ParseError::kBadLength;
+      if (!(h.flags & kHomaChop) && payload != expected) return ParseError::kBadLength;
+    }
+    *payload_bytes = payload;
+    return ParseError::kOk;
+  }
   NdpHeader& n = out->ndp;
   n.flags = l4[0];
   n.src_context = get16(l4 + 1);
@@ -194,7 +196,6 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   n.core_time = get32(l4 + 19);
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
-  const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;
   if (n.flags & kFlagData) {
     if (n.flags & kControlFlags) return ParseError::kBadFlags;
     if (n.msg_len == 0) return ParseError::kBadLength;

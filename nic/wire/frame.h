@@ -13,6 +13,7 @@
 
 #include "nanopu/address.h"
 #include "nanopu/limits.h"
+#include "nic/wire/homa_header.h"
 
 namespace nanopu::wire {
 
@@ -81,6 +82,29 @@ struct NdpHeader {
   return sender_epoch(n.incarnation, n.buf_size_class);
 }
 
+// The transport header a transport hands its sink (nic/transport/transport.h):
+// which protocol, the IPv4 TOS (Homa's priority), and that protocol's header.
+// Only the header named by `protocol` is read.
+struct TransportHeader {
+  uint8_t protocol = kIpProtoNdp;
+  uint8_t tos = 0;
+  NdpHeader ndp;    // kIpProtoNdp
+  HomaHeader homa;  // kIpProtoHoma
+
+  [[nodiscard]] static TransportHeader of(const NdpHeader& n) {
+    TransportHeader t;
+    t.ndp = n;
+    return t;
+  }
+  [[nodiscard]] static TransportHeader of(const HomaHeader& h, uint8_t priority) {
+    TransportHeader t;
+    t.protocol = kIpProtoHoma;
+    t.tos = priority;
+    t.homa = h;
+    return t;
+  }
+};
+
 // Everything in the 64-byte header that is not derived (checksum, lengths).
 struct FrameHeader {
   MacAddr dst_mac{};
@@ -91,7 +115,15 @@ struct FrameHeader {
   uint8_t ttl = kDefaultTtl;
   uint8_t protocol = kIpProtoNdp;
   uint16_t ip_total_len = 0;  // filled by encode from the payload length; read by decode
-  NdpHeader ndp;
+  NdpHeader ndp;    // protocol kIpProtoNdp (decode leaves it alone otherwise)
+  HomaHeader homa;  // protocol kIpProtoHoma
+
+  // What the pipeline needs of either protocol (both put flags, contexts
+  // and msg_len at the same bytes, and DATA is 0x01 in both).
+  [[nodiscard]] bool is_homa() const { return protocol == kIpProtoHoma; }
+  [[nodiscard]] uint8_t flags() const { return is_homa() ? homa.flags : ndp.flags; }
+  [[nodiscard]] bool is_data() const { return (flags() & kFlagData) != 0; }
+  [[nodiscard]] uint16_t dst_context() const { return is_homa() ? homa.dst_context : ndp.dst_context; }
 
   friend bool operator==(const FrameHeader&, const FrameHeader&) = default;
 };
@@ -107,6 +139,7 @@ enum class ParseError : uint8_t {
   kBadChecksum,       // non-zero and wrong IPv4 header checksum
   kBadLength,         // IPv4 total length disagrees with frame or message fields
   kBadFlags,          // no known flag set, or DATA mixed with control flags
+  kBadPriority,       // Homa: TOS above 7 (eight priority levels)
   kCount,
 };
 [[nodiscard]] std::string_view parse_error_name(ParseError e);

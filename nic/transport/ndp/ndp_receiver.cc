@@ -171,10 +171,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
 
 void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   InboundMessage& m = buffer_.at(slot);
-  rte_mbuf* head = m.pkts[0];
-  for (uint8_t i = 0; i + 1 < m.npkts; ++i) m.pkts[i]->next = m.pkts[i + 1];
-  head->nb_segs = m.npkts;
-  head->pkt_len = m.msg_len;
+  rte_mbuf* head = link_packets(m);
   ContextEntry* dst = m.dst;
   --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
   m.pull_queued = false;  // a queued PULL for a finished message is moot
@@ -208,11 +205,6 @@ void NdpReceiver::abandon(uint32_t slot) {
   --m.dst->reassembling;
   m.dst->packets -= m.npkts;
   buffer_.release(slot, /*keep_packets=*/false);
-}
-
-void NdpReceiver::strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
-  rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);
-  if (pkt->pkt_len > payload_bytes) rte_pktmbuf_trim(pkt, static_cast<uint16_t>(pkt->pkt_len - payload_bytes));
 }
 
 void NdpReceiver::tick(uint64_t now, TransportSink& sink) {

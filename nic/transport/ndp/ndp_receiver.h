@@ -44,8 +44,6 @@ class NdpReceiver {
                  uint64_t now, TransportSink& sink);
   // Frees a partial message that can never complete (expired, superseded).
   void abandon(uint32_t slot);
-  // Keeps a DATA packet's payload only (header off, Ethernet padding cut).
-  static void strip_to_payload(rte_mbuf* pkt, size_t payload_bytes);
 
   NdpParams p_;
   NicCounters* counters_;

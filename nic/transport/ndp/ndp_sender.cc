@@ -51,16 +51,7 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   m.credit = p_.rtt_packets;
   m.resent = 0;
   m.first_sent = now;
-  // One segment per packet: unlink the chain the thread wrote.
-  rte_mbuf* seg = msg;
-  for (uint8_t i = 0; i < m.npkts && seg != nullptr; ++i) {
-    rte_mbuf* next = seg->next;
-    seg->next = nullptr;
-    seg->nb_segs = 1;
-    seg->pkt_len = seg->data_len;
-    m.pkts[i] = seg;
-    seg = next;
-  }
+  split_into_packets(msg, m.npkts, m.pkts);
   pump(slot, sink);
   arm(slot, now);
 }
@@ -82,14 +73,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   h.incarnation = p_.incarnation;
   h.dst_incarnation = m.dst_incarnation;
   h.core_time = m.core_time;
-  // The port gets its own mbuf, not ours: a zero-copy PMD (net_ring) hands
-  // the very mbuf to the receiver, which must be free to adjust and chain it
-  // while we keep the original for retransmission. Small packets are copied
-  // (the receiver on another core then never touches our buffer's reference
-  // count, a cache line we write on ACK); larger ones are cloned.
-  rte_mbuf* clone = m.pkts[index]->data_len <= p_.copy_below_bytes
-                        ? rte_pktmbuf_copy(m.pkts[index], pool_, 0, UINT32_MAX)
-                        : rte_pktmbuf_clone(m.pkts[index], pool_);
+  rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, p_.copy_below_bytes);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;
     return;

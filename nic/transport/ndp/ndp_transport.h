@@ -16,6 +16,7 @@ class NdpTransport final : public Transport {
   NdpTransport(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
       : sender_(p, pool, counters, &peers_), receiver_(p, counters) {}
 
+  [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
     peers_.heard(h.src_ip, h.ndp.incarnation);

@@ -63,6 +63,19 @@ TEST(DeliveredIdsTest, AnIdFallenOutOfTheWindowIsTakenAsNewNeverDropped) {
   EXPECT_TRUE(d.seen(id_of(100 + 3 * DeliveredIds::kWindowIds / 2), 7));  // half a window back
 }
 
+// Homa's SRPT may finish a long message after more than a window of younger
+// ones: that late delivery is kept (in the map), so a late copy of it is
+// still a duplicate.
+TEST(DeliveredIdsTest, ADeliveryAlreadyBehindTheWindowIsStillRemembered) {
+  DeliveredIds d(64, 8, kHorizon);
+  d.remember(id_of(100 + DeliveredIds::kWindowIds + 10), 1);
+  EXPECT_FALSE(d.seen(id_of(100), 2));
+  d.remember(id_of(100), 3);
+  EXPECT_TRUE(d.seen(id_of(100), 4));
+  EXPECT_FALSE(d.seen(id_of(101), 4));
+  EXPECT_FALSE(d.seen(id_of(100, kNanopuEpoch, 0x0a000002), 4));  // another sender
+}
+
 TEST(DeliveredIdsTest, MemoryLapsesAfterTheHorizon) {
   DeliveredIds d(64, 8, kHorizon);
   d.remember(id_of(10), 1);

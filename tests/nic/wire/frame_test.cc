@@ -116,7 +116,6 @@ TEST(FrameTest, MalformedFramesAreRejectedWithTheirReason) {
       {"ip options", [](std::vector<uint8_t>& f) { f[14] = 0x46; }, ParseError::kBadIpHeader},
       {"fragment", [](std::vector<uint8_t>& f) { f[20] = 0x20; }, ParseError::kBadIpHeader},
       {"udp", [](std::vector<uint8_t>& f) { f[23] = 17; }, ParseError::kUnknownProtocol},
-      {"homa", [](std::vector<uint8_t>& f) { f[23] = kIpProtoHoma; }, ParseError::kUnknownProtocol},
       {"bad checksum", [](std::vector<uint8_t>& f) { f[25] ^= 1; }, ParseError::kBadChecksum},
       {"total > frame", [](std::vector<uint8_t>& f) { f.resize(70); }, ParseError::kBadLength},
       {"msg_len 0", [](std::vector<uint8_t>& f) { f[39] = 0; f[40] = 0; }, ParseError::kBadLength},

@@ -22,8 +22,8 @@ class RecordingSink final : public TransportSink {
     rte_pktmbuf_free(msg);
     return true;
   }
-  void send_data(rte_mbuf* m, uint32_t, const wire::NdpHeader&, size_t) override { rte_pktmbuf_free(m); }
-  void send_control(uint32_t, const wire::NdpHeader& h) override { controls.push_back(h); }
+  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
+  void send_control(uint32_t, const wire::TransportHeader& h) override { controls.push_back(h.ndp); }
   std::vector<uint16_t> delivered;
   std::vector<wire::NdpHeader> controls;
 };

@@ -1,0 +1,66 @@
+// Homa's knobs (docs/wire.md, "Homa behaviour"). Defaults and where they
+// come from:
+//  - rtt_bytes 10240: the unscheduled bytes a sender sends before its first
+//    GRANT, one round trip of data; the Homa paper (SIGCOMM'18, §3.2, §5)
+//    uses ~10 KB at 10 Gb/s, and a software round trip (~5 µs) at the few
+//    Gb/s a NIC core moves is of the same order;
+//  - overcommit 8 and four scheduled priorities below four unscheduled ones
+//    with cutoffs 200 / 2800 / 15000 bytes: the Linux HomaModule's defaults
+//    (homa_utils.c, "wild guesses" there too), within the paper's §3.4 range;
+//  - timeouts from the host's rto_us / max_retransmits, as NDP's.
+//
+// Times are in ticks of the caller's clock (TSC cycles live, picoseconds in
+// the virtual-time model), as NdpParams.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "nic/transport/ndp/ndp_params.h"
+
+namespace nanopu {
+
+struct HomaParams {
+  // Slots, ids, incarnation, partition shares, timeouts: as NDP's (the
+  // buffers and their rules are the same hardware, docs/design.md §3).
+  NdpParams base;
+  uint32_t rtt_bytes = 10240;
+  uint32_t overcommit = 8;  // senders granted at once (each its shortest message)
+  // Unscheduled priority by message length: <= cutoff[0] gets 7, <= cutoff[1]
+  // 6, <= cutoff[2] 5, longer 4. Scheduled data gets 3 (the shortest
+  // remaining of the granted) down to 0.
+  std::array<uint32_t, 3> unsched_cutoffs = {200, 2800, 15000};
+  uint8_t max_sched_priority = 3;
+  // Grant (or start a granted message) only while the destination context
+  // has no message waiting for a core (its JBSQ queues have room); answer
+  // BUSY otherwise (issue 15, item 4: grants coupled to cores).
+  bool grant_when_core_free = false;
+  // Every fifo_grant_every-th GRANT goes to the oldest message still being
+  // granted, whatever its size: pure SRPT starves a long message for as
+  // long as shorter ones keep coming (HomaModule's grant_fifo_fraction, 5 %
+  // by default there too). 0: pure SRPT.
+  uint32_t fifo_grant_every = 20;
+  // The receiver asks for missing granted data after this much silence, at
+  // most max_resends times, then drops the partial message (its sender,
+  // hearing nothing, gives it up and reports it).
+  uint64_t resend_ticks = 0;
+  uint32_t max_resends = 5;
+  // Scheduled packets the sender puts on the wire per poll, fewest remaining
+  // bytes first (the sender half of SRPT); unscheduled ones go at once.
+  uint32_t tx_packets_per_poll = 16;
+
+  [[nodiscard]] uint16_t rtt_packets() const {
+    const uint32_t p = (rtt_bytes + 1023) / 1024;
+    return static_cast<uint16_t>(p == 0 ? 1 : (p > 64 ? 64 : p));
+  }
+  [[nodiscard]] uint8_t unscheduled_priority(uint16_t msg_len) const {
+    uint8_t prio = 7;
+    for (uint32_t c : unsched_cutoffs) {
+      if (msg_len <= c) return prio;
+      --prio;
+    }
+    return prio;  // 4
+  }
+};
+
+}  // namespace nanopu

@@ -1,0 +1,340 @@
+#include "nic/transport/homa/homa_receiver.h"
+
+#include <algorithm>
+
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
+
+namespace nanopu {
+namespace {
+constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;  // GRANTs overtake data (§3.4)
+constexpr uint32_t kMaxOvercommit = 64;
+}  // namespace
+
+HomaReceiver::HomaReceiver(const HomaParams& p, NicCounters* counters)
+    : p_(p),
+      counters_(counters),
+      buffer_(p.base.reassembly_slots),
+      delivered_(p.base.remembered_completions, p.base.remembered_senders,
+                 p.base.completion_memory_ticks, &counters->rx_senders_forgotten),
+      partition_(PartitionParams{p.base.reassembly_slots, p.base.reserved_priority0_slots,
+                                 p.base.context_slots, p.base.context_packets}) {
+  active_.reserve(p.base.reassembly_slots);
+  order_.reserve(p.base.reassembly_slots);
+  p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
+}
+
+void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
+                           uint16_t grant_offset, TransportSink& sink) const {
+  wire::HomaHeader c;
+  c.flags = flags;
+  c.src_context = m.dst_context;
+  c.dst_context = m.src_context;
+  c.msg_len = m.msg_len;
+  c.pkt_offset = pkt_offset;
+  c.grant_offset = grant_offset;
+  c.grant_prio = m.grant_priority;
+  c.tx_msg_id = m.tx_msg_id;
+  c.buf_ptr = m.buf_ptr;
+  c.buf_size_class = m.buf_size_class;
+  c.incarnation = m.incarnation;
+  c.dst_incarnation = m.dst_incarnation;
+  sink.send_control(m.src_ip, wire::TransportHeader::of(c, kControlPriority));
+}
+
+void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
+                            TransportSink& sink) const {
+  wire::HomaHeader c = f.homa;  // ids, buffer, incarnations, pkt_offset echoed
+  c.flags = flags;
+  c.src_context = f.homa.dst_context;
+  c.dst_context = f.homa.src_context;
+  c.grant_offset = grant_offset;
+  c.core_time = 0;
+  sink.send_control(f.src_ip, wire::TransportHeader::of(c, kControlPriority));
+}
+
+void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,
+                           ContextEntry* dst, uint64_t now, TransportSink& sink) {
+  const wire::HomaHeader& h = f.homa;
+  if (h.dst_incarnation != 0 && h.dst_incarnation != p_.base.incarnation) {
+    ++counters_->rx_drop_stale_incarnation;  // meant for this address's previous run (NdpReceiver)
+    rte_pktmbuf_free(pkt);
+    reply_to(f, wire::kHomaGone, 0, sink);
+    return;
+  }
+  const uint64_t key = ReassemblyBuffer::key_of(f.src_ip, h.buf_ptr, h.tx_msg_id);
+  int s = buffer_.find(key);
+  if (s >= 0) {
+    const InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));
+    if (wire::sender_epoch(old.incarnation, old.buf_size_class) !=
+        wire::sender_epoch(h.incarnation, h.buf_size_class)) {
+      release(static_cast<uint32_t>(s), false);  // a restarted sender reuses the id
+      ++counters_->rx_reassembly_superseded;
+      s = -1;
+    }
+  }
+  if (s < 0 && delivered_.seen(DeliveredId::of(f.src_ip, h), now)) {
+    ++counters_->rx_dup_packets;  // delivered, its ACK lost: the ACK again
+    rte_pktmbuf_free(pkt);
+    reply_to(f, wire::kHomaAck, h.msg_len, sink);
+    return;
+  }
+  if (s < 0 && (h.flags & wire::kHomaChop)) {  // trimmed, nothing kept yet: that packet again
+    ++counters_->rx_chopped_packets;
+    ++counters_->tx_resends;
+    rte_pktmbuf_free(pkt);
+    reply_to(f, wire::kHomaResend,
+             static_cast<uint16_t>(std::min<uint32_t>(h.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
+             sink);
+    return;
+  }
+  const auto npkts = static_cast<uint8_t>(wire::packets_for(h.msg_len));
+  if (s < 0) {
+    ContextUsage use;
+    use.slots = dst->reassembling;
+    use.packets = dst->packets;
+    use.queued = dst->held.count();
+    use.queue_capacity = dst->held.capacity();
+    use.priority = dst->priority(p_.base.workers);
+    const Admission a = partition_.admit(use, npkts, buffer_.used_slots());
+    if (a == Admission::kAdmit && npkts == 1) {
+      // Complete on arrival: no slot (the common RPC case), one ACK.
+      ++dst->packets;
+      strip_to_payload(pkt, payload_bytes);
+      reply_to(f, wire::kHomaAck, h.msg_len, sink);
+      hand_over(pkt, DeliveredId::of(f.src_ip, h), h.core_time, dst, now, sink);
+      return;
+    }
+    if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
+      if (a == Admission::kAdmit) ++counters_->rx_nack_no_slot;
+      else if (a == Admission::kReserved) ++counters_->rx_nack_reserved;
+      else ++counters_->rx_nack_context_full;
+      rte_pktmbuf_free(pkt);
+      reply_to(f, wire::kHomaNack, 0, sink);
+      return;
+    }
+    ++dst->reassembling;
+    dst->packets += npkts;
+    InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
+    m.src_ip = f.src_ip;
+    m.src_context = h.src_context;
+    m.dst_context = h.dst_context;
+    m.msg_len = h.msg_len;
+    m.tx_msg_id = h.tx_msg_id;
+    m.buf_ptr = h.buf_ptr;
+    m.buf_size_class = h.buf_size_class;
+    m.incarnation = h.incarnation;
+    m.dst_incarnation = h.dst_incarnation;
+    m.core_time = h.core_time;
+    m.npkts = npkts;
+    // What the sender sends unasked (it says so in every DATA packet).
+    m.unscheduled = static_cast<uint8_t>(std::clamp<size_t>(
+        wire::packets_for(std::min(h.grant_offset, h.msg_len)), 1, npkts));
+    m.pulled = std::max<uint16_t>(m.unscheduled, h.pkt_offset + 1);
+    m.grant_priority = h.grant_prio < wire::kHomaPriorities ? h.grant_prio : 0;
+    m.dst = dst;
+    active_.push_back(static_cast<uint32_t>(s));
+  }
+  const auto slot = static_cast<uint32_t>(s);
+  InboundMessage& m = buffer_.at(slot);
+  if (m.msg_len != h.msg_len || m.src_context != h.src_context) {  // inconsistent: drop
+    rte_pktmbuf_free(pkt);
+    ++counters_->rx_parse_errors[static_cast<size_t>(wire::ParseError::kBadLength)];
+    return;
+  }
+  m.last_tsc = now;
+  m.resends = 0;
+  if (h.flags & wire::kHomaChop) {  // trimmed in the network: that packet again, now
+    ++counters_->rx_chopped_packets;
+    rte_pktmbuf_free(pkt);
+    ++counters_->tx_resends;
+    control(m, wire::kHomaResend, h.pkt_offset,
+            static_cast<uint16_t>(std::min<uint32_t>(m.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
+            sink);
+    return;
+  }
+  const uint64_t bit = 1ull << h.pkt_offset;
+  if (m.received & bit) {
+    ++counters_->rx_dup_packets;
+    rte_pktmbuf_free(pkt);
+    answer_probe(m, sink);
+    return;
+  }
+  strip_to_payload(pkt, payload_bytes);
+  m.pkts[h.pkt_offset] = pkt;
+  m.received |= bit;
+  ++m.received_count;
+  if (h.pkt_offset >= m.pulled) m.pulled = h.pkt_offset + 1;  // sent on an older run's grant
+  if (m.received_count == m.npkts) {
+    control(m, wire::kHomaAck, 0, m.msg_len, sink);
+    deliver(slot, now, sink);
+    return;
+  }
+  if (m.pulled < m.npkts) schedule_grants(sink);
+}
+
+void HomaReceiver::schedule_grants(TransportSink& sink) {
+  // Messages still to be granted, fewest packets left first (ties: fewer
+  // packets in all, then the older slot), one per sender (§3.3: a sender
+  // can send one message at a time at full speed).
+  order_.clear();
+  uint32_t outstanding_ips[kMaxOvercommit];
+  uint32_t outstanding = 0;
+  for (uint32_t s : active_) {
+    const InboundMessage& m = buffer_.at(s);
+    if (holds_scheduled_grant(m) &&
+        std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) == outstanding_ips + outstanding &&
+        outstanding < kMaxOvercommit)
+      outstanding_ips[outstanding++] = m.src_ip;
+    if (m.pulled < m.npkts) order_.push_back(s);
+  }
+  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, outstanding);
+  if (order_.empty()) return;
+  if (p_.fifo_grant_every != 0 && grants_since_fifo_ >= p_.fifo_grant_every) {
+    // The oldest message waiting for a grant gets one now, SRPT or not, and
+    // beyond the bound if need be (as HomaModule's FIFO grants): so at most
+    // `overcommit` senders hold SRPT grants, plus this one.
+    for (uint32_t s : active_) {
+      InboundMessage& m = buffer_.at(s);
+      if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
+      m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
+      m.grant_priority = 0;
+      m.granted = true;
+      ++counters_->tx_grants;
+      control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);
+      grants_since_fifo_ = 0;
+      break;
+    }
+  }
+  std::sort(order_.begin(), order_.end(), [this](uint32_t a, uint32_t b) {
+    const InboundMessage& x = buffer_.at(a);
+    const InboundMessage& y = buffer_.at(b);
+    const int lx = x.npkts - x.received_count, ly = y.npkts - y.received_count;
+    return lx != ly ? lx < ly : (x.npkts != y.npkts ? x.npkts < y.npkts : a < b);
+  });
+  uint32_t picked_ips[kMaxOvercommit];
+  uint32_t picked = 0;
+  held_for_core_ = false;
+  for (uint32_t s : order_) {
+    InboundMessage& m = buffer_.at(s);
+    if (std::find(picked_ips, picked_ips + picked, m.src_ip) != picked_ips + picked) continue;
+    const bool holds = std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) !=
+                       outstanding_ips + outstanding;
+    // The bound: a sender that holds no grant yet gets one only while fewer
+    // than `overcommit` senders hold one (§3.4, overcommitment).
+    if (picked == p_.overcommit) break;
+    if (!holds && outstanding == p_.overcommit) continue;
+    picked_ips[picked] = m.src_ip;
+    const auto rank = static_cast<uint8_t>(std::min<uint32_t>(picked, p_.max_sched_priority));
+    ++picked;
+    if (!core_free(m.dst)) {  // no core to run it on: don't pull more of it in yet
+      held_for_core_ = true;
+      ++counters_->rx_grants_held_for_core;
+      if (m.received_count == m.pulled) {  // it has all it was granted: keep its sender waiting
+        ++counters_->tx_busy;
+        control(m, wire::kHomaBusy, 0, granted_bytes(m), sink);
+      }
+      continue;
+    }
+    const auto want = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
+    const auto prio = static_cast<uint8_t>(p_.max_sched_priority - rank);
+    if (want <= m.pulled && prio == m.grant_priority) continue;
+    if (!holds) outstanding_ips[outstanding++] = m.src_ip;
+    m.pulled = std::max(m.pulled, want);
+    m.grant_priority = prio;
+    m.granted = true;
+    ++counters_->tx_grants;
+    ++grants_since_fifo_;
+    control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);
+  }
+  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, outstanding);
+}
+
+bool HomaReceiver::ask_again(InboundMessage& m, TransportSink& sink) {
+  const uint64_t granted = m.pulled >= 64 ? ~0ull : (1ull << m.pulled) - 1;
+  const uint64_t missing = granted & ~m.received;
+  if (missing == 0) return false;
+  const auto first = static_cast<uint8_t>(__builtin_ctzll(missing));
+  // The run of missing packets from `first` (RESEND names a byte range).
+  const uint64_t from_first = missing >> first;
+  const uint32_t run = from_first == ~0ull ? 64 : static_cast<uint32_t>(__builtin_ctzll(~from_first));
+  const uint32_t end = std::min<uint32_t>(m.msg_len, (first + run) * static_cast<uint32_t>(wire::kSegmentBytes));
+  ++counters_->tx_resends;
+  control(m, wire::kHomaResend, first, static_cast<uint16_t>(end), sink);
+  return true;
+}
+
+void HomaReceiver::answer_probe(InboundMessage& m, TransportSink& sink) {
+  if (ask_again(m, sink)) return;  // a gap in what was granted: ask for it
+  if (m.pulled > m.received_count || m.pulled == m.npkts) {
+    control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);  // the grant again (lost?)
+    ++counters_->tx_grants;
+    return;
+  }
+  // Everything granted is in, and it waits its turn (SRPT, overcommitment
+  // or no free core): alive, wait.
+  ++counters_->tx_busy;
+  control(m, wire::kHomaBusy, 0, granted_bytes(m), sink);
+}
+
+void HomaReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
+  InboundMessage& m = buffer_.at(slot);
+  rte_mbuf* head = link_packets(m);
+  ContextEntry* dst = m.dst;
+  const DeliveredId id{m.src_ip,      m.buf_ptr, m.tx_msg_id,
+                       m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class)};
+  const uint32_t core_time = m.core_time;
+  release(slot, /*delivered=*/true);
+  hand_over(head, id, core_time, dst, now, sink);
+  // A slot fewer: the next message may be granted now.
+  if (!active_.empty()) schedule_grants(sink);
+}
+
+void HomaReceiver::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
+                             ContextEntry* dst, uint64_t now, TransportSink& sink) {
+  MsgMeta* meta = msg_meta(head);
+  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
+  meta->nic_tsc = now;
+  meta->core_time = core_time;
+  delivered_.remember(id, now);
+  (void)sink.deliver(head, dst);
+}
+
+void HomaReceiver::release(uint32_t slot, bool delivered) {
+  InboundMessage& m = buffer_.at(slot);
+  --m.dst->reassembling;
+  if (!delivered) m.dst->packets -= m.npkts;  // delivered: counted until a FIFO takes them
+  active_.erase(std::find(active_.begin(), active_.end(), slot));
+  buffer_.release(slot, /*keep_packets=*/delivered);
+}
+
+void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
+  if (held_for_core_) schedule_grants(sink);
+  if (active_.empty() || now < next_sweep_) return;
+  next_sweep_ = now + p_.resend_ticks / 4 + 1;
+  for (size_t i = 0; i < active_.size();) {
+    const uint32_t slot = active_[i];
+    InboundMessage& m = buffer_.at(slot);
+    const bool silent = now - m.last_tsc > p_.resend_ticks;
+    if (silent && m.received_count < m.pulled) {
+      if (m.resends >= p_.max_resends) {
+        // The sender has not answered max_resends RESENDs: drop what we
+        // have. A live sender's probe starts it over; a dead one's message
+        // is given up and reported at the sender.
+        ++counters_->rx_msgs_aborted;
+        release(slot, false);  // active_[i] is now another slot
+        continue;
+      }
+      ++m.resends;
+      m.last_tsc = now;
+      (void)ask_again(m, sink);
+    } else if (now - m.last_tsc > p_.base.reassembly_expiry_ticks) {
+      ++counters_->rx_reassembly_expired;  // waited for grants, its sender long gone
+      release(slot, false);
+      continue;
+    }
+    ++i;
+  }
+}
+
+}  // namespace nanopu

@@ -1,0 +1,75 @@
+// Homa receiver (Homa, SIGCOMM'18, §3.3–§3.7; docs/wire.md "Homa behaviour"):
+// a message's unscheduled packets arrive unasked; the receiver then GRANTs
+// the messages with the fewest bytes left first (SRPT), keeping each granted
+// one rtt_bytes ahead of what has arrived, to at most `overcommit` senders
+// holding scheduled grants at once, each grant naming a priority by rank.
+// A complete message is delivered once and answered by one ACK (not one per
+// packet, as NDP). Missing granted data is asked for with RESEND after
+// resend_ticks of silence; after max_resends unanswered the partial message
+// is dropped (its sender gives up and reports it). A trimmed packet is asked
+// for again at once. Admission is NDP's (buffer_partition.h): refused, the
+// first packet is NACKed and the sender's timer tries again.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "nanopu/stats.h"
+#include "nic/reassembly/buffer_partition.h"
+#include "nic/reassembly/delivered_ids.h"
+#include "nic/reassembly/reassembly_buffer.h"
+#include "nic/transport/homa/homa_params.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+class HomaReceiver {
+ public:
+  HomaReceiver(const HomaParams& p, NicCounters* counters);
+
+  void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
+               uint64_t now, TransportSink& sink);
+  // RESENDs for silent messages, and grants put off for a busy core.
+  void tick(uint64_t now, TransportSink& sink);
+  [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
+
+ private:
+  void control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, uint16_t grant_offset,
+               TransportSink& sink) const;
+  void reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
+                TransportSink& sink) const;
+  // SRPT: grants to the messages with the fewest packets left.
+  void schedule_grants(TransportSink& sink);
+  // A RESEND for the first run of missing granted packets; false if none.
+  bool ask_again(InboundMessage& m, TransportSink& sink);
+  // A packet of a message already being received came again (the sender's
+  // probe after a silent timeout): tell it where things stand.
+  void answer_probe(InboundMessage& m, TransportSink& sink);
+  void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
+  void hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time, ContextEntry* dst,
+                 uint64_t now, TransportSink& sink);
+  void release(uint32_t slot, bool delivered);
+  [[nodiscard]] bool core_free(const ContextEntry* dst) const {
+    return !p_.grant_when_core_free || dst->held.empty();
+  }
+  [[nodiscard]] uint16_t granted_bytes(const InboundMessage& m) const {
+    return static_cast<uint16_t>(std::min<uint32_t>(m.msg_len, uint32_t{m.pulled} * wire::kSegmentBytes));
+  }
+  [[nodiscard]] bool holds_scheduled_grant(const InboundMessage& m) const {
+    return m.granted && m.received_count < m.pulled;
+  }
+
+  HomaParams p_;
+  NicCounters* counters_;
+  ReassemblyBuffer buffer_;
+  DeliveredIds delivered_;
+  BufferPartition partition_;
+  std::vector<uint32_t> active_;       // slots in use (partial multi-packet messages), oldest first
+  std::vector<uint32_t> order_;        // scratch: active_ by packets left
+  bool held_for_core_ = false;         // some grant waits for a free core
+  uint32_t grants_since_fifo_ = 0;     // SRPT grants since the oldest message got one
+  uint64_t next_sweep_ = 0;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,238 @@
+#include "nic/transport/homa/homa_sender.h"
+
+#include <algorithm>
+
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
+
+namespace nanopu {
+namespace {
+constexpr uint32_t kMaxBackoffShift = 6;  // as NDP: a silent receiver is probed at most every 64 rto
+constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;
+}  // namespace
+
+HomaSender::HomaSender(const HomaParams& p, rte_mempool* pool, NicCounters* counters,
+                       const PeerRuns* peers)
+    : p_(p),
+      pool_(pool),
+      counters_(counters),
+      buffer_(p.base.outbound_slots),
+      timers_(p.base.outbound_slots, std::max<uint64_t>(p.base.rto_ticks / 4, 1), on_timer, this),
+      peers_(peers),
+      is_ready_(p.base.outbound_slots, 0) {
+  ready_.reserve(p.base.outbound_slots);
+}
+
+void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
+  timer_sink_ = &sink;
+  const MsgMeta* meta = msg_meta(msg);
+  const AppHeader a = AppHeader::from_word(meta->app_header);
+  const int s = buffer_.allocate();
+  if (s < 0) {  // the NIC gathers only as many messages as there are slots
+    sink.message_failed(meta->sender, a.ip, a.context);
+    rte_pktmbuf_free(msg);
+    ++counters_->tx_msgs_failed;
+    return;
+  }
+  const auto slot = static_cast<uint32_t>(s);
+  OutboundMessage& m = buffer_.at(slot);
+  m.tx_msg_id = next_msg_id_++;
+  m.dst_ip = a.ip;
+  m.src_context = meta->src_context;
+  m.sender = meta->sender;
+  m.core_time = meta->core_time;
+  m.dst_context = a.context;
+  m.msg_len = a.len;
+  m.dst_incarnation = peers_ != nullptr ? peers_->lookup(a.ip) : 0;
+  m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
+  m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
+  m.priority = p_.unscheduled_priority(a.len);
+  m.first_sent = now;
+  split_into_packets(msg, m.npkts, m.pkts);
+  // Unscheduled: at once (Homa §3.2: a message's first round trip is never
+  // spent waiting for permission).
+  while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
+  arm(slot, now);
+}
+
+void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
+  OutboundMessage& m = buffer_.at(slot);
+  wire::HomaHeader h;
+  h.flags = wire::kHomaData;
+  h.src_context = m.src_context;
+  h.dst_context = m.dst_context;
+  h.msg_len = m.msg_len;
+  h.pkt_offset = index;
+  // What this sender sends unscheduled, so a receiver configured with
+  // another rtt_bytes grants from where this sender stops.
+  h.grant_offset = static_cast<uint16_t>(
+      std::min<uint32_t>(m.msg_len, uint32_t{p_.rtt_packets()} * wire::kSegmentBytes));
+  h.grant_prio = m.priority;
+  h.tx_msg_id = m.tx_msg_id;
+  h.buf_ptr = static_cast<uint16_t>(slot);
+  h.buf_size_class = static_cast<uint8_t>(p_.base.incarnation);  // echoed: see NdpSender
+  h.incarnation = p_.base.incarnation;
+  h.dst_incarnation = m.dst_incarnation;
+  h.core_time = m.core_time;
+  rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, p_.base.copy_below_bytes);
+  if (copy == nullptr) {  // no buffer now: a RESEND or the timer asks again
+    ++counters_->tx_drop_no_mbuf;
+    return;
+  }
+  sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority),
+                 wire::segment_payload_bytes(m.msg_len, index));
+}
+
+uint32_t HomaSender::ready_packets(const OutboundMessage& m) const {
+  const uint32_t fresh = m.credit > m.next_new ? m.credit - m.next_new : 0;
+  return fresh + static_cast<uint32_t>(__builtin_popcountll(m.resend));
+}
+
+uint32_t HomaSender::remaining_bytes(const OutboundMessage& m) const {
+  const uint32_t sent = std::min<uint32_t>(m.msg_len, uint32_t{m.next_new} * wire::kSegmentBytes);
+  return m.msg_len - sent;
+}
+
+void HomaSender::make_ready(uint32_t slot) {
+  if (is_ready_[slot] || ready_packets(buffer_.at(slot)) == 0) return;
+  is_ready_[slot] = 1;
+  ready_.push_back(slot);
+}
+
+void HomaSender::send_scheduled(TransportSink& sink) {
+  uint32_t budget = p_.tx_packets_per_poll;
+  while (budget != 0 && !ready_.empty()) {
+    // The ready message with the fewest bytes left to send (a short list:
+    // messages holding grants, at most the receivers' overcommitment).
+    size_t best = 0;
+    for (size_t i = 1; i < ready_.size(); ++i)
+      if (remaining_bytes(buffer_.at(ready_[i])) < remaining_bytes(buffer_.at(ready_[best]))) best = i;
+    const uint32_t slot = ready_[best];
+    OutboundMessage& m = buffer_.at(slot);
+    while (budget != 0 && m.resend != 0) {
+      const auto i = static_cast<uint8_t>(__builtin_ctzll(m.resend));
+      m.resend &= m.resend - 1;
+      send_packet(slot, i, sink);
+      ++counters_->tx_retransmits;
+      --budget;
+    }
+    while (budget != 0 && m.next_new < m.credit) {
+      send_packet(slot, m.next_new++, sink);
+      --budget;
+    }
+    if (ready_packets(m) == 0) {
+      is_ready_[slot] = 0;
+      ready_[best] = ready_.back();
+      ready_.pop_back();
+    }
+  }
+}
+
+void HomaSender::arm(uint32_t slot, uint64_t now) {
+  const OutboundMessage& m = buffer_.at(slot);
+  timers_.schedule(slot, now + (p_.base.rto_ticks << std::min(m.timeouts, kMaxBackoffShift)));
+}
+
+void HomaSender::release(uint32_t slot) {
+  timers_.cancel(slot);
+  if (is_ready_[slot]) {
+    is_ready_[slot] = 0;
+    ready_.erase(std::find(ready_.begin(), ready_.end(), slot));
+  }
+  buffer_.release(slot);
+}
+
+void HomaSender::give_up(uint32_t slot, TransportSink& sink) {
+  const OutboundMessage& m = buffer_.at(slot);
+  const uint16_t sender = m.sender, dst_context = m.dst_context;
+  const uint32_t dst_ip = m.dst_ip;
+  release(slot);
+  ++counters_->tx_msgs_failed;
+  sink.message_failed(sender, dst_ip, dst_context);  // never in silence
+}
+
+void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) const {
+  wire::HomaHeader c = f.homa;
+  c.flags = wire::kHomaBusy;
+  c.src_context = f.homa.dst_context;
+  c.dst_context = f.homa.src_context;
+  ++counters_->tx_busy;
+  sink.send_control(f.src_ip, wire::TransportHeader::of(c, kControlPriority));
+}
+
+void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
+  timer_sink_ = &sink;
+  const wire::HomaHeader& h = f.homa;
+  const uint32_t slot = h.buf_ptr;
+  const bool ours = h.buf_size_class == static_cast<uint8_t>(p_.base.incarnation) &&
+                    (h.incarnation == 0 || h.incarnation == p_.base.incarnation);
+  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || !ours ||
+      buffer_.at(slot).tx_msg_id != h.tx_msg_id || buffer_.at(slot).dst_ip != f.src_ip) {
+    ++counters_->rx_stale_control;  // late, duplicate, or a RESEND for nothing we hold
+    return;
+  }
+  OutboundMessage& m = buffer_.at(slot);
+  if (h.flags & wire::kHomaGone) {  // its receiver is another run now
+    ++counters_->tx_msgs_refused;
+    give_up(slot, sink);
+    return;
+  }
+  if (h.flags & wire::kHomaAck) {
+    ++counters_->rx_acks;
+    release(slot);
+    ++counters_->tx_msgs_completed;
+    return;
+  }
+  m.timeouts = 0;  // the receiver is alive and has this message in mind
+  if (h.flags & wire::kHomaNack) ++counters_->rx_nacks;  // no room there: the timer probes again
+  if (h.flags & wire::kHomaBusy) ++counters_->rx_busy;
+  const auto granted_pkts = static_cast<uint16_t>(
+      std::min<size_t>(m.npkts, wire::packets_for(h.grant_offset)));
+  if (h.flags & wire::kHomaGrant) {
+    ++counters_->rx_grants;
+    if (h.grant_prio < wire::kHomaPriorities) m.priority = h.grant_prio;
+    m.credit = std::max(m.credit, granted_pkts);
+  }
+  if (h.flags & wire::kHomaResend) {
+    ++counters_->rx_resends;
+    if (h.grant_prio < wire::kHomaPriorities) m.priority = h.grant_prio;
+    for (uint32_t i = h.pkt_offset; i < granted_pkts; ++i)
+      if (i < m.next_new) m.resend |= 1ull << i;
+    m.credit = std::max(m.credit, granted_pkts);
+    // Shorter messages ahead of this one hold more than a poll's worth of
+    // the wire: say so, so the receiver does not count this as silence.
+    uint32_t ahead = 0;
+    for (uint32_t other : ready_)
+      if (other != slot && remaining_bytes(buffer_.at(other)) < remaining_bytes(m))
+        ahead += ready_packets(buffer_.at(other));
+    if (ahead >= p_.tx_packets_per_poll) reply_busy(f, sink);
+  }
+  make_ready(slot);
+  arm(slot, now);
+}
+
+void HomaSender::tick(uint64_t now, TransportSink& sink) {
+  timer_sink_ = &sink;
+  if (!ready_.empty()) send_scheduled(sink);
+  timers_.poll(now);
+}
+
+void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
+  auto* self = static_cast<HomaSender*>(self_ptr);
+  OutboundMessage& m = self->buffer_.at(slot);
+  if (!m.used) return;
+  ++self->counters_->tx_timeouts;
+  if (++m.timeouts > self->p_.base.max_timeouts) {
+    self->give_up(slot, *self->timer_sink_);
+    return;
+  }
+  // The receiver said nothing for a whole timeout: the first packet again.
+  // A receiver that holds the message answers it (RESEND, GRANT, BUSY, or
+  // ACK if it was delivered and the ACK lost); one that never heard of it
+  // starts on it and asks for the rest.
+  m.resend |= 1;
+  self->make_ready(slot);
+  self->arm(slot, now);
+}
+
+}  // namespace nanopu

@@ -1,0 +1,64 @@
+// Homa sender (Homa, SIGCOMM'18, §3.2–§3.7; docs/wire.md "Homa behaviour"):
+// the first rtt_bytes of a message leave at once at the unscheduled priority
+// its length earns; the rest only as GRANTs allow, at the priority each
+// grant names, the granted packets of all messages put on the wire fewest
+// remaining bytes first (SRPT at the sender, §3.5). ACK (the whole message
+// delivered) frees the slot. RESEND sends a range again, or is answered
+// BUSY while shorter messages hold the wire. A timer probes a receiver that
+// has gone silent with the first packet, and gives the message up after
+// max_timeouts silent timeouts: reported to the sending thread, never lost
+// in silence.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nanopu/stats.h"
+#include "nic/packetizer/packetization_buffer.h"
+#include "nic/timers/timer_module.h"
+#include "nic/transport/homa/homa_params.h"
+#include "nic/transport/ndp/peer_runs.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+class HomaSender {
+ public:
+  HomaSender(const HomaParams& p, rte_mempool* pool, NicCounters* counters, const PeerRuns* peers);
+
+  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
+  void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
+  void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
+  // Scheduled packets (SRPT order, tx_packets_per_poll) and expired timers.
+  void tick(uint64_t now, TransportSink& sink);
+  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - buffer_.free_slots(); }
+  [[nodiscard]] uint64_t next_deadline() const {
+    return ready_.empty() ? timers_.next_deadline() : 0;
+  }
+
+ private:
+  static void on_timer(void* self, uint32_t slot, uint64_t now);
+  void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
+  // Packets the slot may send now: granted and never sent, or asked again.
+  [[nodiscard]] uint32_t ready_packets(const OutboundMessage& m) const;
+  [[nodiscard]] uint32_t remaining_bytes(const OutboundMessage& m) const;
+  void make_ready(uint32_t slot);
+  void send_scheduled(TransportSink& sink);
+  void arm(uint32_t slot, uint64_t now);
+  void release(uint32_t slot);
+  void give_up(uint32_t slot, TransportSink& sink);
+  void reply_busy(const wire::FrameHeader& h, TransportSink& sink) const;
+
+  HomaParams p_;
+  rte_mempool* pool_;
+  NicCounters* counters_;
+  PacketizationBuffer buffer_;
+  TimerModule timers_;
+  const PeerRuns* peers_;
+  std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
+  std::vector<uint8_t> is_ready_; // per slot: in ready_
+  uint16_t next_msg_id_ = 0;
+  TransportSink* timer_sink_ = nullptr;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,51 @@
+// Homa as the NIC terminates it (Homa, SIGCOMM'18; the nanoPU's header,
+// docs/wire.md "Homa header"): a sender (unscheduled bytes, grants, SRPT on
+// the wire, probes) and a receiver (SRPT grants to `overcommit` senders,
+// RESEND, one ACK per message, exactly-once delivery) behind the Transport
+// seam, beside NDP in the same NIC core.
+#pragma once
+
+#include "nic/transport/homa/homa_params.h"
+#include "nic/transport/homa/homa_receiver.h"
+#include "nic/transport/homa/homa_sender.h"
+#include "nic/transport/ndp/peer_runs.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+class HomaTransport final : public Transport {
+ public:
+  HomaTransport(const HomaParams& p, rte_mempool* pool, NicCounters* counters)
+      : sender_(p, pool, counters, &peers_), receiver_(p, counters) {}
+
+  [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoHoma; }
+  void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
+               uint64_t now, TransportSink& sink) override {
+    peers_.heard(h.src_ip, h.homa.incarnation);
+    receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
+  }
+  void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
+                  TransportSink& sink) override {
+    rte_pktmbuf_free(pkt);
+    if (h.homa.flags & wire::kHomaGone) peers_.forget(h.src_ip);
+    sender_.on_control(h, now, sink);
+  }
+  void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
+    sender_.send_message(msg, now, sink);
+  }
+  void on_tick(uint64_t now, TransportSink& sink) override {
+    sender_.tick(now, sink);
+    receiver_.tick(now, sink);
+  }
+  [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
+  [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
+  [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
+  [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
+
+ private:
+  PeerRuns peers_;  // before sender_, which keeps a pointer to it
+  HomaSender sender_;
+  HomaReceiver receiver_;
+};
+
+}  // namespace nanopu
