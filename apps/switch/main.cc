@@ -30,12 +30,16 @@ ABSL_FLAG(std::string, routes, "",
 ABSL_FLAG(double, switch_gbps, 200, "Output link rate, Gb/s.");
 ABSL_FLAG(uint32_t, queue_bytes, 81 * 1024, "Data queue per output port, bytes.");
 ABSL_FLAG(bool, trimming, true, "NDP trimming when a data queue is full; false: tail drop.");
+ABSL_FLAG(bool, priorities, false,
+          "Eight strict-priority data queues per output, by the IPv4 TOS (Homa's data "
+          "priority 0..7; NDP sends 0), sharing --queue_bytes; control always first.");
 ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us.");
 ABSL_FLAG(std::string, occupancy_csv, "", "Write queue occupancy over time here on exit.");
 
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
-      "an NDP-trimming software switch between DPDK ports.\n"
+      "an NDP-trimming software switch between DPDK ports (--priorities: eight strict-priority\n"
+      "data queues by TOS, for Homa).\n"
       "  nanopu-switch --lcores=0 --vdev='net_memif0,role=server,socket=/tmp/s0.sock;"
       "net_memif1,role=server,socket=/tmp/s1.sock' --routes=10.0.0.1=0,10.0.0.2=1");
   absl::ParseCommandLine(argc, argv);
@@ -64,6 +68,7 @@ int main(int argc, char** argv) {
   p.link_gbps = absl::GetFlag(FLAGS_switch_gbps);
   p.data_queue_bytes = absl::GetFlag(FLAGS_queue_bytes);
   p.trimming = absl::GetFlag(FLAGS_trimming);
+  p.priorities = absl::GetFlag(FLAGS_priorities);
   p.sample_period_us = absl::GetFlag(FLAGS_sample_us);
   if (p.link_gbps <= 0) return fail("--switch_gbps must be > 0");
   nanopu::apps::SoftwareSwitch sw(p, ports, pool);
@@ -86,8 +91,9 @@ int main(int argc, char** argv) {
     capture = std::move(*c);
   }
   nanopu::Runtime::install_signal_handlers();
-  std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s; Ctrl-C stops\n",
-               ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop");
+  std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s, %s; Ctrl-C stops\n",
+               ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop",
+               p.priorities ? "8 strict priorities by TOS" : "FIFO data");
   // Adaptive polling (--poll=adaptive): after --poll_spin_us without a packet
   // and with every queue empty, sleep until a packet or a short timeout.
   std::vector<uint16_t> port_ids;
@@ -118,6 +124,10 @@ int main(int argc, char** argv) {
                (unsigned long long)c.trimmed, (unsigned long long)c.tail_dropped,
                (unsigned long long)c.control_dropped, (unsigned long long)c.no_route,
                (unsigned long long)c.not_ipv4);
+  if (p.priorities)
+    for (uint32_t i = 0; i < nanopu::apps::kSwitchPriorities; ++i)
+      if (c.data_by_priority[i] != 0)
+        std::fprintf(stderr, "switch.data_priority%u %llu\n", i, (unsigned long long)c.data_by_priority[i]);
   if (capture != nullptr) {
     std::fprintf(stderr, "capture.written %llu\ncapture.lost %llu\n",
                  (unsigned long long)capture->written(), (unsigned long long)capture->lost());

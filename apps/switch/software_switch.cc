@@ -33,7 +33,8 @@ SoftwareSwitch::SoftwareSwitch(const SwitchParams& p, std::vector<SwitchPort> po
 
 SoftwareSwitch::~SoftwareSwitch() {
   for (Output& o : out_) {
-    for (rte_mbuf* m : o.data) rte_pktmbuf_free(m);
+    for (auto& q : o.data)
+      for (rte_mbuf* m : q) rte_pktmbuf_free(m);
     for (rte_mbuf* m : o.control) rte_pktmbuf_free(m);
   }
 }
@@ -72,13 +73,19 @@ rte_mbuf* SoftwareSwitch::trim(rte_mbuf* m) {
   return m;
 }
 
-void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint64_t now) {
+int SoftwareSwitch::top_data(const Output& o) {
+  for (int i = kSwitchPriorities - 1; i >= 0; --i)
+    if (!o.data[i].empty()) return i;
+  return -1;
+}
+
+void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now) {
   Output& o = out_[port];
   // An idle link starts serializing now; a busy one keeps its virtual
   // schedule, so a late poll sends every packet whose time has come.
-  if (o.data.empty() && o.control.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
+  if (top_data(o) < 0 && o.control.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
   if (is_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
-    o.data.push_back(m);
+    o.data[p_.priorities ? priority % kSwitchPriorities : 0].push_back(m);
     o.data_bytes += m->pkt_len;
     if (o.data_bytes > o.max_data) o.max_data = o.data_bytes;
     return;
@@ -113,7 +120,7 @@ void SoftwareSwitch::sample(uint64_t now) {
 
 bool SoftwareSwitch::empty() const {
   for (const Output& q : out_)
-    if (!q.data.empty() || !q.control.empty()) return false;
+    if (top_data(q) >= 0 || !q.control.empty()) return false;
   return true;
 }
 
@@ -140,22 +147,25 @@ unsigned SoftwareSwitch::poll() {
         rte_pktmbuf_free(m);
         continue;
       }
+      // Byte 0 of both transport headers: DATA 0x01, CHOP 0x10 (docs/wire.md).
       const bool is_data = (p[34] & wire::kFlagData) && !(p[34] & wire::kFlagChop);
-      enqueue(r->second, m, is_data, now);
+      enqueue(r->second, m, is_data, p[15], now);
     }
     moved += n;
   }
   // Serialize: each link sends what it has had time for, control first.
   for (uint32_t o = 0; o < out_.size(); ++o) {
     Output& q = out_[o];
-    while (!q.control.empty() || !q.data.empty()) {
+    for (int level = top_data(q); !q.control.empty() || level >= 0; level = top_data(q)) {
       if (q.link_free_tsc > now) break;
       const bool ctrl = !q.control.empty();
-      rte_mbuf* m = ctrl ? q.control.front() : q.data.front();
+      std::deque<rte_mbuf*>& from = ctrl ? q.control : q.data[level];
+      rte_mbuf* m = from.front();
       const uint32_t bytes = m->pkt_len;  // before TX: a copying PMD frees m inside it
       if (!tx(o, m)) break;  // host queue full: retry later
-      (ctrl ? q.control : q.data).pop_front();
+      from.pop_front();
       (ctrl ? q.control_bytes : q.data_bytes) -= bytes;
+      if (!ctrl) ++counters_.data_by_priority[level];
       q.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
       ++counters_.forwarded;
       ++moved;

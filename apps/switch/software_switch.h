@@ -6,6 +6,12 @@
 // tail-drop mode, drops it). Each output serializes at the configured link
 // rate, control first. Queue occupancy is sampled over time.
 //
+// With `priorities` the data queue is eight strict-priority queues, picked by
+// the IPv4 TOS (Homa's data priority, 0..7, docs/wire.md; NDP sends 0), as
+// the Homa paper (SIGCOMM'18, §3.4) assumes of the fabric: a higher queue
+// always goes first. They share the one data buffer, and trimming or tail
+// drop applies to it as in FIFO mode.
+//
 // Forwarding is by destination IPv4: static routes, else learned from the
 // source address of frames seen on a port.
 #pragma once
@@ -22,17 +28,21 @@
 
 namespace nanopu::apps {
 
+inline constexpr uint32_t kSwitchPriorities = 8;
+
 struct SwitchParams {
   double link_gbps = 200;            // per output port
   uint32_t data_queue_bytes = 81 * 1024;
   uint32_t control_queue_bytes = 1u << 20;
   bool trimming = true;              // false: plain tail drop
   double sample_period_us = 1;       // queue-occupancy samples (0: none)
+  bool priorities = false;           // eight strict-priority data queues by TOS
 };
 
 struct SwitchCounters {
   uint64_t rx = 0, forwarded = 0, trimmed = 0, tail_dropped = 0, control_dropped = 0,
            no_route = 0, not_ipv4 = 0;
+  uint64_t data_by_priority[kSwitchPriorities] = {};  // data packets forwarded per queue
 };
 
 struct OccupancySample {
@@ -72,11 +82,14 @@ class SoftwareSwitch {
 
  private:
   struct Output {
-    std::deque<rte_mbuf*> data, control;
+    std::deque<rte_mbuf*> data[kSwitchPriorities];  // [0] only in FIFO mode
+    std::deque<rte_mbuf*> control;
     uint32_t data_bytes = 0, control_bytes = 0, max_data = 0;
     uint64_t link_free_tsc = 0;  // when the link finishes the packet on it
   };
-  void enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint64_t now);
+  void enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now);
+  // The highest non-empty data queue, or -1.
+  [[nodiscard]] static int top_data(const Output& o);
   [[nodiscard]] rte_mbuf* trim(rte_mbuf* m);
   void sample(uint64_t now);
 

@@ -68,5 +68,6 @@ bool fig8(const FigureOptions& o);
 bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
 bool incast(const FigureOptions& o);
+bool homa(const FigureOptions& o);
 
 }  // namespace nanopu::figures

@@ -82,11 +82,12 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
       "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
-      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|all>\n"
+      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|all>\n"
       "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
       "Exit status 0: every headline within --tolerance of the paper, or a miss the README\n"
       "documents whose figure then holds the paper's shape; 3: otherwise; 2: usage.\n"
       "incast runs the real NDP transport on 81 modelled hosts (it starts DPDK's EAL, no hugepages);\n"
+      "homa runs the real Homa and NDP transports on 16 modelled hosts under the W3 workload;\n"
       "nanopu-bench-incast measures the same experiment in real time.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   using Fn = bool (*)(const nanopu::figures::FigureOptions&);
@@ -94,9 +95,9 @@ int main(int argc, char** argv) {
       {"fig2", nanopu::figures::fig2}, {"fig3", nanopu::figures::fig3}, {"fig4", nanopu::figures::fig4},
       {"fig7", nanopu::figures::fig7}, {"fig8", nanopu::figures::fig8},
       {"jbsq", nanopu::figures::jbsq}, {"nebula", nanopu::figures::nebula},
-      {"incast", nanopu::figures::incast}};
+      {"incast", nanopu::figures::incast}, {"homa", nanopu::figures::homa}};
   if (args.size() != 2 || (figs.count(args[1]) == 0 && std::string(args[1]) != "all")) {
-    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|all> "
+    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|all> "
                          "(--help for flags)\n");
     return 2;
   }

@@ -82,7 +82,7 @@ struct Config {
   // --- Threads and transport ---
   uint32_t max_threads_per_core = 4;  // as the nanoPU prototype
   // Which transport this host's messages use; every host receives both
-  // and answers a peer in the protocol it last spoke (docs/design.md §3).
+  // and answers a peer in the protocol it last spoke (docs/design.md §2, "Transports").
   TransportProtocol transport = TransportProtocol::kNdp;
   uint16_t rtt_packets = 2;           // NDP: packets a sender may send before a PULL
   // Homa (docs/wire.md, "Homa behaviour"; defaults: nic/transport/homa/homa_params.h).
@@ -92,7 +92,7 @@ struct Config {
   // <= [1] 6, <= [2] 5, longer 4 (HomaModule's defaults).
   std::vector<uint32_t> homa_unsched_cutoffs = {200, 2800, 15000};
   // Grant only while the destination context has no message waiting for a
-  // core; BUSY otherwise (issue 15 item 4, docs/design.md §3).
+  // core; BUSY otherwise (issue 15 item 4, docs/design.md §2, "Transports").
   bool grant_when_core_free = false;
   uint32_t outbound_slots = 256;      // NDP: messages in flight (packetization buffer)
   uint32_t reassembly_slots = 256;    // NDP: messages being received (reassembly buffer)

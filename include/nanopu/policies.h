@@ -44,7 +44,7 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 // "UDP encapsulation"): no NIC, no hugepage, no device probed.
 enum class Backend : uint8_t { kDpdk, kUring };
 
-// Which transport a host's own messages use (docs/design.md §3,
+// Which transport a host's own messages use (docs/design.md §2,
 // "Transports"). Every host receives both, by IPv4 protocol number, and
 // answers a peer in the protocol that peer last spoke.
 enum class TransportProtocol : uint8_t { kNdp, kHoma };

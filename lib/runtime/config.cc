@@ -55,6 +55,10 @@ absl::Status Config::validate() const {
   if (rtt_packets == 0) return invalid("rtt_packets", rtt_packets, "must be at least 1");
   if (transport != TransportProtocol::kNdp && transport != TransportProtocol::kHoma)
     return invalid("transport", static_cast<int>(transport), "kNdp or kHoma");
+  if (transport == TransportProtocol::kHoma && backend == Backend::kUring)
+    return invalid("transport", "homa",
+                   "ndp with backend=uring: the UDP envelope carries neither the IPv4 protocol "
+                   "number nor the TOS (Homa's priority); use a DPDK port for Homa");
   if (rtt_bytes == 0 || rtt_bytes > kMaxMessageBytes)
     return invalid("rtt_bytes", rtt_bytes, absl::StrCat("must be 1..", kMaxMessageBytes));
   if (overcommit == 0 || overcommit > 64) return invalid("overcommit", overcommit, "must be 1..64");

@@ -1,10 +1,11 @@
 // Virtual-time incast (nanoPU (OSDI'21) §5.2.3, nanoPU tail-latency version §4): N senders and one
-// receiver, each a real NdpTransport (nic/transport/ndp — the same sender,
-// receiver, reassembly and packetization code as the live NIC core), joined
-// by a modelled output-queued switch: per-port serialization at the link
-// rate, link latency, a bounded bottleneck queue that trims (NDP) or drops
-// (tail drop), control and trimmed packets first. Time is picoseconds;
-// mbufs are real (an EAL must be up). Deterministic.
+// receiver, each a real NdpTransport or HomaTransport (nic/transport — the
+// same sender, receiver, reassembly and packetization code as the live NIC
+// core), joined by the modelled switch of virtual_fabric.h: per-port
+// serialization at the link rate, link latency, a bounded bottleneck queue
+// that trims or drops (tail drop), control and trimmed packets first, and
+// for Homa eight priority levels. Time is picoseconds; mbufs are real (an
+// EAL must be up). Deterministic.
 #pragma once
 
 #include <rte_mempool.h>
@@ -25,6 +26,7 @@ struct IncastConfig {
   double rto_ns = 9400;             // the prototype's retransmit timeout, upper value (docs/wire.md)
   uint16_t rtt_packets = 2;
   double time_limit_ns = 1e7;       // give up after this much modelled time
+  bool homa = false;                // Homa (with a priority switch) instead of NDP
 };
 
 struct IncastResult {

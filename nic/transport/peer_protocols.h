@@ -1,6 +1,6 @@
 // Which transport each peer last sent us DATA in, so that a message to it
 // goes in the protocol it speaks: a host whose own messages use Homa still
-// answers the nanoPU's tester (NDP only) in NDP (docs/design.md §3,
+// answers the nanoPU's tester (NDP only) in NDP (docs/design.md §2,
 // "Transports"). Direct-mapped by IPv4 address like PeerRuns: a collision
 // only means the host's own default for that peer.
 #pragma once

@@ -7,7 +7,7 @@
 // wire::TransportHeader (protocol, TOS, that protocol's header) and the NIC
 // core frames it; received frames reach the transport of their IPv4
 // protocol number. NDP (transport/ndp) and Homa (transport/homa) sit behind
-// it, both live in every NIC core (docs/design.md §3, "Transports").
+// it, both live in every NIC core (docs/design.md §2, "Transports").
 #pragma once
 
 #include <rte_mbuf.h>

@@ -454,6 +454,63 @@ TEST_F(TwoProcessMemifTest, RdmaCasRacesFromTwoClientProcesses) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }
 
+// Homa beside NDP through a priority switch (issue 15): one client speaks
+// Homa (--transport=homa), the other NDP, to one NDP server, which answers
+// each in the protocol it spoke; the switch runs eight strict-priority data
+// queues by TOS. Every reply arrives; Homa's data rides priorities above 0.
+TEST_F(TwoProcessMemifTest, HomaAndNdpClientsThroughAPrioritySwitch) {
+  std::string vdevs;
+  for (int i = 0; i < 3; ++i)
+    vdevs += (i ? ";" : "") + std::string("net_memif") + std::to_string(i) + ",role=server,socket=" +
+             dir_ + "/hp" + std::to_string(i) + ".sock";
+  pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_, "--vdev=" + vdevs,
+                    "--routes=10.0.0.1=0,10.0.0.2=1,10.0.0.3=2", "--priorities", "--switch_gbps=10",
+                    "--poll=adaptive"},
+                   dir_ + "/hpswitch.log");
+  ASSERT_GT(sw, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/hpswitch.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/hpswitch.log");
+  server_ = spawn({NANOPU_SERVER_BIN, "--lcores=" + server_lcore_, "--huge=off",
+                   "--vdev=net_memif0,role=client,socket=" + dir_ + "/hp0.sock", "--app=echo",
+                   "--context=1", "--poll=adaptive", "--stats"},
+                  dir_ + "/hpserver.log");
+  ASSERT_GT(server_, 0);
+  ASSERT_TRUE(wait_for_line(dir_ + "/hpserver.log", "Ctrl-C stops", std::chrono::seconds(60)))
+      << read_file(dir_ + "/hpserver.log");
+  auto client = [&](int c, const std::string& transport, const std::string& size) {
+    const std::string tag = "hp" + transport;
+    return spawn({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
+                  "--vdev=net_memif0,role=client,socket=" + dir_ + "/hp" + std::to_string(c) + ".sock",
+                  "--ip=10.0.0." + std::to_string(c + 1), "--transport=" + transport,
+                  "--server_context=1", "--count=1500", "--size=" + size, "--outstanding=4",
+                  "--progress=false", "--drain_timeout=10", "--poll=adaptive", "--stats",
+                  "--json=" + dir_ + "/" + tag + ".json"},
+                 dir_ + "/" + tag + ".log");
+  };
+  const pid_t h = client(1, "homa", "20000"), n = client(2, "ndp", "3000");
+  for (const auto& [p, tag] : {std::pair{h, "hphoma"}, std::pair{n, "hpndp"}}) {
+    EXPECT_EQ(wait_for(p, std::chrono::seconds(240)), 0) << read_file(dir_ + "/" + tag + ".log");
+    const std::string json = read_file(dir_ + "/" + tag + ".json");
+    EXPECT_EQ(json_number(json, "received"), 1500) << json;
+  }
+  const std::string hlog = read_file(dir_ + "/hphoma.log");
+  EXPECT_GT(log_counter(hlog, "nic.tx_homa_packets"), 0) << hlog;
+  EXPECT_GT(log_counter(hlog, "nic.rx_grants"), 0) << hlog;
+  const std::string nlog = read_file(dir_ + "/hpndp.log");
+  EXPECT_LE(log_counter(nlog, "nic.tx_homa_packets"), 0) << nlog;  // absent: zero
+  EXPECT_EQ(stop_server(), 0);
+  const std::string slog = read_file(dir_ + "/hpserver.log");
+  EXPECT_GT(log_counter(slog, "nic.rx_homa_packets"), 0) << slog;
+  EXPECT_GT(log_counter(slog, "nic.tx_homa_packets"), 0) << "Homa answered in Homa: " << slog;
+  kill(sw, SIGTERM);
+  EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
+  const std::string swlog = read_file(dir_ + "/hpswitch.log");
+  EXPECT_GT(log_counter(swlog, "switch.data_priority0"), 0) << swlog;
+  long long above = 0;
+  for (int i = 1; i < 8; ++i) above += std::max(0LL, log_counter(swlog, "switch.data_priority" + std::to_string(i)));
+  EXPECT_GT(above, 0) << "Homa data at priorities above 0: " << swlog;
+}
+
 // Adaptive polling gives the CPU back: an idle server (NIC core and a
 // worker core on lcores of their own) uses a small fraction of what a busy
 // one uses, and still answers every request when work comes.

@@ -121,14 +121,16 @@ local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
 local homa = transport("nanopu_homa", "nanopu Homa transport", "nanopu Homa", {
   { "data", "DATA", 0x01 }, { "ack", "ACK", 0x02 }, { "nack", "NACK", 0x04 },
   { "grant", "GRANT", 0x08 }, { "chop", "CHOP", 0x10 }, { "resend", "RESEND", 0x20 },
-  { "busy", "BUSY", 0x40 },
+  { "busy", "BUSY", 0x40 }, { "gone", "GONE", 0x80 },
 }, {
   { "src_context", "Source context", 1, 2 }, { "dst_context", "Destination context", 3, 2 },
   { "msg_len", "Message length", 5, 2 }, { "pkt_offset", "Packet offset", 7, 1 },
   { "grant_offset", "Grant offset", 8, 2 }, { "grant_prio", "Grant priority", 10, 1 },
   { "tx_msg_id", "TX message id", 11, 2 }, { "buf_ptr", "Buffer pointer", 13, 2 },
   { "buf_size_class", "Buffer size class", 15, 1 },
-  { "header_padding", "Header padding", 16, HEADER_BYTES - 16 },
+  { "incarnation", "Sender incarnation", 16, 2 }, { "dst_incarnation", "Receiver incarnation", 18, 2 },
+  { "core_time", "Sender core time (1/16 ns)", 20, 4 },
+  { "header_padding", "Header padding", 24, HEADER_BYTES - 24 },
 }, function(v) return string.format(" grant %d prio %d", v.grant_offset, v.grant_prio) end)
 
 local ip_proto = DissectorTable.get("ip.proto")

@@ -22,7 +22,7 @@ namespace nanopu {
 
 struct HomaParams {
   // Slots, ids, incarnation, partition shares, timeouts: as NDP's (the
-  // buffers and their rules are the same hardware, docs/design.md §3).
+  // buffers and their rules are the same hardware, docs/design.md §2, "Transports").
   NdpParams base;
   uint32_t rtt_bytes = 10240;
   uint32_t overcommit = 8;  // senders granted at once (each its shortest message)

@@ -83,7 +83,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
     ++counters_->rx_chopped_packets;
     ++counters_->tx_resends;
     rte_pktmbuf_free(pkt);
-    reply_to(f, wire::kHomaResend,
+    reply_to(f, wire::kHomaResend | wire::kHomaNack,
              static_cast<uint16_t>(std::min<uint32_t>(h.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
              sink);
     return;
@@ -148,7 +148,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
     ++counters_->rx_chopped_packets;
     rte_pktmbuf_free(pkt);
     ++counters_->tx_resends;
-    control(m, wire::kHomaResend, h.pkt_offset,
+    control(m, wire::kHomaResend | wire::kHomaNack, h.pkt_offset,
             static_cast<uint16_t>(std::min<uint32_t>(m.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
             sink);
     return;
@@ -157,7 +157,9 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
   if (m.received & bit) {
     ++counters_->rx_dup_packets;
     rte_pktmbuf_free(pkt);
-    answer_probe(m, sink);
+    // The sender's probe is its first packet again; any other copy is just
+    // a duplicate, and answering each would feed a storm of RESENDs.
+    if (h.pkt_offset == 0) answer_probe(m, sink);
     return;
   }
   strip_to_payload(pkt, payload_bytes);

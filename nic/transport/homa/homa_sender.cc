@@ -25,6 +25,7 @@ HomaSender::HomaSender(const HomaParams& p, rte_mempool* pool, NicCounters* coun
 
 void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
+  now_ = now;
   const MsgMeta* meta = msg_meta(msg);
   const AppHeader a = AppHeader::from_word(meta->app_header);
   const int s = buffer_.allocate();
@@ -79,6 +80,7 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
     ++counters_->tx_drop_no_mbuf;
     return;
   }
+  m.last_sent = now_;
   sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority),
                  wire::segment_payload_bytes(m.msg_len, index));
 }
@@ -162,6 +164,7 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
 
 void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
+  now_ = now;
   const wire::HomaHeader& h = f.homa;
   const uint32_t slot = h.buf_ptr;
   const bool ours = h.buf_size_class == static_cast<uint8_t>(p_.base.incarnation) &&
@@ -184,7 +187,9 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
     return;
   }
   m.timeouts = 0;  // the receiver is alive and has this message in mind
-  if (h.flags & wire::kHomaNack) ++counters_->rx_nacks;  // no room there: the timer probes again
+  // A bare NACK: no room there, the timer probes again. With RESEND: the
+  // packet was trimmed in the network (see below).
+  if (h.flags & wire::kHomaNack) ++counters_->rx_nacks;
   if (h.flags & wire::kHomaBusy) ++counters_->rx_busy;
   const auto granted_pkts = static_cast<uint16_t>(
       std::min<size_t>(m.npkts, wire::packets_for(h.grant_offset)));
@@ -196,25 +201,34 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
   if (h.flags & wire::kHomaResend) {
     ++counters_->rx_resends;
     if (h.grant_prio < wire::kHomaPriorities) m.priority = h.grant_prio;
-    for (uint32_t i = h.pkt_offset; i < granted_pkts; ++i)
-      if (i < m.next_new) m.resend |= 1ull << i;
     m.credit = std::max(m.credit, granted_pkts);
     // Shorter messages ahead of this one hold more than a poll's worth of
-    // the wire: say so, so the receiver does not count this as silence.
+    // the wire, or this one's packets left less than half a timeout ago (they
+    // may be queued, not lost): BUSY, so the receiver does not count this as
+    // silence, and nothing sent twice that is still on its way.
     uint32_t ahead = 0;
     for (uint32_t other : ready_)
       if (other != slot && remaining_bytes(buffer_.at(other)) < remaining_bytes(m))
         ahead += ready_packets(buffer_.at(other));
-    if (ahead >= p_.tx_packets_per_poll) reply_busy(f, sink);
+    // NACK|RESEND names a trimmed packet: certainly lost, sent again now.
+    const bool trimmed = (h.flags & wire::kHomaNack) != 0;
+    if (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.base.rto_ticks / 2)) {
+      reply_busy(f, sink);
+    } else {
+      for (uint32_t i = h.pkt_offset; i < granted_pkts; ++i)
+        if (i < m.next_new) m.resend |= 1ull << i;
+    }
   }
   make_ready(slot);
   arm(slot, now);
+  if (!ready_.empty()) send_scheduled(sink);  // granted data leaves now, not at the next tick
 }
 
 void HomaSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
-  if (!ready_.empty()) send_scheduled(sink);
+  now_ = now;
   timers_.poll(now);
+  if (!ready_.empty()) send_scheduled(sink);
 }
 
 void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {

@@ -58,6 +58,7 @@ class HomaSender {
   std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
   std::vector<uint8_t> is_ready_; // per slot: in ready_
   uint16_t next_msg_id_ = 0;
+  uint64_t now_ = 0;  // the time of the current call (send_message, on_control, tick)
   TransportSink* timer_sink_ = nullptr;
 };
 

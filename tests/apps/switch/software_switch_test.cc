@@ -38,10 +38,12 @@ Fixture make() {
   return f;
 }
 
-rte_mbuf* frame(rte_mempool* pool, uint8_t flags, uint8_t pkt_offset, uint16_t payload) {
+rte_mbuf* frame(rte_mempool* pool, uint8_t flags, uint8_t pkt_offset, uint16_t payload,
+               uint8_t tos = 0) {
   rte_mbuf* m = rte_pktmbuf_alloc(pool);
   auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + payload));
   wire::FrameHeader h;
+  h.tos = tos;
   h.src_ip = kSender;
   h.dst_ip = kReceiver;
   h.ndp.flags = flags;
@@ -100,6 +102,43 @@ TEST(SoftwareSwitchTest, FullQueueTrimsToHeadersThatOvertakeData) {
   // Trimmed headers go in the high-priority queue: they leave before the
   // queued full packets (only the packet already on the link precedes them).
   EXPECT_GE(first_full_after_chop, chopped);
+}
+
+// Priority mode (Homa, docs/wire.md): with the link busy, data queued at a
+// higher TOS leaves before data queued earlier at a lower one; in FIFO mode
+// arrival order is kept.
+TEST(SoftwareSwitchTest, StrictPrioritiesByTosOvertakeLowerQueuedData) {
+  for (bool priorities : {false, true}) {
+    Fixture f = make();
+    SwitchParams p;
+    p.link_gbps = 1;
+    p.priorities = priorities;
+    SoftwareSwitch sw(p, f.ports, f.pool);
+    sw.add_route(kReceiver, 1);
+    // Eight at priority 0, then eight at 6, then two at 3, all at once.
+    for (uint8_t i = 0; i < 18; ++i) {
+      const uint8_t tos = i < 8 ? 0 : (i < 16 ? 6 : 3);
+      ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024, tos)), 0);
+    }
+    std::vector<rte_mbuf*> got;
+    run_until(sw, f.ports[1].to_host, 18, &got);
+    ASSERT_EQ(got.size(), 18u);
+    std::vector<uint8_t> order;
+    for (rte_mbuf* m : got) {
+      order.push_back(rte_pktmbuf_mtod(m, const uint8_t*)[41]);  // pkt_offset
+      rte_pktmbuf_free(m);
+    }
+    if (!priorities) {
+      for (uint8_t i = 0; i < 18; ++i) EXPECT_EQ(order[i], i);
+      continue;
+    }
+    // All queued in one poll: priority 6 first, then 3, then 0, each in order.
+    const std::vector<uint8_t> want = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(order, want);
+    EXPECT_EQ(sw.counters().data_by_priority[6], 8u);
+    EXPECT_EQ(sw.counters().data_by_priority[3], 2u);
+    EXPECT_EQ(sw.counters().data_by_priority[0], 8u);
+  }
 }
 
 TEST(SoftwareSwitchTest, TailDropModeDropsWhatDoesNotFit) {

@@ -10,6 +10,8 @@
 #include "nanopu/flags.h"
 
 ABSL_DECLARE_FLAG(std::string, core_select);
+ABSL_DECLARE_FLAG(std::string, transport);
+ABSL_DECLARE_FLAG(std::string, homa_unsched_cutoffs);
 ABSL_DECLARE_FLAG(double, link_hold);
 ABSL_DECLARE_FLAG(std::string, scheduler);
 ABSL_DECLARE_FLAG(std::string, demotion);
@@ -63,6 +65,9 @@ TEST(ConfigFlagsTest, BadStringsNameTheFlag) {
       {[] { absl::SetFlag(&FLAGS_lcores, "a,b"); }, "--lcores='a,b'"},
       {[] { absl::SetFlag(&FLAGS_jbsq_n, 0u); }, "--jbsq_n=0: JBSQ needs n >= 1"},
       {[] { absl::SetFlag(&FLAGS_link_hold, -1.0); }, "--link_hold=-1"},
+      {[] { absl::SetFlag(&FLAGS_transport, "tcp"); }, "--transport='tcp'"},
+      {[] { absl::SetFlag(&FLAGS_homa_unsched_cutoffs, "200,x"); }, "--homa_unsched_cutoffs: 'x'"},
+      {[] { absl::SetFlag(&FLAGS_homa_unsched_cutoffs, "300,200,100"); }, "must be ascending"},
   };
   for (const Case& k : cases) {
     absl::FlagSaver saver;
