@@ -91,8 +91,11 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   for (size_t i = 0; i < h.unsched_cutoffs.size() && i < c.homa_unsched_cutoffs.size(); ++i)
     h.unsched_cutoffs[i] = c.homa_unsched_cutoffs[i];
   h.grant_when_core_free = c.grant_when_core_free;
-  // The receiver asks for missing data before the sender's own timer would
-  // probe (rto), so recovery is receiver-driven as in Homa (§3.7).
+  // The receiver asks for missing data after half a timeout of silence,
+  // before the sender's own timer would probe, so recovery is
+  // receiver-driven as in Homa (§3.7). A switch that queues for longer than
+  // that needs a larger --rto_us (a RESEND for data still queued sends it
+  // twice; HomaModule waits milliseconds).
   h.resend_ticks = n.rto_ticks / 2;
   h.max_resends = std::max<uint32_t>(5, c.max_retransmits / 8);
   p.protocol = c.transport == TransportProtocol::kHoma ? wire::kIpProtoHoma : wire::kIpProtoNdp;

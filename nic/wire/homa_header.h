@@ -17,7 +17,9 @@ inline constexpr uint8_t kHomaNack = 0x04;    // no room: try again on your time
 inline constexpr uint8_t kHomaGrant = 0x08;   // send up to grant_offset at grant_prio
 inline constexpr uint8_t kHomaChop = 0x10;    // DATA trimmed by a switch
 inline constexpr uint8_t kHomaResend = 0x20;  // send [pkt_offset·1024, grant_offset) again
-inline constexpr uint8_t kHomaBusy = 0x40;    // alive, but not sending/granting you now
+// Alive, but not sending/granting you now. Alone: a sender to a receiver
+// (its answer to RESEND); with GRANT: a receiver to a sender (wait your turn).
+inline constexpr uint8_t kHomaBusy = 0x40;
 // nanopu: as NDP's GONE (docs/wire.md, "Sender incarnation"), the receiver is
 // another run than the message names.
 inline constexpr uint8_t kHomaGone = 0x80;

@@ -43,7 +43,7 @@ struct HomaParams {
   // The receiver asks for missing granted data after this much silence, at
   // most max_resends times, then drops the partial message (its sender,
   // hearing nothing, gives it up and reports it).
-  uint64_t resend_ticks = 0;
+  uint64_t resend_ticks = 0;  // live hosts: rto / 2 (lib/runtime/host_params.cc)
   uint32_t max_resends = 5;
   // Scheduled packets the sender puts on the wire per poll, fewest remaining
   // bytes first (the sender half of SRPT); unscheduled ones go at once.

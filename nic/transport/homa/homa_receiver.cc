@@ -234,7 +234,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
       ++counters_->rx_grants_held_for_core;
       if (m.received_count == m.pulled) {  // it has all it was granted: keep its sender waiting
         ++counters_->tx_busy;
-        control(m, wire::kHomaBusy, 0, granted_bytes(m), sink);
+        control(m, wire::kHomaGrant | wire::kHomaBusy, 0, granted_bytes(m), sink);
       }
       continue;
     }
@@ -276,7 +276,19 @@ void HomaReceiver::answer_probe(InboundMessage& m, TransportSink& sink) {
   // Everything granted is in, and it waits its turn (SRPT, overcommitment
   // or no free core): alive, wait.
   ++counters_->tx_busy;
-  control(m, wire::kHomaBusy, 0, granted_bytes(m), sink);
+  control(m, wire::kHomaGrant | wire::kHomaBusy, 0, granted_bytes(m), sink);
+}
+
+void HomaReceiver::on_busy(const wire::FrameHeader& f, uint64_t now) {
+  const int s = buffer_.find(ReassemblyBuffer::key_of(f.src_ip, f.homa.buf_ptr, f.homa.tx_msg_id));
+  if (s < 0) {
+    ++counters_->rx_stale_control;
+    return;
+  }
+  ++counters_->rx_busy;
+  InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
+  m.last_tsc = now;  // alive, and sending other things first: not silence
+  m.resends = 0;
 }
 
 void HomaReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {

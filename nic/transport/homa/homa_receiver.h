@@ -30,6 +30,8 @@ class HomaReceiver {
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
+  // BUSY from a sender (its answer to our RESEND): the message is alive.
+  void on_busy(const wire::FrameHeader& f, uint64_t now);
   // RESENDs for silent messages, and grants put off for a busy core.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }

@@ -53,6 +53,7 @@ void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) 
   // Unscheduled: at once (Homa §3.2: a message's first round trip is never
   // spent waiting for permission).
   while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
+  m.last_sent = now;
   arm(slot, now);
 }
 
@@ -80,7 +81,6 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
     ++counters_->tx_drop_no_mbuf;
     return;
   }
-  m.last_sent = now_;
   sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority),
                  wire::segment_payload_bytes(m.msg_len, index));
 }
@@ -120,6 +120,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
     }
     while (budget != 0 && m.next_new < m.credit) {
       send_packet(slot, m.next_new++, sink);
+      m.last_sent = now_;
       --budget;
     }
     if (ready_packets(m) == 0) {
@@ -203,16 +204,16 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
     if (h.grant_prio < wire::kHomaPriorities) m.priority = h.grant_prio;
     m.credit = std::max(m.credit, granted_pkts);
     // Shorter messages ahead of this one hold more than a poll's worth of
-    // the wire, or this one's packets left less than half a timeout ago (they
-    // may be queued, not lost): BUSY, so the receiver does not count this as
-    // silence, and nothing sent twice that is still on its way.
+    // the wire, or its newest data left less than half a RESEND timeout ago
+    // (it may be queued, not lost): BUSY, so the receiver does not count this
+    // as silence, and nothing sent twice that is still on its way.
     uint32_t ahead = 0;
     for (uint32_t other : ready_)
       if (other != slot && remaining_bytes(buffer_.at(other)) < remaining_bytes(m))
         ahead += ready_packets(buffer_.at(other));
     // NACK|RESEND names a trimmed packet: certainly lost, sent again now.
     const bool trimmed = (h.flags & wire::kHomaNack) != 0;
-    if (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.base.rto_ticks / 2)) {
+    if (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.resend_ticks / 2)) {
       reply_busy(f, sink);
     } else {
       for (uint32_t i = h.pkt_offset; i < granted_pkts; ++i)

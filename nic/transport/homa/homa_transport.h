@@ -27,6 +27,12 @@ class HomaTransport final : public Transport {
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
+    // BUSY alone comes from a sender about its message to us; every other
+    // control packet (the receiver's BUSY is GRANT|BUSY) is for our sender.
+    if (h.homa.flags == wire::kHomaBusy) {
+      receiver_.on_busy(h, now);
+      return;
+    }
     if (h.homa.flags & wire::kHomaGone) peers_.forget(h.src_ip);
     sender_.on_control(h, now, sink);
   }

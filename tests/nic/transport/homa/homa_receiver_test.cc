@@ -259,8 +259,11 @@ TEST_F(HomaReceiverTest, WithGrantWhenCoreFreeABusyCoreHoldsGrantsBack) {
   ASSERT_TRUE(ctx_.held.push(waiting));
   data(1, 1, 8000, 0);
   data(1, 1, 8000, 1);  // all it was given unasked is in
-  EXPECT_TRUE(sink_.of(wire::kHomaGrant).empty());
-  EXPECT_EQ(sink_.of(wire::kHomaBusy).size(), 1u) << "the sender is told to wait, not to time out";
+  const std::vector<Sent> busy = sink_.of(wire::kHomaBusy);
+  ASSERT_EQ(busy.size(), 1u) << "the sender is told to wait, not to time out";
+  EXPECT_EQ(busy[0].h.flags, wire::kHomaGrant | wire::kHomaBusy) << "a receiver's BUSY: GRANT|BUSY";
+  EXPECT_EQ(busy[0].h.grant_offset, 2048u) << "no more than it had";
+  EXPECT_EQ(sink_.of(wire::kHomaGrant).size(), 1u) << "no other grant";
   EXPECT_GT(counters_.rx_grants_held_for_core, 0u);
   // A core takes the waiting message: the next tick grants.
   rte_pktmbuf_free(ctx_.held.pop());
