@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
 #include "nic/wire/frame.h"
 
 namespace nanopu {
@@ -53,6 +55,10 @@ struct OutboundMessage {
                                             : rte_pktmbuf_clone(kept, pool);
 }
 
+// Takes a thread's message (its MsgMeta and application header) into slot
+// m under id: addresses, lengths, the run it is meant for, its packets.
+inline void take_message(OutboundMessage& m, rte_mbuf* msg, uint16_t id, uint16_t dst_incarnation);
+
 // One segment per packet: unlinks the chain a thread wrote into pkts[0..npkts).
 inline void split_into_packets(rte_mbuf* msg, uint8_t npkts, rte_mbuf** pkts) {
   rte_mbuf* seg = msg;
@@ -64,6 +70,21 @@ inline void split_into_packets(rte_mbuf* msg, uint8_t npkts, rte_mbuf** pkts) {
     pkts[i] = seg;
     seg = next;
   }
+}
+
+inline void take_message(OutboundMessage& m, rte_mbuf* msg, uint16_t id, uint16_t dst_incarnation) {
+  const MsgMeta* meta = msg_meta(msg);
+  const AppHeader a = AppHeader::from_word(meta->app_header);
+  m.tx_msg_id = id;
+  m.dst_ip = a.ip;
+  m.src_context = meta->src_context;
+  m.sender = meta->sender;
+  m.core_time = meta->core_time;
+  m.dst_context = a.context;
+  m.msg_len = a.len;
+  m.dst_incarnation = dst_incarnation;
+  m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
+  split_into_packets(msg, m.npkts, m.pkts);
 }
 
 class PacketizationBuffer {

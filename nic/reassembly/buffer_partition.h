@@ -15,6 +15,9 @@
 
 #include <cstdint>
 
+#include "lib/contract/context_table.h"
+#include "nanopu/stats.h"
+
 namespace nanopu {
 
 struct PartitionParams {
@@ -45,6 +48,24 @@ class BufferPartition {
     if (c.priority != 0 && slots_in_use + p_.reserved_priority0_slots >= p_.total_slots)
       return Admission::kReserved;
     return Admission::kAdmit;
+  }
+  // admit() for a new message of npkts packets to dst, its usage read from
+  // the context's entry.
+  [[nodiscard]] Admission admit(const ContextEntry* dst, uint32_t npkts, uint32_t slots_in_use,
+                                uint32_t workers) const {
+    ContextUsage use;
+    use.slots = dst->reassembling;
+    use.packets = dst->packets;
+    use.queued = dst->held.count();
+    use.queue_capacity = dst->held.capacity();
+    use.priority = dst->priority(workers);
+    return admit(use, npkts, slots_in_use);
+  }
+  // Counts a message refused (a) or, admitted, left without a slot.
+  static void count_refusal(Admission a, NicCounters* c) {
+    if (a == Admission::kAdmit) ++c->rx_nack_no_slot;
+    else if (a == Admission::kReserved) ++c->rx_nack_reserved;
+    else ++c->rx_nack_context_full;
   }
   [[nodiscard]] const PartitionParams& params() const { return p_; }
 

@@ -47,6 +47,24 @@ struct InboundMessage : InboundState {
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // null past npkts (release() keeps it so)
 };
 
+// A new message's identity, from its first packet's header (NDP's or
+// Homa's: the fields share their names), and the context it is for.
+template <typename Header>
+void take_identity(InboundState& m, uint32_t src_ip, const Header& h, ContextEntry* dst) {
+  m.src_ip = src_ip;
+  m.src_context = h.src_context;
+  m.dst_context = h.dst_context;
+  m.msg_len = h.msg_len;
+  m.tx_msg_id = h.tx_msg_id;
+  m.buf_ptr = h.buf_ptr;
+  m.buf_size_class = h.buf_size_class;
+  m.incarnation = h.incarnation;
+  m.dst_incarnation = h.dst_incarnation;
+  m.core_time = h.core_time;
+  m.npkts = static_cast<uint8_t>(wire::packets_for(h.msg_len));
+  m.dst = dst;
+}
+
 // Keeps a DATA packet's payload only: header off, Ethernet padding cut.
 inline void strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
   rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);

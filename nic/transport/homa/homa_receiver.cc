@@ -90,13 +90,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
   }
   const auto npkts = static_cast<uint8_t>(wire::packets_for(h.msg_len));
   if (s < 0) {
-    ContextUsage use;
-    use.slots = dst->reassembling;
-    use.packets = dst->packets;
-    use.queued = dst->held.count();
-    use.queue_capacity = dst->held.capacity();
-    use.priority = dst->priority(p_.base.workers);
-    const Admission a = partition_.admit(use, npkts, buffer_.used_slots());
+    const Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.base.workers);
     if (a == Admission::kAdmit && npkts == 1) {
       // Complete on arrival: no slot (the common RPC case), one ACK.
       ++dst->packets;
@@ -106,9 +100,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
       return;
     }
     if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
-      if (a == Admission::kAdmit) ++counters_->rx_nack_no_slot;
-      else if (a == Admission::kReserved) ++counters_->rx_nack_reserved;
-      else ++counters_->rx_nack_context_full;
+      BufferPartition::count_refusal(a, counters_);
       rte_pktmbuf_free(pkt);
       reply_to(f, wire::kHomaNack, 0, sink);
       return;
@@ -116,23 +108,12 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
     ++dst->reassembling;
     dst->packets += npkts;
     InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
-    m.src_ip = f.src_ip;
-    m.src_context = h.src_context;
-    m.dst_context = h.dst_context;
-    m.msg_len = h.msg_len;
-    m.tx_msg_id = h.tx_msg_id;
-    m.buf_ptr = h.buf_ptr;
-    m.buf_size_class = h.buf_size_class;
-    m.incarnation = h.incarnation;
-    m.dst_incarnation = h.dst_incarnation;
-    m.core_time = h.core_time;
-    m.npkts = npkts;
+    take_identity(m, f.src_ip, h, dst);
     // What the sender sends unasked (it says so in every DATA packet).
     m.unscheduled = static_cast<uint8_t>(std::clamp<size_t>(
         wire::packets_for(std::min(h.grant_offset, h.msg_len)), 1, npkts));
     m.pulled = std::max<uint16_t>(m.unscheduled, h.pkt_offset + 1);
     m.grant_priority = h.grant_prio < wire::kHomaPriorities ? h.grant_prio : 0;
-    m.dst = dst;
     active_.push_back(static_cast<uint32_t>(s));
   }
   const auto slot = static_cast<uint32_t>(s);

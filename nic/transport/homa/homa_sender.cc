@@ -37,19 +37,10 @@ void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) 
   }
   const auto slot = static_cast<uint32_t>(s);
   OutboundMessage& m = buffer_.at(slot);
-  m.tx_msg_id = next_msg_id_++;
-  m.dst_ip = a.ip;
-  m.src_context = meta->src_context;
-  m.sender = meta->sender;
-  m.core_time = meta->core_time;
-  m.dst_context = a.context;
-  m.msg_len = a.len;
-  m.dst_incarnation = peers_ != nullptr ? peers_->lookup(a.ip) : 0;
-  m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
+  take_message(m, msg, next_msg_id_++, peers_ != nullptr ? peers_->lookup(a.ip) : 0);
   m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
   m.priority = p_.unscheduled_priority(a.len);
   m.first_sent = now;
-  split_into_packets(msg, m.npkts, m.pkts);
   // Unscheduled: at once (Homa §3.2: a message's first round trip is never
   // spent waiting for permission).
   while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);

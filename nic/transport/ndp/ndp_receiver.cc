@@ -95,13 +95,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     // A new message: admit it only within its context's share (see
     // buffer_partition.h); otherwise NACK so the sender retries later.
     const auto npkts = static_cast<uint32_t>(wire::packets_for(n.msg_len));
-    ContextUsage use;
-    use.slots = dst->reassembling;
-    use.packets = dst->packets;
-    use.queued = dst->held.count();
-    use.queue_capacity = dst->held.capacity();
-    use.priority = dst->priority(p_.workers);
-    const Admission a = partition_.admit(use, npkts, buffer_.used_slots());
+    const Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
     if (a == Admission::kAdmit && npkts == 1) {
       // A single-packet message is complete on arrival: no reassembly slot
       // or index entry (the common RPC case), same ACK and accounting.
@@ -110,9 +104,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       return;
     }
     if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
-      if (a == Admission::kAdmit) ++counters_->rx_nack_no_slot;
-      else if (a == Admission::kReserved) ++counters_->rx_nack_reserved;
-      else ++counters_->rx_nack_context_full;
+      BufferPartition::count_refusal(a, counters_);
       rte_pktmbuf_free(pkt);
       reply_to(h, wire::kFlagNack, 0, sink);
       return;
@@ -120,19 +112,8 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     ++dst->reassembling;
     dst->packets += npkts;
     InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
-    m.src_ip = h.src_ip;
-    m.src_context = n.src_context;
-    m.dst_context = n.dst_context;
-    m.msg_len = n.msg_len;
-    m.tx_msg_id = n.tx_msg_id;
-    m.buf_ptr = n.buf_ptr;
-    m.buf_size_class = n.buf_size_class;
-    m.incarnation = n.incarnation;
-    m.dst_incarnation = n.dst_incarnation;
-    m.core_time = n.core_time;
-    m.npkts = static_cast<uint8_t>(wire::packets_for(n.msg_len));
+    take_identity(m, h.src_ip, n, dst);
     m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
-    m.dst = dst;
   }
   const auto slot = static_cast<uint32_t>(s);
   InboundMessage& m = buffer_.at(slot);

@@ -36,22 +36,13 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   }
   const auto slot = static_cast<uint32_t>(s);
   OutboundMessage& m = buffer_.at(slot);
-  const MsgMeta* meta = msg_meta(msg);
-  const AppHeader a = AppHeader::from_word(meta->app_header);
-  m.tx_msg_id = next_msg_id_++;
-  m.dst_ip = a.ip;
-  m.src_context = meta->src_context;
-  m.sender = meta->sender;
-  m.core_time = meta->core_time;
-  m.dst_context = a.context;
-  m.msg_len = a.len;
-  // Fixed now: a reply built for a process that then restarts stays its own.
-  m.dst_incarnation = peers_ != nullptr ? peers_->lookup(a.ip) : 0;
-  m.npkts = static_cast<uint8_t>(wire::packets_for(a.len));
+  const AppHeader a = AppHeader::from_word(msg_meta(msg)->app_header);
+  // The run it is meant for is fixed now: a reply built for a process that
+  // then restarts stays its own.
+  take_message(m, msg, next_msg_id_++, peers_ != nullptr ? peers_->lookup(a.ip) : 0);
   m.credit = p_.rtt_packets;
   m.resent = 0;
   m.first_sent = now;
-  split_into_packets(msg, m.npkts, m.pkts);
   pump(slot, sink);
   arm(slot, now);
 }
