@@ -36,6 +36,7 @@ struct OutboundMessage {
   uint64_t first_sent = 0;    // when the first packet left (RTT samples)
   uint8_t priority = 0;       // Homa: the priority (TOS) of its next DATA packets
   uint64_t last_sent = 0;     // Homa: when it last sent data never sent before
+  uint64_t last_resent = 0;   // Homa: when it last sent a packet again
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
 
   [[nodiscard]] uint64_t all_mask() const {

@@ -310,7 +310,9 @@ void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
   for (size_t i = 0; i < active_.size();) {
     const uint32_t slot = active_[i];
     InboundMessage& m = buffer_.at(slot);
-    const bool silent = now - m.last_tsc > p_.resend_ticks;
+    // Each unanswered RESEND doubles the wait for the next (up to 64x): a
+    // sender on a busy CPU or behind a long queue is slow, not gone.
+    const bool silent = now - m.last_tsc > (p_.resend_ticks << std::min<uint32_t>(m.resends, 6));
     if (silent && m.received_count < m.pulled) {
       if (m.resends >= p_.max_resends) {
         // The sender has not answered max_resends RESENDs: drop what we

@@ -106,6 +106,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
       const auto i = static_cast<uint8_t>(__builtin_ctzll(m.resend));
       m.resend &= m.resend - 1;
       send_packet(slot, i, sink);
+      m.last_resent = now_;
       ++counters_->tx_retransmits;
       --budget;
     }
@@ -202,9 +203,16 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
     for (uint32_t other : ready_)
       if (other != slot && remaining_bytes(buffer_.at(other)) < remaining_bytes(m))
         ahead += ready_packets(buffer_.at(other));
-    // NACK|RESEND names a trimmed packet: certainly lost, sent again now.
+    // NACK|RESEND names a trimmed packet: certainly lost, sent again now —
+    // unless this message was sent again less than half a RESEND timeout
+    // ago: a queue that trims every copy is full, and answering each trim at
+    // once keeps it full (congestion collapse, seen through nanopu-switch
+    // beside a CPU hog); the receiver's timer asks again later.
+    const bool resent_lately = m.last_resent != 0 && now - m.last_resent < p_.resend_ticks / 2;
     const bool trimmed = (h.flags & wire::kHomaNack) != 0;
-    if (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.resend_ticks / 2)) {
+    const bool wait = resent_lately ||
+                      (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.resend_ticks / 2));
+    if (wait) {
       reply_busy(f, sink);
     } else {
       for (uint32_t i = h.pkt_offset; i < granted_pkts; ++i)

@@ -207,7 +207,11 @@ TEST_F(HomaReceiverTest, SilenceBringsResendsThenTheMessageIsDropped) {
   start();
   data(1, 1, 5000, 0);  // packet 1 (unscheduled) never comes
   ASSERT_TRUE(sink_.of(wire::kHomaResend).empty());
-  for (int i = 0; i < 10; ++i) rx_->tick(now_ += 2000, sink_);
+  // Silence of 1000 ticks brings the first RESEND; each one unanswered
+  // doubles the wait for the next (a slow sender is not a dead one).
+  for (int i = 0; i < 2; ++i) rx_->tick(now_ += 1500, sink_);
+  EXPECT_EQ(sink_.of(wire::kHomaResend).size(), 1u) << "the second waits 2000";
+  for (int i = 0; i < 40; ++i) rx_->tick(now_ += 2000, sink_);
   const std::vector<Sent> r = sink_.of(wire::kHomaResend);
   ASSERT_EQ(r.size(), 3u) << "max_resends";
   EXPECT_EQ(r[0].h.pkt_offset, 1u);
