@@ -11,6 +11,8 @@
 
 #include "lib/timing/timing_params.h"
 
+struct rte_mempool;
+
 namespace nanopu::figures {
 
 struct FigureOptions {
@@ -67,6 +69,10 @@ bool fig7(const FigureOptions& o);
 bool fig8(const FigureOptions& o);
 bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
+// The mempool of the virtual-time network figures (starts DPDK's EAL once);
+// nullptr if it cannot start.
+rte_mempool* model_mempool();
+
 bool incast(const FigureOptions& o);
 bool homa(const FigureOptions& o);
 

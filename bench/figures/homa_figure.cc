@@ -12,26 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
-#include "lib/contract/message.h"
-#include "lib/platform/eal.h"
 #include "lib/timing/virtual_workload.h"
 
 namespace nanopu::figures {
 namespace {
-
-rte_mempool* workload_pool() {
-  static rte_mempool* pool = [] {
-    EalParams c;
-    c.lcores = {0};
-    c.huge = HugePages::kOff;
-    c.eal_log_level = 3;
-    if (!eal_init(c).ok() && rte_eal_process_type() == RTE_PROC_INVALID)
-      return static_cast<rte_mempool*>(nullptr);
-    return rte_pktmbuf_pool_create("figures_homa", 65535, 256, kMsgMetaBytes,
-                                   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-  }();
-  return pool;
-}
 
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -72,7 +56,7 @@ void summarize(Run& run) {
 }  // namespace
 
 bool homa(const FigureOptions& o) {
-  rte_mempool* pool = workload_pool();
+  rte_mempool* pool = model_mempool();
   if (pool == nullptr) {
     std::fprintf(stderr, "nanopu-figures: homa needs DPDK's EAL and a mempool, which did not start\n");
     return false;

@@ -8,25 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "lib/platform/eal.h"
-#include "lib/contract/message.h"
 #include "lib/timing/virtual_network.h"
 
 namespace nanopu::figures {
 namespace {
-
-rte_mempool* incast_pool() {
-  static rte_mempool* pool = [] {
-    EalParams c;
-    c.lcores = {0};
-    c.huge = HugePages::kOff;
-    c.eal_log_level = 3;
-    if (!eal_init(c).ok()) return static_cast<rte_mempool*>(nullptr);
-    return rte_pktmbuf_pool_create("figures_incast", 16383, 256, kMsgMetaBytes,
-                                   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-  }();
-  return pool;
-}
 
 // Queue bytes at time t (ns) from a change log (step function).
 uint32_t at(const std::vector<std::pair<double, uint32_t>>& log, double t) {
@@ -41,7 +26,7 @@ uint32_t at(const std::vector<std::pair<double, uint32_t>>& log, double t) {
 }  // namespace
 
 bool incast(const FigureOptions& o) {
-  rte_mempool* pool = incast_pool();
+  rte_mempool* pool = model_mempool();
   if (pool == nullptr) {
     std::fprintf(stderr, "nanopu-figures: incast needs DPDK's EAL and a mempool, which did not start\n");
     return false;

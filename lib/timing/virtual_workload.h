@@ -47,7 +47,7 @@ struct WorkloadResult {
 
 // The latency of a message of `bytes` alone on an idle network: its packets
 // serialized on the sender's link, the last one again at the switch, two
-// link latencies (ps).
+// link latencies (ns).
 [[nodiscard]] double unloaded_ns(uint16_t bytes, double link_gbps, double link_latency_ns);
 
 // pool: mbufs with nanopu's MsgMeta private area (lib/contract/message.h).

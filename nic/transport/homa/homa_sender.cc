@@ -40,7 +40,6 @@ void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) 
   take_message(m, msg, next_msg_id_++, peers_ != nullptr ? peers_->lookup(a.ip) : 0);
   m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
   m.priority = p_.unscheduled_priority(a.len);
-  m.first_sent = now;
   // Unscheduled: at once (Homa §3.2: a message's first round trip is never
   // spent waiting for permission).
   while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
