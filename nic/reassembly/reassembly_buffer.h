@@ -65,6 +65,24 @@ void take_identity(InboundState& m, uint32_t src_ip, const Header& h, ContextEnt
   m.dst = dst;
 }
 
+// The control packet a receiver sends about message m (NDP's or Homa's
+// header): contexts swapped, the sender's ids, buffer and runs echoed.
+template <typename Header>
+[[nodiscard]] Header control_about(const InboundState& m, uint8_t flags, uint8_t pkt_offset) {
+  Header c;
+  c.flags = flags;
+  c.src_context = m.dst_context;
+  c.dst_context = m.src_context;
+  c.msg_len = m.msg_len;
+  c.pkt_offset = pkt_offset;
+  c.tx_msg_id = m.tx_msg_id;
+  c.buf_ptr = m.buf_ptr;
+  c.buf_size_class = m.buf_size_class;
+  c.incarnation = m.incarnation;
+  c.dst_incarnation = m.dst_incarnation;
+  return c;
+}
+
 // Keeps a DATA packet's payload only: header off, Ethernet padding cut.
 inline void strip_to_payload(rte_mbuf* pkt, size_t payload_bytes) {
   rte_pktmbuf_adj(pkt, wire::kFrameHeaderBytes);

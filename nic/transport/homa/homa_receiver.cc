@@ -26,19 +26,9 @@ HomaReceiver::HomaReceiver(const HomaParams& p, NicCounters* counters)
 
 void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
                            uint16_t grant_offset, TransportSink& sink) const {
-  wire::HomaHeader c;
-  c.flags = flags;
-  c.src_context = m.dst_context;
-  c.dst_context = m.src_context;
-  c.msg_len = m.msg_len;
-  c.pkt_offset = pkt_offset;
+  wire::HomaHeader c = control_about<wire::HomaHeader>(m, flags, pkt_offset);
   c.grant_offset = grant_offset;
   c.grant_prio = m.grant_priority;
-  c.tx_msg_id = m.tx_msg_id;
-  c.buf_ptr = m.buf_ptr;
-  c.buf_size_class = m.buf_size_class;
-  c.incarnation = m.incarnation;
-  c.dst_incarnation = m.dst_incarnation;
   sink.send_control(m.src_ip, wire::TransportHeader::of(c, kControlPriority));
 }
 

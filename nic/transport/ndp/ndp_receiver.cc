@@ -30,18 +30,8 @@ void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t p
 
 void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
                         TransportSink& sink) const {
-  wire::NdpHeader c;
-  c.flags = flags;
-  c.src_context = m.dst_context;
-  c.dst_context = m.src_context;
-  c.msg_len = m.msg_len;
-  c.pkt_offset = pkt_offset;
+  wire::NdpHeader c = control_about<wire::NdpHeader>(m, flags, pkt_offset);
   c.pull_offset = m.pulled;
-  c.tx_msg_id = m.tx_msg_id;
-  c.buf_ptr = m.buf_ptr;
-  c.buf_size_class = m.buf_size_class;
-  c.incarnation = m.incarnation;
-  c.dst_incarnation = m.dst_incarnation;
   sink.send_control(m.src_ip, c);
 }
 
