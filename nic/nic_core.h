@@ -96,7 +96,10 @@ class NicCore final : public TransportSink {
 
   // Threads whose TX FIFOs this NIC drains, and worker interrupt lines.
   // Call before the first poll().
-  void add_thread(ThreadFifos* fifos) { threads_.push_back(fifos); }
+  void add_thread(ThreadFifos* fifos) {
+    threads_.push_back(fifos);
+    staged_.reserve(threads_.size());  // push_to never allocates
+  }
   void add_worker(CoreSignals* signals) { workers_.push_back(signals); }
 
   // One iteration. Returns the number of packets and messages handled.
@@ -136,7 +139,10 @@ class NicCore final : public TransportSink {
   // The thread core selection picks for a message of e (nullptr: hold it;
   // *no_thread: nobody is bound any more).
   [[nodiscard]] ThreadFifos* choose(ContextEntry* e, uint64_t hash, bool* no_thread) const;
+  // Stages msg for t (pushed at the poll's end, push_all_staged).
   bool push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e);
+  void push_staged(ThreadFifos* t);
+  void push_all_staged();
   unsigned service_pending();
   void check_async_preemption(uint64_t now);
   void check_watchdog(uint64_t now);
@@ -176,6 +182,7 @@ class NicCore final : public TransportSink {
   std::vector<uint64_t> watchdog_flagged_; // per worker: the episode already counted
   uint64_t next_watchdog_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
+  std::vector<ThreadFifos*> staged_;       // threads with staged messages (push_to)
   uint64_t now_ = 0;
   uint64_t tsc_hz_ = rte_get_tsc_hz();
   TxBatch control_;

@@ -58,6 +58,8 @@ class RequestPeer {
   uint64_t foreign_ = 0;
   std::atomic<uint64_t> completed_{0};
   std::vector<wire::NdpHeader> acks_owed_;  // ACK headers for replies received
+  size_t carried_ = 0;                      // of acks_owed_, carried by this fill's requests
+  uint16_t server_incarnation_ = 0;         // the server's run, as last heard (0: not yet)
   // Requests in flight by sequence number (the first payload word; the
   // window is far below 2^16): a retransmitted reply is ACKed, not counted.
   std::vector<uint8_t> in_flight_;

@@ -97,6 +97,11 @@ struct Config {
   uint32_t outbound_slots = 256;      // NDP: messages in flight (packetization buffer)
   uint32_t reassembly_slots = 256;    // NDP: messages being received (reassembly buffer)
   double rto_us = 50;                 // NDP retransmit timeout (backs off to 64x)
+  // NDP: hold the ACK of a whole single-packet message from a nanopu peer
+  // this long for a DATA packet to that peer (its reply, the next request)
+  // to carry (docs/wire.md, "Acknowledgements that ride on data"). 0: every
+  // ACK leaves at once, as toward the prototype. Below rto_us / 2.
+  double ack_hold_us = 5;
   uint32_t max_retransmits = 200;     // timeouts before a message is given up
   double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
   // Free a partial message whose sender went silent this long — never sooner

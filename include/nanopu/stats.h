@@ -51,6 +51,9 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_granted_senders_peak) /* Homa: most senders holding scheduled grants at once */  \
   X(rx_grants_held_for_core) /* Homa --grant_when_core_free: grants put off, no core free */ \
   X(rx_acks)                                                                             \
+  X(rx_acks_on_data)         /* NDP: ACKs that rode in a DATA packet (docs/wire.md) */   \
+  X(tx_acks_on_data)         /* NDP: ACKs held and sent riding in a DATA packet */       \
+  X(tx_acks_held_expired)    /* NDP: held ACKs no DATA packet took: sent on their own */ \
   X(rx_nacks)                                                                            \
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \

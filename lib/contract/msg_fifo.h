@@ -43,6 +43,11 @@ class MsgFifo {
     NANOPU_TSAN_RELEASE(m);
     return rte_ring_sp_enqueue(ring_, m) == 0;
   }
+  // Pushes up to n; returns how many fit (the rest stay the caller's).
+  [[nodiscard]] unsigned push_burst(rte_mbuf* const* ms, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) NANOPU_TSAN_RELEASE(ms[i]);
+    return rte_ring_sp_enqueue_burst(ring_, reinterpret_cast<void* const*>(ms), n, nullptr);
+  }
   [[nodiscard]] rte_mbuf* pop() {
     void* p = nullptr;
     if (rte_ring_sc_dequeue(ring_, &p) != 0) return nullptr;

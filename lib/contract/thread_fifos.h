@@ -22,8 +22,17 @@ struct ThreadFifos {
   Doorbell* nic_doorbell = nullptr; // adaptive polling: rung after a TX push (else null)
   std::atomic<uint16_t> context{0};
   std::atomic<uint8_t> priority{0};
-  // NIC core only: messages pushed into rx.
+  // NIC core only: messages core selection gave this thread (pushed into
+  // rx, or staged to be).
   uint64_t delivered = 0;
+  // NIC core only: the messages chosen for this thread in the current poll,
+  // pushed into rx in one burst before the poll ends, so the ring's shared
+  // indices and the worker's signals cross cores once per poll rather than
+  // once per message. JBSQ counts them at choice (`delivered`), so its bound
+  // holds as if each had been pushed at once.
+  static constexpr uint32_t kStagedMax = 32;
+  rte_mbuf* staged[kStagedMax];
+  uint32_t staged_n = 0;
   // NIC only (read by the thread): its messages the transport gave up
   // (Thread::tx_failures(): no message disappears without its sender knowing).
   alignas(64) std::atomic<uint64_t> tx_failed{0};

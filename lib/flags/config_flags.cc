@@ -74,6 +74,10 @@ ABSL_FLAG(uint32_t, outbound_slots, 256, "NDP: messages this host may have in fl
 ABSL_FLAG(uint32_t, reassembly_slots, 256,
           "NDP: messages this host may be receiving at once; beyond, packets are NACKed.");
 ABSL_FLAG(double, rto_us, 50, "NDP retransmit timeout in us (backs off to 64x without progress).");
+ABSL_FLAG(double, ack_hold_us, 5,
+          "NDP: hold the ACK of a whole one-packet message from a nanopu peer up to this long for a "
+          "DATA packet to that peer (the reply, the next request) to carry; 0: ACK at once. Below "
+          "--rto_us / 2 (docs/wire.md, \"Acknowledgements that ride on data\").");
 ABSL_FLAG(uint32_t, max_retransmits, 200, "NDP: timeouts before a message is given up.");
 ABSL_FLAG(double, link_gbps, 200,
           "Link rate for PULL pacing (one PULL per MTU serialization time), Gb/s.");
@@ -252,6 +256,7 @@ absl::StatusOr<Config> Config::from_flags() {
   c.outbound_slots = absl::GetFlag(FLAGS_outbound_slots);
   c.reassembly_slots = absl::GetFlag(FLAGS_reassembly_slots);
   c.rto_us = absl::GetFlag(FLAGS_rto_us);
+  c.ack_hold_us = absl::GetFlag(FLAGS_ack_hold_us);
   c.max_retransmits = absl::GetFlag(FLAGS_max_retransmits);
   c.link_gbps = absl::GetFlag(FLAGS_link_gbps);
   c.reassembly_expiry_ms = absl::GetFlag(FLAGS_reassembly_expiry_ms);

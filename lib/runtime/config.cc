@@ -73,6 +73,9 @@ absl::Status Config::validate() const {
   if (reassembly_slots == 0 || reassembly_slots > 65536)
     return invalid("reassembly_slots", reassembly_slots, "must be 1..65536");
   if (!(rto_us > 0)) return invalid("rto_us", rto_us, "must be > 0");
+  if (!(ack_hold_us >= 0) || !(ack_hold_us < rto_us / 2))
+    return invalid("ack_hold_us", ack_hold_us,
+                   "must be >= 0 and below half of --rto_us (a held ACK must reach the sender before it retransmits)");
   if (max_retransmits == 0) return invalid("max_retransmits", max_retransmits, "must be > 0");
   if (!(link_gbps > 0)) return invalid("link_gbps", link_gbps, "must be > 0");
   if (!(reassembly_expiry_ms > 0))

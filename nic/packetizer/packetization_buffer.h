@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -52,8 +53,16 @@ struct OutboundMessage {
 // line we write on ACK); larger ones are cloned. nullptr: no mbuf now.
 [[nodiscard]] inline rte_mbuf* packet_for_port(rte_mbuf* kept, rte_mempool* pool,
                                                uint16_t copy_below_bytes) {
-  return kept->data_len <= copy_below_bytes ? rte_pktmbuf_copy(kept, pool, 0, UINT32_MAX)
-                                            : rte_pktmbuf_clone(kept, pool);
+  if (kept->data_len > copy_below_bytes || kept->nb_segs != 1) return rte_pktmbuf_clone(kept, pool);
+  // One small segment: a fresh mbuf and one memcpy (rte_pktmbuf_copy's
+  // general walk over segments and metadata was 16 % of the NIC core's
+  // time in the rate benchmark).
+  rte_mbuf* c = rte_pktmbuf_alloc(pool);
+  if (c == nullptr) return nullptr;
+  c->data_len = kept->data_len;
+  c->pkt_len = kept->data_len;
+  std::memcpy(rte_pktmbuf_mtod(c, void*), rte_pktmbuf_mtod(kept, const void*), kept->data_len);
+  return c;
 }
 
 // Takes a thread's message (its MsgMeta and application header) into slot

@@ -106,7 +106,10 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   put16(l4 + 15, n.incarnation);
   put16(l4 + 17, n.dst_incarnation);
   put32(l4 + 19, n.core_time);
-  std::memset(l4 + 23, 0, kTransportHeaderBytes - 23);
+  l4[23] = n.options;
+  put16(l4 + 24, n.acked_msg_id);
+  put16(l4 + 26, n.acked_buf_ptr);
+  std::memset(l4 + 28, 0, kTransportHeaderBytes - 28);
 }
 
 void encode_udp_envelope(uint32_t src_ip, uint32_t dst_ip, const MacAddr& src_mac,
@@ -194,6 +197,9 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   n.incarnation = get16(l4 + 15);
   n.dst_incarnation = get16(l4 + 17);
   n.core_time = get32(l4 + 19);
+  n.options = l4[23];
+  n.acked_msg_id = get16(l4 + 24);
+  n.acked_buf_ptr = get16(l4 + 26);
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
   if (n.flags & kFlagData) {

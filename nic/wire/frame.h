@@ -43,6 +43,15 @@ inline constexpr uint8_t kFlagChop = 0x10;
 // once. A control flag; the prototype never sends it.
 inline constexpr uint8_t kFlagGone = 0x20;
 
+// nanopu NDP options (docs/wire.md, byte 23, "Acknowledgements that ride on
+// data"); the prototype leaves the byte zero and never reads it.
+// kOptTakesAcks: this sender takes an ACK riding in a DATA packet, so its
+// single-packet messages may be acknowledged that way.
+// kOptCarriesAck: bytes 24-27 acknowledge one whole single-packet message
+// the receiver of this packet sent to its sender.
+inline constexpr uint8_t kOptTakesAcks = 0x01;
+inline constexpr uint8_t kOptCarriesAck = 0x02;
+
 using MacAddr = MacAddress;  // include/nanopu/address.h
 inline constexpr MacAddr kBroadcastMac = kBroadcastMacAddress;
 
@@ -68,6 +77,12 @@ struct NdpHeader {
   // 0: unknown (a prototype peer, or no message served). Feeds the modelled
   // latency of the reply at its receiver (docs/design.md §10).
   uint32_t core_time = 0;
+  // DATA, nanopu: kOpt* above; with kOptCarriesAck, the acknowledged
+  // message's tx_msg_id and buf_ptr (its contexts are this packet's,
+  // swapped; its incarnation is this packet's dst_incarnation).
+  uint8_t options = 0;
+  uint16_t acked_msg_id = 0;
+  uint16_t acked_buf_ptr = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };

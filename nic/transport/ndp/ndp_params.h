@@ -36,6 +36,11 @@ struct NdpParams {
   uint32_t context_slots = 128;        // reassembly slots one context may hold
   uint32_t context_packets = 4096;     // packets one context may have in the NIC's custody
   uint32_t workers = 1;                // worker cores (for a context's priority)
+  // A whole single-packet message from a sender that takes ACKs on DATA
+  // (kOptTakesAcks) has its ACK held this long for a DATA packet to the same
+  // peer to carry (held_acks.h); 0: every ACK leaves at once, as the prototype.
+  uint64_t ack_hold_ticks = 0;
+  uint32_t held_acks = 256;            // most ACKs held at once
 };
 
 }  // namespace nanopu

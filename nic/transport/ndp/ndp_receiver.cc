@@ -7,9 +7,10 @@
 
 namespace nanopu {
 
-NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters)
+NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters, HeldAcks* held)
     : p_(p),
       counters_(counters),
+      held_(held),
       buffer_(p.reassembly_slots),
       delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
                  &counters->rx_senders_forgotten),
@@ -25,6 +26,9 @@ void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t p
   c.src_context = h.ndp.dst_context;
   c.dst_context = h.ndp.src_context;
   c.pull_offset = pull_offset;
+  c.options = 0;  // options and a carried ACK are DATA's alone
+  c.acked_msg_id = c.acked_buf_ptr = 0;
+  c.core_time = 0;
   sink.send_control(h.src_ip, c);
 }
 
@@ -156,7 +160,21 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size
                                  ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   strip_to_payload(pkt, payload_bytes);
-  reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
+  if (held_ != nullptr && held_->enabled() && (n.options & wire::kOptTakesAcks) && n.incarnation != 0) {
+    // A nanopu sender: the reply (or the next message) to it carries the
+    // ACK, or it leaves on its own when the hold runs out (held_acks.h).
+    wire::NdpHeader ack = n;
+    ack.flags = wire::kFlagAck | wire::kFlagPull;
+    ack.src_context = n.dst_context;
+    ack.dst_context = n.src_context;
+    ack.pull_offset = 1;
+    ack.options = 0;
+    ack.acked_msg_id = ack.acked_buf_ptr = 0;
+    ack.core_time = 0;
+    held_->hold(h.src_ip, ack, now, sink);
+  } else {
+    reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
+  }
   hand_over(pkt, DeliveredId::of(h.src_ip, n), n.core_time, dst, now, sink);
 }
 

@@ -15,6 +15,7 @@
 #include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/delivered_ids.h"
 #include "nic/reassembly/reassembly_buffer.h"
+#include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
 
@@ -22,7 +23,8 @@ namespace nanopu {
 
 class NdpReceiver {
  public:
-  NdpReceiver(const NdpParams& p, NicCounters* counters);
+  // held: where ACKs wait for a DATA packet to carry them (may be null: never held).
+  NdpReceiver(const NdpParams& p, NicCounters* counters, HeldAcks* held = nullptr);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
@@ -47,6 +49,7 @@ class NdpReceiver {
 
   NdpParams p_;
   NicCounters* counters_;
+  HeldAcks* held_;
   ReassemblyBuffer buffer_;
   DeliveredIds delivered_;
   BufferPartition partition_;

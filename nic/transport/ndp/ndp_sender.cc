@@ -14,14 +14,15 @@ constexpr uint32_t kMaxBackoffShift = 6;
 }  // namespace
 
 NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
-                     const PeerRuns* peers)
+                     const PeerRuns* peers, HeldAcks* held)
     : p_(p),
       pool_(pool),
       counters_(counters),
       buffer_(p.outbound_slots),
       timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this),
       rtt_(p.rto_ticks, p.rto_ticks << kMaxBackoffShift),
-      peers_(peers) {}
+      peers_(peers),
+      held_(held) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
@@ -64,11 +65,15 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   h.incarnation = p_.incarnation;
   h.dst_incarnation = m.dst_incarnation;
   h.core_time = m.core_time;
+  // This host takes ACKs riding on DATA (docs/wire.md); a held ACK for the
+  // peer's message to us may ride on this packet.
+  h.options = wire::kOptTakesAcks;
   rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, p_.copy_below_bytes);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;
     return;
   }
+  if (held_ != nullptr) held_->attach(m.dst_ip, h);
   sink.send_data(clone, m.dst_ip, h, wire::segment_payload_bytes(m.msg_len, index));
 }
 

@@ -16,6 +16,7 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/peer_runs.h"
 #include "nic/transport/ndp/rtt_estimator.h"
@@ -26,8 +27,10 @@ namespace nanopu {
 class NdpSender {
  public:
   // peers: the receivers' runs as last heard (may be null: never named).
+  // held: ACKs this host's receiver holds for DATA packets to carry (may be
+  // null: none carried).
   NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
-            const PeerRuns* peers = nullptr);
+            const PeerRuns* peers = nullptr, HeldAcks* held = nullptr);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
   // A complete message (mbuf chain, one segment per packet). Needs a free slot.
@@ -55,6 +58,7 @@ class NdpSender {
   TimerModule timers_;
   RttEstimator rtt_;
   const PeerRuns* peers_;
+  HeldAcks* held_;
   uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };

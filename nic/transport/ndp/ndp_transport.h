@@ -4,6 +4,9 @@
 // paced PULLs, exactly-once delivery) behind the Transport interface.
 #pragma once
 
+#include <algorithm>
+
+#include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 #include "nic/transport/ndp/ndp_sender.h"
@@ -14,12 +17,19 @@ namespace nanopu {
 class NdpTransport final : public Transport {
  public:
   NdpTransport(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
-      : sender_(p, pool, counters, &peers_), receiver_(p, counters) {}
+      : counters_(counters),
+        held_(p.held_acks, p.ack_hold_ticks, counters),
+        sender_(p, pool, counters, &peers_, &held_),
+        receiver_(p, counters, &held_) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
     peers_.heard(h.src_ip, h.ndp.incarnation);
+    if (h.ndp.options & wire::kOptCarriesAck) {  // an ACK for one of ours rides along
+      ++counters_->rx_acks_on_data;
+      sender_.on_control(HeldAcks::carried(h), now, sink);
+    }
     receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
@@ -34,14 +44,19 @@ class NdpTransport final : public Transport {
   void on_tick(uint64_t now, TransportSink& sink) override {
     sender_.tick(now, sink);
     receiver_.tick(now, sink);
+    held_.expire(now, sink);
   }
   [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
   [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
   [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
-  [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
+  [[nodiscard]] uint64_t next_timer_deadline() const override {
+    return std::min(sender_.next_deadline(), held_.next_deadline());
+  }
 
  private:
-  PeerRuns peers_;  // before sender_, which keeps a pointer to it
+  NicCounters* counters_;
+  PeerRuns peers_;   // before sender_, which keeps a pointer to it
+  HeldAcks held_;    // before sender_ and receiver_, which keep a pointer to it
   NdpSender sender_;
   NdpReceiver receiver_;
 };

@@ -36,6 +36,8 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
       {[](Config& c) { c.homa_unsched_cutoffs = {200}; }, "three ascending byte counts"},
       {[](Config& c) { c.transport = TransportProtocol::kHoma; c.backend = Backend::kUring; c.vdevs.clear(); }, "use a DPDK port for Homa"},
       {[](Config& c) { c.rto_us = 0; }, "Config.rto_us=0"},
+      {[](Config& c) { c.ack_hold_us = 25; }, "Config.ack_hold_us=25"},
+      {[](Config& c) { c.ack_hold_us = -1; }, "Config.ack_hold_us=-1"},
       {[](Config& c) { c.t0_ns = -5; }, "Config.t0_ns=-5"},
       {[](Config& c) { c.link_hold_s = -1; }, "Config.link_hold_s=-1"},
       {[](Config& c) { c.context_packets = 3; }, "Config.context_packets=3"},

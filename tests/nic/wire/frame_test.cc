@@ -27,6 +27,9 @@ FrameHeader sample() {
   h.ndp.incarnation = 0x090a;
   h.ndp.dst_incarnation = 0x0b0c;
   h.ndp.core_time = 0x0d0e0f10;
+  h.ndp.options = kOptTakesAcks | kOptCarriesAck;
+  h.ndp.acked_msg_id = 0x1112;
+  h.ndp.acked_buf_ptr = 0x1314;
   return h;
 }
 
@@ -48,7 +51,9 @@ constexpr std::array<uint8_t, 64> kGolden = {
     0x06, 0x07, 0x08,                    // buf_ptr, buf_size_class
     0x09, 0x0a, 0x0b, 0x0c,              // incarnation, dst_incarnation
     0x0d, 0x0e, 0x0f, 0x10,              // core_time
-    0, 0, 0, 0, 0, 0, 0};                // 7 bytes padding
+    0x03,                                // options: takes ACKs, carries one
+    0x11, 0x12, 0x13, 0x14,              // acked_msg_id, acked_buf_ptr
+    0, 0};                               // 2 bytes padding
 
 std::vector<uint8_t> frame_of(const FrameHeader& h, size_t payload) {
   std::vector<uint8_t> f(kFrameHeaderBytes + payload, 0xee);
@@ -80,6 +85,9 @@ TEST(FrameTest, RoundTripsEveryFieldValue) {
     h.ndp.incarnation = static_cast<uint16_t>(0xffff - v * 255);
     h.ndp.dst_incarnation = static_cast<uint16_t>(v * 255);
     h.ndp.core_time = v * 0x01010101u;
+    h.ndp.options = static_cast<uint8_t>(v);
+    h.ndp.acked_msg_id = static_cast<uint16_t>(v * 257);
+    h.ndp.acked_buf_ptr = static_cast<uint16_t>(0xffff - v);
     h.ndp.pkt_offset = 0;
     h.ndp.src_context = static_cast<uint16_t>(v * 257);
     h.ndp.dst_context = static_cast<uint16_t>(0xffff - v);

@@ -47,6 +47,39 @@ TEST(NdpTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingCorruptingWi
   h.b->print_stats(stderr);
 }
 
+// Between nanopu hosts a request's ACK rides on its reply and the reply's on
+// the next request (docs/wire.md, "Acknowledgements that ride on data"): a
+// ping-pong of one-packet messages sends almost no control packet; with
+// --ack_hold_us=0 every message is ACKed on its own, as before.
+TEST(NdpTransportTest, RequestsAndRepliesCarryEachOthersAcks) {
+  for (const double hold_us : {40.0, 0.0}) {
+    SCOPED_TRACE(hold_us);
+    Hosts h = make("", "", [&](Config& c) { c.ack_hold_us = hold_us; }, 100,
+                   [&](Config& c) { c.ack_hold_us = hold_us; });
+    ASSERT_TRUE(h.a && h.b);
+    Result r;
+    constexpr uint64_t kCount = 2000;
+    run(h, {64}, kCount, 1, &r, std::chrono::seconds(120));
+    EXPECT_EQ(r.received, kCount);
+    expect_no_leaks(*h.a);
+    expect_no_leaks(*h.b);
+    const NicCounters& a = h.a->nic_counters();
+    const NicCounters& b = h.b->nic_counters();
+    if (hold_us > 0) {
+      // Every reply but a few (a reply later than the hold) carries its
+      // request's ACK; every reply's ACK but the last rides on a request.
+      EXPECT_GE(b.tx_acks_on_data, kCount * 9 / 10);
+      EXPECT_EQ(a.rx_acks_on_data, b.tx_acks_on_data);
+      EXPECT_GE(a.tx_acks_on_data, kCount * 9 / 10);
+      EXPECT_LE(b.tx_control_packets, kCount / 10);
+    } else {
+      EXPECT_EQ(a.tx_acks_on_data + b.tx_acks_on_data, 0u);
+      EXPECT_GE(b.tx_control_packets, kCount);
+      EXPECT_GE(a.tx_control_packets, kCount);
+    }
+  }
+}
+
 TEST(NdpTransportTest, EveryPacketDroppedOnceIsRecoveredByTheTimer) {
   Hosts h = make("", "drop_once=1");
   ASSERT_TRUE(h.a && h.b);

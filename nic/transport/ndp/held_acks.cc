@@ -1,0 +1,83 @@
+#include "nic/transport/ndp/held_acks.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace nanopu {
+
+HeldAcks::HeldAcks(uint32_t capacity, uint64_t hold_ticks, NicCounters* counters)
+    : ring_(std::bit_ceil(std::max<uint32_t>(capacity, 1))),
+      mask_(ring_.size() - 1),
+      hold_ticks_(hold_ticks),
+      counters_(counters) {}
+
+void HeldAcks::skip_taken() {
+  while (head_ != tail_ && at(head_).taken) ++head_;
+}
+
+void HeldAcks::send_head(TransportSink& sink) {
+  const Entry& e = at(head_++);
+  sink.send_control(e.ip, e.ack);
+  ++counters_->tx_acks_held_expired;
+}
+
+void HeldAcks::hold(uint32_t ip, const wire::NdpHeader& ack, uint64_t now, TransportSink& sink) {
+  if (size() == ring_.size()) {
+    send_head(sink);
+    skip_taken();
+  }
+  Entry& e = at(tail_++);
+  e.ip = ip;
+  e.taken = false;
+  e.deadline = now + hold_ticks_;
+  e.ack = ack;
+}
+
+bool HeldAcks::attach(uint32_t ip, wire::NdpHeader& h) {
+  if (h.dst_incarnation == 0) return false;  // a run we cannot name: it could not check the ACK
+  const uint64_t end = std::min(tail_, head_ + kMatchScan);
+  for (uint64_t i = head_; i < end; ++i) {
+    Entry& e = at(i);
+    if (e.taken || e.ip != ip || e.ack.src_context != h.src_context ||
+        e.ack.dst_context != h.dst_context || e.ack.incarnation != h.dst_incarnation)
+      continue;
+    h.options |= wire::kOptCarriesAck;
+    h.acked_msg_id = e.ack.tx_msg_id;
+    h.acked_buf_ptr = e.ack.buf_ptr;
+    e.taken = true;
+    skip_taken();
+    ++counters_->tx_acks_on_data;
+    return true;
+  }
+  return false;
+}
+
+void HeldAcks::expire(uint64_t now, TransportSink& sink) {
+  while (head_ != tail_ && at(head_).deadline <= now) {
+    send_head(sink);
+    skip_taken();
+  }
+}
+
+uint64_t HeldAcks::next_deadline() const { return head_ == tail_ ? UINT64_MAX : at(head_).deadline; }
+
+wire::FrameHeader HeldAcks::carried(const wire::FrameHeader& data) {
+  // What NdpReceiver::reply_to would have sent for that message: contexts of
+  // the message (the reverse of this packet's), ids and run echoed.
+  wire::FrameHeader c = data;
+  wire::NdpHeader& a = c.ndp;
+  a.flags = wire::kFlagAck;
+  a.pkt_offset = 0;
+  a.pull_offset = 1;
+  a.tx_msg_id = data.ndp.acked_msg_id;
+  a.buf_ptr = data.ndp.acked_buf_ptr;
+  a.incarnation = data.ndp.dst_incarnation;
+  a.buf_size_class = static_cast<uint8_t>(data.ndp.dst_incarnation);
+  a.dst_incarnation = data.ndp.incarnation;
+  a.core_time = 0;
+  a.options = 0;
+  a.acked_msg_id = a.acked_buf_ptr = 0;
+  return c;
+}
+
+}  // namespace nanopu

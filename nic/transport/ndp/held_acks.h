@@ -1,0 +1,76 @@
+// ACKs held back so that a DATA packet to the same peer can carry them
+// (docs/wire.md, "Acknowledgements that ride on data").
+//
+// A receiver that has taken a whole single-packet message would answer it
+// with an ACK|PULL control packet at once. Between nanopu hosts it holds that
+// ACK for up to `hold_ticks` instead: an RPC server's reply, or a client's
+// next request, to the same peer and context pair usually leaves before then
+// and carries it in its padding, so one request/reply exchange crosses each
+// NIC as two frames instead of four. eRPC lets a response acknowledge its
+// request, and Homa sends no ACK for a request ("Homa: A Receiver-Driven
+// Low-Latency Transport Protocol Using Network Priorities", its RPC design);
+// this is the same saving inside NDP, negotiated: only a sender that
+// announces kOptTakesAcks is answered this way, so the nanoPU prototype and
+// its tester see exactly the ACKs they always did.
+//
+// A FIFO in arrival order, so deadlines are in order too; replies mostly
+// leave in request order, so a match is found near the head. Hand-written:
+// a bounded ring with a short match scan is all it needs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nanopu/stats.h"
+#include "nic/transport/transport.h"
+#include "nic/wire/frame.h"
+
+namespace nanopu {
+
+class HeldAcks {
+ public:
+  // capacity: ACKs held at once (a power of two); when full, the oldest is
+  // sent at once. hold_ticks 0: never hold (every ACK leaves at once).
+  HeldAcks(uint32_t capacity, uint64_t hold_ticks, NicCounters* counters);
+
+  [[nodiscard]] bool enabled() const { return hold_ticks_ != 0; }
+  // Holds `ack` (the control packet the receiver would send to ip now).
+  void hold(uint32_t ip, const wire::NdpHeader& ack, uint64_t now, TransportSink& sink);
+  // Puts into the DATA header h, bound for ip, the oldest held ACK it may
+  // carry: same peer, the contexts of h swapped, and the run h names
+  // (dst_incarnation) is the run the held ACK answers. False if none.
+  bool attach(uint32_t ip, wire::NdpHeader& h);
+  // Sends the ACKs whose hold has run out as control packets.
+  void expire(uint64_t now, TransportSink& sink);
+  // The next hold to run out (UINT64_MAX: none held).
+  [[nodiscard]] uint64_t next_deadline() const;
+  [[nodiscard]] uint32_t size() const { return static_cast<uint32_t>(tail_ - head_); }
+
+  // The ACK a DATA packet carries, as the control packet its sender would
+  // have sent (what the NDP sender's on_control takes).
+  [[nodiscard]] static wire::FrameHeader carried(const wire::FrameHeader& data);
+
+ private:
+  struct Entry {
+    uint32_t ip = 0;
+    bool taken = false;
+    uint64_t deadline = 0;
+    wire::NdpHeader ack;
+  };
+  // Entries a DATA packet looks at for a match: replies leave mostly in
+  // order, so a longer scan would rarely find more and would cost every packet.
+  static constexpr uint32_t kMatchScan = 16;
+
+  Entry& at(uint64_t i) { return ring_[i & mask_]; }
+  [[nodiscard]] const Entry& at(uint64_t i) const { return ring_[i & mask_]; }
+  void send_head(TransportSink& sink);
+  void skip_taken();
+
+  std::vector<Entry> ring_;
+  uint64_t mask_;
+  uint64_t hold_ticks_;
+  NicCounters* counters_;
+  uint64_t head_ = 0, tail_ = 0;
+};
+
+}  // namespace nanopu

@@ -1,0 +1,246 @@
+// ACKs that ride on DATA (docs/wire.md, "Acknowledgements that ride on
+// data"), packet by packet: the NDP receiver holds the ACK of a whole
+// single-packet message only for a sender that announces it takes such
+// ACKs; a DATA packet to that sender carries it only when peer, contexts
+// and run match; an ACK no packet takes leaves on its own, byte for byte
+// the one an immediate ACK would have been; the sender takes a carried ACK
+// as that ACK. Real mbufs from a real EAL mempool; the sink records.
+#include "nic/transport/ndp/held_acks.h"
+
+#include <gtest/gtest.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
+#include "nic/transport/ndp/ndp_receiver.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kPeer = 0x0a000005;
+constexpr uint64_t kHold = 1000;
+
+struct Sent {
+  uint32_t ip;
+  wire::NdpHeader h;
+};
+
+class RecordingSink final : public TransportSink {
+ public:
+  bool deliver(rte_mbuf* msg, ContextEntry* dst) override {
+    ++delivered;
+    dst->packets -= msg->nb_segs;
+    rte_pktmbuf_free(msg);
+    return true;
+  }
+  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
+  void send_control(uint32_t ip, const wire::TransportHeader& t) override { controls.push_back({ip, t.ndp}); }
+  int delivered = 0;
+  std::vector<Sent> controls;
+};
+
+class HeldAcksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static int n = 0;
+    pool_ = rte_pktmbuf_pool_create(("held_acks" + std::to_string(n++)).c_str(), 1023, 0,
+                                    kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    ASSERT_NE(pool_, nullptr);
+    auto queue = MsgFifo::create("held_acks_q" + std::to_string(n), 64);
+    ASSERT_TRUE(queue.ok());
+    ctx_.context = 7;
+    ctx_.held = std::move(*queue);
+    p_.reassembly_slots = 32;
+    p_.reserved_priority0_slots = 0;
+    p_.context_slots = 32;
+    p_.context_packets = 1024;
+    p_.reassembly_expiry_ticks = 1'000'000'000;
+    p_.completion_memory_ticks = 1'000'000'000;
+    p_.incarnation = 9;
+    p_.ack_hold_ticks = kHold;
+    p_.held_acks = 4;
+  }
+  void start() {
+    held_ = std::make_unique<HeldAcks>(p_.held_acks, p_.ack_hold_ticks, &counters_);
+    rx_ = std::make_unique<NdpReceiver>(p_, &counters_, held_.get());
+  }
+  void TearDown() override {
+    rx_.reset();
+    EXPECT_EQ(rte_mempool_in_use_count(pool_), 0) << "a packet leaked";
+    rte_mempool_free(pool_);
+  }
+  // A one-packet message `id` from kPeer's context 3 to context 7.
+  static wire::FrameHeader request(uint16_t id, uint8_t options, uint16_t incarnation = 5) {
+    wire::FrameHeader h;
+    h.src_ip = kPeer;
+    h.dst_ip = 0x0a0000ff;
+    wire::NdpHeader& n = h.ndp;
+    n.flags = wire::kFlagData;
+    n.src_context = 3;
+    n.dst_context = 7;
+    n.msg_len = 100;
+    n.tx_msg_id = id;
+    n.buf_ptr = static_cast<uint16_t>(id + 40);
+    n.incarnation = incarnation;
+    n.buf_size_class = static_cast<uint8_t>(incarnation);
+    n.dst_incarnation = 9;
+    n.options = options;
+    return h;
+  }
+  void receive(NdpReceiver& rx, const wire::FrameHeader& h, RecordingSink& sink) {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    ASSERT_NE(m, nullptr);
+    auto* buf = reinterpret_cast<uint8_t*>(
+        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + h.ndp.msg_len)));
+    wire::encode_frame_header(h, h.ndp.msg_len, buf);
+    wire::FrameHeader parsed;
+    size_t payload = 0;
+    ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &payload), wire::ParseError::kOk);
+    rx.on_data(m, parsed, payload, &ctx_, now_ += 10, sink);
+  }
+  // The reply's header from context 7 back to kPeer's context 3.
+  [[nodiscard]] static wire::NdpHeader reply(uint16_t dst_incarnation = 5) {
+    wire::NdpHeader r;
+    r.flags = wire::kFlagData;
+    r.src_context = 7;
+    r.dst_context = 3;
+    r.msg_len = 8;
+    r.incarnation = 9;
+    r.dst_incarnation = dst_incarnation;
+    return r;
+  }
+
+  rte_mempool* pool_ = nullptr;
+  ContextEntry ctx_;
+  NdpParams p_;
+  NicCounters counters_;
+  RecordingSink sink_;
+  std::unique_ptr<HeldAcks> held_;
+  std::unique_ptr<NdpReceiver> rx_;
+  uint64_t now_ = 1;
+};
+
+TEST_F(HeldAcksTest, AnAnnouncingSendersAckIsHeldAndItsReplyCarriesIt) {
+  start();
+  receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
+  EXPECT_EQ(sink_.delivered, 1);
+  EXPECT_TRUE(sink_.controls.empty()) << "the ACK waits for the reply";
+  EXPECT_EQ(held_->size(), 1u);
+
+  wire::NdpHeader r = reply();
+  ASSERT_TRUE(held_->attach(kPeer, r));
+  EXPECT_EQ(r.options & wire::kOptCarriesAck, wire::kOptCarriesAck);
+  EXPECT_EQ(r.acked_msg_id, 11);
+  EXPECT_EQ(r.acked_buf_ptr, 51);
+  EXPECT_EQ(held_->size(), 0u);
+  wire::NdpHeader again = reply();
+  EXPECT_FALSE(held_->attach(kPeer, again)) << "one ACK rides once";
+  held_->expire(now_ + 10 * kHold, sink_);
+  EXPECT_TRUE(sink_.controls.empty()) << "a carried ACK is never sent again";
+  EXPECT_EQ(counters_.tx_acks_on_data, 1u);
+}
+
+TEST_F(HeldAcksTest, APeerThatDoesNotAnnounceIsAckedAtOnceAsThePrototypeExpects) {
+  start();
+  receive(*rx_, request(11, 0), sink_);                        // the prototype, its tester
+  receive(*rx_, request(12, wire::kOptTakesAcks, 0), sink_);   // announces, but names no run
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(held_->size(), 0u);
+  for (const Sent& s : sink_.controls) {
+    EXPECT_EQ(s.h.flags, wire::kFlagAck | wire::kFlagPull);
+    EXPECT_EQ(s.h.options, 0) << "control packets carry no options";
+  }
+}
+
+TEST_F(HeldAcksTest, AnUntakenAckLeavesWhenItsHoldRunsOutExactlyAsAnImmediateOne) {
+  start();
+  receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
+  held_->expire(now_ + kHold - 1, sink_);
+  EXPECT_TRUE(sink_.controls.empty());
+  EXPECT_EQ(held_->next_deadline(), now_ + kHold);
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 1u);
+  EXPECT_EQ(counters_.tx_acks_held_expired, 1u);
+  EXPECT_EQ(held_->next_deadline(), UINT64_MAX);
+
+  // The same message to a receiver that holds nothing.
+  NdpParams q = p_;
+  q.ack_hold_ticks = 0;
+  NicCounters c;
+  HeldAcks none(4, 0, &c);
+  NdpReceiver plain(q, &c, &none);
+  RecordingSink s;
+  receive(plain, request(11, wire::kOptTakesAcks), s);
+  ASSERT_EQ(s.controls.size(), 1u);
+  EXPECT_EQ(sink_.controls[0].ip, s.controls[0].ip);
+  EXPECT_EQ(sink_.controls[0].h, s.controls[0].h);
+}
+
+TEST_F(HeldAcksTest, OnlyAPacketToTheSamePeerContextsAndRunCarriesIt) {
+  start();
+  receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
+  wire::NdpHeader other_context = reply();
+  other_context.dst_context = 4;
+  wire::NdpHeader other_run = reply(6);
+  wire::NdpHeader no_run = reply(0);
+  wire::NdpHeader other_source = reply();
+  other_source.src_context = 8;
+  wire::NdpHeader other_peer = reply();
+  EXPECT_FALSE(held_->attach(kPeer + 1, other_peer));
+  EXPECT_FALSE(held_->attach(kPeer, other_context));
+  EXPECT_FALSE(held_->attach(kPeer, other_run));
+  EXPECT_FALSE(held_->attach(kPeer, no_run));
+  EXPECT_FALSE(held_->attach(kPeer, other_source));
+  EXPECT_EQ(held_->size(), 1u);
+  wire::NdpHeader r = reply();
+  EXPECT_TRUE(held_->attach(kPeer, r));
+}
+
+TEST_F(HeldAcksTest, WhenFullTheOldestLeavesAtOnceAndRepliesTakeTheRestInOrder) {
+  start();
+  for (uint16_t id = 1; id <= 5; ++id) receive(*rx_, request(id, wire::kOptTakesAcks), sink_);
+  ASSERT_EQ(sink_.controls.size(), 1u) << "capacity 4: the fifth pushes the first out";
+  EXPECT_EQ(sink_.controls[0].h.tx_msg_id, 1);
+  for (uint16_t id = 2; id <= 5; ++id) {
+    wire::NdpHeader r = reply();
+    ASSERT_TRUE(held_->attach(kPeer, r));
+    EXPECT_EQ(r.acked_msg_id, id);
+  }
+}
+
+TEST_F(HeldAcksTest, ACarriedAckReadsAsTheControlPacketItStandsFor) {
+  start();
+  receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
+  wire::FrameHeader data;
+  data.src_ip = 0x0a0000ff;  // the server, answering
+  data.dst_ip = kPeer;
+  data.ndp = reply();
+  ASSERT_TRUE(held_->attach(kPeer, data.ndp));
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_TRUE(sink_.controls.empty());
+
+  // Through the wire codec, then as the requester's transport reads it.
+  uint8_t frame[wire::kFrameHeaderBytes + 8] = {};
+  wire::encode_frame_header(data, 8, frame);
+  wire::FrameHeader got;
+  size_t payload = 0;
+  ASSERT_EQ(wire::decode_frame_header(frame, sizeof frame, &got, &payload), wire::ParseError::kOk);
+  const wire::FrameHeader ack = HeldAcks::carried(got);
+  EXPECT_EQ(ack.src_ip, data.src_ip);
+  EXPECT_EQ(ack.ndp.flags, wire::kFlagAck);
+  EXPECT_EQ(ack.ndp.src_context, 7);
+  EXPECT_EQ(ack.ndp.dst_context, 3);
+  EXPECT_EQ(ack.ndp.tx_msg_id, 11);
+  EXPECT_EQ(ack.ndp.buf_ptr, 51);
+  EXPECT_EQ(ack.ndp.pkt_offset, 0);
+  EXPECT_EQ(ack.ndp.incarnation, 5) << "the requester's own run, as its sender checks";
+  EXPECT_EQ(ack.ndp.buf_size_class, 5);
+}
+
+}  // namespace
+}  // namespace nanopu
