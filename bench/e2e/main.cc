@@ -137,16 +137,18 @@ int main_impl() {
       if (side != "reference") {
         // Honest counts beside the target's: requests, and every frame that
         // crosses the NIC core (DATA in, ACK|PULL out, DATA out, ACK in).
-        rows.push_back({absl::StrCat("NIC-core requests/s, ", pmd_name(pmd)), median(np) / 1e6, "Mreq/s", "", 0, ""});
+        rows.push_back({absl::StrCat("NIC-core requests/s, ", pmd_name(pmd)), median(np) / 1e6, "Mreq/s",
+                        "io-forward, requests returned/s", median(raw) / 1e6, ""});
         rows.push_back({absl::StrCat("NIC-core frames/s (data + control), ", pmd_name(pmd)),
                         median(np) * median(frames) / 1e6, "Mpkt/s", "io-forward, same PMD (RX+TX)",
                         2 * median(raw) / 1e6, ""});
         rows.push_back({absl::StrCat("frames per request, ", pmd_name(pmd)), median(frames), "", "", 0, ""});
       }
       // Packets: each request is one RX and one TX on either side.
+      // Issue 19's target; the project's goal stays 0.5x.
       Row r{absl::StrCat("NIC-core msg rate, ", pmd_name(pmd)), 2 * median(np) / 1e6, "Mpkt/s",
-            "io-forward, same PMD (RX+TX)", 2 * median(raw) / 1e6, ">= 0.5x ref"};
-      r.target_met = r.value >= 0.5 * r.ref_value;
+            "io-forward, same PMD (RX+TX)", 2 * median(raw) / 1e6, ">= 0.25x ref (goal 0.5x)"};
+      r.target_met = r.value >= 0.25 * r.ref_value;
       rows.push_back(r);
     }
   }
