@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "apps/loopback/loopback.h"
@@ -16,7 +17,6 @@
 #include "bench/e2e/request_peer.h"
 #include "bench/e2e/server_host.h"
 #include "lib/platform/port.h"
-#include "lib/contract/message.h"
 #include "lib/platform/ring_port.h"
 
 namespace nanopu::bench {
@@ -126,12 +126,17 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   }
   NullPeer null_peer{&peer, nullptr};
   if (pmd == Pmd::kNull) {
-    // The peer's frames become the server's messages: MsgMeta room as in
-    // every nanopu pool.
-    null_peer.pool = rte_pktmbuf_pool_create("null_peer", 8191, 256, kMsgMetaBytes,
-                                             RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    // The pool the port receives into (the host's, "np_..."; net_null
+    // reports no RX queue info), as the PMD itself would allocate from:
+    // frames freed by the port's TX are reused while hot, as with no-rx=0.
+    rte_mempool_walk(
+        [](rte_mempool* mp, void* arg) {
+          auto** found = static_cast<rte_mempool**>(arg);
+          if (*found == nullptr && std::string_view(mp->name).starts_with("np_")) *found = mp;
+        },
+        &null_peer.pool);
     if (null_peer.pool == nullptr) {
-      r.fail("no mempool for the net_null peer");
+      r.fail("net_null: no host pool to allocate the peer's frames from");
       return r;
     }
     if (rte_eth_add_rx_callback(server_port, 0, null_rx, &null_peer) == nullptr ||
