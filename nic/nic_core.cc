@@ -129,7 +129,12 @@ unsigned NicCore::poll() {
   }
   counters_.outbound_in_use = ndp_->outbound_in_use() + homa_->outbound_in_use();
   counters_.reassembly_in_use = ndp_->inbound_in_use() + homa_->inbound_in_use();
-  if (params_.async_preempt_after_tsc != 0) check_async_preemption(now_);
+  // Its own period, not every poll: reading the workers' signals pulls
+  // lines they write on every message (a signal goes at most 1/8 late).
+  if (params_.async_preempt_after_tsc != 0 && now_ >= next_async_check_tsc_) {
+    next_async_check_tsc_ = now_ + params_.async_preempt_after_tsc / 8;
+    check_async_preemption(now_);
+  }
   if (params_.watchdog_tsc != 0 && now_ >= next_watchdog_tsc_) check_watchdog(now_);
   (void)link_.poll(now_, &counters_);
   if (holding && link_.up()) {

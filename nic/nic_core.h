@@ -181,6 +181,7 @@ class NicCore final : public TransportSink {
   std::vector<Kick> kicks_;
   std::vector<uint64_t> watchdog_flagged_; // per worker: the episode already counted
   uint64_t next_watchdog_tsc_ = 0;
+  uint64_t next_async_check_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
   std::vector<ThreadFifos*> staged_;       // threads with staged messages (push_to)
   uint64_t now_ = 0;

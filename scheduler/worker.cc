@@ -99,13 +99,13 @@ void Worker::refresh_all() {
 
 void Worker::publish_running() {
   if (running_ == HtsPolicy::kNone) {
-    signals_.running_priority.store(kNothingRunning, std::memory_order_relaxed);
-    signals_.deadline_tsc.store(UINT64_MAX, std::memory_order_relaxed);
+    store_if_changed(signals_.running_priority, kNothingRunning);
+    store_if_changed(signals_.deadline_tsc, uint64_t{UINT64_MAX});
     return;
   }
   const ThreadState& r = states_[static_cast<size_t>(running_)];
-  signals_.running_priority.store(HtsPolicy::effective_priority(r), std::memory_order_relaxed);
-  signals_.deadline_tsc.store(policy_.time_deadline(r), std::memory_order_relaxed);
+  store_if_changed(signals_.running_priority, HtsPolicy::effective_priority(r));
+  store_if_changed(signals_.deadline_tsc, policy_.time_deadline(r));
 }
 
 void Worker::poll_shared_nic(uint64_t now) {
@@ -130,7 +130,7 @@ bool Worker::run_once() {
     s.state = SlotState::kRunning;
     s.parked_in_handler = false;
     states_[static_cast<size_t>(next)].idle_since = 0;  // (d) times the idling of the running thread
-    signals_.preempt.store(0, std::memory_order_relaxed);
+    store_if_changed(signals_.preempt, 0u);
     publish_running();
     tls_current = s.thread.get();
     signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
@@ -202,7 +202,7 @@ void Worker::slow_safe_point() {
 
 void Worker::decide(bool at_msg_done) {
   const uint64_t now = rte_rdtsc();
-  signals_.preempt.store(0, std::memory_order_relaxed);
+  store_if_changed(signals_.preempt, 0u);
   if (policy_.params().mode == SchedMode::kTis) {
     uint64_t tick = 0;
     if (!policy_.tis_tick_due(last_tick_, now, &tick)) return;  // TIS: only on ticks
@@ -287,7 +287,7 @@ void Worker::on_async_signal() {
     return;
   }
   const uint64_t now = rte_rdtsc();
-  w->signals_.preempt.store(0, std::memory_order_relaxed);
+  store_if_changed(w->signals_.preempt, 0u);
   w->refresh_all();
   if (!w->policy_.should_switch(w->states_.data(), w->states_.size(), w->running_, now, false)) {
     w->publish_running();

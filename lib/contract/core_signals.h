@@ -22,6 +22,15 @@ inline constexpr uint8_t kNothingRunning = 0xff;
 // scheduler installs its handler (scheduler/async_preempt.h).
 inline constexpr int kPreemptSignal = SIGURG;
 
+// Stores v unless the word already holds it. The NIC core reads these
+// words; a store, even of the same value, takes the line back from its
+// cache, so a worker writes only what changed.
+template <typename T, typename V>
+inline void store_if_changed(std::atomic<T>& word, V v) {
+  if (word.load(std::memory_order_relaxed) != static_cast<T>(v))
+    word.store(static_cast<T>(v), std::memory_order_relaxed);
+}
+
 struct CoreSignals {
   alignas(64) std::atomic<uint32_t> preempt{0};          // NIC writes 1, worker clears
   std::atomic<uint64_t> preempt_raised_tsc{0};           // when `preempt` went 1
