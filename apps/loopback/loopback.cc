@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <span>
 #include <string>
@@ -12,6 +13,9 @@
 
 namespace nanopu::apps {
 namespace {
+
+// Words an echo moves per bulk call: one 1 KB packet segment.
+constexpr uint32_t kBulkWords = 128;
 
 void spin_cycles(uint64_t model_cycles) {
   static const double tsc_per_ns = static_cast<double>(rte_get_tsc_hz()) / 1e9;
@@ -128,7 +132,18 @@ bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode 
     } else {
       const uint64_t add = mode == LoopbackMode::kIncrement ? 1 : 0;
       (void)t.write(hdr);  // the RX header (source) is the TX header (destination)
-      for (uint32_t i = 0; i < words; ++i) (void)t.write(t.read() + add);
+      if (add == 0 && words > kBulkWords) {
+        // Echo of a long message: the same words, a segment at a time
+        // (Thread::read_words/write_words) instead of a call per word.
+        uint64_t buf[kBulkWords];
+        for (uint32_t i = 0; i < words; i += kBulkWords) {
+          const std::span<uint64_t> chunk(buf, std::min<uint32_t>(kBulkWords, words - i));
+          (void)t.read_words(chunk);
+          (void)t.write_words(chunk);
+        }
+      } else {
+        for (uint32_t i = 0; i < words; ++i) (void)t.write(t.read() + add);
+      }
     }
     t.msg_done();
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <span>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -28,16 +29,25 @@ void closed_loop(Thread& t, uint16_t bytes, uint32_t window, const RunOptions& o
   const uint64_t end = measure_from + static_cast<uint64_t>(o.seconds * hz);
   uint64_t sent = 0, received = 0, at_start = 0, t0 = 0;
   bool measuring = false;
+  // Payload words move a segment at a time (Thread::write_words and
+  // read_words), as a service moving bulk data would.
+  constexpr uint32_t kChunk = 128;
+  uint64_t buf[kChunk];
   for (;;) {
     while (sent - received < window) {
       if (t.write(AppHeader{kServerIp, kServerContext, bytes}.word()) != ApiError::kOk)
         return r->fail("write refused");
-      for (uint32_t i = 0; i < words; ++i) (void)t.write(sent + i);
+      for (uint32_t i = 0; i < words; i += kChunk) {
+        const uint32_t n = std::min(kChunk, words - i);
+        for (uint32_t j = 0; j < n; ++j) buf[j] = sent + i + j;
+        (void)t.write_words(std::span<const uint64_t>(buf, n));
+      }
       ++sent;
     }
     if (!t.wait()) return r->fail("stopped");
     (void)t.read();
-    for (uint32_t i = 0; i < words; ++i) (void)t.read();
+    for (uint32_t i = 0; i < words; i += kChunk)
+      (void)t.read_words(std::span<uint64_t>(buf, std::min(kChunk, words - i)));
     t.msg_done();
     ++received;
     if ((received & 15) != 0) continue;
