@@ -15,6 +15,7 @@
 
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
+#include "tests/support/receiver_bench.h"
 
 namespace nanopu {
 namespace {
@@ -51,14 +52,7 @@ class RecordingSink final : public TransportSink {
 class HomaReceiverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int n = 0;
-    pool_ = rte_pktmbuf_pool_create(("homa_rx" + std::to_string(n++)).c_str(), 2047, 0,
-                                    kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-    ASSERT_NE(pool_, nullptr);
-    auto held = MsgFifo::create("homa_rx_held" + std::to_string(n), 64);
-    ASSERT_TRUE(held.ok());
-    ctx_.context = 7;
-    ctx_.held = std::move(*held);
+    bench_.open("homa_rx", 2047, 7);
     p_.base.reassembly_slots = 32;
     p_.base.reserved_priority0_slots = 0;
     p_.base.context_slots = 32;
@@ -75,9 +69,7 @@ class HomaReceiverTest : public ::testing::Test {
   void start() { rx_ = std::make_unique<HomaReceiver>(p_, &counters_); }
   void TearDown() override {
     rx_.reset();
-    while (rte_mbuf* m = ctx_.held.pop()) rte_pktmbuf_free(m);
-    EXPECT_EQ(rte_mempool_in_use_count(pool_), 0) << "a packet leaked";
-    rte_mempool_free(pool_);
+    bench_.close();
   }
 
   // Packet `pkt` of message `id` (msg_len bytes) from sender 10.0.0.<sender>.
@@ -118,8 +110,9 @@ class HomaReceiverTest : public ::testing::Test {
     return g;
   }
 
-  rte_mempool* pool_ = nullptr;
-  ContextEntry ctx_;
+  testing::ReceiverBench bench_;
+  rte_mempool*& pool_ = bench_.pool;
+  ContextEntry& ctx_ = bench_.ctx;
   HomaParams p_;
   NicCounters counters_;
   RecordingSink sink_;

@@ -18,6 +18,7 @@
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_receiver.h"
+#include "tests/support/receiver_bench.h"
 
 namespace nanopu {
 namespace {
@@ -47,14 +48,7 @@ class RecordingSink final : public TransportSink {
 class HeldAcksTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int n = 0;
-    pool_ = rte_pktmbuf_pool_create(("held_acks" + std::to_string(n++)).c_str(), 1023, 0,
-                                    kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-    ASSERT_NE(pool_, nullptr);
-    auto queue = MsgFifo::create("held_acks_q" + std::to_string(n), 64);
-    ASSERT_TRUE(queue.ok());
-    ctx_.context = 7;
-    ctx_.held = std::move(*queue);
+    bench_.open("held_acks", 1023, 7);
     p_.reassembly_slots = 32;
     p_.reserved_priority0_slots = 0;
     p_.context_slots = 32;
@@ -71,8 +65,7 @@ class HeldAcksTest : public ::testing::Test {
   }
   void TearDown() override {
     rx_.reset();
-    EXPECT_EQ(rte_mempool_in_use_count(pool_), 0) << "a packet leaked";
-    rte_mempool_free(pool_);
+    bench_.close();
   }
   // A one-packet message `id` from kPeer's context 3 to context 7.
   static wire::FrameHeader request(uint16_t id, uint8_t options, uint16_t incarnation = 5) {
@@ -93,7 +86,7 @@ class HeldAcksTest : public ::testing::Test {
     return h;
   }
   void receive(NdpReceiver& rx, const wire::FrameHeader& h, RecordingSink& sink) {
-    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    rte_mbuf* m = rte_pktmbuf_alloc(bench_.pool);
     ASSERT_NE(m, nullptr);
     auto* buf = reinterpret_cast<uint8_t*>(
         rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + h.ndp.msg_len)));
@@ -101,7 +94,7 @@ class HeldAcksTest : public ::testing::Test {
     wire::FrameHeader parsed;
     size_t payload = 0;
     ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &payload), wire::ParseError::kOk);
-    rx.on_data(m, parsed, payload, &ctx_, now_ += 10, sink);
+    rx.on_data(m, parsed, payload, &bench_.ctx, now_ += 10, sink);
   }
   // The reply's header from context 7 back to kPeer's context 3.
   [[nodiscard]] static wire::NdpHeader reply(uint16_t dst_incarnation = 5) {
@@ -115,8 +108,7 @@ class HeldAcksTest : public ::testing::Test {
     return r;
   }
 
-  rte_mempool* pool_ = nullptr;
-  ContextEntry ctx_;
+  testing::ReceiverBench bench_;
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;

@@ -10,6 +10,7 @@
 
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
+#include "tests/support/receiver_bench.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 
 namespace nanopu {
@@ -31,14 +32,7 @@ class RecordingSink final : public TransportSink {
 class NdpIncarnationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    static int n = 0;
-    pool_ = rte_pktmbuf_pool_create(("incarnation" + std::to_string(n++)).c_str(), 1023, 0,
-                                    kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-    ASSERT_NE(pool_, nullptr);
-    auto held = MsgFifo::create("incarnation_held" + std::to_string(n), 64);
-    ASSERT_TRUE(held.ok());
-    ctx_.context = 7;
-    ctx_.held = std::move(*held);
+    bench_.open("incarnation", 1023, 7);
     p_.reassembly_slots = 8;
     p_.reserved_priority0_slots = 0;
     p_.context_slots = 8;
@@ -50,8 +44,7 @@ class NdpIncarnationTest : public ::testing::Test {
   }
   void TearDown() override {
     rx_.reset();
-    EXPECT_EQ(rte_mempool_in_use_count(pool_), 0) << "a packet leaked";
-    rte_mempool_free(pool_);
+    bench_.close();
   }
 
   // One DATA packet of message `id` from a sender in run `incarnation`.
@@ -84,8 +77,9 @@ class NdpIncarnationTest : public ::testing::Test {
     rx_->on_data(m, parsed, parsed_payload, &ctx_, now_ += 10, sink_);
   }
 
-  rte_mempool* pool_ = nullptr;
-  ContextEntry ctx_;
+  testing::ReceiverBench bench_;
+  rte_mempool*& pool_ = bench_.pool;
+  ContextEntry& ctx_ = bench_.ctx;
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
