@@ -102,6 +102,10 @@ struct Config {
   // to carry (docs/wire.md, "Acknowledgements that ride on data"). 0: every
   // ACK leaves at once, as toward the prototype. Below rto_us / 2.
   double ack_hold_us = 5;
+  // NDP: acknowledge a nanopu peer's multi-packet message with one ACK per
+  // message per poll naming every packet received (docs/wire.md), not one
+  // per packet. false: one per packet, as toward the prototype.
+  bool coalesce_acks = true;
   uint32_t max_retransmits = 200;     // timeouts before a message is given up
   double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
   // Free a partial message whose sender went silent this long — never sooner

@@ -54,6 +54,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_acks_on_data)         /* NDP: ACKs that rode in a DATA packet (docs/wire.md) */   \
   X(tx_acks_on_data)         /* NDP: ACKs held and sent riding in a DATA packet */       \
   X(tx_acks_held_expired)    /* NDP: held ACKs no DATA packet took: sent on their own */ \
+  X(tx_ack_bitmaps)          /* NDP: ACKs naming every packet received (one per message per poll) */ \
   X(rx_nacks)                                                                            \
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \

@@ -78,6 +78,9 @@ ABSL_FLAG(double, ack_hold_us, 5,
           "NDP: hold the ACK of a whole one-packet message from a nanopu peer up to this long for a "
           "DATA packet to that peer (the reply, the next request) to carry; 0: ACK at once. Below "
           "--rto_us / 2 (docs/wire.md, \"Acknowledgements that ride on data\").");
+ABSL_FLAG(bool, coalesce_acks, true,
+          "NDP: acknowledge a nanopu peer's multi-packet message with one ACK per message per poll "
+          "naming every packet received (docs/wire.md); false: an ACK per packet.");
 ABSL_FLAG(uint32_t, max_retransmits, 200, "NDP: timeouts before a message is given up.");
 ABSL_FLAG(double, link_gbps, 200,
           "Link rate for PULL pacing (one PULL per MTU serialization time), Gb/s.");
@@ -257,6 +260,7 @@ absl::StatusOr<Config> Config::from_flags() {
   c.reassembly_slots = absl::GetFlag(FLAGS_reassembly_slots);
   c.rto_us = absl::GetFlag(FLAGS_rto_us);
   c.ack_hold_us = absl::GetFlag(FLAGS_ack_hold_us);
+  c.coalesce_acks = absl::GetFlag(FLAGS_coalesce_acks);
   c.max_retransmits = absl::GetFlag(FLAGS_max_retransmits);
   c.link_gbps = absl::GetFlag(FLAGS_link_gbps);
   c.reassembly_expiry_ms = absl::GetFlag(FLAGS_reassembly_expiry_ms);

@@ -61,6 +61,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   n.reassembly_slots = c.reassembly_slots;
   n.rto_ticks = tsc_from_ns(c.rto_us * 1e3);
   n.ack_hold_ticks = tsc_from_ns(c.ack_hold_us * 1e3);
+  n.coalesce_acks = c.coalesce_acks;
   n.max_timeouts = c.max_retransmits;
   if (!port.sends_indirect_mbufs()) n.copy_below_bytes = UINT16_MAX;  // every packet a copy
   // One MTU frame (1024 B payload + 64 B header + 24 B preamble/FCS/gap) on the wire.

@@ -40,6 +40,8 @@ struct InboundState {
   uint8_t grant_priority = 0;   // Homa: the priority last granted
   uint8_t unscheduled = 0;      // Homa: packets its sender sends unasked
   bool granted = false;         // Homa: this receiver has granted it (scheduled data)
+  bool coalesce = false;        // NDP: its sender takes one bitmap ACK per poll (kOptAckBitmap)
+  bool ack_owed = false;        // NDP: packets arrived this poll that no ACK has named yet
   ContextEntry* dst = nullptr;
 };
 

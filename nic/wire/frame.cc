@@ -111,10 +111,15 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
   l4[14] = n.buf_size_class;
   put16(l4 + 15, n.incarnation);
   put16(l4 + 17, n.dst_incarnation);
-  put32(l4 + 19, n.core_time);
   l4[23] = n.options;
-  put16(l4 + 24, n.acked_msg_id);
-  put16(l4 + 26, n.acked_buf_ptr);
+  if (!(n.flags & kFlagData) && (n.options & kOptAckBitmap)) {
+    put32(l4 + 19, static_cast<uint32_t>(n.acked_bitmap));
+    put32(l4 + 24, static_cast<uint32_t>(n.acked_bitmap >> 32));
+  } else {
+    put32(l4 + 19, n.core_time);
+    put16(l4 + 24, n.acked_msg_id);
+    put16(l4 + 26, n.acked_buf_ptr);
+  }
   std::memset(l4 + 28, 0, kTransportHeaderBytes - 28);
 }
 
@@ -202,10 +207,17 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   n.buf_size_class = l4[14];
   n.incarnation = get16(l4 + 15);
   n.dst_incarnation = get16(l4 + 17);
-  n.core_time = get32(l4 + 19);
   n.options = l4[23];
-  n.acked_msg_id = get16(l4 + 24);
-  n.acked_buf_ptr = get16(l4 + 26);
+  if (!(n.flags & kFlagData) && (n.options & kOptAckBitmap)) {
+    n.core_time = 0;
+    n.acked_msg_id = n.acked_buf_ptr = 0;
+    n.acked_bitmap = uint64_t{get32(l4 + 24)} << 32 | get32(l4 + 19);
+  } else {
+    n.core_time = get32(l4 + 19);
+    n.acked_msg_id = get16(l4 + 24);
+    n.acked_buf_ptr = get16(l4 + 26);
+    n.acked_bitmap = 0;
+  }
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
   if (n.flags & kFlagData) {

@@ -51,6 +51,11 @@ inline constexpr uint8_t kFlagGone = 0x20;
 // the receiver of this packet sent to its sender.
 inline constexpr uint8_t kOptTakesAcks = 0x01;
 inline constexpr uint8_t kOptCarriesAck = 0x02;
+// On an ACK (control packet) to a sender that announced kOptTakesAcks:
+// acked_bitmap (in bytes 19-22 and 24-27, unused in control packets) names
+// every packet of the message received so far; one such ACK per message
+// per poll replaces an ACK per packet.
+inline constexpr uint8_t kOptAckBitmap = 0x04;
 
 using MacAddr = MacAddress;  // include/nanopu/address.h
 inline constexpr MacAddr kBroadcastMac = kBroadcastMacAddress;
@@ -83,6 +88,10 @@ struct NdpHeader {
   uint8_t options = 0;
   uint16_t acked_msg_id = 0;
   uint16_t acked_buf_ptr = 0;
+  // A control packet with kOptAckBitmap: bit i set = packet i received.
+  // On the wire it takes the bytes of core_time (low 32 bits) and of
+  // acked_msg_id/acked_buf_ptr (high 32), which control packets leave zero.
+  uint64_t acked_bitmap = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };

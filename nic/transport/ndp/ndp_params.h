@@ -41,6 +41,10 @@ struct NdpParams {
   // peer to carry (held_acks.h); 0: every ACK leaves at once, as the prototype.
   uint64_t ack_hold_ticks = 0;
   uint32_t held_acks = 256;            // most ACKs held at once
+  // Packets of a multi-packet message from such a sender are acknowledged
+  // by one ACK|PULL per message per poll naming every packet received
+  // (kOptAckBitmap) instead of one per packet; false: one per packet.
+  bool coalesce_acks = false;
 };
 
 }  // namespace nanopu

@@ -17,6 +17,18 @@ NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters, HeldAcks* he
       partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
                                  p.context_packets}) {
   pull_queue_.reserve(p.reassembly_slots);
+  acks_owed_.reserve(p.reassembly_slots);
+}
+
+void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
+  const auto highest = static_cast<uint8_t>(63 - __builtin_clzll(m.received));
+  wire::NdpHeader c = control_about<wire::NdpHeader>(m, wire::kFlagAck | wire::kFlagPull, highest);
+  c.pull_offset = m.pulled;
+  c.options = wire::kOptAckBitmap;
+  c.acked_bitmap = m.received;
+  sink.send_control(m.src_ip, c);
+  m.ack_owed = false;
+  ++counters_->tx_ack_bitmaps;
 }
 
 void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
@@ -108,6 +120,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
     take_identity(m, h.src_ip, n, dst);
     m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
+    m.coalesce = p_.coalesce_acks && (n.options & wire::kOptTakesAcks) && n.incarnation != 0;
   }
   const auto slot = static_cast<uint32_t>(s);
   InboundMessage& m = buffer_.at(slot);
@@ -140,7 +153,16 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       ++counters_->tx_pulls_paced;
     }
   }
-  reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+  if (m.coalesce) {
+    // One ACK for all of this poll's packets of m (tick), or now if m is whole.
+    if (!m.ack_owed) {
+      m.ack_owed = true;
+      acks_owed_.push_back(slot);
+    }
+    if (m.received_count == m.npkts) send_ack_bitmap(m, sink);
+  } else {
+    reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+  }
   if (m.received_count == m.npkts) deliver(slot, now, sink);
 }
 
@@ -204,12 +226,19 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
     if (!m.used || !m.pull_queued) continue;
     m.pull_queued = false;
     m.pulled = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
-    reply(m, wire::kFlagPull, 0, sink);
+    if (!m.ack_owed) reply(m, wire::kFlagPull, 0, sink);  // else its owed ACK|PULL carries it
   }
   if (pull_head_ == pull_queue_.size()) {
     pull_queue_.clear();
     pull_head_ = 0;
   }
+  // Coalesced ACKs: one per message that took packets this poll (a slot
+  // freed or reused since is skipped, or named with its new state).
+  for (const uint32_t slot : acks_owed_) {
+    InboundMessage& m = buffer_.at(slot);
+    if (m.used && m.ack_owed) send_ack_bitmap(m, sink);
+  }
+  acks_owed_.clear();
   // Abandoned partial messages (the sender gave up or vanished).
   if (now >= next_sweep_) {
     next_sweep_ = now + p_.reassembly_expiry_ticks / 4 + 1;

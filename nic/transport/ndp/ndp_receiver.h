@@ -28,12 +28,15 @@ class NdpReceiver {
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
-  // Paced PULLs and expiry of abandoned partial messages.
+  // Coalesced ACKs owed this poll, paced PULLs, and expiry of abandoned
+  // partial messages.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
 
  private:
   void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;
+  // The one ACK|PULL naming every packet of m received so far (kOptAckBitmap).
+  void send_ack_bitmap(InboundMessage& m, TransportSink& sink);
   void reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
                 TransportSink& sink) const;
   [[nodiscard]] bool pull_allowed(uint64_t now);
@@ -54,6 +57,7 @@ class NdpReceiver {
   DeliveredIds delivered_;
   BufferPartition partition_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
+  std::vector<uint32_t> acks_owed_;   // slots owed a bitmap ACK this poll
   size_t pull_head_ = 0;
   uint64_t next_pull_ = 0;
   uint64_t next_sweep_ = 0;

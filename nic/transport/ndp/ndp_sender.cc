@@ -135,7 +135,30 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
     give_up(slot, sink);
     return;
   }
-  if (n.flags & wire::kFlagAck) {
+  if ((n.flags & wire::kFlagAck) && (n.options & wire::kOptAckBitmap)) {
+    // Every packet the receiver names (docs/wire.md, kOptAckBitmap).
+    ++counters_->rx_acks;
+    const uint64_t newly = n.acked_bitmap & m.all_mask() & ~m.acked;
+    if (newly != 0) {
+      if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
+        rtt_.sample(m.dst_ip, now - m.first_sent);  // Karn: packet 0, sent once
+      else if ((newly & ~m.resent) != 0)
+        rtt_.acked_in_time(m.dst_ip);
+      for (uint64_t b = newly; b != 0; b &= b - 1) {
+        const int i = __builtin_ctzll(b);
+        rte_pktmbuf_free(m.pkts[i]);  // our reference
+        m.pkts[i] = nullptr;
+      }
+      m.acked |= newly;
+      m.resend &= ~newly;
+      m.timeouts = 0;
+      if (m.acked == m.all_mask()) {
+        complete(slot);
+        return;
+      }
+      arm(slot, now);
+    }
+  } else if (n.flags & wire::kFlagAck) {
     ++counters_->rx_acks;
     const uint64_t bit = 1ull << n.pkt_offset;
     if (!(m.acked & bit)) {

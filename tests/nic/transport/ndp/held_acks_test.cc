@@ -1,5 +1,7 @@
-// ACKs that ride on DATA (docs/wire.md, "Acknowledgements that ride on
-// data"), packet by packet: the NDP receiver holds the ACK of a whole
+// Fewer ACKs between nanopu hosts (docs/wire.md, "Acknowledgements that
+// ride on data" and "ACK bitmaps"), packet by packet. A multi-packet
+// message from a sender that announces it is acknowledged by one bitmap
+// ACK per poll, the prototype's by one ACK per packet. ACKs that ride on DATA: the NDP receiver holds the ACK of a whole
 // single-packet message only for a sender that announces it takes such
 // ACKs; a DATA packet to that sender carries it only when peer, contexts
 // and run match; an ACK no packet takes leaves on its own, byte for byte
@@ -68,6 +70,7 @@ class HeldAcksTest : public ::testing::Test {
     bench_.close();
   }
   // A one-packet message `id` from kPeer's context 3 to context 7.
+ public:
   static wire::FrameHeader request(uint16_t id, uint8_t options, uint16_t incarnation = 5) {
     wire::FrameHeader h;
     h.src_ip = kPeer;
@@ -85,12 +88,14 @@ class HeldAcksTest : public ::testing::Test {
     n.options = options;
     return h;
   }
+ protected:
   void receive(NdpReceiver& rx, const wire::FrameHeader& h, RecordingSink& sink) {
     rte_mbuf* m = rte_pktmbuf_alloc(bench_.pool);
     ASSERT_NE(m, nullptr);
+    const size_t len = wire::segment_payload_bytes(h.ndp.msg_len, h.ndp.pkt_offset);
     auto* buf = reinterpret_cast<uint8_t*>(
-        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + h.ndp.msg_len)));
-    wire::encode_frame_header(h, h.ndp.msg_len, buf);
+        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + len)));
+    wire::encode_frame_header(h, len, buf);
     wire::FrameHeader parsed;
     size_t payload = 0;
     ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &payload), wire::ParseError::kOk);
@@ -116,6 +121,66 @@ class HeldAcksTest : public ::testing::Test {
   std::unique_ptr<NdpReceiver> rx_;
   uint64_t now_ = 1;
 };
+
+// Packet `pkt` of a 4-packet message (4000 bytes) `id` from kPeer.
+wire::FrameHeader packet_of_four(uint16_t id, uint8_t pkt, uint8_t options) {
+  wire::FrameHeader h = HeldAcksTest::request(id, options);
+  h.ndp.msg_len = 4000;
+  h.ndp.pkt_offset = pkt;
+  return h;
+}
+
+TEST_F(HeldAcksTest, AnnouncingSendersPacketsAreAckedByOneBitmapPerPoll) {
+  p_.coalesce_acks = true;
+  start();
+  receive(*rx_, packet_of_four(21, 0, wire::kOptTakesAcks), sink_);
+  receive(*rx_, packet_of_four(21, 2, wire::kOptTakesAcks), sink_);
+  EXPECT_TRUE(sink_.controls.empty()) << "owed until the poll's tick";
+  rx_->tick(now_, sink_);
+  ASSERT_EQ(sink_.controls.size(), 1u);
+  const wire::NdpHeader& first = sink_.controls[0].h;
+  EXPECT_EQ(first.flags, wire::kFlagAck | wire::kFlagPull);
+  EXPECT_EQ(first.options, wire::kOptAckBitmap);
+  EXPECT_EQ(first.acked_bitmap, 0b101u);
+  EXPECT_EQ(first.pkt_offset, 2) << "the highest packet named";
+  EXPECT_EQ(first.tx_msg_id, 21);
+  rx_->tick(now_, sink_);
+  EXPECT_EQ(sink_.controls.size(), 1u) << "nothing new, nothing sent";
+
+  // The rest completes the message: its bitmap ACK leaves at once, before
+  // the slot is freed, and the next tick has nothing to send.
+  receive(*rx_, packet_of_four(21, 1, wire::kOptTakesAcks), sink_);
+  receive(*rx_, packet_of_four(21, 3, wire::kOptTakesAcks), sink_);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[1].h.acked_bitmap, 0b1111u);
+  EXPECT_EQ(sink_.delivered, 1);
+  rx_->tick(now_, sink_);
+  EXPECT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(counters_.tx_ack_bitmaps, 2u);
+
+  // Through the codec: the bitmap survives, a DATA packet's fields do not leak in.
+  wire::FrameHeader f;
+  f.ndp = sink_.controls[0].h;
+  uint8_t frame[wire::kFrameHeaderBytes + wire::kControlPayloadBytes] = {};
+  wire::encode_frame_header(f, wire::kControlPayloadBytes, frame);
+  wire::FrameHeader back;
+  size_t payload = 0;
+  ASSERT_EQ(wire::decode_frame_header(frame, sizeof frame, &back, &payload), wire::ParseError::kOk);
+  EXPECT_EQ(back.ndp.acked_bitmap, 0b101u);
+  EXPECT_EQ(back.ndp.core_time, 0u);
+}
+
+TEST_F(HeldAcksTest, ThePrototypesPacketsAreAckedOneByOne) {
+  p_.coalesce_acks = true;
+  start();
+  for (uint8_t pkt = 0; pkt < 4; ++pkt) receive(*rx_, packet_of_four(21, pkt, 0), sink_);
+  ASSERT_EQ(sink_.controls.size(), 4u);
+  for (uint8_t pkt = 0; pkt < 4; ++pkt) {
+    EXPECT_EQ(sink_.controls[pkt].h.pkt_offset, pkt);
+    EXPECT_EQ(sink_.controls[pkt].h.options, 0);
+  }
+  EXPECT_EQ(counters_.tx_ack_bitmaps, 0u);
+}
 
 TEST_F(HeldAcksTest, AnAnnouncingSendersAckIsHeldAndItsReplyCarriesIt) {
   start();
@@ -236,3 +301,4 @@ TEST_F(HeldAcksTest, ACarriedAckReadsAsTheControlPacketItStandsFor) {
 
 }  // namespace
 }  // namespace nanopu
+
