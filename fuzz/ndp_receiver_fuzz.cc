@@ -1,9 +1,11 @@
 // libFuzzer target for the NDP receive state machine: an input is a sequence
 // of packets (any flags, lengths, offsets, ids, payload sizes, arrival times)
 // fed to NdpReceiver exactly as the pipeline would (only frames the parser
-// accepts). Invariants: no crash; every delivered message is whole
+// accepts), half of them from a sender that takes held and bitmap ACKs
+// (docs/wire.md). Invariants: no crash; every delivered message is whole
 // (pkt_len == msg_len, segments add up) and for the context it was sent to;
-// nothing leaks (the mempool is full again once the receiver is gone).
+// a bitmap ACK names at least one packet and none past its message; nothing
+// leaks (the mempool is full again once the receiver is gone).
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -34,7 +36,11 @@ class CheckingSink final : public nanopu::TransportSink {
   void send_data(rte_mbuf* m, uint32_t, const nanopu::wire::TransportHeader&, size_t) override {
     rte_pktmbuf_free(m);
   }
-  void send_control(uint32_t, const nanopu::wire::TransportHeader&) override {}
+  void send_control(uint32_t, const nanopu::wire::TransportHeader& t) override {
+    if (!(t.ndp.options & nanopu::wire::kOptAckBitmap)) return;
+    const uint64_t npkts = nanopu::wire::packets_for(t.ndp.msg_len);
+    if (t.ndp.acked_bitmap == 0 || (npkts < 64 && (t.ndp.acked_bitmap >> npkts) != 0)) std::abort();
+  }
 };
 
 }  // namespace
@@ -61,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.context_slots = 6;
   p.context_packets = 256;
   p.incarnation = 1;
+  p.coalesce_acks = true;
+  p.ack_hold_ticks = 5000;
   NicCounters counters;
   CheckingSink sink;
   {
@@ -69,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto held = MsgFifo::create("fuzz_held", 64);
     if (!held.ok()) std::abort();
     ctx.held = std::move(*held);
-    NdpReceiver rx(p, &counters);
+    HeldAcks held_acks(8, p.ack_hold_ticks, &counters);
+    NdpReceiver rx(p, &counters, &held_acks);
     uint64_t now = 1;
     // Each record: 8 bytes.
     for (size_t i = 0; i + 8 <= size; i += 8) {
@@ -83,6 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       h.ndp.dst_context = 7;
       h.ndp.msg_len = static_cast<uint16_t>((r[3] << 8 | r[4]) % 5000 + (r[3] & 0x80 ? 60000 : 0));
       h.ndp.pkt_offset = r[5] & 0x3f;
+      h.ndp.options = (r[5] & 0x40) ? wire::kOptTakesAcks : 0;
       h.ndp.tx_msg_id = r[6] & 7;
       h.ndp.buf_ptr = r[7] & 3;
       // Sender runs (a restart mid-message supersedes) and the run named as
@@ -111,9 +121,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         continue;
       }
       rx.on_data(m, parsed, parsed_payload, &ctx, now, sink);
-      if (r[0] & 0x80) rx.tick(now, sink);
+      if (r[0] & 0x80) {
+        rx.tick(now, sink);
+        held_acks.expire(now, sink);
+      }
     }
     rx.tick(now + 10000000, sink);  // expiry frees abandoned partial messages
+    held_acks.expire(now + 10000000, sink);
   }
   if (rte_mempool_in_use_count(g_pool) != 0) std::abort();  // a leaked packet
   return 0;
