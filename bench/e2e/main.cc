@@ -244,6 +244,7 @@ int main_impl() {
         const double gbps = s.v[0] * bytes * 8 / 1e9;
         std::printf("%8u %10u %8.0f %14.0f %10.2f %12.0f\n", workers, bytes, s.v[2], s.v[0], gbps,
                     1e9 / s.v[0]);
+        std::fflush(stdout);  // beside the progress lines on stderr, in order
         rows.push_back({absl::StrCat("scaling ", workers, " workers ", bytes, " B"), s.v[0], "msg/s",
                         "", 0, ""});
       }
