@@ -319,12 +319,34 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 
 uint16_t Runtime::port_id() const { return port_->id(); }
 
+namespace {
+// A port's own counters, as print_counters takes them.
+struct PortStats {
+  rte_eth_stats s;
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    fn(std::string_view("rx_frames"), s.ipackets);
+    fn(std::string_view("rx_missed"), s.imissed);
+    fn(std::string_view("rx_no_mbuf"), s.rx_nombuf);
+    fn(std::string_view("rx_errors"), s.ierrors);
+    fn(std::string_view("tx_frames"), s.opackets);
+    fn(std::string_view("tx_errors"), s.oerrors);
+  }
+};
+}  // namespace
+
 void Runtime::print_stats(FILE* out) const {
   if (port_->backend() == Backend::kDpdk)
     std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
   else
     std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
+  if (port_->backend() == Backend::kDpdk) {
+    // What the port itself counted: frames lost before the NIC core saw
+    // them (a full receive ring, no mbuf) show here and nowhere else.
+    PortStats ps{};
+    if (rte_eth_stats_get(port_->id(), &ps.s) == 0) print_counters(out, "port", ps);
+  }
   if (const UringPort* u = port_->uring(); u != nullptr) print_counters(out, "uring", *u, /*all=*/true);
   if (capture_ != nullptr) print_counters(out, "capture", *capture_, /*all=*/true);
   for (size_t i = 0; i < workers_.size(); ++i)
