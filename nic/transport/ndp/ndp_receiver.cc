@@ -31,17 +31,21 @@ void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
   ++counters_->tx_ack_bitmaps;
 }
 
-void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
-                           TransportSink& sink) const {
-  wire::NdpHeader c = h.ndp;  // msg_len, tx_msg_id, buf fields, pkt_offset echoed
+wire::NdpHeader NdpReceiver::control_for(const wire::NdpHeader& n, uint8_t flags, uint16_t pull_offset) {
+  wire::NdpHeader c = n;  // msg_len, tx_msg_id, buf fields, pkt_offset, runs echoed
   c.flags = flags;
-  c.src_context = h.ndp.dst_context;
-  c.dst_context = h.ndp.src_context;
+  c.src_context = n.dst_context;
+  c.dst_context = n.src_context;
   c.pull_offset = pull_offset;
   c.options = 0;  // options and a carried ACK are DATA's alone
   c.acked_msg_id = c.acked_buf_ptr = 0;
   c.core_time = 0;
-  sink.send_control(h.src_ip, c);
+  return c;
+}
+
+void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
+                           TransportSink& sink) const {
+  sink.send_control(h.src_ip, control_for(h.ndp, flags, pull_offset));
 }
 
 void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
@@ -185,15 +189,7 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size
   if (held_ != nullptr && held_->enabled() && (n.options & wire::kOptTakesAcks) && n.incarnation != 0) {
     // A nanopu sender: the reply (or the next message) to it carries the
     // ACK, or it leaves on its own when the hold runs out (held_acks.h).
-    wire::NdpHeader ack = n;
-    ack.flags = wire::kFlagAck | wire::kFlagPull;
-    ack.src_context = n.dst_context;
-    ack.dst_context = n.src_context;
-    ack.pull_offset = 1;
-    ack.options = 0;
-    ack.acked_msg_id = ack.acked_buf_ptr = 0;
-    ack.core_time = 0;
-    held_->hold(h.src_ip, ack, now, sink);
+    held_->hold(h.src_ip, control_for(n, wire::kFlagAck | wire::kFlagPull, 1), now, sink);
   } else {
     reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
   }

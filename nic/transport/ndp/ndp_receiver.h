@@ -37,6 +37,10 @@ class NdpReceiver {
   void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;
   // The one ACK|PULL naming every packet of m received so far (kOptAckBitmap).
   void send_ack_bitmap(InboundMessage& m, TransportSink& sink);
+  // The control packet answering DATA header n (contexts swapped, ids and
+  // runs echoed, DATA-only fields cleared).
+  [[nodiscard]] static wire::NdpHeader control_for(const wire::NdpHeader& n, uint8_t flags,
+                                                   uint16_t pull_offset);
   void reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
                 TransportSink& sink) const;
   [[nodiscard]] bool pull_allowed(uint64_t now);
