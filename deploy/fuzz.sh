@@ -1,25 +1,49 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang and runs each for a while; fails if
-# a fuzzer finds a crash.
-# Usage: bash deploy/fuzz.sh [seconds per target, default 10]
-# A longer run: bash deploy/fuzz.sh 3600   (the corpus grows in build-fuzz/corpus-*)
+# Runs every libFuzzer target for a while, as many at once as there are CPUs;
+# fails if a fuzzer finds a crash. The targets come from a clang build with
+# ASan+UBSan and libFuzzer's coverage in every library (-DNANOPU_SANITIZE=ON
+# -DNANOPU_BUILD_FUZZ=ON): deploy/test.sh's sanitizer build, or build-fuzz,
+# configured here when no build directory is given.
+# Usage: bash deploy/fuzz.sh [seconds per target, default 10] [build dir]
+# A longer run: bash deploy/fuzz.sh 3600   (the corpus grows in <build dir>/corpus-*;
+#   copy new inputs worth keeping to fuzz/corpus/<target>/, where the
+#   *_corpus_test replay them in every build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-10}
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_TESTS=OFF -DNANOPU_BUILD_BENCH=OFF >/dev/null
-for target in frame ndp_receiver homa_receiver thread_api switch kv_request chain_message rdma_request dot_request compute_request; do
-  ninja -C build-fuzz "${target}_fuzz" >/dev/null
-  corpus=build-fuzz/corpus-$target
+dir=${2:-build-fuzz}
+if [ ! -f "$dir/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" -DNANOPU_SANITIZE=ON \
+    -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_TESTS=OFF -DNANOPU_BUILD_BENCH=OFF >/dev/null
+fi
+ninja -C "$dir" fuzz_targets >/dev/null
+
+targets=(frame ndp_receiver homa_receiver thread_api switch kv_request chain_message rdma_request
+         dot_request compute_request)
+fuzz_one() {  # fuzz_one TARGET: runs it, prints its numbers; exit 1 on a crash
+  local target=$1 corpus=$dir/corpus-$1 log=$dir/fuzz-$1.log
   mkdir -p "$corpus"
-  cp -n fuzz/corpus/$target/* "$corpus"/ 2>/dev/null || true
-  echo "== fuzzing $target for ${SECONDS_PER_TARGET}s =="
-  log=build-fuzz/$target.log
-  if ! ./build-fuzz/fuzz/${target}_fuzz -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
-      -artifact_prefix=build-fuzz/ "$corpus" >"$log" 2>&1; then
+  cp -n fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+  if ! "$dir/fuzz/${target}_fuzz" -max_total_time="$SECONDS_PER_TARGET" \
+      -print_final_stats=1 -artifact_prefix="$dir/$target-" "$corpus" >"$log" 2>&1; then
     tail -n 40 "$log"
-    echo "fuzz: $target found a crash (artifact in build-fuzz/)" >&2
-    exit 1
+    echo "fuzz: $target found a crash (artifact $dir/$target-*)" >&2
+    return 1
   fi
-  grep -E "stat::number_of_executed_units|stat::new_units_added" "$log"
+  echo "$target: $(grep -E 'stat::number_of_executed_units|stat::new_units_added' "$log" |
+    awk '{print $1, $2}' | sed 's/stat:://' | tr '\n' ' ')"
+}
+width=${NANOPU_FUZZ_JOBS:-$(nproc)}
+echo "fuzz: ${#targets[@]} targets, ${SECONDS_PER_TARGET} s each, $width at a time"
+pids=() failed=0
+for t in "${targets[@]}"; do
+  fuzz_one "$t" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$width" ]; then
+    wait "${pids[0]}" || failed=1
+    pids=("${pids[@]:1}")
+  fi
 done
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
+exit "$failed"

@@ -1,30 +1,95 @@
 #!/usr/bin/env bash
-# Builds and runs every test: the normal build, the same suite built with
-# AddressSanitizer + UndefinedBehaviorSanitizer, the ring and scheduler tests
-# under ThreadSanitizer, and a short libFuzzer run — each in its own build
-# directory.
-# Usage: bash deploy/test.sh     (set-up included)
+# Builds and runs every test, each configuration in its own build directory:
+#   1. the normal build (gcc, RelWithDebInfo) and the whole suite;
+#   2. one clang build with AddressSanitizer + UndefinedBehaviorSanitizer and
+#      libFuzzer's coverage: the whole suite again, then every fuzz target for
+#      its smoke time (deploy/fuzz.sh) from the same objects;
+#   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
+#      the loopback and isolation paths.
+# A table of phase times is printed at the end, pass or fail.
+#
+# Usage: bash deploy/test.sh            everything (set-up included; CI runs this)
+#        bash deploy/test.sh --quick    the normal build and every test that
+#                                       starts no second process (the inner loop)
+# Environment: NANOPU_TEST_JOBS (ctest -j, default: the CPU count),
+#              NANOPU_FUZZ_SECONDS (per fuzz target, default 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+esac
+
+jobs=${NANOPU_TEST_JOBS:-$(nproc)}
+fuzz_seconds=${NANOPU_FUZZ_SECONDS:-10}
+phases=()
+t_all=$(date +%s)
+t_phase=$t_all
+current=""
+phase() {  # phase NAME: ends the running phase and starts NAME
+  local now; now=$(date +%s)
+  [ -n "$current" ] && phases+=("$current|$((now - t_phase))")
+  current=$1 t_phase=$now
+  echo "== $1 =="
+}
+report() {
+  local rc=$? now; now=$(date +%s)
+  [ -n "$current" ] && phases+=("$current|$((now - t_phase))")
+  echo
+  echo "== phase times =="
+  printf '%-44s %8s\n' phase seconds
+  for p in "${phases[@]}"; do printf '%-44s %8s\n' "${p%%|*}" "${p##*|}"; done
+  printf '%-44s %8s\n' "total" "$((now - t_all))"
+  [ "$rc" -eq 0 ] && echo "test.sh: all passed" || echo "test.sh: FAILED in phase '$current' (exit $rc)"
+}
+trap report EXIT
+
+phase "set-up"
 bash deploy/setup.sh
 
-echo "== build (RelWithDebInfo) =="
-bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-echo "== tests =="
-(cd build && ctest --output-on-failure)
+# Line tables only (-g1): backtraces and sanitizer reports keep file:line,
+# and the builds are a fifth faster than with full debug information.
+phase "build (gcc, RelWithDebInfo)"
+bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 
-echo "== build (ASan + UBSan) =="
-bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_BENCH=OFF
-echo "== tests under ASan + UBSan =="
+if [ "$quick" -eq 1 ]; then
+  phase "tests without a second process"
+  (cd build && ctest -j"$jobs" --output-on-failure -LE processes)
+  exit 0
+fi
+
+phase "tests"
+(cd build && ctest -j"$jobs" --output-on-failure)
+
+# -O1: ASan's own guidance for usable speed; Debug keeps asserts on.
+phase "build (clang, ASan+UBSan, fuzz coverage)"
+CC=clang CXX=clang++ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
+  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" \
+  -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_BENCH=OFF
+
+phase "tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure)
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure)
 
-echo "== build (ThreadSanitizer) =="
-bash deploy/build.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF
-echo "== ring and scheduler tests under ThreadSanitizer =="
+phase "fuzz smoke run (${fuzz_seconds} s per target)"
+bash deploy/fuzz.sh "$fuzz_seconds" build-asan
+
+# Only the targets the TSan run needs; the regex below names their tests.
+phase "build (ThreadSanitizer, rings and scheduler)"
+tsan_targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
+              scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
+              e2e_isolation_test e2e_loopback_ring_test)
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF >/dev/null
+ninja -C build-tsan "${tsan_targets[@]}"
+
+phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
-   ctest --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest')
-
-echo "== fuzz smoke run (libFuzzer, 10 s per target) =="
-bash deploy/fuzz.sh 10
+   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest')

@@ -332,7 +332,7 @@ int main(int argc, char** argv) {
   }
   if (boot) {  // after the service threads: they bind first
     const auto [ip, ctx] = *boot;
-    auto announce = [ip, ctx](nanopu::Thread& t) {
+    auto announce = [ip = ip, ctx = ctx](nanopu::Thread& t) {
       if (!nanopu::apps::send_boot_message(t, ip, ctx))
         std::fprintf(stderr, "nanopu-server: could not send the boot message (is context %u free?)\n",
                      nanopu::apps::kBootContext);
