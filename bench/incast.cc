@@ -21,9 +21,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "apps/switch/software_switch.h"
+#include "tools/switch/software_switch.h"
 #include "bench/bench_table.h"
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 

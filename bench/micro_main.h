@@ -5,7 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 
 namespace nanopu::bench {
 

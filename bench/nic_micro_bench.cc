@@ -17,19 +17,20 @@
 #include <cstring>
 
 #include "bench/micro_main.h"
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 #include "lib/contract/msg_fifo.h"
 #include "nic/pipeline/pipeline.h"
 #include "nic/reassembly/delivered_ids.h"
 #include "nic/transport/ndp/ndp_transport.h"
 #include "nic/timers/timer_module.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 namespace {
 
 wire::FrameHeader sample_header() {
   wire::FrameHeader h;
+  h.protocol = wire::kIpProtoNdp;
   h.src_ip = 0x0a000001;
   h.dst_ip = 0x0a000002;
   h.ndp.flags = wire::kFlagData;
@@ -220,10 +221,10 @@ BENCHMARK(BM_PipelineClassifyPerPacket);
 // DATA in (a whole single-packet message), ACK|PULL out, message delivered.
 void BM_NdpTransportDataInAckOut(benchmark::State& state) {
   BenchHost host;
-  NdpParams p;
-  p.rto_ticks = rte_get_tsc_hz() / 1000;
-  p.completion_memory_ticks = rte_get_tsc_hz();
-  NdpTransport transport(p, packet_pool(), &host.counters);
+  TransportParams c;
+  c.rto_ticks = rte_get_tsc_hz() / 1000;
+  c.completion_memory_ticks = rte_get_tsc_hz();
+  NdpTransport transport(c, NdpParams{}, packet_pool(), &host.counters);
   Pipeline pipeline(0x0a000002, &host.contexts, &host.neighbors, &host.counters);
   FreeingSink sink;
   uint32_t id = 0;

@@ -25,7 +25,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_table.h"
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "bench/micro_main.h"
-#include "lib/platform/ring_port.h"
+#include "runtime/platform/ring_port.h"
 #include "nanopu/app_header.h"
 #include "nanopu/memory_message.h"
 #include "nanopu/runtime.h"

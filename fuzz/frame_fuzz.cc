@@ -1,4 +1,4 @@
-// libFuzzer target for the wire parser (nic/wire/frame.cc): any byte string
+// libFuzzer target for the wire parser (lib/wire/frame.cc): any byte string
 // is either rejected with a reason or decodes to a header that encodes and
 // decodes back to itself. Never a crash, never a read past the input.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nanopu::wire;

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 
 namespace nanopu::fuzz {
 

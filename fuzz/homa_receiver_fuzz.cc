@@ -53,18 +53,19 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nanopu;
+  TransportParams c;
   HomaParams p;
-  p.base.reassembly_slots = 8;
-  p.base.outbound_slots = 4;
-  p.base.remembered_completions = 64;
-  p.base.remembered_senders = 4;
-  p.base.rto_ticks = 5000;
-  p.base.reassembly_expiry_ticks = 1000000;
-  p.base.completion_memory_ticks = 1000000;
-  p.base.reserved_priority0_slots = 2;
-  p.base.context_slots = 6;
-  p.base.context_packets = 256;
-  p.base.incarnation = 1;
+  c.reassembly_slots = 8;
+  c.outbound_slots = 4;
+  c.remembered_completions = 64;
+  c.remembered_senders = 4;
+  c.rto_ticks = 5000;
+  c.reassembly_expiry_ticks = 1000000;
+  c.completion_memory_ticks = 1000000;
+  c.reserved_priority0_slots = 2;
+  c.context_slots = 6;
+  c.context_packets = 256;
+  c.incarnation = 1;
   p.rtt_bytes = 2048;
   p.overcommit = 2;
   p.resend_ticks = 3000;
@@ -79,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!held.ok()) std::abort();
     ctx.held = std::move(*held);
     p.grant_when_core_free = size > 0 && (data[0] & 0x40);
-    HomaTransport homa(p, g_pool, &counters);
+    HomaTransport homa(c, p, g_pool, &counters);
     uint64_t now = 1;
     // Each record: 9 bytes.
     for (size_t i = 0; i + 9 <= size; i += 9) {

@@ -55,18 +55,19 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nanopu;
+  TransportParams c;
+  c.reassembly_slots = 8;
+  c.remembered_completions = 64;
+  c.remembered_senders = 4;  // small: a new sender forgets the least recent
+  c.reassembly_expiry_ticks = 1000000;
+  c.completion_memory_ticks = 1000000;
+  c.reserved_priority0_slots = 2;
+  c.context_slots = 6;
+  c.context_packets = 256;
+  c.incarnation = 1;
   NdpParams p;
-  p.reassembly_slots = 8;
-  p.remembered_completions = 64;
-  p.remembered_senders = 4;  // small: a new sender forgets the least recent
   p.rtt_packets = 2;
   p.pull_interval_ticks = 100;
-  p.reassembly_expiry_ticks = 1000000;
-  p.completion_memory_ticks = 1000000;
-  p.reserved_priority0_slots = 2;
-  p.context_slots = 6;
-  p.context_packets = 256;
-  p.incarnation = 1;
   p.coalesce_acks = true;
   p.ack_hold_ticks = 5000;
   NicCounters counters;
@@ -78,12 +79,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!held.ok()) std::abort();
     ctx.held = std::move(*held);
     HeldAcks held_acks(8, p.ack_hold_ticks, &counters);
-    NdpReceiver rx(p, &counters, &held_acks);
+    NdpReceiver rx(c, p, &counters, &held_acks);
     uint64_t now = 1;
     // Each record: 8 bytes.
     for (size_t i = 0; i + 8 <= size; i += 8) {
       const uint8_t* r = data + i;
       wire::FrameHeader h;
+      h.protocol = wire::kIpProtoNdp;
       h.src_ip = 0x0a000000u | (r[0] & 3);
       h.dst_ip = 0x0a0000ffu;
       h.ndp.flags = (r[1] & 1) ? wire::kFlagData : static_cast<uint8_t>(r[1] & 0x1f);

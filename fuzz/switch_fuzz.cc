@@ -1,4 +1,4 @@
-// libFuzzer target for nanopu-switch's frame handling (apps/switch): an input
+// libFuzzer target for nanopu-switch's frame handling (tools/switch): an input
 // is a sequence of frames, each with an input port, a length and bytes (any
 // shape: short, not IPv4, NDP or not, DATA/CHOP/control, any address), fed
 // to a 3-port switch through its ring ports, with tiny queues so trimming
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "apps/switch/software_switch.h"
+#include "tools/switch/software_switch.h"
 #include "fuzz/fuzz_eal.h"
 
 namespace {

@@ -14,32 +14,31 @@
 #include <memory>
 #include <vector>
 
+#include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/thread_fifos.h"
+#include "lib/contract/wakeup.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
-#include "lib/contract/wakeup.h"
 #include "nic/fault/fault_injector.h"
-#include "nic/idle/rx_waiter.h"
+#include "nic/idle/idle_sleep.h"
 #include "nic/link/link_watch.h"
 #include "nic/link/packet_io.h"
 #include "nic/packetizer/packetizer.h"
-#include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
-#include "nic/transport/homa/homa_params.h"
-#include "nic/transport/ndp/ndp_params.h"
-#include "nic/transport/peer_protocols.h"
+#include "nic/transport/common/peer_protocols.h"
+#include "nic/transport/factory.h"
 #include "nic/transport/transport.h"
+#include "nic/tx/tx_batches.h"
+#include "nic/watch/worker_watch.h"
 
 namespace nanopu {
 
 struct NicParams {
-  NdpParams ndp;
-  // Homa's knobs (homa.base: as ndp). Both transports run in every NIC core;
-  // a thread's message goes in the protocol its destination last spoke to
-  // us, else in this one (wire::kIpProtoNdp or kIpProtoHoma).
-  HomaParams homa;
+  // Every transport runs in every NIC core (factory.h); a thread's message
+  // goes in the protocol its destination last spoke to us, else in this one.
+  TransportConfig transports;
   uint8_t protocol = wire::kIpProtoNdp;
   FaultSpec faults;  // the wire in front of this port's receive path
   uint16_t port_id = 0;
@@ -88,6 +87,7 @@ struct NicParams {
 class NicCore final : public TransportSink {
  public:
   static constexpr unsigned kBurst = 32;
+  static constexpr uint32_t kMaxSleepUs = IdleSleep::kMaxSleepUs;
 
   NicCore(const NicParams& params, rte_mempool* pool, const ContextTable* contexts);
   ~NicCore() override;
@@ -111,8 +111,7 @@ class NicCore final : public TransportSink {
   void idle_or_sleep(unsigned work, bool workers_idle);
   // The doorbell threads ring after handing over a message (adaptive mode on
   // a dedicated NIC core; else null).
-  [[nodiscard]] Doorbell* doorbell() { return params_.adaptive_poll ? &doorbell_ : nullptr; }
-  static constexpr uint32_t kMaxSleepUs = 10000;  // then look at the world again
+  [[nodiscard]] Doorbell* doorbell() { return idle_.doorbell(); }
   // For a worker sharing this core (single-lcore mode): polls this NIC.
   [[nodiscard]] NicPollHook poll_hook() {
     return {[](void* nic) { return static_cast<NicCore*>(nic)->poll(); }, this};
@@ -131,11 +130,11 @@ class NicCore final : public TransportSink {
   void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) override;
 
  private:
-  // Packets waiting for one rte_eth_tx_burst; control before data.
-  struct TxBatch {
-    rte_mbuf* pkts[2 * kBurst];
-    unsigned n = 0;
-  };
+  // The rooms of a poll, in order.
+  unsigned receive();          // a burst from the port through the pipeline to the transports
+  unsigned gather();           // complete messages from the threads' TX FIFOs to the transports
+  void tick_transports();      // timers and pacing (held while the link is down)
+  void poll_link(bool was_holding);
   // The thread core selection picks for a message of e (nullptr: hold it;
   // *no_thread: nobody is bound any more).
   [[nodiscard]] ThreadFifos* choose(ContextEntry* e, uint64_t hash, bool* no_thread) const;
@@ -144,11 +143,13 @@ class NicCore final : public TransportSink {
   void push_staged(ThreadFifos* t);
   void push_all_staged();
   unsigned service_pending();
-  void check_async_preemption(uint64_t now);
-  void check_watchdog(uint64_t now);
-  void enqueue(TxBatch& b, rte_mbuf* m);
-  void flush(TxBatch& b);
+  void copy_fault_counters();
+  [[nodiscard]] Transport& transport_for(uint8_t protocol) {
+    return *transports_[transport_index(protocol)];
+  }
+  [[nodiscard]] uint32_t tx_room() const;
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
+  [[nodiscard]] uint64_t next_timer_deadline() const;
   [[nodiscard]] bool holding_for_link(uint64_t now) const {
     return !link_.up() && link_.down_for(now) < params_.link_hold_tsc;
   }
@@ -161,44 +162,25 @@ class NicCore final : public TransportSink {
   Pipeline pipeline_;
   Packetizer packetizer_;
   CoreSelector selector_;
-  // NDP and Homa, by IPv4 protocol number (transport_for).
-  std::unique_ptr<Transport> ndp_;
-  std::unique_ptr<Transport> homa_;
+  // Every transport, in kTransportProtocols' order (transport_for).
+  std::array<std::unique_ptr<Transport>, kTransportProtocols.size()> transports_;
   PeerProtocols peer_protocols_;
-  [[nodiscard]] Transport& transport_for(uint8_t protocol) {
-    return protocol == wire::kIpProtoHoma ? *homa_ : *ndp_;
-  }
   std::unique_ptr<FaultInjector> faults_;
   EthdevIo ethdev_;
   PacketIo* io_;  // params_.io, or ethdev_
+  LinkWatch link_;
+  TxBatches tx_;
+  WorkerWatch watch_;
+  IdleSleep idle_;
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
-  // Per worker, asynchronous preemption: the episode signalled, when the last
-  // signal went, and how long to wait before signalling it again.
-  struct Kick {
-    uint64_t episode = 0, sent_tsc = 0, retry_tsc = 0;
-  };
-  std::vector<Kick> kicks_;
-  std::vector<uint64_t> watchdog_flagged_; // per worker: the episode already counted
-  uint64_t next_watchdog_tsc_ = 0;
-  uint64_t next_async_check_tsc_ = 0;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
   std::vector<ThreadFifos*> staged_;       // threads with staged messages (push_to)
   uint64_t now_ = 0;
   uint64_t tsc_hz_ = rte_get_tsc_hz();
-  TxBatch control_;
-  TxBatch data_;
-  TxBatch deferred_;  // defer_control: control packets of the previous poll
-  // Adaptive polling.
-  Doorbell doorbell_;
-  RxWaiter waiter_;
-  LinkWatch link_;
   rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
   uint16_t stash_n_ = 0;
-  uint64_t idle_since_ = 0;
   uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll
-  uint64_t next_give_up_report_tsc_ = 0;  // give-ups are logged at most once a second
-  uint64_t give_ups_unreported_ = 0;
 };
 
 }  // namespace nanopu

@@ -1,5 +1,6 @@
 // The lnic.h C shim: each call acts on the thread whose fiber is running.
 #include "nanopu/lnic.h"
+#include "lib/base/log.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +15,7 @@ nanopu::Thread& current() {
   if (t == nullptr) {
     // Not inside a nanopu thread: there are no registers to use. This is a
     // programming error with no sensible fallback.
-    std::fprintf(stderr, "nanopu: lnic_* called outside a thread spawned by nanopu::Runtime\n");
+    NANOPU_LOG(kError, "lnic_* called outside a thread spawned by nanopu::Runtime");
     std::abort();
   }
   return *t;
@@ -26,14 +27,13 @@ extern "C" {
 
 int nanopu_lnic_add_context(uint64_t context, uint64_t priority) {
   if (context > 0xffff || priority > 0xff) {
-    std::fprintf(stderr, "nanopu: lnic_add_context(%llu, %llu): context must be < 65536, "
-                         "priority < 256\n",
+    NANOPU_LOG(kError, "lnic_add_context(%llu, %llu): context must be < 65536, priority < 256",
                  static_cast<unsigned long long>(context), static_cast<unsigned long long>(priority));
     return -1;
   }
   absl::Status s = current().bind(static_cast<uint16_t>(context), static_cast<uint8_t>(priority));
   if (!s.ok()) {
-    std::fprintf(stderr, "nanopu: lnic_add_context: %s\n", std::string(s.message()).c_str());
+    NANOPU_LOG(kError, "lnic_add_context: %s", std::string(s.message()).c_str());
     return -1;
   }
   return 0;

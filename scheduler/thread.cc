@@ -1,6 +1,7 @@
 // nanopu::Thread: the word-at-a-time register interface over mbuf messages.
 // Every call is a scheduler safe point (docs/design.md, "Scheduler").
 #include "nanopu/thread.h"
+#include "lib/base/log.h"
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
@@ -65,7 +66,7 @@ ApiError Thread::fail(ApiError e) {
   // counts it (the hardware's behaviour here is undefined, nanoPU §3.4).
   if (!reported_misuse_ && (e == ApiError::kRxEmpty || e == ApiError::kReadPastEnd)) {
     reported_misuse_ = true;
-    std::fprintf(stderr, "nanopu: thread %u: read() %s (returns 0; counted, reported once)\n", id_,
+    NANOPU_LOG(kWarning, "thread %u: read() %s (returns 0; counted, reported once)", id_,
                  e == ApiError::kRxEmpty ? "with an empty RX FIFO" : "past the end of its message");
   }
 #endif

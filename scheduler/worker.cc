@@ -1,4 +1,5 @@
 #include "scheduler/worker.h"
+#include "lib/base/log.h"
 
 #include <rte_cycles.h>
 #include <rte_pause.h>
@@ -69,9 +70,9 @@ absl::StatusOr<Thread*> Worker::add_thread(uint32_t id, ThreadFifos* fifos, rte_
       fiber_running_ = false;
       throw;  // shutdown unwinding a parked thread: let the fiber finish it
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "nanopu: thread %u ended by exception: %s\n", t->id(), e.what());
+      NANOPU_LOG(kError, "thread %u ended by exception: %s", t->id(), e.what());
     } catch (...) {
-      std::fprintf(stderr, "nanopu: thread %u ended by an unknown exception\n", t->id());
+      NANOPU_LOG(kError, "thread %u ended by an unknown exception", t->id());
     }
     fiber_running_ = false;  // the rest is the fiber's exit back to run_once()
   });

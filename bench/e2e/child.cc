@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 
 namespace nanopu::bench {
 namespace {

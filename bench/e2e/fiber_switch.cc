@@ -6,7 +6,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "bench/e2e/measurements.h"
-#include "lib/timing/calibration.h"
+#include "model/timing/calibration.h"
 
 namespace nanopu::bench {
 
@@ -14,7 +14,7 @@ ChildResult measure_fiber_switch(uint64_t switches) {
   ChildResult r;
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
   const uint64_t rounds = switches / 2;
-  r.v[0] = timing::measure_fiber_switch_ns(static_cast<int>(rounds));
+  r.v[0] = model::measure_fiber_switch_ns(static_cast<int>(rounds));
   {
     namespace ctx = boost::context;
     bool stop = false;

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <memory>
 
-#include "apps/loadgen/histogram.h"
+#include "tools/loadgen/histogram.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/spsc_ring.h"
 #include "lib/contract/thread_fifos.h"

@@ -7,12 +7,12 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
-#include "apps/loadgen/loadgen.h"
+#include "tools/loadgen/loadgen.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/raw_endpoints.h"
 #include "bench/e2e/server_host.h"
-#include "lib/platform/port.h"
-#include "lib/platform/ring_port.h"
+#include "runtime/platform/port.h"
+#include "runtime/platform/ring_port.h"
 
 namespace nanopu::bench {
 namespace {

@@ -16,8 +16,8 @@
 #include "bench/e2e/raw_endpoints.h"
 #include "bench/e2e/request_peer.h"
 #include "bench/e2e/server_host.h"
-#include "lib/platform/port.h"
-#include "lib/platform/ring_port.h"
+#include "runtime/platform/port.h"
+#include "runtime/platform/ring_port.h"
 
 namespace nanopu::bench {
 namespace {

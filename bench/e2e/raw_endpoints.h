@@ -12,14 +12,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "apps/loadgen/histogram.h"
+#include "tools/loadgen/histogram.h"
 #include "bench/e2e/request_peer.h"
-#include "lib/platform/port.h"
+#include "runtime/platform/port.h"
 
 namespace nanopu::bench {
 
 // Opens DPDK port port_id for raw use from `lcore`, with the same queue and
-// pool set-up as a nanopu host's (lib/platform/port.h); tag names its pool.
+// pool set-up as a nanopu host's (runtime/platform/port.h); tag names its pool.
 [[nodiscard]] absl::StatusOr<std::unique_ptr<Port>> open_raw_port(uint16_t port_id, unsigned lcore,
                                                                   const std::string& tag);
 

@@ -30,6 +30,7 @@ void RequestPeer::write_frame(rte_mbuf* m, const wire::FrameHeader& h, size_t pa
 uint16_t RequestPeer::fill(rte_mbuf** pkts, uint16_t n) {
   uint16_t used = 0;
   wire::FrameHeader h;
+  h.protocol = wire::kIpProtoNdp;
   h.src_mac = p_.peer_mac;
   h.dst_mac = p_.server_mac;
   h.src_ip = p_.peer_ip;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu::bench {
 

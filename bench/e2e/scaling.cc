@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/server_host.h"
-#include "lib/platform/ring_port.h"
+#include "runtime/platform/ring_port.h"
 #include "nanopu/app_header.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu::bench {
 namespace {

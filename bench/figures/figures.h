@@ -1,5 +1,5 @@
 // nanopu-figures: the seeds' figures recomputed with the timing model
-// (lib/timing). Every number here is *modelled*. Each figure writes
+// (model). Every number here is *modelled*. Each figure writes
 // <out>/<name>.csv, plots <out>/<name>.png (bench/figures/plot.py, when
 // python3-matplotlib is installed), prints its headline beside the paper's,
 // and returns whether the headline is within the tolerance.
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/timing/timing_params.h"
+#include "model/timing/timing_params.h"
 
 struct rte_mempool;
 
@@ -17,7 +17,7 @@ namespace nanopu::figures {
 
 struct FigureOptions {
   std::string out_dir = ".";
-  timing::TimingParams params;
+  model::TimingParams params;
   uint64_t requests = 200000;  // measured requests per virtual-time point
   uint64_t seed = 1;
   bool plot = true;
@@ -33,7 +33,7 @@ struct Headline {
   // why: printed as a miss, not a failure. The figure must then assert the
   // paper's shape (Shape) instead.
   bool known_miss = false;
-  // A parameter was fitted to this very number (lib/timing/*.params): it
+  // A parameter was fitted to this very number (model/timing/*.params): it
   // reproduces by construction, so it checks arithmetic and the parameter
   // files, not the model. Printed as such; the figure's independent checks
   // are its Shapes and its other headlines.

@@ -1,7 +1,7 @@
 // homa: the Homa paper's headline experiment (SIGCOMM'18, §5.2, Figs. 12–13)
 // in virtual time — slowdown against message size at 50 % and 80 % load on
 // the W3 workload, Homa beside NDP, each host running the NIC core's own
-// transport (lib/timing/virtual_workload.h). Every number is *modelled*.
+// transport (model/virtual/virtual_workload.h). Every number is *modelled*.
 // Writes homa.csv / homa.png and homa.json.
 #include <rte_mbuf.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
-#include "lib/timing/virtual_workload.h"
+#include "model/virtual/virtual_workload.h"
 
 namespace nanopu::figures {
 namespace {
@@ -29,7 +29,7 @@ constexpr uint32_t kBins[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 
 struct Run {
   const char* transport;
   double load;
-  timing::WorkloadResult r;
+  model::WorkloadResult r;
   // p50 / p99 slowdown per bin, and of the shortest 10 % of messages.
   std::vector<double> p50, p99;
   double short_p99 = 0;
@@ -37,7 +37,7 @@ struct Run {
 
 void summarize(Run& run) {
   std::vector<std::vector<double>> by_bin(std::size(kBins));
-  std::vector<timing::WorkloadResult::Message> m = run.r.messages;
+  std::vector<model::WorkloadResult::Message> m = run.r.messages;
   for (const auto& x : m) {
     size_t b = 0;
     while (x.bytes > kBins[b]) ++b;
@@ -68,14 +68,14 @@ bool homa(const FigureOptions& o) {
   std::vector<Run> runs;
   for (double load : {0.5, 0.8}) {
     for (bool homa : {true, false}) {
-      timing::WorkloadConfig c;
+      model::WorkloadConfig c;
       c.load = load;
       c.homa = homa;
       c.messages = messages;
       c.seed = o.seed;
       c.link_gbps = o.params.link_gbps;
       c.link_latency_ns = o.params.link_latency_ns;
-      Run run{homa ? "homa" : "ndp", load, timing::run_workload(c, pool), {}, {}, 0};
+      Run run{homa ? "homa" : "ndp", load, model::run_workload(c, pool), {}, {}, 0};
       summarize(run);
       std::printf("  %-4s load %2.0f%%: delivered %u/%u  p99 slowdown, shortest 10%%: %6.2f  "
                   "trimmed %llu retransmits %llu timeouts %llu grants %llu resends %llu\n",

@@ -1,5 +1,5 @@
 // incast: the 80-to-1 NDP experiment (nanoPU (OSDI'21) §5.2.3, nanoPU tail-latency version §4) in virtual time,
-// the real NDP transport on every host (lib/timing/virtual_network.h), and
+// the real NDP transport on every host (model/virtual/virtual_network.h), and
 // Homa's beside it.
 #include <rte_mbuf.h>
 
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "lib/timing/virtual_network.h"
+#include "model/virtual/virtual_network.h"
 
 namespace nanopu::figures {
 namespace {
@@ -31,23 +31,23 @@ bool incast(const FigureOptions& o) {
     std::fprintf(stderr, "nanopu-figures: incast needs DPDK's EAL and a mempool, which did not start\n");
     return false;
   }
-  timing::IncastConfig c;
+  model::IncastConfig c;
   c.link_latency_ns = o.params.link_latency_ns;
   c.link_gbps = o.params.link_gbps;
   std::printf("Incast: 80 senders x 1024 B to one receiver, 81 KB queue, %.0f Gb/s, %.2f ns links, "
               "RTO %.1f us (modelled; the real NDP code on every host)\n",
               c.link_gbps, c.link_latency_ns, c.rto_ns / 1000);
   c.trimming = true;
-  const timing::IncastResult trim = timing::run_incast(c, pool);
+  const model::IncastResult trim = model::run_incast(c, pool);
   c.trimming = false;
-  const timing::IncastResult drop = timing::run_incast(c, pool);
+  const model::IncastResult drop = model::run_incast(c, pool);
   // Homa beside NDP on the same incast (its real transport, a priority
   // switch that trims): 1024-byte messages are all unscheduled, so this
   // shows its behaviour under the burst, not its grants.
-  timing::IncastConfig hc = c;
+  model::IncastConfig hc = c;
   hc.trimming = true;
   hc.homa = true;
-  const timing::IncastResult homa = timing::run_incast(hc, pool);
+  const model::IncastResult homa = model::run_incast(hc, pool);
   for (const auto* r : {&trim, &drop})
     std::printf("  %-9s last message %7.3f us  delivered %u/80  trimmed %llu dropped %llu "
                 "retransmits %llu timeouts %llu\n",
@@ -61,12 +61,12 @@ bool incast(const FigureOptions& o) {
               static_cast<unsigned long long>(homa.timeouts), trim.last_delivery_ns / 1000);
   // How the gain moves with the retransmit timeout (docs/wire.md: 0.7-9.4 us in the prototype).
   for (double rto : {700.0, 3000.0, 9400.0}) {
-    timing::IncastConfig s = c;
+    model::IncastConfig s = c;
     s.rto_ns = rto;
     s.trimming = true;
-    const double t = timing::run_incast(s, pool).last_delivery_ns;
+    const double t = model::run_incast(s, pool).last_delivery_ns;
     s.trimming = false;
-    const double d = timing::run_incast(s, pool).last_delivery_ns;
+    const double d = model::run_incast(s, pool).last_delivery_ns;
     std::printf("  RTO %4.1f us: tail drop / trimming = %.2f\n", rto / 1000, d / t);
   }
   Table t{{"time ns", "trimming queue bytes", "tail drop queue bytes"}, {}};

@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "lib/timing/timing_model.h"
+#include "model/timing/timing_model.h"
 
 namespace nanopu::figures {
 
@@ -15,11 +15,11 @@ bool fig2(const FigureOptions& o) {
   Table t{{"parameter set", "stage", "ns"}, {}};
   std::vector<Headline> h;
   for (const char* set : {"osdi21", "tail"}) {
-    timing::TimingParams p = *timing::builtin_timing_params(set);
+    model::TimingParams p = *model::builtin_timing_params(set);
     if (o.params.name == set) p = o.params;  // a loaded file replaces its set
-    const timing::TimingModel m(p);
+    const model::TimingModel m(p);
     std::printf("Figure 2 (set %s): 8-byte message, 72-byte packet, modelled\n", set);
-    for (const timing::Stage& s : m.loopback_stages(8)) {
+    for (const model::Stage& s : m.loopback_stages(8)) {
       std::printf("  %-28s %6.2f ns\n", s.name.c_str(), s.ns);
       t.rows.push_back({set, s.name, absl::StrCat(s.ns)});
     }
@@ -37,19 +37,19 @@ bool fig2(const FigureOptions& o) {
   // (wire-to-wire less loopback; neither states it) is the same 100GE
   // switch measurement (OSDI'21 footnote 10), and both sets use it.
   const double osdi_mac = (69.0 - 17.0) / 2, tail_mac = (65.0 - 13.0) / 2;
-  const timing::TimingParams po = *timing::builtin_timing_params("osdi21");
-  const timing::TimingParams pt = *timing::builtin_timing_params("tail");
+  const model::TimingParams po = *model::builtin_timing_params("osdi21");
+  const model::TimingParams pt = *model::builtin_timing_params("tail");
   return report(o, "fig2", h,
                 {{"both papers imply the same MAC + serial I/O: (69-17)/2 = (65-13)/2 = 26 ns",
                   osdi_mac == tail_mac && po.mac_serial_io_ns == osdi_mac && pt.mac_serial_io_ns == tail_mac},
                  {"the later version is no slower on the fast path, the same core and MAC",
-                  timing::TimingModel(pt).loopback_ns(8) <= timing::TimingModel(po).loopback_ns(8) &&
+                  model::TimingModel(pt).loopback_ns(8) <= model::TimingModel(po).loopback_ns(8) &&
                       pt.app_cycles_per_word == po.app_cycles_per_word}}) &&
          ok;
 }
 
 bool fig3(const FigureOptions& o) {
-  const timing::TimingModel m(o.params);
+  const model::TimingModel m(o.params);
   Table t{{"message bytes", "nanoPU fast path ns", "traditional NIC ns"}, {}};
   std::printf("Figure 3: loopback response time vs message length, modelled\n");
   std::printf("  %8s %14s %14s %8s\n", "bytes", "nanoPU ns", "traditional ns", "ratio");
@@ -77,12 +77,12 @@ bool fig3(const FigureOptions& o) {
 }
 
 bool fig4(const FigureOptions& o) {
-  const timing::TimingModel m(o.params);
-  const timing::TimingParams& p = o.params;
+  const model::TimingModel m(o.params);
+  const model::TimingParams& p = o.params;
   // Gb/s on the wire, frames included, as the paper counts them (118 Mrps
   // of 72-byte frames is its 68 Gb/s).
   const auto wire_gbps = [](double rps, size_t b) {
-    return rps * static_cast<double>(timing::TimingModel::frame_bytes(b)) * 8 / 1e9;
+    return rps * static_cast<double>(model::TimingModel::frame_bytes(b)) * 8 / 1e9;
   };
   Table t{{"message bytes", "core limit Mrps", "core limit Gb/s (wire)", "link Gb/s"}, {}};
   std::printf("Figure 4: loopback throughput of one core vs message length, modelled\n");

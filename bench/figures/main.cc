@@ -18,7 +18,7 @@
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
 ABSL_FLAG(std::string, params, "osdi21",
           "Timing parameters: a built-in set (osdi21: 17/69 ns; tail: 13/65 ns, the tail-latency version) or a file "
-          "(lib/timing/nanopu-osdi21.params shows the format).");
+          "(model/timing/nanopu-osdi21.params shows the format).");
 ABSL_FLAG(uint64_t, requests, 200000, "Measured requests per virtual-time load point.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the virtual-time runs (same seed, same numbers).");
 ABSL_FLAG(bool, plot, true, "Also plot <name>.png with python3-matplotlib (if installed).");
@@ -108,10 +108,10 @@ int main(int argc, char** argv) {
   o.plot = absl::GetFlag(FLAGS_plot);
   o.tolerance = absl::GetFlag(FLAGS_tolerance);
   const std::string params = absl::GetFlag(FLAGS_params);
-  absl::StatusOr<nanopu::timing::TimingParams> p =
+  absl::StatusOr<nanopu::model::TimingParams> p =
       params.find('/') == std::string::npos && params.find('.') == std::string::npos
-          ? nanopu::timing::builtin_timing_params(params)
-          : nanopu::timing::load_timing_params(params);
+          ? nanopu::model::builtin_timing_params(params)
+          : nanopu::model::load_timing_params(params);
   if (!p.ok()) {
     std::fprintf(stderr, "nanopu-figures: %s\n", std::string(p.status().message()).c_str());
     return 2;

@@ -4,7 +4,7 @@
 
 #include "bench/figures/figures.h"
 #include "lib/contract/message.h"
-#include "lib/platform/eal.h"
+#include "runtime/platform/eal.h"
 
 namespace nanopu::figures {
 

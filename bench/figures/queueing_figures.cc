@@ -1,4 +1,4 @@
-// fig7, fig8, jbsq, nebula: load sweeps in virtual time (lib/timing/
+// fig7, fig8, jbsq, nebula: load sweeps in virtual time (model/
 // virtual_host.h), the HTS and core-selection policies shared with the
 // live runtime.
 #include <algorithm>
@@ -7,16 +7,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "lib/timing/response_bound.h"
-#include "lib/timing/timing_model.h"
-#include "lib/timing/virtual_host.h"
+#include "model/timing/response_bound.h"
+#include "model/timing/timing_model.h"
+#include "model/virtual/virtual_host.h"
 
 namespace nanopu::figures {
 namespace {
 
-using timing::RequestClass;
-using timing::ServiceTime;
-using timing::VirtualHostConfig;
+using model::RequestClass;
+using model::ServiceTime;
+using model::VirtualHostConfig;
 
 const std::vector<double> kLoads = {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
 
@@ -28,7 +28,7 @@ ServiceTime fixed(double ns) {
 
 // One core's worth of nanoPU: links, fast path, 160-cycle switches.
 VirtualHostConfig base(const FigureOptions& o, uint32_t cores) {
-  const timing::TimingModel m(o.params);
+  const model::TimingModel m(o.params);
   VirtualHostConfig c;
   c.cores = cores;
   c.context_switch_ns = m.context_switch_ns();
@@ -53,9 +53,9 @@ double mean_service(const VirtualHostConfig& c) {
 // The capacity of c's cores in requests/s.
 double capacity(const VirtualHostConfig& c) { return c.cores * 1e9 / mean_service(c); }
 
-std::vector<timing::ClassResult> run_at(VirtualHostConfig c, double load) {
+std::vector<model::ClassResult> run_at(VirtualHostConfig c, double load) {
   c.load_rps = load * capacity(c);
-  return timing::run_virtual_host(c).classes;
+  return model::run_virtual_host(c).classes;
 }
 
 // p99 (µs) of every class at each load, one column per (variant, class).
@@ -73,7 +73,7 @@ Sweep sweep(const std::vector<std::pair<std::string, VirtualHostConfig>>& varian
     std::vector<std::string> row = {absl::StrCat(load)};
     size_t col = 0;
     for (const auto& [name, c] : variants) {
-      std::vector<timing::ClassResult> r = run_at(c, load);
+      std::vector<model::ClassResult> r = run_at(c, load);
       for (auto& k : r) {
         const double us = k.quantile_ns(0.99) / 1000;
         s.p99_us[col++].push_back(us);
@@ -94,7 +94,7 @@ size_t load_index(double load) {
 double max_load_at_slo(const VirtualHostConfig& c, double slo_ns, double lo, double hi) {
   for (int i = 0; i < 9; ++i) {
     const double mid = (lo + hi) / 2;
-    std::vector<timing::ClassResult> r = run_at(c, mid);
+    std::vector<model::ClassResult> r = run_at(c, mid);
     bool ok = true;
     for (auto& k : r) ok &= k.quantile_ns(0.99) <= slo_ns;
     (ok ? lo : hi) = mid;
@@ -169,18 +169,18 @@ bool fig8(const FigureOptions& o) {
   }
   std::printf("  well-behaved p99, max up to load 0.9: permanent demotion %.2f us, until_done %.2f us\n",
               worst, worst_until_done);
-  const timing::TimingModel m(o.params);
+  const model::TimingModel m(o.params);
   // The bound formula against the scheduler, not against the paper's own
   // arithmetic: the worst response found by simulation (HtsPolicy in
-  // virtual time, lib/timing/response_bound.h) for k priority-0 threads.
+  // virtual time, model/timing/response_bound.h) for k priority-0 threads.
   std::printf("  bound vs simulated worst case (well-behaved at 999 ns, t0 = 1 us):\n");
   bool within_strict = true, above_paper_by_one_switch = true, tight = true;
   double worst_k2 = 0;
   for (unsigned k = 1; k <= 4; ++k) {
-    timing::WorstCaseSearch ws;
+    model::WorstCaseSearch ws;
     ws.k = k;
     ws.offsets = 200;
-    const double w = timing::worst_case_response_ns(m, ws);
+    const double w = model::worst_case_response_ns(m, ws);
     const double paper_formula = m.response_bound_ns(ws.t0_ns, k), strict = m.strict_response_bound_ns(ws.t0_ns, k);
     std::printf("    k = %u: simulated %.3f us, t_n + k t0 + (k-1) t_c %.3f us, t_n + k (t0 + t_c) %.3f us\n", k,
                 w / 1000, paper_formula / 1000, strict / 1000);

@@ -7,10 +7,10 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
-#include "apps/loadgen/modelled_latency.h"
-#include "apps/loadgen/workloads/workload.h"
+#include "tools/loadgen/modelled_latency.h"
+#include "tools/loadgen/workloads/workload.h"
 #include "bench/services/pair.h"
-#include "lib/timing/timing_params.h"
+#include "model/timing/timing_params.h"
 
 namespace nanopu::bench {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 // Figure 10 from the model alone: p99 over loads from 0.5 to 40 million
 // requests/s, to past where each configuration's cores saturate.
 std::vector<Curve> setint_modelled_curves(apps::Workload& w) {
-  const timing::TimingParams params{};  // osdi21
+  const model::TimingParams params{};  // osdi21
   const std::vector<apps::ComputeSample> kinds = apps::compute_samples(w, 11);
   struct Variant {
     const char* label;

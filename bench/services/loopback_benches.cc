@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "bench/services/pair.h"
-#include "lib/timing/timing_model.h"
+#include "model/timing/timing_model.h"
 
 namespace nanopu::bench {
 
@@ -20,7 +20,7 @@ ServiceResult bench_loopback(const ServicesOptions& o) {
   ServiceResult r;
   r.ok = true;
   const uint32_t sizes[] = {24, 64, 256, 512, 1024};
-  const timing::TimingModel m{timing::TimingParams{}};
+  const model::TimingModel m{model::TimingParams{}};
   struct Variant {
     const char* label;
     const char* app;
@@ -49,7 +49,7 @@ ServiceResult bench_loopback(const ServicesOptions& o) {
     // The paper's points: loopback 118 Mrps at 8 B (the loop's cycles are
     // fitted to it), 166 Gb/s on the wire at 1 KB (§5.2.1; predicted).
     const double modelled_1k =
-        m.loopback_core_rps(1024) * static_cast<double>(timing::TimingModel::frame_bytes(1024)) * 8 / 1e9;
+        m.loopback_core_rps(1024) * static_cast<double>(model::TimingModel::frame_bytes(1024)) * 8 / 1e9;
     const double modelled_8 = m.loopback_core_rps(8) / 1e6;
     if (std::string(v.label) == "loopback")
       r.rows.push_back({"loopback 8 B core limit (fitted)", modelled_8, "Mrps", "paper: 118 Mrps", 118,

@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
-#include "apps/loadgen/modelled_latency.h"
+#include "tools/loadgen/modelled_latency.h"
 #include "bench/services/pair.h"
-#include "lib/timing/timing_params.h"
+#include "model/timing/timing_params.h"
 
 namespace nanopu::bench {
 namespace {
@@ -97,7 +97,7 @@ double switched_echo_p50_us(const ServicesOptions& o, const std::string& tag) {
 // modelled cores saturate (the measured sweep cannot reach
 // it on this machine).
 std::vector<Curve> kv_modelled_curves() {
-  const timing::TimingParams params{};  // osdi21
+  const model::TimingParams params{};  // osdi21
   struct Variant {
     const char* label;
     uint32_t cores;
@@ -281,11 +281,11 @@ ServiceResult bench_dot(const ServicesOptions& o) {
       r.ok = r.ok && tput[v][i] > 0;
     }
   }
-  const timing::TimingParams params{};
+  const model::TimingParams params{};
   for (size_t i = 0; i < std::size(sizes); ++i) {
     // A saturated core's time per request: with 1000 requests outstanding
     // the modelled closed-loop round trip is 1000 of them
-    // (apps/loadgen/modelled_latency.h).
+    // (tools/loadgen/modelled_latency.h).
     auto core = [&](bool naive) {
       apps::LoadGenOptions lo;
       lo.outstanding = 1000;

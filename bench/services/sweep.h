@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/loadgen/loadgen.h"
+#include "tools/loadgen/loadgen.h"
 #include "bench/bench_table.h"
 #include "bench/services/rig.h"
 

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "bench/services/pair.h"
-#include "lib/timing/timing_model.h"
+#include "model/timing/timing_model.h"
 
 namespace nanopu::bench {
 
@@ -20,7 +20,7 @@ ServiceResult bench_traditional(const ServicesOptions& o) {
   ServiceResult r;
   r.ok = true;
   const uint32_t sizes[] = {16, 64, 256, 512, 1024};
-  const timing::TimingModel m{timing::TimingParams{}};
+  const model::TimingModel m{model::TimingParams{}};
   struct Measured {
     double p50_us = -1, p99_us = -1, throughput = -1;
   };

@@ -2,7 +2,7 @@
 
 namespace nanopu {
 
-// Indexed like wire::ParseError (nic/wire/frame.h checks the count).
+// Indexed like wire::ParseError (lib/wire/frame.h checks the count).
 std::string_view parse_error_counter_name(size_t i) {
   static constexpr std::string_view kNames[kParseErrorKinds] = {
       "ok",                    "rx_drop_short_frame", "rx_drop_not_ipv4",

@@ -2,7 +2,7 @@
 
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 
@@ -25,15 +25,10 @@ void FaultInjector::flip_bit(rte_mbuf* m, uint32_t from, uint32_t to, uint64_t r
 }
 
 bool FaultInjector::first_time(const rte_mbuf* m, absl::flat_hash_set<uint64_t>& seen) {
-  if (rte_pktmbuf_data_len(m) < wire::kFrameHeaderBytes) return false;
-  const uint8_t* p = rte_pktmbuf_mtod(m, const uint8_t*);
-  if (!(p[34] & wire::kFlagData)) return false;
-  // Identity of a DATA packet: source IP, tx_msg_id, buf_ptr, pkt_offset.
-  uint64_t id = 0;
-  std::memcpy(&id, p + 26, 4);
-  id = (id << 32) ^ (uint64_t{p[44]} << 24 | uint64_t{p[45]} << 16 | uint64_t{p[46]} << 8 | p[47]);
-  id = id * 131 + p[41];
-  return seen.insert(id).second;
+  wire::FrameGlance g;
+  if (!wire::glance_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &g) || !g.is_data())
+    return false;
+  return seen.insert(g.packet_id).second;
 }
 
 void FaultInjector::trim_frame(rte_mbuf* m) {
@@ -72,8 +67,9 @@ uint16_t FaultInjector::apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_
   }
   for (uint16_t i = 0; i < n; ++i) {
     rte_mbuf* m = in[i];
-    const bool is_data = rte_pktmbuf_data_len(m) >= wire::kFrameHeaderBytes &&
-                         (rte_pktmbuf_mtod(m, const uint8_t*)[34] & wire::kFlagData);
+    wire::FrameGlance g;
+    const bool is_data =
+        wire::glance_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &g) && g.is_data();
     if (chance(spec_.drop) || (spec_.drop_once && first_time(m, dropped_once_))) {
       ++counters_.dropped;
       rte_pktmbuf_free(m);

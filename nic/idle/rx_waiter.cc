@@ -1,4 +1,5 @@
 #include "nic/idle/rx_waiter.h"
+#include "lib/base/log.h"
 
 #include <poll.h>
 #include <rte_ethdev.h>
@@ -26,9 +27,9 @@ void RxWaiter::register_once() {
       interrupts_ = false;  // this PMD has no RX interrupt: timed sleeps
       char name[RTE_ETH_NAME_MAX_LEN] = {};
       (void)rte_eth_dev_get_name_by_port(p, name);
-      std::fprintf(stderr,
-                   "nanopu: port %u (%s) has no RX interrupt (%s): when idle it sleeps in "
-                   "steps of %u..%u us (adaptive polling)\n",
+      NANOPU_LOG(kInfo,
+                 "port %u (%s) has no RX interrupt (%s): when idle it sleeps in "
+                 "steps of %u..%u us (adaptive polling)",
                    p, name, rte_strerror(-rc), kFirstTimedSleepUs, kMaxTimedSleepUs);
     }
   if (interrupts_ && wake_fd_ >= 0) {

@@ -1,4 +1,5 @@
 #include "nic/link/link_watch.h"
+#include "lib/base/log.h"
 
 #include <rte_cycles.h>
 #include <net/if.h>
@@ -24,7 +25,7 @@ LinkWatch::LinkWatch(const LinkWatchParams& params) : p_(params) {
   if (!p_.kernel_iface.empty()) {
     ioctl_fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (ioctl_fd_ < 0 || p_.kernel_iface.size() >= IFNAMSIZ)
-      std::fprintf(stderr, "nanopu: %s: cannot watch the carrier of %s; trusting the PMD's link status\n",
+      NANOPU_LOG(kWarning, "%s: cannot watch the carrier of %s; trusting the PMD's link status",
                    name_.c_str(), p_.kernel_iface.c_str());
   }
 }
@@ -54,13 +55,13 @@ bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
       ++counters->link_downs;
       down_since_ = now;
       next_retry_ = now + p_.retry_every_tsc;
-      std::fprintf(stderr, "nanopu: %s lost its link%s\n", name_.c_str(),
+      NANOPU_LOG(kWarning, "%s lost its link%s", name_.c_str(),
                    p_.reconnect ? absl::StrCat("; reconnecting every ",
                                                static_cast<double>(p_.retry_every_tsc) * 1e3 / hz, " ms")
                                       .c_str()
                                 : " (messages to the peer are retransmitted until it is back or given up)");
     } else {
-      std::fprintf(stderr, "nanopu: %s link up again after %.2f s\n", name_.c_str(),
+      NANOPU_LOG(kInfo, "%s link up again after %.2f s", name_.c_str(),
                    static_cast<double>(now - down_since_) / hz);
     }
   }

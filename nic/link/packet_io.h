@@ -1,6 +1,6 @@
 // The NIC core's port: where frames come from and go to. A DPDK ethdev queue
 // pair by default (EthdevIo); the platform layer supplies others (the
-// io_uring UDP socket of lib/platform/uring_port.h). The frames are the same
+// io_uring UDP socket of runtime/platform/uring_port.h). The frames are the same
 // Ethernet + IPv4 + transport-header frames either way (docs/wire.md), so the
 // pipeline, the transport and the packetizer do not know which backend runs.
 //

@@ -13,7 +13,7 @@
 
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 
@@ -115,6 +115,7 @@ class PacketizationBuffer {
   // Frees the slot and every packet reference it still holds.
   void release(uint32_t slot);
   [[nodiscard]] OutboundMessage& at(uint32_t slot) { return slots_[slot]; }
+  [[nodiscard]] const OutboundMessage& at(uint32_t slot) const { return slots_[slot]; }
   [[nodiscard]] uint32_t free_slots() const { return static_cast<uint32_t>(free_.size()); }
   [[nodiscard]] uint32_t capacity() const { return static_cast<uint32_t>(slots_.size()); }
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "nic/pipeline/neighbor_table.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

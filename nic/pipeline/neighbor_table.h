@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

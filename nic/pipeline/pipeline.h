@@ -13,7 +13,7 @@
 #include "nanopu/stats.h"
 #include "lib/contract/context_table.h"
 #include "nic/pipeline/neighbor_table.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

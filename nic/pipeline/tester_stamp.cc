@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

@@ -11,7 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/contract/context_table.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

@@ -6,7 +6,7 @@
 // rte_timer_reset + rte_timer_stop cost ~50 ns per message on the NIC
 // core's hot path (nanopu-bench-nic-micro, beside this module), and
 // rte_timer reads the TSC itself, while the same NDP code must also run on
-// modelled time (lib/timing, virtual-time incast). Time is whatever unit
+// modelled time (model, virtual-time incast). Time is whatever unit
 // the caller passes consistently (TSC cycles live, picoseconds modelled).
 #pragma once
 

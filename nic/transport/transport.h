@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "lib/contract/context_table.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 
@@ -33,13 +33,6 @@ class TransportSink {
                          size_t payload_bytes) = 0;
   // A control packet (ACK, NACK, PULL, GRANT ...) with the 64-byte zero payload.
   virtual void send_control(uint32_t dst_ip, const wire::TransportHeader& h) = 0;
-  // NDP's spelling of the two (protocol 0x99, TOS 0).
-  void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::NdpHeader& h, size_t payload_bytes) {
-    send_data(m, dst_ip, wire::TransportHeader::of(h), payload_bytes);
-  }
-  void send_control(uint32_t dst_ip, const wire::NdpHeader& h) {
-    send_control(dst_ip, wire::TransportHeader::of(h));
-  }
   // The transport gave up a message (its retransmissions went unanswered):
   // `sender` is MsgMeta::sender of the message. Sinks that have no threads
   // to tell (models, tests) may ignore it.

@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "apps/chain/chain_client.h"
 #include "apps/chain/chain_replica.h"
-#include "apps/switch/software_switch.h"
+#include "tools/switch/software_switch.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
 

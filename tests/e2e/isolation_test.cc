@@ -9,7 +9,7 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
-#include "apps/switch/software_switch.h"
+#include "tools/switch/software_switch.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/test_hosts.h"

@@ -1,13 +1,13 @@
 // The key-value service end to end through the real EAL: a server host
 // (partitions on one or two emulated worker cores, either variant) and a
 // client host on a net_ring pair; the client checks every reply against
-// what it wrote (apps/loadgen/kv_client.h): every GET returns the last SET.
+// what it wrote (tools/loadgen/kv_client.h): every GET returns the last SET.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <vector>
 
-#include "apps/loadgen/kv_client.h"
+#include "tools/loadgen/kv_client.h"
 #include "apps/mica/kv_service.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"

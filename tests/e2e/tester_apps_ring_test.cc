@@ -11,7 +11,7 @@
 
 #include "apps/dot/dot_protocol.h"
 #include "apps/dot/dot_service.h"
-#include "apps/loadgen/dot_load.h"
+#include "tools/loadgen/dot_load.h"
 #include "apps/loopback/loopback.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"

@@ -158,7 +158,7 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
 
 // The key-value service as README shows it: nanopu-loadgen -> nanopu-switch
 // -> nanopu-server --app=kv with two partitions; every GET checked against
-// the last SET (apps/loadgen/kv_client.h).
+// the last SET (tools/loadgen/kv_client.h).
 TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
   const std::string s0 = dir_ + "/kv0.sock", s1 = dir_ + "/kv1.sock";
   pid_t sw = spawn({NANOPU_SWITCH_BIN, "--lcores=" + server_lcore_,
@@ -194,7 +194,7 @@ TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
 // Chain replication as README shows it: three nanopu-server --app=chain
 // replicas and nanopu-loadgen --service=chain on nanopu-switch; WRITEs
 // through the chain, READs at the tail, each checked against the last
-// acknowledged WRITE (apps/loadgen/chain_load.h).
+// acknowledged WRITE (tools/loadgen/chain_load.h).
 TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
   std::string vdevs, routes;
   const char* ips[4] = {"10.0.0.1", "10.0.0.3", "10.0.0.4", "10.0.0.2"};  // replicas, then the client
@@ -545,7 +545,7 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
       const bool asan_report = slog.find("AddressSanitizer: SEGV") != std::string::npos &&
                                slog.find("librte_net_memif") != std::string::npos;
       // Otherwise the crash report names the object that faulted
-      // (lib/platform/crash_report.h): only the memif PMD is the known race.
+      // (runtime/platform/crash_report.h): only the memif PMD is the known race.
       const bool plain_report = slog.find("nanopu: SIGSEGV in ") != std::string::npos &&
                                 slog.find("librte_net_memif") != std::string::npos;
       const bool dpdk_race = WIFSIGNALED(status) && ((WTERMSIG(status) == SIGSEGV && plain_report) ||

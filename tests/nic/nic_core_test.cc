@@ -12,7 +12,7 @@
 
 #include "apps/loopback/loopback.h"
 #include "nanopu/runtime.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/test_hosts.h"
 
@@ -26,6 +26,7 @@ constexpr uint16_t kContext = 7;
 // A DATA frame from the client's context 99 to kContext, len bytes of fill.
 std::vector<uint8_t> data_frame(uint16_t len, uint8_t fill) {
   wire::FrameHeader h;
+  h.protocol = wire::kIpProtoNdp;
   h.src_ip = kClientIp;
   h.dst_ip = kServerIp;
   h.ndp.flags = wire::kFlagData;

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "lib/platform/eal.h"
-#include "lib/platform/ring_port.h"
+#include "runtime/platform/eal.h"
+#include "runtime/platform/ring_port.h"
 
 namespace nanopu::testing {
 namespace {

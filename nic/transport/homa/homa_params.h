@@ -7,23 +7,21 @@
 //  - overcommit 8 and four scheduled priorities below four unscheduled ones
 //    with cutoffs 200 / 2800 / 15000 bytes: the Linux HomaModule's defaults
 //    (homa_utils.c, "wild guesses" there too), within the paper's §3.4 range;
-//  - timeouts from the host's rto_us / max_retransmits, as NDP's.
+//  - timeouts from the host's rto_us / max_retransmits, as NDP's
+//    (TransportParams, shared by both).
 //
-// Times are in ticks of the caller's clock (TSC cycles live, picoseconds in
-// the virtual-time model), as NdpParams.
+// Times are in ticks of the caller's clock (common/transport_params.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
-#include "nic/transport/ndp/ndp_params.h"
 
 namespace nanopu {
 
+// Homa's own knobs; slots, ids, incarnation, partition shares and timeouts
+// are TransportParams, shared with NDP (the same hardware buffers).
 struct HomaParams {
-  // Slots, ids, incarnation, partition shares, timeouts: as NDP's (the
-  // buffers and their rules are the same hardware, docs/design.md §2, "Transports").
-  NdpParams base;
   uint32_t rtt_bytes = 10240;
   uint32_t overcommit = 8;  // senders granted at once (each its shortest message)
   // Unscheduled priority by message length: <= cutoff[0] gets 7, <= cutoff[1]
@@ -43,7 +41,7 @@ struct HomaParams {
   // The receiver asks for missing granted data after this much silence, at
   // most max_resends times, then drops the partial message (its sender,
   // hearing nothing, gives it up and reports it).
-  uint64_t resend_ticks = 0;  // live hosts: rto / 2 (lib/runtime/host_params.cc)
+  uint64_t resend_ticks = 0;  // live hosts: rto / 2 (runtime/host/host_params.cc)
   uint32_t max_resends = 5;
   // Scheduled packets the sender puts on the wire per poll, fewest remaining
   // bytes first (the sender half of SRPT); unscheduled ones go at once.

@@ -11,16 +11,10 @@ constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;  // GRANTs overt
 constexpr uint32_t kMaxOvercommit = 64;
 }  // namespace
 
-HomaReceiver::HomaReceiver(const HomaParams& p, NicCounters* counters)
-    : p_(p),
-      counters_(counters),
-      buffer_(p.base.reassembly_slots),
-      delivered_(p.base.remembered_completions, p.base.remembered_senders,
-                 p.base.completion_memory_ticks, &counters->rx_senders_forgotten),
-      partition_(PartitionParams{p.base.reassembly_slots, p.base.reserved_priority0_slots,
-                                 p.base.context_slots, p.base.context_packets}) {
-  active_.reserve(p.base.reassembly_slots);
-  order_.reserve(p.base.reassembly_slots);
+HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters)
+    : p_(p), counters_(counters), front_(c, counters) {
+  active_.reserve(c.reassembly_slots);
+  order_.reserve(c.reassembly_slots);
   p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
 }
 
@@ -46,97 +40,64 @@ void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t 
 void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,
                            ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::HomaHeader& h = f.homa;
-  if (h.dst_incarnation != 0 && h.dst_incarnation != p_.base.incarnation) {
-    ++counters_->rx_drop_stale_incarnation;  // meant for this address's previous run (NdpReceiver)
-    rte_pktmbuf_free(pkt);
-    reply_to(f, wire::kHomaGone, 0, sink);
-    return;
-  }
-  const uint64_t key = ReassemblyBuffer::key_of(f.src_ip, h.buf_ptr, h.tx_msg_id);
-  int s = buffer_.find(key);
-  if (s >= 0) {
-    const InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));
-    if (wire::sender_epoch(old.incarnation, old.buf_size_class) !=
-        wire::sender_epoch(h.incarnation, h.buf_size_class)) {
-      release(static_cast<uint32_t>(s), false);  // a restarted sender reuses the id
-      ++counters_->rx_reassembly_superseded;
-      s = -1;
-    }
-  }
-  if (s < 0 && delivered_.seen(DeliveredId::of(f.src_ip, h), now)) {
-    ++counters_->rx_dup_packets;  // delivered, its ACK lost: the ACK again
-    rte_pktmbuf_free(pkt);
-    reply_to(f, wire::kHomaAck, h.msg_len, sink);
-    return;
-  }
-  if (s < 0 && (h.flags & wire::kHomaChop)) {  // trimmed, nothing kept yet: that packet again
-    ++counters_->rx_chopped_packets;
-    ++counters_->tx_resends;
-    rte_pktmbuf_free(pkt);
-    reply_to(f, wire::kHomaResend | wire::kHomaNack,
-             static_cast<uint16_t>(std::min<uint32_t>(h.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
-             sink);
-    return;
-  }
-  const auto npkts = static_cast<uint8_t>(wire::packets_for(h.msg_len));
-  if (s < 0) {
-    const Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.base.workers);
-    if (a == Admission::kAdmit && npkts == 1) {
-      // Complete on arrival: no slot (the common RPC case), one ACK.
-      ++dst->packets;
-      strip_to_payload(pkt, payload_bytes);
-      reply_to(f, wire::kHomaAck, h.msg_len, sink);
-      hand_over(pkt, DeliveredId::of(f.src_ip, h), h.core_time, dst, now, sink);
+  const ArrivalResult r =
+      front_.accept(pkt, f.src_ip, h, (h.flags & wire::kHomaChop) != 0, payload_bytes, dst, now);
+  if (r.superseded >= 0) forget_active(static_cast<uint32_t>(r.superseded));
+  const auto resend_this = static_cast<uint16_t>(
+      std::min<uint32_t>(h.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes));
+  switch (r.kind) {
+    case Arrival::kStale:
+      reply_to(f, wire::kHomaGone, 0, sink);
       return;
-    }
-    if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
-      BufferPartition::count_refusal(a, counters_);
-      rte_pktmbuf_free(pkt);
+    case Arrival::kDelivered:  // delivered, its ACK lost: the ACK again
+      reply_to(f, wire::kHomaAck, h.msg_len, sink);
+      return;
+    case Arrival::kChopped:  // trimmed in the network: that packet again, now
+      ++counters_->tx_resends;
+      if (r.slot < 0) {
+        reply_to(f, wire::kHomaResend | wire::kHomaNack, resend_this, sink);
+      } else {
+        InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
+        m.last_tsc = now;
+        m.resends = 0;
+        control(m, wire::kHomaResend | wire::kHomaNack, h.pkt_offset, resend_this, sink);
+      }
+      return;
+    case Arrival::kRefused:
       reply_to(f, wire::kHomaNack, 0, sink);
       return;
+    case Arrival::kSingle:  // complete on arrival: one ACK
+      reply_to(f, wire::kHomaAck, h.msg_len, sink);
+      front_.hand_over(pkt, DeliveredId::of(f.src_ip, h), h.core_time, dst, now, sink);
+      return;
+    case Arrival::kInconsistent:
+      return;
+    case Arrival::kDuplicate: {
+      InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
+      m.resends = 0;
+      // The sender's probe is its first packet again; any other copy is just
+      // a duplicate, and answering each would feed a storm of RESENDs.
+      if (h.pkt_offset == 0) answer_probe(m, sink);
+      return;
     }
-    ++dst->reassembling;
-    dst->packets += npkts;
-    InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
-    take_identity(m, f.src_ip, h, dst);
+    case Arrival::kStored:
+      on_stored(static_cast<uint32_t>(r.slot), h, r.first, now, sink);
+      return;
+  }
+}
+
+void HomaReceiver::on_stored(uint32_t slot, const wire::HomaHeader& h, bool first, uint64_t now,
+                             TransportSink& sink) {
+  InboundMessage& m = front_.at(slot);
+  m.resends = 0;
+  if (first) {
     // What the sender sends unasked (it says so in every DATA packet).
     m.unscheduled = static_cast<uint8_t>(std::clamp<size_t>(
-        wire::packets_for(std::min(h.grant_offset, h.msg_len)), 1, npkts));
+        wire::packets_for(std::min(h.grant_offset, h.msg_len)), 1, m.npkts));
     m.pulled = std::max<uint16_t>(m.unscheduled, h.pkt_offset + 1);
     m.grant_priority = h.grant_prio < wire::kHomaPriorities ? h.grant_prio : 0;
-    active_.push_back(static_cast<uint32_t>(s));
+    active_.push_back(slot);
   }
-  const auto slot = static_cast<uint32_t>(s);
-  InboundMessage& m = buffer_.at(slot);
-  if (m.msg_len != h.msg_len || m.src_context != h.src_context) {  // inconsistent: drop
-    rte_pktmbuf_free(pkt);
-    ++counters_->rx_parse_errors[static_cast<size_t>(wire::ParseError::kBadLength)];
-    return;
-  }
-  m.last_tsc = now;
-  m.resends = 0;
-  if (h.flags & wire::kHomaChop) {  // trimmed in the network: that packet again, now
-    ++counters_->rx_chopped_packets;
-    rte_pktmbuf_free(pkt);
-    ++counters_->tx_resends;
-    control(m, wire::kHomaResend | wire::kHomaNack, h.pkt_offset,
-            static_cast<uint16_t>(std::min<uint32_t>(m.msg_len, (h.pkt_offset + 1u) * wire::kSegmentBytes)),
-            sink);
-    return;
-  }
-  const uint64_t bit = 1ull << h.pkt_offset;
-  if (m.received & bit) {
-    ++counters_->rx_dup_packets;
-    rte_pktmbuf_free(pkt);
-    // The sender's probe is its first packet again; any other copy is just
-    // a duplicate, and answering each would feed a storm of RESENDs.
-    if (h.pkt_offset == 0) answer_probe(m, sink);
-    return;
-  }
-  strip_to_payload(pkt, payload_bytes);
-  m.pkts[h.pkt_offset] = pkt;
-  m.received |= bit;
-  ++m.received_count;
   if (h.pkt_offset >= m.pulled) m.pulled = h.pkt_offset + 1;  // sent on an older run's grant
   if (m.received_count == m.npkts) {
     control(m, wire::kHomaAck, 0, m.msg_len, sink);
@@ -154,7 +115,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
   uint32_t outstanding_ips[kMaxOvercommit];
   uint32_t outstanding = 0;
   for (uint32_t s : active_) {
-    const InboundMessage& m = buffer_.at(s);
+    const InboundMessage& m = front_.at(s);
     if (holds_scheduled_grant(m) &&
         std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) == outstanding_ips + outstanding &&
         outstanding < kMaxOvercommit)
@@ -168,7 +129,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     // beyond the bound if need be (as HomaModule's FIFO grants): so at most
     // `overcommit` senders hold SRPT grants, plus this one.
     for (uint32_t s : active_) {
-      InboundMessage& m = buffer_.at(s);
+      InboundMessage& m = front_.at(s);
       if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
       m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
       m.grant_priority = 0;
@@ -180,8 +141,8 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     }
   }
   std::sort(order_.begin(), order_.end(), [this](uint32_t a, uint32_t b) {
-    const InboundMessage& x = buffer_.at(a);
-    const InboundMessage& y = buffer_.at(b);
+    const InboundMessage& x = front_.at(a);
+    const InboundMessage& y = front_.at(b);
     const int lx = x.npkts - x.received_count, ly = y.npkts - y.received_count;
     return lx != ly ? lx < ly : (x.npkts != y.npkts ? x.npkts < y.npkts : a < b);
   });
@@ -189,7 +150,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
   uint32_t picked = 0;
   held_for_core_ = false;
   for (uint32_t s : order_) {
-    InboundMessage& m = buffer_.at(s);
+    InboundMessage& m = front_.at(s);
     if (std::find(picked_ips, picked_ips + picked, m.src_ip) != picked_ips + picked) continue;
     const bool holds = std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) !=
                        outstanding_ips + outstanding;
@@ -251,46 +212,27 @@ void HomaReceiver::answer_probe(InboundMessage& m, TransportSink& sink) {
 }
 
 void HomaReceiver::on_busy(const wire::FrameHeader& f, uint64_t now) {
-  const int s = buffer_.find(ReassemblyBuffer::key_of(f.src_ip, f.homa.buf_ptr, f.homa.tx_msg_id));
+  const int s = front_.find(f.src_ip, f.homa.buf_ptr, f.homa.tx_msg_id);
   if (s < 0) {
     ++counters_->rx_stale_control;
     return;
   }
   ++counters_->rx_busy;
-  InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
+  InboundMessage& m = front_.at(static_cast<uint32_t>(s));
   m.last_tsc = now;  // alive, and sending other things first: not silence
   m.resends = 0;
 }
 
 void HomaReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
-  InboundMessage& m = buffer_.at(slot);
-  rte_mbuf* head = link_packets(m);
-  ContextEntry* dst = m.dst;
-  const DeliveredId id{m.src_ip,      m.buf_ptr, m.tx_msg_id,
-                       m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class)};
-  const uint32_t core_time = m.core_time;
-  release(slot, /*delivered=*/true);
-  hand_over(head, id, core_time, dst, now, sink);
+  forget_active(slot);
+  front_.deliver(slot, now, sink);
   // A slot fewer: the next message may be granted now.
   if (!active_.empty()) schedule_grants(sink);
 }
 
-void HomaReceiver::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
-                             ContextEntry* dst, uint64_t now, TransportSink& sink) {
-  MsgMeta* meta = msg_meta(head);
-  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
-  meta->nic_tsc = now;
-  meta->core_time = core_time;
-  delivered_.remember(id, now);
-  (void)sink.deliver(head, dst);
-}
-
-void HomaReceiver::release(uint32_t slot, bool delivered) {
-  InboundMessage& m = buffer_.at(slot);
-  --m.dst->reassembling;
-  if (!delivered) m.dst->packets -= m.npkts;  // delivered: counted until a FIFO takes them
-  active_.erase(std::find(active_.begin(), active_.end(), slot));
-  buffer_.release(slot, /*keep_packets=*/delivered);
+void HomaReceiver::abandon(uint32_t slot) {
+  forget_active(slot);
+  front_.abandon(slot);
 }
 
 void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
@@ -299,7 +241,7 @@ void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
   next_sweep_ = now + p_.resend_ticks / 4 + 1;
   for (size_t i = 0; i < active_.size();) {
     const uint32_t slot = active_[i];
-    InboundMessage& m = buffer_.at(slot);
+    InboundMessage& m = front_.at(slot);
     // Each unanswered RESEND doubles the wait for the next (up to 64x): a
     // sender on a busy CPU or behind a long queue is slow, not gone.
     const bool silent = now - m.last_tsc > (p_.resend_ticks << std::min<uint32_t>(m.resends, 6));
@@ -309,15 +251,15 @@ void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
         // have. A live sender's probe starts it over; a dead one's message
         // is given up and reported at the sender.
         ++counters_->rx_msgs_aborted;
-        release(slot, false);  // active_[i] is now another slot
+        abandon(slot);  // active_[i] is now another slot
         continue;
       }
       ++m.resends;
       m.last_tsc = now;
       (void)ask_again(m, sink);
-    } else if (now - m.last_tsc > p_.base.reassembly_expiry_ticks) {
+    } else if (now - m.last_tsc > front_.params().reassembly_expiry_ticks) {
       ++counters_->rx_reassembly_expired;  // waited for grants, its sender long gone
-      release(slot, false);
+      abandon(slot);
       continue;
     }
     ++i;

@@ -16,9 +16,8 @@
 #include <vector>
 
 #include "nanopu/stats.h"
-#include "nic/reassembly/buffer_partition.h"
-#include "nic/reassembly/delivered_ids.h"
-#include "nic/reassembly/reassembly_buffer.h"
+#include "nic/transport/common/receive_front.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
 
@@ -26,7 +25,7 @@ namespace nanopu {
 
 class HomaReceiver {
  public:
-  HomaReceiver(const HomaParams& p, NicCounters* counters);
+  HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
@@ -34,7 +33,7 @@ class HomaReceiver {
   void on_busy(const wire::FrameHeader& f, uint64_t now);
   // RESENDs for silent messages, and grants put off for a busy core.
   void tick(uint64_t now, TransportSink& sink);
-  [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
+  [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
 
  private:
   void control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, uint16_t grant_offset,
@@ -48,10 +47,13 @@ class HomaReceiver {
   // A packet of a message already being received came again (the sender's
   // probe after a silent timeout): tell it where things stand.
   void answer_probe(InboundMessage& m, TransportSink& sink);
+  // A packet stored in slot: ACK and delivery when whole, else grants.
+  void on_stored(uint32_t slot, const wire::HomaHeader& h, bool first, uint64_t now,
+                 TransportSink& sink);
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
-  void hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time, ContextEntry* dst,
-                 uint64_t now, TransportSink& sink);
-  void release(uint32_t slot, bool delivered);
+  // Drops a partial message (expired, aborted).
+  void abandon(uint32_t slot);
+  void forget_active(uint32_t slot) { active_.erase(std::find(active_.begin(), active_.end(), slot)); }
   [[nodiscard]] bool core_free(const ContextEntry* dst) const {
     return !p_.grant_when_core_free || dst->held.empty();
   }
@@ -64,9 +66,7 @@ class HomaReceiver {
 
   HomaParams p_;
   NicCounters* counters_;
-  ReassemblyBuffer buffer_;
-  DeliveredIds delivered_;
-  BufferPartition partition_;
+  ReceiveFront front_;
   std::vector<uint32_t> active_;       // slots in use (partial multi-packet messages), oldest first
   std::vector<uint32_t> order_;        // scratch: active_ by packets left
   bool held_for_core_ = false;         // some grant waits for a free core

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/contract/message.h"
-#include "nanopu/app_header.h"
+#include "nic/transport/common/send_front.h"
 
 namespace nanopu {
 namespace {
@@ -11,35 +10,28 @@ constexpr uint32_t kMaxBackoffShift = 6;  // as NDP: a silent receiver is probed
 constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;
 }  // namespace
 
-HomaSender::HomaSender(const HomaParams& p, rte_mempool* pool, NicCounters* counters,
-                       const PeerRuns* peers)
-    : p_(p),
+HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
+                       NicCounters* counters, const PeerRuns* peers)
+    : c_(c),
+      p_(p),
       pool_(pool),
       counters_(counters),
-      buffer_(p.base.outbound_slots),
-      timers_(p.base.outbound_slots, std::max<uint64_t>(p.base.rto_ticks / 4, 1), on_timer, this),
+      buffer_(c.outbound_slots),
+      timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
       peers_(peers),
-      is_ready_(p.base.outbound_slots, 0) {
-  ready_.reserve(p.base.outbound_slots);
+      is_ready_(c.outbound_slots, 0) {
+  ready_.reserve(c.outbound_slots);
 }
 
 void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
-  const MsgMeta* meta = msg_meta(msg);
-  const AppHeader a = AppHeader::from_word(meta->app_header);
-  const int s = buffer_.allocate();
-  if (s < 0) {  // the NIC gathers only as many messages as there are slots
-    sink.message_failed(meta->sender, a.ip, a.context);
-    rte_pktmbuf_free(msg);
-    ++counters_->tx_msgs_failed;
-    return;
-  }
+  const int s = take_into_slot(buffer_, msg, &next_msg_id_, peers_, counters_, sink);
+  if (s < 0) return;
   const auto slot = static_cast<uint32_t>(s);
   OutboundMessage& m = buffer_.at(slot);
-  take_message(m, msg, next_msg_id_++, peers_ != nullptr ? peers_->lookup(a.ip) : 0);
   m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
-  m.priority = p_.unscheduled_priority(a.len);
+  m.priority = p_.unscheduled_priority(m.msg_len);
   // Unscheduled: at once (Homa §3.2: a message's first round trip is never
   // spent waiting for permission).
   while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
@@ -51,22 +43,13 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
   OutboundMessage& m = buffer_.at(slot);
   wire::HomaHeader h;
   h.flags = wire::kHomaData;
-  h.src_context = m.src_context;
-  h.dst_context = m.dst_context;
-  h.msg_len = m.msg_len;
-  h.pkt_offset = index;
+  fill_data_fields(h, m, slot, index, c_.incarnation);
   // What this sender sends unscheduled, so a receiver configured with
   // another rtt_bytes grants from where this sender stops.
   h.grant_offset = static_cast<uint16_t>(
       std::min<uint32_t>(m.msg_len, uint32_t{p_.rtt_packets()} * wire::kSegmentBytes));
   h.grant_prio = m.priority;
-  h.tx_msg_id = m.tx_msg_id;
-  h.buf_ptr = static_cast<uint16_t>(slot);
-  h.buf_size_class = static_cast<uint8_t>(p_.base.incarnation);  // echoed: see NdpSender
-  h.incarnation = p_.base.incarnation;
-  h.dst_incarnation = m.dst_incarnation;
-  h.core_time = m.core_time;
-  rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, p_.base.copy_below_bytes);
+  rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes);
   if (copy == nullptr) {  // no buffer now: a RESEND or the timer asks again
     ++counters_->tx_drop_no_mbuf;
     return;
@@ -124,25 +107,25 @@ void HomaSender::send_scheduled(TransportSink& sink) {
 
 void HomaSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
-  timers_.schedule(slot, now + (p_.base.rto_ticks << std::min(m.timeouts, kMaxBackoffShift)));
+  timers_.schedule(slot, now + (c_.rto_ticks << std::min(m.timeouts, kMaxBackoffShift)));
 }
 
-void HomaSender::release(uint32_t slot) {
+void HomaSender::unschedule(uint32_t slot) {
   timers_.cancel(slot);
   if (is_ready_[slot]) {
     is_ready_[slot] = 0;
     ready_.erase(std::find(ready_.begin(), ready_.end(), slot));
   }
+}
+
+void HomaSender::release(uint32_t slot) {
+  unschedule(slot);
   buffer_.release(slot);
 }
 
 void HomaSender::give_up(uint32_t slot, TransportSink& sink) {
-  const OutboundMessage& m = buffer_.at(slot);
-  const uint16_t sender = m.sender, dst_context = m.dst_context;
-  const uint32_t dst_ip = m.dst_ip;
-  release(slot);
-  ++counters_->tx_msgs_failed;
-  sink.message_failed(sender, dst_ip, dst_context);  // never in silence
+  unschedule(slot);
+  give_up_slot(buffer_, slot, counters_, sink);  // never in silence
 }
 
 void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) const {
@@ -159,10 +142,7 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
   now_ = now;
   const wire::HomaHeader& h = f.homa;
   const uint32_t slot = h.buf_ptr;
-  const bool ours = h.buf_size_class == static_cast<uint8_t>(p_.base.incarnation) &&
-                    (h.incarnation == 0 || h.incarnation == p_.base.incarnation);
-  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || !ours ||
-      buffer_.at(slot).tx_msg_id != h.tx_msg_id || buffer_.at(slot).dst_ip != f.src_ip) {
+  if (!names_our_message(buffer_, h, f.src_ip, c_.incarnation)) {
     ++counters_->rx_stale_control;  // late, duplicate, or a RESEND for nothing we hold
     return;
   }
@@ -235,7 +215,7 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
-  if (++m.timeouts > self->p_.base.max_timeouts) {
+  if (++m.timeouts > self->c_.max_timeouts) {
     self->give_up(slot, *self->timer_sink_);
     return;
   }

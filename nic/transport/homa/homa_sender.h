@@ -16,15 +16,17 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
-#include "nic/transport/ndp/peer_runs.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 class HomaSender {
  public:
-  HomaSender(const HomaParams& p, rte_mempool* pool, NicCounters* counters, const PeerRuns* peers);
+  HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
+             const PeerRuns* peers);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
   void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
@@ -45,10 +47,13 @@ class HomaSender {
   void make_ready(uint32_t slot);
   void send_scheduled(TransportSink& sink);
   void arm(uint32_t slot, uint64_t now);
+  // Its timer stopped and out of the ready list.
+  void unschedule(uint32_t slot);
   void release(uint32_t slot);
   void give_up(uint32_t slot, TransportSink& sink);
   void reply_busy(const wire::FrameHeader& h, TransportSink& sink) const;
 
+  TransportParams c_;
   HomaParams p_;
   rte_mempool* pool_;
   NicCounters* counters_;

@@ -5,18 +5,19 @@
 // seam, beside NDP in the same NIC core.
 #pragma once
 
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/homa/homa_receiver.h"
 #include "nic/transport/homa/homa_sender.h"
-#include "nic/transport/ndp/peer_runs.h"
+#include "nic/transport/common/peer_runs.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 class HomaTransport final : public Transport {
  public:
-  HomaTransport(const HomaParams& p, rte_mempool* pool, NicCounters* counters)
-      : sender_(p, pool, counters, &peers_), receiver_(p, counters) {}
+  HomaTransport(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters)
+      : sender_(c, p, pool, counters, &peers_), receiver_(c, p, counters) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoHoma; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,

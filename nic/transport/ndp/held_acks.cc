@@ -17,7 +17,7 @@ void HeldAcks::skip_taken() {
 
 void HeldAcks::send_head(TransportSink& sink) {
   const Entry& e = at(head_++);
-  sink.send_control(e.ip, e.ack);
+  sink.send_control(e.ip, wire::TransportHeader::of(e.ack));
   ++counters_->tx_acks_held_expired;
 }
 

@@ -23,7 +23,7 @@
 
 #include "nanopu/stats.h"
 #include "nic/transport/transport.h"
-#include "nic/wire/frame.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu {
 

@@ -7,17 +7,11 @@
 
 namespace nanopu {
 
-NdpReceiver::NdpReceiver(const NdpParams& p, NicCounters* counters, HeldAcks* held)
-    : p_(p),
-      counters_(counters),
-      held_(held),
-      buffer_(p.reassembly_slots),
-      delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
-                 &counters->rx_senders_forgotten),
-      partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
-                                 p.context_packets}) {
-  pull_queue_.reserve(p.reassembly_slots);
-  acks_owed_.reserve(p.reassembly_slots);
+NdpReceiver::NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters,
+                         HeldAcks* held)
+    : p_(p), counters_(counters), held_(held), front_(c, counters) {
+  pull_queue_.reserve(c.reassembly_slots);
+  acks_owed_.reserve(c.reassembly_slots);
 }
 
 void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
@@ -26,7 +20,7 @@ void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
   c.pull_offset = m.pulled;
   c.options = wire::kOptAckBitmap;
   c.acked_bitmap = m.received;
-  sink.send_control(m.src_ip, c);
+  sink.send_control(m.src_ip, wire::TransportHeader::of(c));
   m.ack_owed = false;
   ++counters_->tx_ack_bitmaps;
 }
@@ -45,14 +39,14 @@ wire::NdpHeader NdpReceiver::control_for(const wire::NdpHeader& n, uint8_t flags
 
 void NdpReceiver::reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
                            TransportSink& sink) const {
-  sink.send_control(h.src_ip, control_for(h.ndp, flags, pull_offset));
+  sink.send_control(h.src_ip, wire::TransportHeader::of(control_for(h.ndp, flags, pull_offset)));
 }
 
 void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
                         TransportSink& sink) const {
   wire::NdpHeader c = control_about<wire::NdpHeader>(m, flags, pkt_offset);
   c.pull_offset = m.pulled;
-  sink.send_control(m.src_ip, c);
+  sink.send_control(m.src_ip, wire::TransportHeader::of(c));
 }
 
 bool NdpReceiver::pull_allowed(uint64_t now) {
@@ -64,88 +58,46 @@ bool NdpReceiver::pull_allowed(uint64_t now) {
 void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
                           ContextEntry* dst, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
-  if (n.dst_incarnation != 0 && n.dst_incarnation != p_.incarnation) {
-    // Meant for this address's previous process (a reply to its request, or
-    // a request it may already have served): not ours to take. GONE tells
-    // the sender to give it up now and to forget that run.
-    ++counters_->rx_drop_stale_incarnation;
-    rte_pktmbuf_free(pkt);
-    reply_to(h, wire::kFlagGone, 0, sink);
-    return;
-  }
-  const uint64_t key = ReassemblyBuffer::key_of(h.src_ip, n.buf_ptr, n.tx_msg_id);
-  int s = buffer_.find(key);
-  if (s >= 0) {
-    InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));
-    if (wire::sender_epoch(old.incarnation, old.buf_size_class) != wire::sender_epoch(n)) {
-      // The sender restarted mid-message and reuses the id: its
-      // predecessor's packets can never complete. Free them; this is new.
-      abandon(static_cast<uint32_t>(s));
-      ++counters_->rx_reassembly_superseded;
-      s = -1;
-    }
-  }
-  if (s < 0 && delivered_.seen(DeliveredId::of(h.src_ip, n), now)) {
-    // A retransmission of a message already delivered (its ACK was lost).
-    ++counters_->rx_dup_packets;
-    rte_pktmbuf_free(pkt);
-    reply_to(h, wire::kFlagAck | wire::kFlagPull, static_cast<uint16_t>(wire::packets_for(n.msg_len)), sink);
-    return;
-  }
-  if (n.flags & wire::kFlagChop) {
-    // Trimmed in the network: ask for it again at once (NACK|PULL).
-    ++counters_->rx_chopped_packets;
-    rte_pktmbuf_free(pkt);
-    const uint16_t pulled = s >= 0 ? buffer_.at(static_cast<uint32_t>(s)).pulled
-                                   : std::min<uint16_t>(static_cast<uint16_t>(wire::packets_for(n.msg_len)), p_.rtt_packets);
-    reply_to(h, wire::kFlagNack | wire::kFlagPull, std::max<uint16_t>(pulled, n.pkt_offset + 1), sink);
-    return;
-  }
-  if (s < 0) {
-    // A new message: admit it only within its context's share (see
-    // buffer_partition.h); otherwise NACK so the sender retries later.
-    const auto npkts = static_cast<uint32_t>(wire::packets_for(n.msg_len));
-    const Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
-    if (a == Admission::kAdmit && npkts == 1) {
-      // A single-packet message is complete on arrival: no reassembly slot
-      // or index entry (the common RPC case), same ACK and accounting.
-      ++dst->packets;
-      deliver_single(pkt, h, payload_bytes, dst, now, sink);
+  const ArrivalResult r =
+      front_.accept(pkt, h.src_ip, n, (n.flags & wire::kFlagChop) != 0, payload_bytes, dst, now);
+  switch (r.kind) {
+    case Arrival::kStale:  // GONE: give it up now and forget that run
+      reply_to(h, wire::kFlagGone, 0, sink);
+      return;
+    case Arrival::kDelivered:
+      reply_to(h, wire::kFlagAck | wire::kFlagPull, static_cast<uint16_t>(wire::packets_for(n.msg_len)), sink);
+      return;
+    case Arrival::kChopped: {  // ask for it again at once (NACK|PULL)
+      const uint16_t pulled =
+          r.slot >= 0 ? front_.at(static_cast<uint32_t>(r.slot)).pulled
+                      : std::min<uint16_t>(static_cast<uint16_t>(wire::packets_for(n.msg_len)), p_.rtt_packets);
+      reply_to(h, wire::kFlagNack | wire::kFlagPull, std::max<uint16_t>(pulled, n.pkt_offset + 1), sink);
       return;
     }
-    if (a != Admission::kAdmit || (s = buffer_.allocate(key)) < 0) {
-      BufferPartition::count_refusal(a, counters_);
-      rte_pktmbuf_free(pkt);
+    case Arrival::kRefused:  // the sender retries on its timer
       reply_to(h, wire::kFlagNack, 0, sink);
       return;
-    }
-    ++dst->reassembling;
-    dst->packets += npkts;
-    InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
-    take_identity(m, h.src_ip, n, dst);
-    m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
-    m.coalesce = p_.coalesce_acks && (n.options & wire::kOptTakesAcks) && n.incarnation != 0;
+    case Arrival::kSingle:
+      deliver_single(pkt, h, dst, now, sink);
+      return;
+    case Arrival::kInconsistent:
+      return;
+    case Arrival::kDuplicate:
+      reply(front_.at(static_cast<uint32_t>(r.slot)), wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+      return;
+    case Arrival::kStored:
+      if (r.first) {
+        InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
+        m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
+        m.coalesce = p_.coalesce_acks && (n.options & wire::kOptTakesAcks) && n.incarnation != 0;
+      }
+      on_stored(static_cast<uint32_t>(r.slot), n, now, sink);
+      return;
   }
-  const auto slot = static_cast<uint32_t>(s);
-  InboundMessage& m = buffer_.at(slot);
-  m.last_tsc = now;
-  if (m.msg_len != n.msg_len || m.src_context != n.src_context) {  // inconsistent: drop
-    rte_pktmbuf_free(pkt);
-    ++counters_->rx_parse_errors[static_cast<size_t>(wire::ParseError::kBadLength)];
-    return;
-  }
-  const uint64_t bit = 1ull << n.pkt_offset;
-  if (m.received & bit) {
-    ++counters_->rx_dup_packets;
-    rte_pktmbuf_free(pkt);
-    reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
-    return;
-  }
-  strip_to_payload(pkt, payload_bytes);
-  m.pkts[n.pkt_offset] = pkt;
-  m.received |= bit;
-  ++m.received_count;
+}
 
+void NdpReceiver::on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink) {
+  InboundMessage& m = front_.at(slot);
   // One more packet in: one more packet of credit, paced.
   const uint16_t want = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
   if (want > m.pulled) {
@@ -167,25 +119,12 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
   } else {
     reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
   }
-  if (m.received_count == m.npkts) deliver(slot, now, sink);
+  if (m.received_count == m.npkts) front_.deliver(slot, now, sink);
 }
 
-void NdpReceiver::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
-  InboundMessage& m = buffer_.at(slot);
-  rte_mbuf* head = link_packets(m);
-  ContextEntry* dst = m.dst;
-  --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
-  m.pull_queued = false;  // a queued PULL for a finished message is moot
-  const DeliveredId id{m.src_ip,      m.buf_ptr, m.tx_msg_id,
-                       m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class)};
-  hand_over(head, id, m.core_time, dst, now, sink);
-  buffer_.release(slot, /*keep_packets=*/true);
-}
-
-void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                                 ContextEntry* dst, uint64_t now, TransportSink& sink) {
+void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, ContextEntry* dst,
+                                 uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
-  strip_to_payload(pkt, payload_bytes);
   if (held_ != nullptr && held_->enabled() && (n.options & wire::kOptTakesAcks) && n.incarnation != 0) {
     // A nanopu sender: the reply (or the next message) to it carries the
     // ACK, or it leaves on its own when the hold runs out (held_acks.h).
@@ -193,32 +132,14 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size
   } else {
     reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
   }
-  hand_over(pkt, DeliveredId::of(h.src_ip, n), n.core_time, dst, now, sink);
-}
-
-void NdpReceiver::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
-                            ContextEntry* dst, uint64_t now, TransportSink& sink) {
-  MsgMeta* meta = msg_meta(head);
-  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
-  meta->nic_tsc = now;
-  meta->core_time = core_time;
-  delivered_.remember(id, now);
-  (void)sink.deliver(head, dst);
-}
-
-void NdpReceiver::abandon(uint32_t slot) {
-  InboundMessage& m = buffer_.at(slot);
-  m.pull_queued = false;
-  --m.dst->reassembling;
-  m.dst->packets -= m.npkts;
-  buffer_.release(slot, /*keep_packets=*/false);
+  front_.hand_over(pkt, DeliveredId::of(h.src_ip, n), n.core_time, dst, now, sink);
 }
 
 void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
   // Paced PULLs, oldest first.
   while (pull_head_ < pull_queue_.size() && pull_allowed(now)) {
     const uint32_t slot = pull_queue_[pull_head_++];
-    InboundMessage& m = buffer_.at(slot);
+    InboundMessage& m = front_.at(slot);
     if (!m.used || !m.pull_queued) continue;
     m.pull_queued = false;
     m.pulled = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
@@ -231,19 +152,22 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
   // Coalesced ACKs: one per message that took packets this poll (a slot
   // freed or reused since is skipped, or named with its new state).
   for (const uint32_t slot : acks_owed_) {
-    InboundMessage& m = buffer_.at(slot);
+    InboundMessage& m = front_.at(slot);
     if (m.used && m.ack_owed) send_ack_bitmap(m, sink);
   }
   acks_owed_.clear();
+  if (now >= next_sweep_) expire(now);
+}
+
+void NdpReceiver::expire(uint64_t now) {
   // Abandoned partial messages (the sender gave up or vanished).
-  if (now >= next_sweep_) {
-    next_sweep_ = now + p_.reassembly_expiry_ticks / 4 + 1;
-    for (uint32_t i = 0; i < buffer_.capacity(); ++i) {
-      InboundMessage& m = buffer_.at(i);
-      if (m.used && now - m.last_tsc > p_.reassembly_expiry_ticks) {
-        abandon(i);
-        ++counters_->rx_reassembly_expired;
-      }
+  const uint64_t expiry = front_.params().reassembly_expiry_ticks;
+  next_sweep_ = now + expiry / 4 + 1;
+  for (uint32_t i = 0; i < front_.capacity(); ++i) {
+    InboundMessage& m = front_.at(i);
+    if (m.used && now - m.last_tsc > expiry) {
+      front_.abandon(i);
+      ++counters_->rx_reassembly_expired;
     }
   }
 }

@@ -12,9 +12,8 @@
 #include <vector>
 
 #include "nanopu/stats.h"
-#include "nic/reassembly/buffer_partition.h"
-#include "nic/reassembly/delivered_ids.h"
-#include "nic/reassembly/reassembly_buffer.h"
+#include "nic/transport/common/receive_front.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
@@ -24,14 +23,15 @@ namespace nanopu {
 class NdpReceiver {
  public:
   // held: where ACKs wait for a DATA packet to carry them (may be null: never held).
-  NdpReceiver(const NdpParams& p, NicCounters* counters, HeldAcks* held = nullptr);
+  NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters,
+              HeldAcks* held = nullptr);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
   // Coalesced ACKs owed this poll, paced PULLs, and expiry of abandoned
   // partial messages.
   void tick(uint64_t now, TransportSink& sink);
-  [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
+  [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
 
  private:
   void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;
@@ -44,22 +44,18 @@ class NdpReceiver {
   void reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
                 TransportSink& sink) const;
   [[nodiscard]] bool pull_allowed(uint64_t now);
-  void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
-  void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
-                      ContextEntry* dst, uint64_t now, TransportSink& sink);
-  // A complete message leaves the transport: MsgMeta filled, its id
-  // remembered (exactly once), handed to core selection.
-  void hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time, ContextEntry* dst,
-                 uint64_t now, TransportSink& sink);
-  // Frees a partial message that can never complete (expired, superseded).
-  void abandon(uint32_t slot);
+  // A whole one-packet message: ACKed (or its ACK held for a DATA packet
+  // to carry) and handed over.
+  void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, ContextEntry* dst, uint64_t now,
+                      TransportSink& sink);
+  // A packet stored in slot: credit, ACK (or a bitmap ACK owed), delivery.
+  void on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink);
+  void expire(uint64_t now);
 
   NdpParams p_;
   NicCounters* counters_;
   HeldAcks* held_;
-  ReassemblyBuffer buffer_;
-  DeliveredIds delivered_;
-  BufferPartition partition_;
+  ReceiveFront front_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   std::vector<uint32_t> acks_owed_;   // slots owed a bitmap ACK this poll
   size_t pull_head_ = 0;

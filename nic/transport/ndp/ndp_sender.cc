@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "lib/contract/message.h"
-#include "nanopu/app_header.h"
+#include "nic/transport/common/send_front.h"
 
 namespace nanopu {
 namespace {
@@ -13,34 +12,24 @@ namespace {
 constexpr uint32_t kMaxBackoffShift = 6;
 }  // namespace
 
-NdpSender::NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
-                     const PeerRuns* peers, HeldAcks* held)
-    : p_(p),
+NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool,
+                     NicCounters* counters, const PeerRuns* peers, HeldAcks* held)
+    : c_(c),
+      p_(p),
       pool_(pool),
       counters_(counters),
-      buffer_(p.outbound_slots),
-      timers_(p.outbound_slots, std::max<uint64_t>(p.rto_ticks / 4, 1), on_timer, this),
-      rtt_(p.rto_ticks, p.rto_ticks << kMaxBackoffShift),
+      buffer_(c.outbound_slots),
+      timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
+      rtt_(c.rto_ticks, c.rto_ticks << kMaxBackoffShift),
       peers_(peers),
       held_(held) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
-  const int s = buffer_.allocate();
-  if (s < 0) {  // the NIC gathers only as many messages as there are slots
-    const MsgMeta* meta = msg_meta(msg);
-    const AppHeader a = AppHeader::from_word(meta->app_header);
-    sink.message_failed(meta->sender, a.ip, a.context);
-    rte_pktmbuf_free(msg);
-    ++counters_->tx_msgs_failed;
-    return;
-  }
+  const int s = take_into_slot(buffer_, msg, &next_msg_id_, peers_, counters_, sink);
+  if (s < 0) return;
   const auto slot = static_cast<uint32_t>(s);
   OutboundMessage& m = buffer_.at(slot);
-  const AppHeader a = AppHeader::from_word(msg_meta(msg)->app_header);
-  // The run it is meant for is fixed now: a reply built for a process that
-  // then restarts stays its own.
-  take_message(m, msg, next_msg_id_++, peers_ != nullptr ? peers_->lookup(a.ip) : 0);
   m.credit = p_.rtt_packets;
   m.resent = 0;
   m.first_sent = now;
@@ -52,29 +41,17 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   OutboundMessage& m = buffer_.at(slot);
   wire::NdpHeader h;
   h.flags = wire::kFlagData;
-  h.src_context = m.src_context;
-  h.dst_context = m.dst_context;
-  h.msg_len = m.msg_len;
-  h.pkt_offset = index;
-  h.tx_msg_id = m.tx_msg_id;
-  h.buf_ptr = static_cast<uint16_t>(slot);
-  // The incarnation tells a restarted sender's ids from its predecessor's
-  // (docs/wire.md). buf_size_class, which every receiver echoes, carries its
-  // low byte so a prototype receiver's ACKs still match.
-  h.buf_size_class = static_cast<uint8_t>(p_.incarnation);
-  h.incarnation = p_.incarnation;
-  h.dst_incarnation = m.dst_incarnation;
-  h.core_time = m.core_time;
+  fill_data_fields(h, m, slot, index, c_.incarnation);
   // This host takes ACKs riding on DATA (docs/wire.md); a held ACK for the
   // peer's message to us may ride on this packet.
   h.options = wire::kOptTakesAcks;
-  rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, p_.copy_below_bytes);
+  rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;
     return;
   }
   if (held_ != nullptr) held_->attach(m.dst_ip, h);
-  sink.send_data(clone, m.dst_ip, h, wire::segment_payload_bytes(m.msg_len, index));
+  sink.send_data(clone, m.dst_ip, wire::TransportHeader::of(h), wire::segment_payload_bytes(m.msg_len, index));
 }
 
 void NdpSender::pump(uint32_t slot, TransportSink& sink) {
@@ -101,30 +78,41 @@ void NdpSender::arm(uint32_t slot, uint64_t now) {
   timers_.schedule(slot, now + std::min(rto, rtt_.ceiling()));
 }
 
-void NdpSender::give_up(uint32_t slot, TransportSink& sink) {
-  const OutboundMessage& m = buffer_.at(slot);
-  const uint16_t sender = m.sender, dst_context = m.dst_context;
-  const uint32_t dst_ip = m.dst_ip;
-  buffer_.release(slot);
-  ++counters_->tx_msgs_failed;
-  sink.message_failed(sender, dst_ip, dst_context);  // never in silence
-}
-
 void NdpSender::complete(uint32_t slot) {
   timers_.cancel(slot);
   buffer_.release(slot);
   ++counters_->tx_msgs_completed;
 }
 
+bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
+  OutboundMessage& m = buffer_.at(slot);
+  // Karn's rule: only a packet sent once times the round trip. (Packet 0
+  // leaves at once; later ones wait for credit, so their time to the ACK
+  // is not a round trip.)
+  if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
+    rtt_.sample(m.dst_ip, now - m.first_sent);
+  else if ((newly & ~m.resent) != 0)
+    rtt_.acked_in_time(m.dst_ip);
+  for (uint64_t b = newly; b != 0; b &= b - 1) {
+    const int i = __builtin_ctzll(b);
+    rte_pktmbuf_free(m.pkts[i]);  // our reference
+    m.pkts[i] = nullptr;
+  }
+  m.acked |= newly;
+  m.resend &= ~newly;
+  m.timeouts = 0;
+  if (m.acked == m.all_mask()) {
+    complete(slot);
+    return true;
+  }
+  arm(slot, now);
+  return false;
+}
+
 void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;
-  // A receiver that does not echo the incarnation (the prototype) sends 0 there.
-  const bool ours = n.buf_size_class == static_cast<uint8_t>(p_.incarnation) &&
-                    (n.incarnation == 0 || n.incarnation == p_.incarnation);
-  if (slot >= buffer_.capacity() || !buffer_.at(slot).used || !ours ||
-      buffer_.at(slot).tx_msg_id != n.tx_msg_id || buffer_.at(slot).dst_ip != h.src_ip ||
-      n.pkt_offset >= buffer_.at(slot).npkts) {
+  if (!names_our_message(buffer_, n, h.src_ip, c_.incarnation) || n.pkt_offset >= buffer_.at(slot).npkts) {
     ++counters_->rx_stale_control;
     return;
   }
@@ -132,54 +120,16 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
   if (n.flags & wire::kFlagGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
     timers_.cancel(slot);
-    give_up(slot, sink);
+    give_up_slot(buffer_, slot, counters_, sink);
     return;
   }
-  if ((n.flags & wire::kFlagAck) && (n.options & wire::kOptAckBitmap)) {
-    // Every packet the receiver names (docs/wire.md, kOptAckBitmap).
+  if (n.flags & wire::kFlagAck) {
     ++counters_->rx_acks;
-    const uint64_t newly = n.acked_bitmap & m.all_mask() & ~m.acked;
-    if (newly != 0) {
-      if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
-        rtt_.sample(m.dst_ip, now - m.first_sent);  // Karn: packet 0, sent once
-      else if ((newly & ~m.resent) != 0)
-        rtt_.acked_in_time(m.dst_ip);
-      for (uint64_t b = newly; b != 0; b &= b - 1) {
-        const int i = __builtin_ctzll(b);
-        rte_pktmbuf_free(m.pkts[i]);  // our reference
-        m.pkts[i] = nullptr;
-      }
-      m.acked |= newly;
-      m.resend &= ~newly;
-      m.timeouts = 0;
-      if (m.acked == m.all_mask()) {
-        complete(slot);
-        return;
-      }
-      arm(slot, now);
-    }
-  } else if (n.flags & wire::kFlagAck) {
-    ++counters_->rx_acks;
-    const uint64_t bit = 1ull << n.pkt_offset;
-    if (!(m.acked & bit)) {
-      // Karn's rule: only a packet sent once times the round trip. (Packet
-      // 0 leaves at once; later ones wait for credit, so their time to the
-      // ACK is not a round trip.)
-      if (n.pkt_offset == 0 && !(m.resent & bit) && now >= m.first_sent)
-        rtt_.sample(m.dst_ip, now - m.first_sent);
-      else if (!(m.resent & bit))
-        rtt_.acked_in_time(m.dst_ip);
-      m.acked |= bit;
-      m.resend &= ~bit;
-      rte_pktmbuf_free(m.pkts[n.pkt_offset]);  // our reference
-      m.pkts[n.pkt_offset] = nullptr;
-      m.timeouts = 0;
-      if (m.acked == m.all_mask()) {
-        complete(slot);
-        return;
-      }
-      arm(slot, now);
-    }
+    // A bitmap names every packet received (docs/wire.md, kOptAckBitmap);
+    // else the ACK is for pkt_offset alone.
+    const uint64_t named = (n.options & wire::kOptAckBitmap) ? n.acked_bitmap : 1ull << n.pkt_offset;
+    const uint64_t newly = named & m.all_mask() & ~m.acked;
+    if (newly != 0 && on_acked(slot, newly, now)) return;
   }
   if (n.flags & wire::kFlagNack) {
     ++counters_->rx_nacks;
@@ -208,8 +158,8 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   // A message's first timeout says the peer's timeout is too short for new
   // messages too (Karn); its later ones back off this message alone.
   if (m.timeouts == 0) self->rtt_.timed_out(m.dst_ip);
-  if (++m.timeouts > self->p_.max_timeouts) {
-    self->give_up(slot, *self->timer_sink_);
+  if (++m.timeouts > self->c_.max_timeouts) {
+    give_up_slot(self->buffer_, slot, self->counters_, *self->timer_sink_);
     return;
   }
   // Everything sent and not acknowledged goes again.

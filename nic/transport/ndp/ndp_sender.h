@@ -16,9 +16,10 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
-#include "nic/transport/ndp/peer_runs.h"
 #include "nic/transport/ndp/rtt_estimator.h"
 #include "nic/transport/transport.h"
 
@@ -29,7 +30,7 @@ class NdpSender {
   // peers: the receivers' runs as last heard (may be null: never named).
   // held: ACKs this host's receiver holds for DATA packets to carry (may be
   // null: none carried).
-  NdpSender(const NdpParams& p, rte_mempool* pool, NicCounters* counters,
+  NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
             const PeerRuns* peers = nullptr, HeldAcks* held = nullptr);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
@@ -48,9 +49,11 @@ class NdpSender {
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   void arm(uint32_t slot, uint64_t now);
   void complete(uint32_t slot);
-  // Frees the slot (its timer already stopped) and tells the sending thread.
-  void give_up(uint32_t slot, TransportSink& sink);
+  // What an ACK (one packet, or a bitmap) does: newly acknowledged packets
+  // freed, the round trip sampled; true when the message is complete.
+  bool on_acked(uint32_t slot, uint64_t newly, uint64_t now);
 
+  TransportParams c_;
   NdpParams p_;
   rte_mempool* pool_;  // for the clones handed to the port
   NicCounters* counters_;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/ndp_receiver.h"
@@ -16,11 +18,11 @@ namespace nanopu {
 
 class NdpTransport final : public Transport {
  public:
-  NdpTransport(const NdpParams& p, rte_mempool* pool, NicCounters* counters)
+  NdpTransport(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters)
       : counters_(counters),
         held_(p.held_acks, p.ack_hold_ticks, counters),
-        sender_(p, pool, counters, &peers_, &held_),
-        receiver_(p, counters, &held_) {}
+        sender_(c, p, pool, counters, &peers_, &held_),
+        receiver_(c, p, counters, &held_) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,

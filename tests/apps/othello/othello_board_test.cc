@@ -6,7 +6,7 @@
 #include <bit>
 #include <random>
 
-#include "apps/loadgen/othello_reference.h"
+#include "tools/loadgen/othello_reference.h"
 #include "apps/othello/othello_board.h"
 
 namespace nanopu::apps {

@@ -16,57 +16,32 @@
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 #include "tests/support/receiver_bench.h"
+#include "tests/support/recording_sink.h"
 
 namespace nanopu {
 namespace {
 
-struct Sent {
-  uint32_t ip;
-  wire::HomaHeader h;
-  uint8_t tos;
-};
-
-class RecordingSink final : public TransportSink {
- public:
-  bool deliver(rte_mbuf* msg, ContextEntry* dst) override {
-    delivered.push_back(AppHeader::from_word(msg_meta(msg)->app_header));
-    dst->packets -= msg->nb_segs;
-    rte_pktmbuf_free(msg);
-    return true;
-  }
-  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
-  void send_control(uint32_t ip, const wire::TransportHeader& t) override {
-    EXPECT_EQ(t.protocol, wire::kIpProtoHoma);
-    controls.push_back({ip, t.homa, t.tos});
-  }
-  [[nodiscard]] std::vector<Sent> of(uint8_t flag) const {
-    std::vector<Sent> out;
-    for (const Sent& s : controls)
-      if (s.h.flags & flag) out.push_back(s);
-    return out;
-  }
-  std::vector<AppHeader> delivered;
-  std::vector<Sent> controls;
-};
+using testing::RecordingSink;
+using Sent = RecordingSink::Control;
 
 class HomaReceiverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("homa_rx", 2047, 7);
-    p_.base.reassembly_slots = 32;
-    p_.base.reserved_priority0_slots = 0;
-    p_.base.context_slots = 32;
-    p_.base.context_packets = 1024;
-    p_.base.reassembly_expiry_ticks = 1'000'000'000;
-    p_.base.completion_memory_ticks = 1'000'000'000;
-    p_.base.incarnation = 9;
+    c_.reassembly_slots = 32;
+    c_.reserved_priority0_slots = 0;
+    c_.context_slots = 32;
+    c_.context_packets = 1024;
+    c_.reassembly_expiry_ticks = 1'000'000'000;
+    c_.completion_memory_ticks = 1'000'000'000;
+    c_.incarnation = 9;
     p_.rtt_bytes = 2048;  // two packets unscheduled, grants two ahead
     p_.overcommit = 2;
     p_.resend_ticks = 1000;
     p_.max_resends = 3;
     p_.fifo_grant_every = 0;  // pure SRPT unless a test says otherwise
   }
-  void start() { rx_ = std::make_unique<HomaReceiver>(p_, &counters_); }
+  void start() { rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_); }
   void TearDown() override {
     rx_.reset();
     bench_.close();
@@ -105,14 +80,15 @@ class HomaReceiverTest : public ::testing::Test {
   // The highest grant (bytes) message `id` has had so far.
   [[nodiscard]] uint32_t granted(uint16_t id) const {
     uint32_t g = 0;
-    for (const Sent& s : sink_.of(wire::kHomaGrant))
-      if (s.h.tx_msg_id == id) g = std::max<uint32_t>(g, s.h.grant_offset);
+    for (const Sent& s : sink_.homa_with(wire::kHomaGrant))
+      if (s.homa.tx_msg_id == id) g = std::max<uint32_t>(g, s.homa.grant_offset);
     return g;
   }
 
   testing::ReceiverBench bench_;
   rte_mempool*& pool_ = bench_.pool;
   ContextEntry& ctx_ = bench_.ctx;
+  TransportParams c_;
   HomaParams p_;
   NicCounters counters_;
   RecordingSink sink_;
@@ -126,8 +102,8 @@ TEST_F(HomaReceiverTest, ASinglePacketMessageIsDeliveredWithOneAckAndItsCopyReAc
   data(1, 4, 100, 0);
   ASSERT_EQ(sink_.delivered.size(), 1u);
   EXPECT_EQ(sink_.delivered[0].len, 100);
-  EXPECT_EQ(sink_.of(wire::kHomaAck).size(), 2u);
-  EXPECT_TRUE(sink_.of(wire::kHomaGrant).empty()) << "nothing scheduled to grant";
+  EXPECT_EQ(sink_.homa_with(wire::kHomaAck).size(), 2u);
+  EXPECT_TRUE(sink_.homa_with(wire::kHomaGrant).empty()) << "nothing scheduled to grant";
   EXPECT_EQ(counters_.rx_dup_packets, 1u);
 }
 
@@ -135,12 +111,12 @@ TEST_F(HomaReceiverTest, GrantsGoToTheShortestRemainingFirstWithTheHighestSchedu
   start();
   data(1, 1, 20000, 0);  // 20 packets
   data(2, 2, 6000, 0);   // 6 packets: fewer left
-  const std::vector<Sent> g = sink_.of(wire::kHomaGrant);
+  const std::vector<Sent> g = sink_.homa_with(wire::kHomaGrant);
   // Both granted (overcommit 2): the shorter at the top scheduled priority,
   // the longer re-ranked below it (a GRANT with only the priority changed).
   uint8_t short_prio = 0xff, long_prio = 0xff;
   for (const Sent& s : g) {
-    (s.h.tx_msg_id == 2 ? short_prio : long_prio) = s.h.grant_prio;
+    (s.homa.tx_msg_id == 2 ? short_prio : long_prio) = s.homa.grant_prio;
     EXPECT_EQ(s.tos, 7) << "GRANTs travel at the highest priority";
   }
   EXPECT_EQ(short_prio, p_.max_sched_priority);
@@ -151,7 +127,7 @@ TEST_F(HomaReceiverTest, NoMoreThanOvercommitSendersHoldScheduledGrantsAtOnce) {
   start();
   for (uint8_t s = 1; s <= 4; ++s) data(s, s, static_cast<uint16_t>(10000 + 1000 * s), 0);
   std::set<uint32_t> granted_senders;
-  for (const Sent& s : sink_.of(wire::kHomaGrant)) granted_senders.insert(s.ip);
+  for (const Sent& s : sink_.homa_with(wire::kHomaGrant)) granted_senders.insert(s.ip);
   EXPECT_EQ(granted_senders.size(), 2u) << "overcommit 2 of 4 senders";
   EXPECT_EQ(granted_senders.count(0x0a000001), 1u) << "the shortest";
   EXPECT_EQ(granted_senders.count(0x0a000002), 1u);
@@ -160,7 +136,7 @@ TEST_F(HomaReceiverTest, NoMoreThanOvercommitSendersHoldScheduledGrantsAtOnce) {
   for (uint8_t k = 1; k < 11; ++k) data(1, 1, 11000, k);
   EXPECT_EQ(sink_.delivered.size(), 1u);
   granted_senders.clear();
-  for (const Sent& s : sink_.of(wire::kHomaGrant)) granted_senders.insert(s.ip);
+  for (const Sent& s : sink_.homa_with(wire::kHomaGrant)) granted_senders.insert(s.ip);
   EXPECT_EQ(granted_senders.count(0x0a000003), 1u);
   EXPECT_EQ(granted_senders.count(0x0a000004), 0u);
   EXPECT_LE(counters_.rx_granted_senders_peak, 2u);
@@ -199,17 +175,17 @@ TEST_F(HomaReceiverTest, AFifoGrantKeepsTheOldestMessageFromStarving) {
 TEST_F(HomaReceiverTest, SilenceBringsResendsThenTheMessageIsDropped) {
   start();
   data(1, 1, 5000, 0);  // packet 1 (unscheduled) never comes
-  ASSERT_TRUE(sink_.of(wire::kHomaResend).empty());
+  ASSERT_TRUE(sink_.homa_with(wire::kHomaResend).empty());
   // Silence of 1000 ticks brings the first RESEND; each one unanswered
   // doubles the wait for the next (a slow sender is not a dead one).
   for (int i = 0; i < 2; ++i) rx_->tick(now_ += 1500, sink_);
-  EXPECT_EQ(sink_.of(wire::kHomaResend).size(), 1u) << "the second waits 2000";
+  EXPECT_EQ(sink_.homa_with(wire::kHomaResend).size(), 1u) << "the second waits 2000";
   for (int i = 0; i < 40; ++i) rx_->tick(now_ += 2000, sink_);
-  const std::vector<Sent> r = sink_.of(wire::kHomaResend);
+  const std::vector<Sent> r = sink_.homa_with(wire::kHomaResend);
   ASSERT_EQ(r.size(), 3u) << "max_resends";
-  EXPECT_EQ(r[0].h.pkt_offset, 1u);
+  EXPECT_EQ(r[0].homa.pkt_offset, 1u);
   // Packets 1 and 2 (2 unscheduled + 1 granted on packet 0's arrival), as bytes.
-  EXPECT_EQ(r[0].h.grant_offset, 3072u);
+  EXPECT_EQ(r[0].homa.grant_offset, 3072u);
   EXPECT_EQ(counters_.rx_msgs_aborted, 1u);
   EXPECT_EQ(rx_->slots_in_use(), 0u);
   EXPECT_EQ(ctx_.packets, 0u);
@@ -241,10 +217,10 @@ TEST_F(HomaReceiverTest, ATrimmedPacketIsAskedForAtOnce) {
   size_t payload = 0;
   ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &payload), wire::ParseError::kOk);
   rx_->on_data(m, parsed, payload, &ctx_, now_ += 10, sink_);
-  const std::vector<Sent> r = sink_.of(wire::kHomaResend);
+  const std::vector<Sent> r = sink_.homa_with(wire::kHomaResend);
   ASSERT_EQ(r.size(), 1u);
-  EXPECT_EQ(r[0].h.pkt_offset, 1u);
-  EXPECT_EQ(r[0].h.grant_offset, 2048u);
+  EXPECT_EQ(r[0].homa.pkt_offset, 1u);
+  EXPECT_EQ(r[0].homa.grant_offset, 2048u);
   EXPECT_EQ(counters_.rx_chopped_packets, 1u);
 }
 
@@ -256,11 +232,11 @@ TEST_F(HomaReceiverTest, WithGrantWhenCoreFreeABusyCoreHoldsGrantsBack) {
   ASSERT_TRUE(ctx_.held.push(waiting));
   data(1, 1, 8000, 0);
   data(1, 1, 8000, 1);  // all it was given unasked is in
-  const std::vector<Sent> busy = sink_.of(wire::kHomaBusy);
+  const std::vector<Sent> busy = sink_.homa_with(wire::kHomaBusy);
   ASSERT_EQ(busy.size(), 1u) << "the sender is told to wait, not to time out";
-  EXPECT_EQ(busy[0].h.flags, wire::kHomaGrant | wire::kHomaBusy) << "a receiver's BUSY: GRANT|BUSY";
-  EXPECT_EQ(busy[0].h.grant_offset, 2048u) << "no more than it had";
-  EXPECT_EQ(sink_.of(wire::kHomaGrant).size(), 1u) << "no other grant";
+  EXPECT_EQ(busy[0].homa.flags, wire::kHomaGrant | wire::kHomaBusy) << "a receiver's BUSY: GRANT|BUSY";
+  EXPECT_EQ(busy[0].homa.grant_offset, 2048u) << "no more than it had";
+  EXPECT_EQ(sink_.homa_with(wire::kHomaGrant).size(), 1u) << "no other grant";
   EXPECT_GT(counters_.rx_grants_held_for_core, 0u);
   // A core takes the waiting message: the next tick grants.
   rte_pktmbuf_free(ctx_.held.pop());

@@ -21,6 +21,7 @@
 #include "nanopu/app_header.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 #include "tests/support/receiver_bench.h"
+#include "tests/support/recording_sink.h"
 
 namespace nanopu {
 namespace {
@@ -28,42 +29,26 @@ namespace {
 constexpr uint32_t kPeer = 0x0a000005;
 constexpr uint64_t kHold = 1000;
 
-struct Sent {
-  uint32_t ip;
-  wire::NdpHeader h;
-};
-
-class RecordingSink final : public TransportSink {
- public:
-  bool deliver(rte_mbuf* msg, ContextEntry* dst) override {
-    ++delivered;
-    dst->packets -= msg->nb_segs;
-    rte_pktmbuf_free(msg);
-    return true;
-  }
-  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
-  void send_control(uint32_t ip, const wire::TransportHeader& t) override { controls.push_back({ip, t.ndp}); }
-  int delivered = 0;
-  std::vector<Sent> controls;
-};
+using testing::RecordingSink;
+using Sent = RecordingSink::Control;
 
 class HeldAcksTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("held_acks", 1023, 7);
-    p_.reassembly_slots = 32;
-    p_.reserved_priority0_slots = 0;
-    p_.context_slots = 32;
-    p_.context_packets = 1024;
-    p_.reassembly_expiry_ticks = 1'000'000'000;
-    p_.completion_memory_ticks = 1'000'000'000;
-    p_.incarnation = 9;
+    c_.reassembly_slots = 32;
+    c_.reserved_priority0_slots = 0;
+    c_.context_slots = 32;
+    c_.context_packets = 1024;
+    c_.reassembly_expiry_ticks = 1'000'000'000;
+    c_.completion_memory_ticks = 1'000'000'000;
+    c_.incarnation = 9;
     p_.ack_hold_ticks = kHold;
     p_.held_acks = 4;
   }
   void start() {
     held_ = std::make_unique<HeldAcks>(p_.held_acks, p_.ack_hold_ticks, &counters_);
-    rx_ = std::make_unique<NdpReceiver>(p_, &counters_, held_.get());
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, held_.get());
   }
   void TearDown() override {
     rx_.reset();
@@ -73,6 +58,7 @@ class HeldAcksTest : public ::testing::Test {
  public:
   static wire::FrameHeader request(uint16_t id, uint8_t options, uint16_t incarnation = 5) {
     wire::FrameHeader h;
+    h.protocol = wire::kIpProtoNdp;
     h.src_ip = kPeer;
     h.dst_ip = 0x0a0000ff;
     wire::NdpHeader& n = h.ndp;
@@ -114,6 +100,7 @@ class HeldAcksTest : public ::testing::Test {
   }
 
   testing::ReceiverBench bench_;
+  TransportParams c_;
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
@@ -138,7 +125,7 @@ TEST_F(HeldAcksTest, AnnouncingSendersPacketsAreAckedByOneBitmapPerPoll) {
   EXPECT_TRUE(sink_.controls.empty()) << "owed until the poll's tick";
   rx_->tick(now_, sink_);
   ASSERT_EQ(sink_.controls.size(), 1u);
-  const wire::NdpHeader& first = sink_.controls[0].h;
+  const wire::NdpHeader& first = sink_.controls[0].ndp;
   EXPECT_EQ(first.flags, wire::kFlagAck | wire::kFlagPull);
   EXPECT_EQ(first.options, wire::kOptAckBitmap);
   EXPECT_EQ(first.acked_bitmap, 0b101u);
@@ -152,15 +139,16 @@ TEST_F(HeldAcksTest, AnnouncingSendersPacketsAreAckedByOneBitmapPerPoll) {
   receive(*rx_, packet_of_four(21, 1, wire::kOptTakesAcks), sink_);
   receive(*rx_, packet_of_four(21, 3, wire::kOptTakesAcks), sink_);
   ASSERT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(sink_.controls[1].h.acked_bitmap, 0b1111u);
-  EXPECT_EQ(sink_.delivered, 1);
+  EXPECT_EQ(sink_.controls[1].ndp.acked_bitmap, 0b1111u);
+  EXPECT_EQ(sink_.delivered.size(), 1u);
   rx_->tick(now_, sink_);
   EXPECT_EQ(sink_.controls.size(), 2u);
   EXPECT_EQ(counters_.tx_ack_bitmaps, 2u);
 
   // Through the codec: the bitmap survives, a DATA packet's fields do not leak in.
   wire::FrameHeader f;
-  f.ndp = sink_.controls[0].h;
+  f.protocol = wire::kIpProtoNdp;
+  f.ndp = sink_.controls[0].ndp;
   uint8_t frame[wire::kFrameHeaderBytes + wire::kControlPayloadBytes] = {};
   wire::encode_frame_header(f, wire::kControlPayloadBytes, frame);
   wire::FrameHeader back;
@@ -176,8 +164,8 @@ TEST_F(HeldAcksTest, ThePrototypesPacketsAreAckedOneByOne) {
   for (uint8_t pkt = 0; pkt < 4; ++pkt) receive(*rx_, packet_of_four(21, pkt, 0), sink_);
   ASSERT_EQ(sink_.controls.size(), 4u);
   for (uint8_t pkt = 0; pkt < 4; ++pkt) {
-    EXPECT_EQ(sink_.controls[pkt].h.pkt_offset, pkt);
-    EXPECT_EQ(sink_.controls[pkt].h.options, 0);
+    EXPECT_EQ(sink_.controls[pkt].ndp.pkt_offset, pkt);
+    EXPECT_EQ(sink_.controls[pkt].ndp.options, 0);
   }
   EXPECT_EQ(counters_.tx_ack_bitmaps, 0u);
 }
@@ -185,7 +173,7 @@ TEST_F(HeldAcksTest, ThePrototypesPacketsAreAckedOneByOne) {
 TEST_F(HeldAcksTest, AnAnnouncingSendersAckIsHeldAndItsReplyCarriesIt) {
   start();
   receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
-  EXPECT_EQ(sink_.delivered, 1);
+  EXPECT_EQ(sink_.delivered.size(), 1u);
   EXPECT_TRUE(sink_.controls.empty()) << "the ACK waits for the reply";
   EXPECT_EQ(held_->size(), 1u);
 
@@ -209,8 +197,8 @@ TEST_F(HeldAcksTest, APeerThatDoesNotAnnounceIsAckedAtOnceAsThePrototypeExpects)
   ASSERT_EQ(sink_.controls.size(), 2u);
   EXPECT_EQ(held_->size(), 0u);
   for (const Sent& s : sink_.controls) {
-    EXPECT_EQ(s.h.flags, wire::kFlagAck | wire::kFlagPull);
-    EXPECT_EQ(s.h.options, 0) << "control packets carry no options";
+    EXPECT_EQ(s.ndp.flags, wire::kFlagAck | wire::kFlagPull);
+    EXPECT_EQ(s.ndp.options, 0) << "control packets carry no options";
   }
 }
 
@@ -230,12 +218,12 @@ TEST_F(HeldAcksTest, AnUntakenAckLeavesWhenItsHoldRunsOutExactlyAsAnImmediateOne
   q.ack_hold_ticks = 0;
   NicCounters c;
   HeldAcks none(4, 0, &c);
-  NdpReceiver plain(q, &c, &none);
+  NdpReceiver plain(c_, q, &c, &none);
   RecordingSink s;
   receive(plain, request(11, wire::kOptTakesAcks), s);
   ASSERT_EQ(s.controls.size(), 1u);
   EXPECT_EQ(sink_.controls[0].ip, s.controls[0].ip);
-  EXPECT_EQ(sink_.controls[0].h, s.controls[0].h);
+  EXPECT_EQ(sink_.controls[0].ndp, s.controls[0].ndp);
 }
 
 TEST_F(HeldAcksTest, OnlyAPacketToTheSamePeerContextsAndRunCarriesIt) {
@@ -262,7 +250,7 @@ TEST_F(HeldAcksTest, WhenFullTheOldestLeavesAtOnceAndRepliesTakeTheRestInOrder) 
   start();
   for (uint16_t id = 1; id <= 5; ++id) receive(*rx_, request(id, wire::kOptTakesAcks), sink_);
   ASSERT_EQ(sink_.controls.size(), 1u) << "capacity 4: the fifth pushes the first out";
-  EXPECT_EQ(sink_.controls[0].h.tx_msg_id, 1);
+  EXPECT_EQ(sink_.controls[0].ndp.tx_msg_id, 1);
   for (uint16_t id = 2; id <= 5; ++id) {
     wire::NdpHeader r = reply();
     ASSERT_TRUE(held_->attach(kPeer, r));
@@ -274,6 +262,7 @@ TEST_F(HeldAcksTest, ACarriedAckReadsAsTheControlPacketItStandsFor) {
   start();
   receive(*rx_, request(11, wire::kOptTakesAcks), sink_);
   wire::FrameHeader data;
+  data.protocol = wire::kIpProtoNdp;
   data.src_ip = 0x0a0000ff;  // the server, answering
   data.dst_ip = kPeer;
   data.ndp = reply();

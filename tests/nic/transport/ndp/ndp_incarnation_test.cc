@@ -11,36 +11,26 @@
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
 #include "tests/support/receiver_bench.h"
+#include "tests/support/recording_sink.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 
 namespace nanopu {
 namespace {
 
-class RecordingSink final : public TransportSink {
- public:
-  bool deliver(rte_mbuf* msg, ContextEntry*) override {
-    delivered.push_back(AppHeader::from_word(msg_meta(msg)->app_header).len);
-    rte_pktmbuf_free(msg);
-    return true;
-  }
-  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override { rte_pktmbuf_free(m); }
-  void send_control(uint32_t, const wire::TransportHeader& h) override { controls.push_back(h.ndp); }
-  std::vector<uint16_t> delivered;
-  std::vector<wire::NdpHeader> controls;
-};
+using testing::RecordingSink;
 
 class NdpIncarnationTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("incarnation", 1023, 7);
-    p_.reassembly_slots = 8;
-    p_.reserved_priority0_slots = 0;
-    p_.context_slots = 8;
-    p_.context_packets = 512;
-    p_.reassembly_expiry_ticks = 1'000'000;
-    p_.completion_memory_ticks = 1'000'000;
-    p_.incarnation = kOurs;
-    rx_ = std::make_unique<NdpReceiver>(p_, &counters_);
+    c_.reassembly_slots = 8;
+    c_.reserved_priority0_slots = 0;
+    c_.context_slots = 8;
+    c_.context_packets = 512;
+    c_.reassembly_expiry_ticks = 1'000'000;
+    c_.completion_memory_ticks = 1'000'000;
+    c_.incarnation = kOurs;
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
   }
   void TearDown() override {
     rx_.reset();
@@ -51,6 +41,7 @@ class NdpIncarnationTest : public ::testing::Test {
   void send(uint16_t incarnation, uint16_t id, uint16_t msg_len, uint8_t pkt_offset,
             uint16_t dst_incarnation = 0) {
     wire::FrameHeader h;
+    h.protocol = wire::kIpProtoNdp;
     h.src_ip = 0x0a000001;
     h.dst_ip = 0x0a000002;
     h.ndp.flags = wire::kFlagData;
@@ -80,6 +71,7 @@ class NdpIncarnationTest : public ::testing::Test {
   testing::ReceiverBench bench_;
   rte_mempool*& pool_ = bench_.pool;
   ContextEntry& ctx_ = bench_.ctx;
+  TransportParams c_;
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
@@ -108,9 +100,9 @@ TEST_F(NdpIncarnationTest, ControlPacketsEchoTheIncarnation) {
   send(0x1234, 5, 2000, 0);  // a partial message: answered from its slot
   send(0x4321, 6, 100, 0);   // a single-packet message: answered from its header
   ASSERT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(sink_.controls[0].incarnation, 0x1234);
-  EXPECT_EQ(sink_.controls[0].buf_size_class, 0x34);
-  EXPECT_EQ(sink_.controls[1].incarnation, 0x4321);
+  EXPECT_EQ(sink_.controls[0].ndp.incarnation, 0x1234);
+  EXPECT_EQ(sink_.controls[0].ndp.buf_size_class, 0x34);
+  EXPECT_EQ(sink_.controls[1].ndp.incarnation, 0x4321);
   rx_->tick(now_ + 10'000'000, sink_);  // expire the partial message
 }
 
@@ -120,7 +112,7 @@ TEST_F(NdpIncarnationTest, ARestartMidMessageSupersedesThePredecessorsPackets) {
   EXPECT_EQ(counters_.rx_reassembly_superseded, 1u);
   send(0x2222, 9, 2000, 1);
   ASSERT_EQ(sink_.delivered.size(), 1u);
-  EXPECT_EQ(sink_.delivered[0], 2000);
+  EXPECT_EQ(sink_.delivered[0].len, 2000);
   EXPECT_EQ(ctx_.reassembling, 0u);
 }
 
@@ -140,7 +132,8 @@ TEST_F(NdpIncarnationTest, AMessageMeantForThisAddresssPreviousProcessIsRefused)
   EXPECT_EQ(counters_.rx_drop_stale_incarnation, 2u);
   EXPECT_EQ(ctx_.reassembling, 0u);
   ASSERT_EQ(sink_.controls.size(), 2u);
-  for (const wire::NdpHeader& c : sink_.controls) {
+  for (const RecordingSink::Control& sent : sink_.controls) {
+    const wire::NdpHeader& c = sent.ndp;
     EXPECT_EQ(c.flags, wire::kFlagGone);
     EXPECT_EQ(c.dst_incarnation, 0x6666);  // echoed: the sender finds its message
     EXPECT_EQ(c.incarnation, 0x1234);
@@ -151,8 +144,8 @@ TEST_F(NdpIncarnationTest, AMessageMeantForThisAddresssPreviousProcessIsRefused)
   send(0x1234, 8, 100, 0, 0);
   EXPECT_EQ(sink_.delivered.size(), 2u);
   ASSERT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(sink_.controls[0].flags, wire::kFlagAck | wire::kFlagPull);
-  EXPECT_EQ(sink_.controls[0].dst_incarnation, kOurs);  // echoed
+  EXPECT_EQ(sink_.controls[0].ndp.flags, wire::kFlagAck | wire::kFlagPull);
+  EXPECT_EQ(sink_.controls[0].ndp.dst_incarnation, kOurs);  // echoed
 }
 
 }  // namespace

@@ -1,0 +1,66 @@
+#include "nic/transport/common/receive_front.h"
+
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
+
+namespace nanopu {
+
+ReceiveFront::ReceiveFront(const TransportParams& p, NicCounters* counters)
+    : p_(p),
+      counters_(counters),
+      buffer_(p.reassembly_slots),
+      delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
+                 &counters->rx_senders_forgotten),
+      partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
+                                 p.context_packets}) {}
+
+int ReceiveFront::current_slot(uint32_t src_ip, const Fields& f, int* superseded) {
+  const int s = buffer_.find(ReassemblyBuffer::key_of(src_ip, f.buf_ptr, f.tx_msg_id));
+  if (s < 0) return -1;
+  const InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));
+  if (wire::sender_epoch(old.incarnation, old.buf_size_class) == f.epoch) return s;
+  // The sender restarted mid-message and reuses the id: its predecessor's
+  // packets can never complete. Free them; this one is new.
+  abandon(static_cast<uint32_t>(s));
+  ++counters_->rx_reassembly_superseded;
+  *superseded = s;
+  return -1;
+}
+
+ArrivalResult ReceiveFront::drop(rte_mbuf* pkt, Arrival kind, int slot, int superseded) {
+  rte_pktmbuf_free(pkt);
+  return {kind, slot, false, superseded};
+}
+
+void ReceiveFront::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
+                             ContextEntry* dst, uint64_t now, TransportSink& sink) {
+  MsgMeta* meta = msg_meta(head);
+  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
+  meta->nic_tsc = now;
+  meta->core_time = core_time;
+  delivered_.remember(id, now);
+  (void)sink.deliver(head, dst);
+}
+
+void ReceiveFront::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
+  InboundMessage& m = buffer_.at(slot);
+  rte_mbuf* head = link_packets(m);
+  ContextEntry* dst = m.dst;
+  --dst->reassembling;  // its packets stay counted until a thread's FIFO takes them
+  m.pull_queued = false;  // a queued PULL for a finished message is moot
+  const DeliveredId id{m.src_ip,      m.buf_ptr, m.tx_msg_id,
+                       m.src_context, m.msg_len, wire::sender_epoch(m.incarnation, m.buf_size_class)};
+  const uint32_t core_time = m.core_time;
+  buffer_.release(slot, /*keep_packets=*/true);
+  hand_over(head, id, core_time, dst, now, sink);
+}
+
+void ReceiveFront::abandon(uint32_t slot) {
+  InboundMessage& m = buffer_.at(slot);
+  m.pull_queued = false;
+  --m.dst->reassembling;
+  m.dst->packets -= m.npkts;
+  buffer_.release(slot, /*keep_packets=*/false);
+}
+
+}  // namespace nanopu

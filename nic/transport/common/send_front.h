@@ -1,0 +1,87 @@
+// The half of sending that NDP and Homa share: a thread's message takes a
+// packetization slot under the next message id (or, with none free, is
+// given up and reported to its thread at once: never lost in silence); a
+// control packet is matched to the message it names; every DATA packet
+// carries the same identifying fields in either protocol's header.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
+#include "nanopu/stats.h"
+#include "nic/packetizer/packetization_buffer.h"
+#include "nic/transport/common/peer_runs.h"
+#include "nic/transport/transport.h"
+
+namespace nanopu {
+
+// Frees slot's message and tells its sending thread it was given up.
+inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, NicCounters* counters,
+                         TransportSink& sink) {
+  const OutboundMessage& m = buffer.at(slot);
+  const uint16_t sender = m.sender, dst_context = m.dst_context;
+  const uint32_t dst_ip = m.dst_ip;
+  buffer.release(slot);
+  ++counters->tx_msgs_failed;
+  sink.message_failed(sender, dst_ip, dst_context);
+}
+
+// Takes msg into a free slot of buffer under *next_id (then advanced), the
+// receiver's run it is meant for fixed now (a reply built for a process
+// that then restarts stays its own). -1: no slot (the NIC gathers only as
+// many messages as there are slots); the message was given up and reported.
+[[nodiscard]] inline int take_into_slot(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t* next_id,
+                                        const PeerRuns* peers, NicCounters* counters,
+                                        TransportSink& sink) {
+  const MsgMeta* meta = msg_meta(msg);
+  const AppHeader a = AppHeader::from_word(meta->app_header);
+  const int s = buffer.allocate();
+  if (s < 0) {
+    sink.message_failed(meta->sender, a.ip, a.context);
+    rte_pktmbuf_free(msg);
+    ++counters->tx_msgs_failed;
+    return -1;
+  }
+  take_message(buffer.at(static_cast<uint32_t>(s)), msg, (*next_id)++,
+               peers != nullptr ? peers->lookup(a.ip) : 0);
+  return s;
+}
+
+// Whether a control packet from src_ip (either protocol's header) names the
+// message in slot: the slot in use, the same id and peer, and this run of
+// ours (a receiver that does not echo the incarnation, the prototype, sends
+// 0 there; buf_size_class carries its low byte either way).
+template <typename Header>
+[[nodiscard]] bool names_our_message(const PacketizationBuffer& buffer, const Header& h,
+                                     uint32_t src_ip, uint16_t incarnation) {
+  const uint32_t slot = h.buf_ptr;
+  const bool ours = h.buf_size_class == static_cast<uint8_t>(incarnation) &&
+                    (h.incarnation == 0 || h.incarnation == incarnation);
+  return ours && slot < buffer.capacity() && buffer.at(slot).used &&
+         buffer.at(slot).tx_msg_id == h.tx_msg_id && buffer.at(slot).dst_ip == src_ip;
+}
+
+// The fields every DATA packet carries, in either protocol's header, for
+// packet `index` of the message in slot.
+template <typename Header>
+void fill_data_fields(Header& h, const OutboundMessage& m, uint32_t slot, uint8_t index,
+                      uint16_t incarnation) {
+  h.src_context = m.src_context;
+  h.dst_context = m.dst_context;
+  h.msg_len = m.msg_len;
+  h.pkt_offset = index;
+  h.tx_msg_id = m.tx_msg_id;
+  h.buf_ptr = static_cast<uint16_t>(slot);
+  // The incarnation tells a restarted sender's ids from its predecessor's
+  // (docs/wire.md). buf_size_class, which every receiver echoes, carries its
+  // low byte so a prototype receiver's control packets still match.
+  h.buf_size_class = static_cast<uint8_t>(incarnation);
+  h.incarnation = incarnation;
+  h.dst_incarnation = m.dst_incarnation;
+  h.core_time = m.core_time;
+}
+
+}  // namespace nanopu

@@ -1,0 +1,62 @@
+// What a NIC poll sends, batched for one tx_burst per kind and sent in the
+// order the wire wants (docs/wire.md): control before data on a NIC port (a
+// switch's priority for control); data before control on a socket port,
+// where each datagram costs the sender the whole kernel path and an ACK sent
+// first would delay the reply behind it; and, on a shared core, this poll's
+// control held back to the next poll's start, after the worker has run the
+// messages this poll delivered (NicParams::defer_control).
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+
+#include "nanopu/stats.h"
+#include "nic/link/link_watch.h"
+#include "nic/link/packet_io.h"
+
+namespace nanopu {
+
+class TxBatches {
+ public:
+  static constexpr unsigned kBatch = 64;
+
+  TxBatches(PacketIo* io, const LinkWatch* link, NicCounters* counters, bool defer_control,
+            bool control_after_data)
+      : io_(io), link_(link), counters_(counters), defer_control_(defer_control),
+        control_after_data_(control_after_data) {}
+  ~TxBatches();
+  TxBatches(const TxBatches&) = delete;
+  TxBatches& operator=(const TxBatches&) = delete;
+
+  void control(rte_mbuf* m) { enqueue(control_, m); }
+  void data(rte_mbuf* m) { enqueue(data_, m); }
+  // The poll's start: the previous poll's deferred control leaves first.
+  void begin_poll() {
+    if (defer_control_ && !control_after_data_) flush(deferred_);
+  }
+  // The poll's end: everything sendable goes, in the wire's order, and the
+  // port is flushed.
+  void end_poll();
+  // Nothing waits to be sent (adaptive polling may sleep).
+  [[nodiscard]] bool empty() const { return control_.n == 0 && data_.n == 0 && deferred_.n == 0; }
+
+ private:
+  struct Batch {
+    rte_mbuf* pkts[kBatch];
+    unsigned n = 0;
+  };
+  void enqueue(Batch& b, rte_mbuf* m);
+  void flush(Batch& b);
+
+  PacketIo* io_;
+  const LinkWatch* link_;
+  NicCounters* counters_;
+  bool defer_control_;
+  bool control_after_data_;
+  Batch control_;
+  Batch data_;
+  Batch deferred_;  // defer_control: control packets of the previous poll
+};
+
+}  // namespace nanopu

@@ -1,0 +1,25 @@
+// A validated Config turned into the narrow parameters of each layer below
+// the runtime: the EAL, the port, the NIC core and the worker cores. The one
+// place where user units (µs, ns, Gb/s) become TSC cycles.
+#pragma once
+
+#include "runtime/platform/eal.h"
+#include "runtime/platform/port.h"
+#include "nanopu/config.h"
+#include "nic/nic_core.h"
+#include "scheduler/worker.h"
+
+namespace nanopu {
+
+[[nodiscard]] EalParams eal_params(const Config& config);
+[[nodiscard]] PortParams port_params(const Config& config);
+// Every transport's parameters (nic/transport/factory.h); incarnation: this
+// sender's run (runtime/host/incarnation.h).
+[[nodiscard]] TransportConfig transport_config(const Config& config, bool port_sends_indirect_mbufs,
+                                               uint16_t incarnation);
+// incarnation: as transport_config's.
+[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint16_t incarnation);
+// shared_nic: the NIC's poll hook on a shared core, else empty.
+[[nodiscard]] sched::WorkerParams worker_params(const Config& config, NicPollHook shared_nic);
+
+}  // namespace nanopu

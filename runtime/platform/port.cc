@@ -1,0 +1,198 @@
+#include "runtime/platform/port.h"
+#include "lib/base/log.h"
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "lib/contract/message.h"
+#include "runtime/platform/uring_port.h"
+
+namespace nanopu {
+namespace {
+constexpr unsigned kPoolCacheSize = 256;
+
+// The pool every message buffer of a host comes from, MsgMeta in each mbuf's
+// private area; the error says what to do about it.
+absl::StatusOr<rte_mempool*> create_pool(const PortParams& config, const std::string& name_tag, int socket,
+                                         absl::string_view remedy) {
+  const std::string pool_name = absl::StrCat("np_", name_tag);
+  rte_mempool* pool = rte_pktmbuf_pool_create(pool_name.c_str(), config.mbufs, kPoolCacheSize,
+                                              kMsgMetaBytes, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+  if (pool == nullptr)
+    return absl::ResourceExhaustedError(
+        absl::StrCat("mempool of ", config.mbufs, " mbufs: ", rte_strerror(rte_errno), "; ", remedy));
+  return pool;
+}
+}  // namespace
+
+std::string describe_ports() {
+  std::string out;
+  uint16_t pid = 0;
+  RTE_ETH_FOREACH_DEV(pid) {
+    char name[RTE_ETH_NAME_MAX_LEN] = {};
+    rte_eth_dev_get_name_by_port(pid, name);
+    absl::StrAppend(&out, out.empty() ? "" : ", ", pid, "=", name);
+  }
+  return out.empty() ? "none (add one with --vdev, e.g. --vdev=net_ring0)" : out;
+}
+
+PacketIo* Port::io() const { return uring_.get(); }
+
+absl::StatusOr<std::unique_ptr<Port>> Port::open_uring(const PortParams& config, const std::string& name_tag) {
+  std::unique_ptr<Port> p(new Port);
+  p->id_ = UINT16_MAX;
+  absl::StatusOr<rte_mempool*> pool = create_pool(config, name_tag, SOCKET_ID_ANY, "lower --mbufs");
+  if (!pool.ok()) return pool.status();
+  p->pool_ = *pool;
+  UringPortParams up;
+  up.ip = config.ip;
+  up.udp_port = config.udp_port;
+  up.sqpoll = config.uring_sqpoll;
+  absl::StatusOr<std::unique_ptr<UringPort>> u = UringPort::open(up, p->pool_);
+  if (!u.ok()) return u.status();
+  p->uring_ = std::move(*u);
+  p->driver_ = p->uring_->describe();
+  p->mac_ = p->uring_->mac();
+  return p;
+}
+
+absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const std::string& name_tag) {
+  if (config.backend == Backend::kUring) return open_uring(config, name_tag);
+  std::unique_ptr<Port> p(new Port);
+  bool found = false;
+  if (config.port_id >= 0) {
+    found = rte_eth_dev_is_valid_port(static_cast<uint16_t>(config.port_id)) != 0;
+    p->id_ = static_cast<uint16_t>(config.port_id);
+  } else {
+    uint16_t index = 0;
+    uint16_t pid = 0;
+    RTE_ETH_FOREACH_DEV(pid) {
+      if (index++ == config.port_index) {
+        p->id_ = pid;
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found && config.port_id >= 0)
+    return absl::NotFoundError(absl::StrCat("port id ", config.port_id, " is not a DPDK port; ports: ",
+                                            describe_ports()));
+  if (!found)
+    return absl::NotFoundError(absl::StrCat("--port=", config.port_index,
+                                            ": no such DPDK port; ports: ", describe_ports()));
+  rte_eth_dev_info info{};
+  if (int rc = rte_eth_dev_info_get(p->id_, &info); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_info_get: ", rte_strerror(-rc)));
+  p->driver_ = info.driver_name != nullptr ? info.driver_name : "?";
+
+  const int socket = rte_eth_dev_socket_id(p->id_) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(p->id_);
+  absl::StatusOr<rte_mempool*> pool =
+      create_pool(config, name_tag, socket, "lower --mbufs or reserve more hugepages (deploy/setup.sh)");
+  if (!pool.ok()) return pool.status();
+  p->pool_ = *pool;
+
+  rte_eth_conf conf{};
+  // RX interrupts let an idle NIC core sleep until the next packet; a PMD
+  // without them refuses or ignores the request and idles with timed sleeps.
+  conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
+  int rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
+  if (rc != 0 && conf.intr_conf.rxq != 0) {
+    conf.intr_conf.rxq = 0;
+    rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
+  }
+  if (rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", p->id_, "): ", rte_strerror(-rc)));
+  uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
+  if (int rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id_, &rxd, &txd); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_adjust_nb_rx_tx_desc: ", rte_strerror(-rc)));
+  if (int rc = rte_eth_rx_queue_setup(p->id_, 0, rxd, socket, nullptr, p->pool_); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_rx_queue_setup: ", rte_strerror(-rc)));
+  if (int rc = rte_eth_tx_queue_setup(p->id_, 0, txd, socket, nullptr); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_tx_queue_setup: ", rte_strerror(-rc)));
+  // A memif client whose server is not listening yet (starting, or still
+  // tearing down its previous client's connection on a busy CPU) is refused:
+  // try again until start_retry_s has passed.
+  const bool memif = p->driver_.find("memif") != std::string::npos;
+  if (memif && info.device != nullptr) {
+    const rte_devargs* da = rte_dev_devargs(info.device);
+    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
+    p->reconnects_ = args.find("role=client") != std::string::npos ||
+                     args.find("role=slave") != std::string::npos;
+  }
+  if (p->driver_.find("af_packet") != std::string::npos && info.device != nullptr) {
+    const rte_devargs* da = rte_dev_devargs(info.device);
+    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
+    if (const size_t at = args.find("iface="); at != std::string::npos)
+      p->kernel_iface_ = args.substr(at + 6, args.find(',', at) == std::string::npos
+                                                 ? std::string::npos
+                                                 : args.find(',', at) - at - 6);
+  }
+  const uint64_t retry_end =
+      rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
+  rc = rte_eth_dev_start(p->id_);
+  while (rc != 0 && memif && rte_rdtsc() < retry_end) {
+    rte_delay_us_sleep(50 * 1000);
+    rc = rte_eth_dev_start(p->id_);
+  }
+  if (rc != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "rte_eth_dev_start(port ", p->id_, ", ", p->driver_, "): ", rte_strerror(-rc),
+        memif ? absl::StrCat("; a role=client memif needs its role=server peer running (tried for ",
+                             config.start_retry_s, " s)")
+              : ""));
+  }
+  p->started_ = true;
+  // Masked until the NIC core sleeps: a peer then writes no interrupt per packet.
+  if (conf.intr_conf.rxq != 0) (void)rte_eth_dev_rx_intr_disable(p->id_, 0);
+  rte_ether_addr mac{};
+  if (rte_eth_macaddr_get(p->id_, &mac) == 0) std::memcpy(p->mac_.data(), mac.addr_bytes, 6);
+  return p;
+}
+
+bool Port::wait_link_up(double seconds, const std::atomic<bool>& stop) const {
+  if (uring_) return true;  // a socket has no link to wait for
+  const uint64_t hz = rte_get_tsc_hz();
+  const uint64_t start = rte_rdtsc();
+  const uint64_t end = start + static_cast<uint64_t>(seconds * static_cast<double>(hz));
+  bool told = false;
+  for (;;) {
+    rte_eth_link link{};
+    if (rte_eth_link_get_nowait(id_, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) return true;
+    const uint64_t now = rte_rdtsc();
+    if (now >= end || stop.load(std::memory_order_relaxed)) return false;
+    if (!told && now - start > hz) {
+      NANOPU_LOG(kInfo, "waiting for the link of port %u (%s)...", id_, driver_.c_str());
+      told = true;
+    }
+    rte_delay_us_sleep(1000);
+  }
+}
+
+Port::~Port() {
+  // The socket's posted buffers go back to the pool first; a pool the kernel
+  // may still write into is kept (uring_port.h, leaked()).
+  bool keep_pool = false;
+  if (uring_ != nullptr) {
+    uring_->close();
+    keep_pool = uring_->leaked();
+    uring_.reset();
+  }
+  if (keep_pool) return;
+  if (started_) {
+    (void)rte_eth_dev_stop(id_);
+    // Closing releases the queues' mbufs before the pool goes; a vdev port is
+    // then gone for good (one host per port, as in hardware).
+    (void)rte_eth_dev_close(id_);
+  }
+  rte_mempool_free(pool_);
+}
+
+}  // namespace nanopu

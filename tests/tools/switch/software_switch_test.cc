@@ -1,0 +1,194 @@
+// The software switch on rte_rings (real mbufs and EAL): NDP trimming vs tail
+// drop, control before data, serialization at the link rate.
+#include "tools/switch/software_switch.h"
+
+#include <gtest/gtest.h>
+#include <rte_cycles.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/wire/frame.h"
+
+namespace nanopu::apps {
+namespace {
+
+constexpr uint32_t kSender = 0x0a000001, kReceiver = 0x0a000002;
+
+struct Fixture {
+  rte_mempool* pool;
+  std::vector<SwitchPort> ports;
+};
+
+Fixture make() {
+  static std::atomic<int> n{0};
+  const int k = n++;
+  Fixture f;
+  f.pool = rte_pktmbuf_pool_create(absl::StrCat("swt", k).c_str(), 2047, 0, 0,
+                                   RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  for (int p = 0; p < 2; ++p) {
+    SwitchPort sp;
+    sp.from_host = rte_ring_create(absl::StrCat("swf", k, p).c_str(), 1024, SOCKET_ID_ANY, 0);
+    sp.to_host = rte_ring_create(absl::StrCat("swt", k, p).c_str(), 1024, SOCKET_ID_ANY, 0);
+    f.ports.push_back(sp);
+  }
+  return f;
+}
+
+rte_mbuf* frame(rte_mempool* pool, uint8_t flags, uint8_t pkt_offset, uint16_t payload,
+               uint8_t tos = 0) {
+  rte_mbuf* m = rte_pktmbuf_alloc(pool);
+  auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + payload));
+  wire::FrameHeader h;
+  h.protocol = wire::kIpProtoNdp;
+  h.tos = tos;
+  h.src_ip = kSender;
+  h.dst_ip = kReceiver;
+  h.ndp.flags = flags;
+  h.ndp.msg_len = 64 * 1024 - 1;
+  h.ndp.pkt_offset = pkt_offset;
+  wire::encode_frame_header(h, payload, p);
+  std::memset(p + wire::kFrameHeaderBytes, 0xab, payload);
+  return m;
+}
+
+std::vector<rte_mbuf*> drain(rte_ring* r) {
+  std::vector<rte_mbuf*> out;
+  void* m = nullptr;
+  while (rte_ring_dequeue(r, &m) == 0) out.push_back(static_cast<rte_mbuf*>(m));
+  return out;
+}
+
+void run_until(SoftwareSwitch& sw, rte_ring* to, unsigned count, std::vector<rte_mbuf*>* got) {
+  const uint64_t end = rte_rdtsc() + rte_get_tsc_hz();
+  while (got->size() < count && rte_rdtsc() < end) {
+    sw.poll();
+    for (rte_mbuf* m : drain(to)) got->push_back(m);
+  }
+}
+
+TEST(SoftwareSwitchTest, FullQueueTrimsToHeadersThatOvertakeData) {
+  Fixture f = make();
+  SwitchParams p;
+  p.link_gbps = 1;
+  p.data_queue_bytes = 4 * 1088;  // four full packets
+  SoftwareSwitch sw(p, f.ports, f.pool);
+  sw.add_route(kSender, 0);
+  sw.add_route(kReceiver, 1);
+  for (uint8_t i = 0; i < 20; ++i)
+    ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024)), 0);
+  std::vector<rte_mbuf*> got;
+  run_until(sw, f.ports[1].to_host, 20, &got);
+  ASSERT_EQ(got.size(), 20u);
+  EXPECT_GE(sw.counters().trimmed, 15u);
+  EXPECT_EQ(sw.counters().tail_dropped, 0u);
+  size_t chopped = 0, first_full_after_chop = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    wire::FrameHeader h;
+    size_t payload = 0;
+    ASSERT_EQ(wire::decode_frame_header(rte_pktmbuf_mtod(got[i], const uint8_t*), got[i]->pkt_len, &h,
+                                        &payload), wire::ParseError::kOk);
+    if (h.ndp.flags & wire::kFlagChop) {
+      ++chopped;
+      EXPECT_EQ(got[i]->pkt_len, 72u);  // docs/wire.md: the first 72 bytes kept
+    } else if (chopped > 0 && first_full_after_chop == 0) {
+      first_full_after_chop = i;
+    }
+    rte_pktmbuf_free(got[i]);
+  }
+  EXPECT_EQ(chopped, sw.counters().trimmed);
+  // Trimmed headers go in the high-priority queue: they leave before the
+  // queued full packets (only the packet already on the link precedes them).
+  EXPECT_GE(first_full_after_chop, chopped);
+}
+
+// Priority mode (Homa, docs/wire.md): with the link busy, data queued at a
+// higher TOS leaves before data queued earlier at a lower one; in FIFO mode
+// arrival order is kept.
+TEST(SoftwareSwitchTest, StrictPrioritiesByTosOvertakeLowerQueuedData) {
+  for (bool priorities : {false, true}) {
+    Fixture f = make();
+    SwitchParams p;
+    p.link_gbps = 1;
+    p.priorities = priorities;
+    SoftwareSwitch sw(p, f.ports, f.pool);
+    sw.add_route(kReceiver, 1);
+    // Eight at priority 0, then eight at 6, then two at 3, all at once.
+    for (uint8_t i = 0; i < 18; ++i) {
+      const uint8_t tos = i < 8 ? 0 : (i < 16 ? 6 : 3);
+      ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024, tos)), 0);
+    }
+    std::vector<rte_mbuf*> got;
+    run_until(sw, f.ports[1].to_host, 18, &got);
+    ASSERT_EQ(got.size(), 18u);
+    std::vector<uint8_t> order;
+    for (rte_mbuf* m : got) {
+      order.push_back(rte_pktmbuf_mtod(m, const uint8_t*)[41]);  // pkt_offset
+      rte_pktmbuf_free(m);
+    }
+    if (!priorities) {
+      for (uint8_t i = 0; i < 18; ++i) EXPECT_EQ(order[i], i);
+      continue;
+    }
+    // All queued in one poll: priority 6 first, then 3, then 0, each in order.
+    const std::vector<uint8_t> want = {8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(order, want);
+    EXPECT_EQ(sw.counters().data_by_priority[6], 8u);
+    EXPECT_EQ(sw.counters().data_by_priority[3], 2u);
+    EXPECT_EQ(sw.counters().data_by_priority[0], 8u);
+  }
+}
+
+TEST(SoftwareSwitchTest, TailDropModeDropsWhatDoesNotFit) {
+  Fixture f = make();
+  SwitchParams p;
+  p.link_gbps = 1;
+  p.data_queue_bytes = 4 * 1088;
+  p.trimming = false;
+  SoftwareSwitch sw(p, f.ports, f.pool);
+  sw.add_route(kReceiver, 1);
+  for (uint8_t i = 0; i < 20; ++i)
+    ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024)), 0);
+  std::vector<rte_mbuf*> got;
+  run_until(sw, f.ports[1].to_host, 20, &got);
+  EXPECT_EQ(sw.counters().trimmed, 0u);
+  EXPECT_GE(sw.counters().tail_dropped, 15u);
+  EXPECT_EQ(got.size() + sw.counters().tail_dropped, 20u);
+  for (rte_mbuf* m : got) rte_pktmbuf_free(m);
+}
+
+TEST(SoftwareSwitchTest, SerializesAtTheLinkRate) {
+  Fixture f = make();
+  SwitchParams p;
+  p.link_gbps = 1;  // 1088 B + 24 B overhead = 8.9 us per packet
+  SoftwareSwitch sw(p, f.ports, f.pool);
+  sw.add_route(kReceiver, 1);
+  for (uint8_t i = 0; i < 10; ++i)
+    ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024)), 0);
+  const uint64_t start = rte_rdtsc();
+  std::vector<rte_mbuf*> got;
+  run_until(sw, f.ports[1].to_host, 10, &got);
+  const double us = static_cast<double>(rte_rdtsc() - start) * 1e6 / static_cast<double>(rte_get_tsc_hz());
+  ASSERT_EQ(got.size(), 10u);
+  EXPECT_GE(us, 9 * 8.8);  // the 10th leaves 9 serialization times after the first
+  for (rte_mbuf* m : got) rte_pktmbuf_free(m);
+}
+
+TEST(SoftwareSwitchTest, UnroutableAndNonIpFramesAreCounted) {
+  Fixture f = make();
+  SoftwareSwitch sw(SwitchParams{}, f.ports, f.pool);
+  rte_mbuf* m = frame(f.pool, wire::kFlagData, 0, 16);  // receiver unknown: no route
+  ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, m), 0);
+  rte_mbuf* arp = frame(f.pool, wire::kFlagData, 0, 16);
+  rte_pktmbuf_mtod(arp, uint8_t*)[13] = 0x06;
+  ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, arp), 0);
+  sw.poll();
+  EXPECT_EQ(sw.counters().no_route, 1u);
+  EXPECT_EQ(sw.counters().not_ipv4, 1u);
+}
+
+}  // namespace
+}  // namespace nanopu::apps

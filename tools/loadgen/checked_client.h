@@ -1,0 +1,96 @@
+// The request engine of nanopu-loadgen's key-value style clients (kv,
+// chain) on the shared schedule (load_schedule.h): an unmeasured preload
+// that writes every key once, then a uniform write/read mix, replies
+// matched to requests by sent_time (unique per request) and checked by the
+// service's client.
+//
+// Every key's writes are numbered (versions from 1); a read is checked
+// against the newest version sent and the newest acknowledged when the read
+// was sent.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "tools/loadgen/load_schedule.h"
+
+namespace nanopu::apps {
+
+class CheckedClient : public LoadSchedule {
+ public:
+  struct InFlight {
+    bool write = false;
+    uint32_t key = 0;
+    uint32_t version = 0;      // a write: the version written
+    uint32_t min_version = 0;  // a read: newest write acknowledged when it was sent
+  };
+
+  CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
+                LoadGenResult* r);
+
+  // Binds o.context, preloads (if asked), runs; sets r->error on failure.
+  void run(bool preload, const std::string& preload_error);
+
+  static uint64_t mix(uint64_t x) {  // splitmix64
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  // Word i of the value of key k at `version`: word 0 names both, the
+  // others derive from them (a reply of another key or version shows).
+  static uint64_t value_word(uint32_t k, uint32_t version, uint32_t i) {
+    return i == 0 ? uint64_t{k} << 32 | version : mix(uint64_t{k} << 32 ^ version ^ uint64_t{i} << 52);
+  }
+  // Whether `value` (n words) is key k's value at a version in
+  // [max(1, min_version), max_version]: what a read may return once
+  // versions up to max_version were sent and min_version was acknowledged
+  // before it left. Shared by the kv, chain and raft clients.
+  static bool is_value_between(const uint64_t* value, uint32_t n, uint32_t k, uint32_t min_version,
+                               uint32_t max_version) {
+    const auto v = static_cast<uint32_t>(value[0]);
+    bool ok = value[0] >> 32 == k && v >= std::max<uint32_t>(1, min_version) && v <= max_version;
+    for (uint32_t i = 1; ok && i < n; ++i) ok = value[i] == value_word(k, v, i);
+    return ok;
+  }
+
+ protected:
+  // Writes one request (header and words) for f, with sent_time sent_tsc;
+  // false if the thread had no buffer.
+  virtual bool send(const InFlight& f, uint64_t sent_tsc) = 0;
+  // Whether a reply (its header and first words, zero-filled) answers f
+  // correctly; a correct write acknowledgement is recorded by the engine.
+  virtual bool check(const AppHeader& h, const uint64_t* words, const InFlight& f) = 0;
+  // Forget the preload's counts.
+  virtual void reset_counts() = 0;
+  // The request's length, for a service whose reply comes from the core
+  // that served it (the modelled column per message); 0 otherwise.
+  [[nodiscard]] virtual uint32_t request_bytes(const InFlight&) const { return 0; }
+
+  static constexpr uint32_t kMaxReplyWords = 80;
+  std::vector<uint32_t> sent_version_, acked_version_;
+  // Set by a client whose store keeps versions across clients (chain: a
+  // replica ignores a WRITE whose seq is not newer than the key's): the
+  // preload first READs every key, check() records the version found in
+  // seen_version_, and this client's versions continue from there.
+  bool learn_versions_ = false;
+  std::vector<uint32_t> seen_version_;
+
+ private:
+  bool issue(bool write, uint32_t key, uint64_t sent_tsc);
+  bool send_next(uint64_t sent_tsc) override;
+  void receive_all(bool measure) override;
+  [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
+  void forget_in_flight() override { in_flight_.clear(); }
+  [[nodiscard]] bool preload_keys();
+  [[nodiscard]] bool touch_every_key(bool write);
+
+  uint32_t keys_;
+  std::uniform_int_distribution<uint32_t> key_;
+  std::bernoulli_distribution is_write_;
+  absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by sent_time
+};
+
+}  // namespace nanopu::apps

@@ -1,0 +1,278 @@
+#include "tools/loadgen/raft_load.h"
+
+#include <rte_cycles.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "tools/loadgen/checked_client.h"
+#include "tools/loadgen/load_schedule.h"
+#include "apps/raft/raft_protocol.h"
+
+namespace nanopu::apps {
+namespace {
+
+RaftKey key_of(uint32_t k) { return {0x7261667400000000ull | k, CheckedClient::mix(k + 3)}; }  // "raft" + id
+
+struct Request {
+  uint32_t slot = 0;
+  uint64_t seq = 0;
+  bool put = false;
+  uint32_t key = 0, version = 0, min_version = 0;
+  uint32_t target = 0;      // server index it went to last
+  uint64_t last_send = 0;   // TSC
+};
+
+class RaftLoad : public LoadSchedule {
+ public:
+  RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
+           RaftLoadResult* rr)
+      : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
+        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, first_seq()), key_(0, ro.keys - 1),
+        is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)) {
+    transport_give_ups_are_retried_ = true;
+  }
+
+  void run() {
+    if (absl::Status s = t_.bind(o_.context, 0); !s.ok()) {
+      r_->error = std::string(s.message());
+      return;
+    }
+    failures_seen_ = t_.tx_failures();
+    if (ro_.preload && !preload_keys()) {
+      r_->error = "preloading the keys failed: no progress within --drain_timeout (is a raft "
+                  "cluster up, with a leader?)";
+      return;
+    }
+    measure();
+  }
+
+ private:
+  // A server remembers the last seq it applied per client (slot, context,
+  // address) and ignores older ones (the session table of Raft's client
+  // protocol). Starting at the wall clock in ns, a later loadgen process
+  // with the same address and context continues above an earlier one's
+  // seqs: a slot sends at most one request per round trip, far below one
+  // per ns.
+  static uint64_t first_seq() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  }
+  bool preload_keys();
+  bool issue(bool put, uint32_t key, uint64_t sent_tsc);
+  bool send(Request& q, uint64_t sent_time);
+  // At most one PUT per key in flight: two could be applied in either
+  // order (a retry that went to a new leader lands after a later PUT), and
+  // a GET could then rightly return the lower version, which the version
+  // check would call stale. A busy key is drawn again, at worst read.
+  bool send_next(uint64_t sent_tsc) override {
+    const bool put = is_put_(rng_);
+    uint32_t key = key_(rng_);
+    for (int tries = 0; put && put_busy_[key] && tries < 8; ++tries) key = key_(rng_);
+    return issue(put && !put_busy_[key], key, sent_tsc);
+  }
+  void receive_all(bool measure) override;
+  [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
+  void forget_in_flight() override {
+    in_flight_.clear();
+    std::fill(slot_busy_.begin(), slot_busy_.end(), 0);
+    // put_busy_ stays: a forgotten PUT may still be applied, so its key
+    // takes no other PUT.
+  }
+  [[nodiscard]] bool check(const AppHeader& h, const uint64_t* w, const Request& q);
+  void report_bad(const char* why, const AppHeader& h, const uint64_t* w, const Request* q);
+  void retry_overdue();
+
+  const RaftLoadOptions& ro_;
+  RaftLoadResult* rr_;
+  std::vector<uint32_t> sent_version_, acked_version_;
+  std::vector<uint8_t> put_busy_;  // a PUT of the key is in flight
+  std::vector<uint8_t> slot_busy_;
+  std::vector<uint64_t> slot_seq_;
+  std::uniform_int_distribution<uint32_t> key_;
+  std::bernoulli_distribution is_put_;
+  uint64_t retry_tsc_;
+  uint32_t leader_ = 0;  // where requests go first
+  uint64_t failures_seen_ = 0;
+  uint64_t next_retry_scan_ = 0;
+  absl::flat_hash_map<uint64_t, Request> in_flight_;  // by the first attempt's sent_time
+};
+
+bool RaftLoad::send(Request& q, uint64_t sent_time) {
+  const uint64_t to = ro_.cluster[q.target];
+  const RaftOp op = q.put ? RaftOp::kPut : RaftOp::kGet;
+  if (t_.write(AppHeader{static_cast<uint32_t>(to), static_cast<uint16_t>(to >> 32),
+                         raft_client_request_len(op)}
+                   .word()) != ApiError::kOk) {
+    ++r_->send_failures;
+    return false;
+  }
+  const uint64_t client = uint64_t{q.slot} << 48 | uint64_t{o_.context} << 32 | ro_.client_ip;
+  const RaftKey k = key_of(q.key);
+  for (uint64_t w : {raft_w0(0, RaftType::kClientRequest), sent_time, client, q.seq,
+                     static_cast<uint64_t>(op), k[0], k[1]})
+    (void)t_.write(w);
+  if (q.put)
+    for (uint32_t i = 0; i < kRaftValueWords; ++i) (void)t_.write(CheckedClient::value_word(q.key, q.version, i));
+  q.last_send = rte_rdtsc();
+  return true;
+}
+
+bool RaftLoad::issue(bool put, uint32_t key, uint64_t sent_tsc) {
+  const auto free = std::find(slot_busy_.begin(), slot_busy_.end(), 0);
+  if (free == slot_busy_.end()) return false;  // open loop beyond --outstanding: wait for a slot
+  Request q;
+  q.slot = static_cast<uint32_t>(free - slot_busy_.begin());
+  q.seq = slot_seq_[q.slot] + 1;
+  q.put = put;
+  q.key = key;
+  if (q.put) q.version = sent_version_[q.key] + 1;
+  else q.min_version = acked_version_[q.key];
+  q.target = leader_;
+  const uint64_t sent_time = next_sent_time(sent_tsc);
+  if (!send(q, sent_time)) return false;
+  slot_seq_[q.slot] = q.seq;
+  slot_busy_[q.slot] = 1;
+  if (q.put) {
+    sent_version_[q.key] = q.version;
+    put_busy_[q.key] = 1;
+    ++rr_->puts;
+  } else {
+    ++rr_->gets;
+  }
+  in_flight_[sent_time] = q;
+  return true;
+}
+
+// Every key written once, unmeasured: the values a GET may then see are
+// this process's own, whatever an earlier client left in the store.
+bool RaftLoad::preload_keys() {
+  const auto patience = static_cast<uint64_t>(o_.drain_timeout_s * hz_);
+  uint32_t k = 0;
+  uint64_t last_progress = rte_rdtsc();
+  while (!t_.stopping() && (k < ro_.keys || !in_flight_.empty())) {
+    while (k < ro_.keys && issue(true, k, rte_rdtsc())) ++k;
+    const size_t before = in_flight_.size();
+    receive_all(false);
+    const uint64_t now = rte_rdtsc();
+    if (in_flight_.size() != before) last_progress = now;
+    else if (now - last_progress > patience) return false;
+    t_.idle();
+  }
+  const bool clean = r_->bad_replies == 0 && r_->send_failures == 0;
+  r_->bad_replies = r_->send_failures = 0;
+  *rr_ = RaftLoadResult{};
+  failures_seen_ = t_.tx_failures();
+  reset_given_up();
+  return clean && !t_.stopping();
+}
+
+// Counts a bad reply; the first is described on stderr (a user needs to
+// see what was wrong, not only that something was).
+void RaftLoad::report_bad(const char* why, const AppHeader& h, const uint64_t* w, const Request* q) {
+  if (r_->bad_replies++ != 0) return;
+  std::fprintf(stderr,
+               "nanopu-loadgen: raft: first bad reply (%s): from %u.%u.%u.%u:%u, len %u, words %llx %llx "
+               "%llx status %llu, value word %llx",
+               why, h.ip >> 24, (h.ip >> 16) & 0xff, (h.ip >> 8) & 0xff, h.ip & 0xff, h.context, h.len,
+               static_cast<unsigned long long>(w[0]), static_cast<unsigned long long>(w[1]),
+               static_cast<unsigned long long>(w[2]), static_cast<unsigned long long>(w[3]),
+               static_cast<unsigned long long>(w[5]));
+  if (q != nullptr)
+    std::fprintf(stderr, "; request: %s key %u, version %u, versions expected %u..%u", q->put ? "PUT" : "GET",
+                 q->key, q->version, q->min_version, sent_version_[q->key]);
+  std::fprintf(stderr, "\n");
+}
+
+bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
+  const auto status = static_cast<RaftStatus>(w[3]);
+  if (q.put) return status == RaftStatus::kOk && h.len == raft_client_reply_len(false);
+  if (status == RaftStatus::kNotFound) return q.min_version == 0 && h.len == raft_client_reply_len(false);
+  const bool ok = status == RaftStatus::kOk && h.len == raft_client_reply_len(true) &&
+                  CheckedClient::is_value_between(w + 5, kRaftValueWords, q.key, q.min_version,
+                                                  sent_version_[q.key]);
+  if (ok) ++rr_->get_hits;
+  return ok;
+}
+
+// Requests unanswered for --raft_retry_ms, or given up by the transport
+// (their server is down), go to the next server.
+void RaftLoad::retry_overdue() {
+  const uint64_t now = rte_rdtsc();
+  const uint64_t failures = t_.tx_failures();
+  const bool gave_up = failures != failures_seen_;
+  rr_->transport_give_ups += failures - failures_seen_;
+  failures_seen_ = failures;
+  if (!gave_up && now < next_retry_scan_) return;
+  next_retry_scan_ = now + retry_tsc_ / 4;
+  for (auto& [sent_time, q] : in_flight_) {
+    if (!gave_up && now - q.last_send < retry_tsc_) continue;
+    if (gave_up && now - q.last_send < retry_tsc_ / 4) continue;
+    q.target = (q.target + 1) % static_cast<uint32_t>(ro_.cluster.size());
+    leader_ = q.target;
+    ++rr_->resent;
+    (void)send(q, sent_time);
+  }
+}
+
+void RaftLoad::receive_all(bool measure) {
+  while (t_.msgs_ready()) {
+    const AppHeader h = AppHeader::from_word(t_.read());
+    uint64_t w[kRaftClientReplyWords + kRaftValueWords] = {};
+    const uint32_t n = std::min<uint32_t>(h.payload_words(), kRaftClientReplyWords + kRaftValueWords);
+    for (uint32_t i = 0; i < n; ++i) w[i] = t_.read();
+    t_.msg_done();
+    auto it = in_flight_.find(w[1]);
+    if (it == in_flight_.end() || it->second.seq != w[2] ||
+        raft_type(w[0]) != RaftType::kClientRequestResponse) {
+      // An earlier attempt's second answer, or not ours.
+      if (it == in_flight_.end() && w[1] != 0 && w[1] <= last_sent_tsc_) continue;
+      report_bad(it == in_flight_.end() ? "no request was sent at its sent_time"
+                 : it->second.seq != w[2] ? "its seq is not the request's"
+                                          : "not a client reply",
+                 h, w, nullptr);
+      continue;
+    }
+    Request& q = it->second;
+    const auto status = static_cast<RaftStatus>(w[3]);
+    const auto from = std::find_if(ro_.cluster.begin(), ro_.cluster.end(), [&](uint64_t s) {
+      return static_cast<uint32_t>(s) == h.ip && static_cast<uint16_t>(s >> 32) == h.context;
+    });
+    if (status == RaftStatus::kRedirect || status == RaftStatus::kRetry) {
+      ++rr_->redirects;
+      if (status == RaftStatus::kRedirect && w[4] >= 1 && w[4] <= ro_.cluster.size()) {
+        q.target = static_cast<uint32_t>(w[4] - 1);
+        leader_ = q.target;
+        ++rr_->resent;
+        (void)send(q, it->first);
+      }  // retry: no leader yet; the timeout sends it on
+      continue;
+    }
+    if (from != ro_.cluster.end()) leader_ = static_cast<uint32_t>(from - ro_.cluster.begin());
+    const Request done = q;
+    in_flight_.erase(it);
+    slot_busy_[done.slot] = 0;
+    if (done.put) put_busy_[done.key] = 0;
+    if (!check(h, w, done)) {
+      report_bad("wrong status, length or value", h, w, &done);
+      continue;
+    }
+    if (done.put) acked_version_[done.key] = std::max(acked_version_[done.key], done.version);
+    if (measure) record_reply(w[1]);
+  }
+  retry_overdue();
+}
+
+}  // namespace
+
+void run_raft_client(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro,
+                     LoadGenResult* r, RaftLoadResult* rr) {
+  RaftLoad(t, o, ro, r, rr).run();
+}
+
+}  // namespace nanopu::apps

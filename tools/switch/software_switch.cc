@@ -1,0 +1,193 @@
+#include "tools/switch/software_switch.h"
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "lib/wire/frame.h"
+
+namespace nanopu::apps {
+namespace {
+constexpr uint16_t kTrimmedBytes = wire::kTrimmedFrameBytes;
+constexpr uint32_t kWireOverheadBytes = 24;  // preamble, FCS, inter-frame gap
+}  // namespace
+
+SoftwareSwitch::SoftwareSwitch(const SwitchParams& p, std::vector<SwitchPort> ports, rte_mempool* pool)
+    : p_(p),
+      ports_(std::move(ports)),
+      pool_(pool),
+      out_(ports_.size()),
+      tsc_per_bit_(static_cast<double>(rte_get_tsc_hz()) / (p.link_gbps * 1e9)),
+      sample_period_tsc_(static_cast<uint64_t>(p.sample_period_us * 1e-6 *
+                                               static_cast<double>(rte_get_tsc_hz()))) {
+  routes_.reserve(1024);
+  start_clock();
+}
+
+SoftwareSwitch::~SoftwareSwitch() {
+  for (Output& o : out_) {
+    for (auto& q : o.data)
+      for (rte_mbuf* m : q) rte_pktmbuf_free(m);
+    for (rte_mbuf* m : o.control) rte_pktmbuf_free(m);
+  }
+}
+
+uint16_t SoftwareSwitch::rx(uint32_t port, rte_mbuf** pkts, uint16_t n) {
+  const SwitchPort& p = ports_[port];
+  if (p.from_host != nullptr)
+    return static_cast<uint16_t>(
+        rte_ring_dequeue_burst(p.from_host, reinterpret_cast<void**>(pkts), n, nullptr));
+  return rte_eth_rx_burst(p.eth_port, 0, pkts, n);
+}
+
+bool SoftwareSwitch::tx(uint32_t port, rte_mbuf* m) {
+  const SwitchPort& p = ports_[port];
+  if (p.to_host != nullptr) return rte_ring_enqueue(p.to_host, m) == 0;
+  return rte_eth_tx_burst(p.eth_port, 0, &m, 1) == 1;
+}
+
+void SoftwareSwitch::start_clock() {
+  t0_ = rte_rdtsc();
+  next_sample_ = t0_;
+  samples_.clear();
+  for (Output& o : out_) o.max_data = 0;
+}
+
+rte_mbuf* SoftwareSwitch::trim(rte_mbuf* m) {
+  // Never damage a buffer someone else still holds (zero-copy PMDs).
+  if (RTE_MBUF_CLONED(m) || rte_mbuf_refcnt_read(m) > 1) {
+    rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, kTrimmedBytes);
+    rte_pktmbuf_free(m);
+    if (copy == nullptr) return nullptr;
+    m = copy;
+  }
+  wire::mark_trimmed(rte_pktmbuf_mtod(m, uint8_t*));
+  if (m->pkt_len > kTrimmedBytes) rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - kTrimmedBytes));
+  return m;
+}
+
+int SoftwareSwitch::top_data(const Output& o) {
+  for (int i = kSwitchPriorities - 1; i >= 0; --i)
+    if (!o.data[i].empty()) return i;
+  return -1;
+}
+
+void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now) {
+  Output& o = out_[port];
+  // An idle link starts serializing now; a busy one keeps its virtual
+  // schedule, so a late poll sends every packet whose time has come.
+  if (top_data(o) < 0 && o.control.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
+  if (is_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
+    o.data[p_.priorities ? priority % kSwitchPriorities : 0].push_back(m);
+    o.data_bytes += m->pkt_len;
+    if (o.data_bytes > o.max_data) o.max_data = o.data_bytes;
+    return;
+  }
+  if (is_data) {
+    if (!p_.trimming) {
+      ++counters_.tail_dropped;
+      rte_pktmbuf_free(m);
+      return;
+    }
+    if ((m = trim(m)) == nullptr) return;
+    ++counters_.trimmed;
+  }
+  if (o.control_bytes + m->pkt_len > p_.control_queue_bytes) {
+    ++counters_.control_dropped;
+    rte_pktmbuf_free(m);
+    return;
+  }
+  o.control.push_back(m);
+  o.control_bytes += m->pkt_len;
+}
+
+void SoftwareSwitch::sample(uint64_t now) {
+  if (sample_period_tsc_ == 0 || now < next_sample_) return;
+  next_sample_ = now + sample_period_tsc_;
+  const double t_us = static_cast<double>(now - t0_) * 1e6 / static_cast<double>(rte_get_tsc_hz());
+  for (uint32_t i = 0; i < out_.size(); ++i)
+    if (out_[i].data_bytes != 0 || out_[i].control_bytes != 0 || samples_.empty() ||
+        samples_.back().data_bytes != 0)
+      samples_.push_back({t_us, i, out_[i].data_bytes, out_[i].control_bytes});
+}
+
+bool SoftwareSwitch::empty() const {
+  for (const Output& q : out_)
+    if (top_data(q) >= 0 || !q.control.empty()) return false;
+  return true;
+}
+
+unsigned SoftwareSwitch::poll() {
+  unsigned moved = 0;
+  const uint64_t now = rte_rdtsc();
+  for (uint32_t in = 0; in < ports_.size(); ++in) {
+    rte_mbuf* pkts[32];
+    const uint16_t n = rx(in, pkts, 32);
+    for (uint16_t i = 0; i < n; ++i) {
+      rte_mbuf* m = pkts[i];
+      ++counters_.rx;
+      wire::FrameGlance g;
+      if (!wire::glance_frame(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &g)) {
+        ++counters_.not_ipv4;
+        rte_pktmbuf_free(m);
+        continue;
+      }
+      routes_.try_emplace(g.src_ip, in);  // learn where the source lives
+      auto r = routes_.find(g.dst_ip);
+      if (r == routes_.end() || r->second == in) {
+        ++counters_.no_route;
+        rte_pktmbuf_free(m);
+        continue;
+      }
+      enqueue(r->second, m, g.is_whole_data(), g.tos, now);
+    }
+    moved += n;
+  }
+  // Serialize: each link sends what it has had time for, control first.
+  for (uint32_t o = 0; o < out_.size(); ++o) {
+    Output& q = out_[o];
+    for (int level = top_data(q); !q.control.empty() || level >= 0; level = top_data(q)) {
+      if (q.link_free_tsc > now) break;
+      const bool ctrl = !q.control.empty();
+      std::deque<rte_mbuf*>& from = ctrl ? q.control : q.data[level];
+      rte_mbuf* m = from.front();
+      const uint32_t bytes = m->pkt_len;  // before TX: a copying PMD frees m inside it
+      if (!tx(o, m)) break;  // host queue full: retry later
+      from.pop_front();
+      (ctrl ? q.control_bytes : q.data_bytes) -= bytes;
+      if (!ctrl) ++counters_.data_by_priority[level];
+      q.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
+      ++counters_.forwarded;
+      ++moved;
+    }
+  }
+  sample(now);
+  return moved;
+}
+
+bool SoftwareSwitch::write_csv(const std::string& path) const {
+  std::ofstream f(path);
+  f << "t_us,port,data_queue_bytes,control_queue_bytes\n";
+  for (const OccupancySample& s : samples_)
+    f << s.t_us << "," << s.port << "," << s.data_bytes << "," << s.control_bytes << "\n";
+  return static_cast<bool>(f);
+}
+
+}  // namespace nanopu::apps
+
+namespace nanopu::apps {
+
+bool start_switch_port(uint16_t port, rte_mempool* pool) {
+  rte_eth_conf conf{};
+  uint16_t rxd = 2048, txd = 2048;
+  return rte_eth_dev_configure(port, 1, 1, &conf) == 0 &&
+         rte_eth_dev_adjust_nb_rx_tx_desc(port, &rxd, &txd) == 0 &&
+         rte_eth_rx_queue_setup(port, 0, rxd, SOCKET_ID_ANY, nullptr, pool) == 0 &&
+         rte_eth_tx_queue_setup(port, 0, txd, SOCKET_ID_ANY, nullptr) == 0 &&
+         rte_eth_dev_start(port) == 0;
+}
+
+}  // namespace nanopu::apps
