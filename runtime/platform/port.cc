@@ -64,94 +64,109 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open_uring(const PortParams& config,
   return p;
 }
 
+namespace {
+
+// The DPDK port a config names: by id, or by probe order (--port).
+absl::StatusOr<uint16_t> find_port(const PortParams& config) {
+  if (config.port_id >= 0) {
+    if (rte_eth_dev_is_valid_port(static_cast<uint16_t>(config.port_id)) != 0)
+      return static_cast<uint16_t>(config.port_id);
+    return absl::NotFoundError(absl::StrCat("port id ", config.port_id, " is not a DPDK port; ports: ",
+                                            describe_ports()));
+  }
+  uint16_t index = 0;
+  uint16_t pid = 0;
+  RTE_ETH_FOREACH_DEV(pid) {
+    if (index++ == config.port_index) return pid;
+  }
+  return absl::NotFoundError(absl::StrCat("--port=", config.port_index, ": no such DPDK port; ports: ",
+                                          describe_ports()));
+}
+
+// One queue pair; RX interrupts asked for when the config wants them (a PMD
+// without them refuses or ignores the request). *rx_interrupts: granted.
+absl::Status configure_queues(uint16_t id, const PortParams& config, int socket, rte_mempool* pool,
+                              bool* rx_interrupts) {
+  rte_eth_conf conf{};
+  // RX interrupts let an idle NIC core sleep until the next packet.
+  conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
+  int rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  if (rc != 0 && conf.intr_conf.rxq != 0) {
+    conf.intr_conf.rxq = 0;
+    rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  }
+  if (rc != 0) return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", id, "): ", rte_strerror(-rc)));
+  *rx_interrupts = conf.intr_conf.rxq != 0;
+  uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
+  if (int e = rte_eth_dev_adjust_nb_rx_tx_desc(id, &rxd, &txd); e != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_adjust_nb_rx_tx_desc: ", rte_strerror(-e)));
+  if (int e = rte_eth_rx_queue_setup(id, 0, rxd, socket, nullptr, pool); e != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_rx_queue_setup: ", rte_strerror(-e)));
+  if (int e = rte_eth_tx_queue_setup(id, 0, txd, socket, nullptr); e != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_tx_queue_setup: ", rte_strerror(-e)));
+  return absl::OkStatus();
+}
+
+// What the device's arguments say of it: whether a memif is the client end
+// (it reconnects by itself), and an af_packet's kernel interface (whose
+// carrier is its link).
+void read_devargs(const rte_eth_dev_info& info, const std::string& driver, bool* reconnects,
+                  std::string* kernel_iface) {
+  if (info.device == nullptr) return;
+  const rte_devargs* da = rte_dev_devargs(info.device);
+  const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
+  if (driver.find("memif") != std::string::npos)
+    *reconnects = args.find("role=client") != std::string::npos || args.find("role=slave") != std::string::npos;
+  if (driver.find("af_packet") != std::string::npos)
+    if (const size_t at = args.find("iface="); at != std::string::npos) {
+      const size_t end = args.find(',', at);
+      *kernel_iface = args.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
+    }
+}
+
+// Starts the port. A memif client whose server is not listening yet
+// (starting, or still tearing down its previous client's connection on a
+// busy CPU) is refused: try again until start_retry_s has passed.
+absl::Status start_port(uint16_t id, const std::string& driver, double start_retry_s) {
+  const bool memif = driver.find("memif") != std::string::npos;
+  const uint64_t retry_end = rte_rdtsc() + static_cast<uint64_t>(start_retry_s * static_cast<double>(rte_get_tsc_hz()));
+  int rc = rte_eth_dev_start(id);
+  while (rc != 0 && memif && rte_rdtsc() < retry_end) {
+    rte_delay_us_sleep(50 * 1000);
+    rc = rte_eth_dev_start(id);
+  }
+  if (rc == 0) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(
+      "rte_eth_dev_start(port ", id, ", ", driver, "): ", rte_strerror(-rc),
+      memif ? absl::StrCat("; a role=client memif needs its role=server peer running (tried for ",
+                           start_retry_s, " s)")
+            : ""));
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const std::string& name_tag) {
   if (config.backend == Backend::kUring) return open_uring(config, name_tag);
   std::unique_ptr<Port> p(new Port);
-  bool found = false;
-  if (config.port_id >= 0) {
-    found = rte_eth_dev_is_valid_port(static_cast<uint16_t>(config.port_id)) != 0;
-    p->id_ = static_cast<uint16_t>(config.port_id);
-  } else {
-    uint16_t index = 0;
-    uint16_t pid = 0;
-    RTE_ETH_FOREACH_DEV(pid) {
-      if (index++ == config.port_index) {
-        p->id_ = pid;
-        found = true;
-        break;
-      }
-    }
-  }
-  if (!found && config.port_id >= 0)
-    return absl::NotFoundError(absl::StrCat("port id ", config.port_id, " is not a DPDK port; ports: ",
-                                            describe_ports()));
-  if (!found)
-    return absl::NotFoundError(absl::StrCat("--port=", config.port_index,
-                                            ": no such DPDK port; ports: ", describe_ports()));
+  absl::StatusOr<uint16_t> id = find_port(config);
+  if (!id.ok()) return id.status();
+  p->id_ = *id;
   rte_eth_dev_info info{};
   if (int rc = rte_eth_dev_info_get(p->id_, &info); rc != 0)
     return absl::InternalError(absl::StrCat("rte_eth_dev_info_get: ", rte_strerror(-rc)));
   p->driver_ = info.driver_name != nullptr ? info.driver_name : "?";
-
   const int socket = rte_eth_dev_socket_id(p->id_) < 0 ? SOCKET_ID_ANY : rte_eth_dev_socket_id(p->id_);
   absl::StatusOr<rte_mempool*> pool =
       create_pool(config, name_tag, socket, "lower --mbufs or reserve more hugepages (deploy/setup.sh)");
   if (!pool.ok()) return pool.status();
   p->pool_ = *pool;
-
-  rte_eth_conf conf{};
-  // RX interrupts let an idle NIC core sleep until the next packet; a PMD
-  // without them refuses or ignores the request and idles with timed sleeps.
-  conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
-  int rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
-  if (rc != 0 && conf.intr_conf.rxq != 0) {
-    conf.intr_conf.rxq = 0;
-    rc = rte_eth_dev_configure(p->id_, 1, 1, &conf);
-  }
-  if (rc != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", p->id_, "): ", rte_strerror(-rc)));
-  uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
-  if (int rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id_, &rxd, &txd); rc != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_dev_adjust_nb_rx_tx_desc: ", rte_strerror(-rc)));
-  if (int rc = rte_eth_rx_queue_setup(p->id_, 0, rxd, socket, nullptr, p->pool_); rc != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_rx_queue_setup: ", rte_strerror(-rc)));
-  if (int rc = rte_eth_tx_queue_setup(p->id_, 0, txd, socket, nullptr); rc != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_tx_queue_setup: ", rte_strerror(-rc)));
-  // A memif client whose server is not listening yet (starting, or still
-  // tearing down its previous client's connection on a busy CPU) is refused:
-  // try again until start_retry_s has passed.
-  const bool memif = p->driver_.find("memif") != std::string::npos;
-  if (memif && info.device != nullptr) {
-    const rte_devargs* da = rte_dev_devargs(info.device);
-    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
-    p->reconnects_ = args.find("role=client") != std::string::npos ||
-                     args.find("role=slave") != std::string::npos;
-  }
-  if (p->driver_.find("af_packet") != std::string::npos && info.device != nullptr) {
-    const rte_devargs* da = rte_dev_devargs(info.device);
-    const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
-    if (const size_t at = args.find("iface="); at != std::string::npos)
-      p->kernel_iface_ = args.substr(at + 6, args.find(',', at) == std::string::npos
-                                                 ? std::string::npos
-                                                 : args.find(',', at) - at - 6);
-  }
-  const uint64_t retry_end =
-      rte_rdtsc() + static_cast<uint64_t>(config.start_retry_s * static_cast<double>(rte_get_tsc_hz()));
-  rc = rte_eth_dev_start(p->id_);
-  while (rc != 0 && memif && rte_rdtsc() < retry_end) {
-    rte_delay_us_sleep(50 * 1000);
-    rc = rte_eth_dev_start(p->id_);
-  }
-  if (rc != 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "rte_eth_dev_start(port ", p->id_, ", ", p->driver_, "): ", rte_strerror(-rc),
-        memif ? absl::StrCat("; a role=client memif needs its role=server peer running (tried for ",
-                             config.start_retry_s, " s)")
-              : ""));
-  }
+  bool rx_interrupts = false;
+  if (absl::Status s = configure_queues(p->id_, config, socket, p->pool_, &rx_interrupts); !s.ok()) return s;
+  read_devargs(info, p->driver_, &p->reconnects_, &p->kernel_iface_);
+  if (absl::Status s = start_port(p->id_, p->driver_, config.start_retry_s); !s.ok()) return s;
   p->started_ = true;
   // Masked until the NIC core sleeps: a peer then writes no interrupt per packet.
-  if (conf.intr_conf.rxq != 0) (void)rte_eth_dev_rx_intr_disable(p->id_, 0);
+  if (rx_interrupts) (void)rte_eth_dev_rx_intr_disable(p->id_, 0);
   rte_ether_addr mac{};
   if (rte_eth_macaddr_get(p->id_, &mac) == 0) std::memcpy(p->mac_.data(), mac.addr_bytes, 6);
   return p;

@@ -44,88 +44,9 @@ absl::StatusOr<std::unique_ptr<UringPort>> UringPort::open(const UringPortParams
   p->params_ = params;
   p->pool_ = pool;
   p->mac_ = wire::mac_for_ipv4(params.ip);
-  const std::string where = absl::StrCat(format_ipv4(params.ip), ":", params.udp_port);
-  p->fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (p->fd_ < 0) return absl::InternalError(absl::StrCat("socket(AF_INET, SOCK_DGRAM): ", strerror(errno)));
-  int bytes = kSocketBufferBytes;
-  (void)setsockopt(p->fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
-  (void)setsockopt(p->fd_, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(params.udp_port);
-  a.sin_addr.s_addr = htonl(params.ip);
-  if (bind(p->fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
-    const int e = errno;
-    if (e == EADDRINUSE)
-      return absl::UnavailableError(absl::StrCat(
-          "--backend=uring: UDP ", where, " is already in use (another nanopu host on this "
-          "address?); give each host its own --ip (127.0.0.2, 127.0.0.3, ...) or another --udp_port"));
-    if (e == EADDRNOTAVAIL)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--backend=uring: --ip=", format_ipv4(params.ip), " is not an address of this machine "
-          "(any 127.x.y.z is; or an address on one of its interfaces)"));
-    return absl::InternalError(absl::StrCat("--backend=uring: bind UDP ", where, ": ", strerror(e)));
-  }
-  // The NIC core polls: completions are made when it asks (DEFER_TASKRUN,
-  // kernels >= 6.1), and the kernel raises IORING_SQ_TASKRUN in the shared
-  // ring when there is work, so an idle poll makes no system call and a
-  // busy one no signal or IPI. R_DISABLED: the ring is the first poller
-  // thread's (SINGLE_ISSUER), not this opening thread's. Older kernels and
-  // sqpoll get the default mode (completions by task work, signalled).
-  const unsigned cq_entries = 4 * (params.rx_slots + params.tx_slots);
-  io_uring_params up{};
-  int rc = -EINVAL;
-  if (!params.sqpoll) {
-    up.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
-               IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_R_DISABLED;
-    up.cq_entries = cq_entries;
-    rc = io_uring_queue_init_params(256, &p->ring_, &up);
-    p->deferred_ = rc == 0;
-  }
-  if (rc == -EINVAL) {
-    up = {};
-    up.flags = IORING_SETUP_CQSIZE;
-    up.cq_entries = cq_entries;
-    if (params.sqpoll) {
-      up.flags |= IORING_SETUP_SQPOLL;
-      up.sq_thread_idle = 1000;  // ms before the kernel thread sleeps
-    }
-    rc = io_uring_queue_init_params(256, &p->ring_, &up);
-  }
-  if (rc < 0)
-    return absl::UnavailableError(absl::StrCat(
-        "--backend=uring: io_uring_setup: ", strerror(-rc),
-        -rc == ENOSYS || -rc == EPERM
-            ? " (this kernel or sandbox has no io_uring: seccomp, or kernel.io_uring_disabled); "
-              "run with --backend=dpdk and a --vdev instead (net_af_packet on an interface)"
-            : ""));
-  p->ring_ok_ = true;
-  // The provided-buffer ring: rx_slots entries, each an mbuf's data area.
-  p->br_bytes_ = params.rx_slots * sizeof(io_uring_buf);
-  void* br = mmap(nullptr, p->br_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if (br == MAP_FAILED) return absl::ResourceExhaustedError("uring port: mmap of the buffer ring failed");
-  p->br_ = static_cast<io_uring_buf_ring*>(br);
-  io_uring_buf_ring_init(p->br_);
-  io_uring_buf_reg reg{};
-  reg.ring_addr = reinterpret_cast<uint64_t>(br);
-  reg.ring_entries = params.rx_slots;
-  reg.bgid = kBufferGroup;
-  if (int r = io_uring_register_buf_ring(&p->ring_, &reg, 0); r != 0)
-    return absl::UnavailableError(absl::StrCat(
-        "--backend=uring: registering the receive buffers: ", strerror(-r),
-        " (needs Linux 5.19 or later); run with --backend=dpdk instead"));
-  p->br_registered_ = true;
-  p->rx_bufs_.assign(params.rx_slots, nullptr);
-  const int mask = io_uring_buf_ring_mask(params.rx_slots);
-  for (uint32_t b = 0; b < params.rx_slots; ++b) {
-    rte_mbuf* m = rte_pktmbuf_alloc(pool);
-    if (m == nullptr) return absl::ResourceExhaustedError("uring port: too few mbufs for the receive buffers");
-    p->rx_bufs_[b] = m;
-    io_uring_buf_ring_add(p->br_, rte_pktmbuf_mtod_offset(m, uint8_t*, kBufferLead),
-                          static_cast<unsigned>(rte_pktmbuf_tailroom(m) - kBufferLead),
-                          static_cast<unsigned short>(b), mask, static_cast<int>(b));
-  }
-  io_uring_buf_ring_advance(p->br_, static_cast<int>(params.rx_slots));
+  if (absl::Status s = p->bind_socket(); !s.ok()) return s;
+  if (absl::Status s = p->setup_ring(); !s.ok()) return s;
+  if (absl::Status s = p->provide_buffers(); !s.ok()) return s;
   p->recv_msg_.msg_namelen = sizeof(sockaddr_in);
   p->event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (p->event_fd_ < 0 || io_uring_register_eventfd(&p->ring_, p->event_fd_) != 0) {
@@ -136,6 +57,97 @@ absl::StatusOr<std::unique_ptr<UringPort>> UringPort::open(const UringPortParams
   for (uint32_t i = 0; i < params.tx_slots; ++i) p->free_tx_.push_back(params.tx_slots - 1 - i);
   p->ready_.reserve(2 * size_t{params.rx_slots});
   return p;
+}
+
+absl::Status UringPort::bind_socket() {
+  const std::string where = absl::StrCat(format_ipv4(params_.ip), ":", params_.udp_port);
+  fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) return absl::InternalError(absl::StrCat("socket(AF_INET, SOCK_DGRAM): ", strerror(errno)));
+  int bytes = kSocketBufferBytes;
+  (void)setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  (void)setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(params_.udp_port);
+  a.sin_addr.s_addr = htonl(params_.ip);
+  if (bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return absl::OkStatus();
+  const int e = errno;
+  if (e == EADDRINUSE)
+    return absl::UnavailableError(absl::StrCat(
+        "--backend=uring: UDP ", where, " is already in use (another nanopu host on this "
+        "address?); give each host its own --ip (127.0.0.2, 127.0.0.3, ...) or another --udp_port"));
+  if (e == EADDRNOTAVAIL)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--backend=uring: --ip=", format_ipv4(params_.ip), " is not an address of this machine "
+        "(any 127.x.y.z is; or an address on one of its interfaces)"));
+  return absl::InternalError(absl::StrCat("--backend=uring: bind UDP ", where, ": ", strerror(e)));
+}
+
+absl::Status UringPort::setup_ring() {
+  // The NIC core polls: completions are made when it asks (DEFER_TASKRUN,
+  // kernels >= 6.1), and the kernel raises IORING_SQ_TASKRUN in the shared
+  // ring when there is work, so an idle poll makes no system call and a
+  // busy one no signal or IPI. R_DISABLED: the ring is the first poller
+  // thread's (SINGLE_ISSUER), not this opening thread's. Older kernels and
+  // sqpoll get the default mode (completions by task work, signalled).
+  const unsigned cq_entries = 4 * (params_.rx_slots + params_.tx_slots);
+  io_uring_params up{};
+  int rc = -EINVAL;
+  if (!params_.sqpoll) {
+    up.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+               IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_R_DISABLED;
+    up.cq_entries = cq_entries;
+    rc = io_uring_queue_init_params(256, &ring_, &up);
+    deferred_ = rc == 0;
+  }
+  if (rc == -EINVAL) {
+    up = {};
+    up.flags = IORING_SETUP_CQSIZE;
+    up.cq_entries = cq_entries;
+    if (params_.sqpoll) {
+      up.flags |= IORING_SETUP_SQPOLL;
+      up.sq_thread_idle = 1000;  // ms before the kernel thread sleeps
+    }
+    rc = io_uring_queue_init_params(256, &ring_, &up);
+  }
+  if (rc < 0)
+    return absl::UnavailableError(absl::StrCat(
+        "--backend=uring: io_uring_setup: ", strerror(-rc),
+        -rc == ENOSYS || -rc == EPERM
+            ? " (this kernel or sandbox has no io_uring: seccomp, or kernel.io_uring_disabled); "
+              "run with --backend=dpdk and a --vdev instead (net_af_packet on an interface)"
+            : ""));
+  ring_ok_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status UringPort::provide_buffers() {
+  // The provided-buffer ring: rx_slots entries, each an mbuf's data area.
+  br_bytes_ = params_.rx_slots * sizeof(io_uring_buf);
+  void* br = mmap(nullptr, br_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (br == MAP_FAILED) return absl::ResourceExhaustedError("uring port: mmap of the buffer ring failed");
+  br_ = static_cast<io_uring_buf_ring*>(br);
+  io_uring_buf_ring_init(br_);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(br);
+  reg.ring_entries = params_.rx_slots;
+  reg.bgid = kBufferGroup;
+  if (int r = io_uring_register_buf_ring(&ring_, &reg, 0); r != 0)
+    return absl::UnavailableError(absl::StrCat("--backend=uring: registering the receive buffers: ",
+                                               strerror(-r), " (needs Linux 5.19 or later); run with --backend=dpdk instead"));
+  br_registered_ = true;
+  rx_bufs_.assign(params_.rx_slots, nullptr);
+  const int mask = io_uring_buf_ring_mask(params_.rx_slots);
+  for (uint32_t b = 0; b < params_.rx_slots; ++b) {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    if (m == nullptr) return absl::ResourceExhaustedError("uring port: too few mbufs for the receive buffers");
+    rx_bufs_[b] = m;
+    io_uring_buf_ring_add(br_, rte_pktmbuf_mtod_offset(m, uint8_t*, kBufferLead),
+                          static_cast<unsigned>(rte_pktmbuf_tailroom(m) - kBufferLead),
+                          static_cast<unsigned short>(b), mask, static_cast<int>(b));
+  }
+  io_uring_buf_ring_advance(br_, static_cast<int>(params_.rx_slots));
+  return absl::OkStatus();
 }
 
 UringPort::~UringPort() { close(); }

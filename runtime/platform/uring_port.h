@@ -101,6 +101,10 @@ class UringPort final : public PacketIo {
       wire::kFrameHeaderBytes + wire::kSegmentBytes - wire::kUdpEnvelopeBytes;
 
  private:
+  // The steps of open(): the UDP socket, the io_uring, the receive buffers.
+  absl::Status bind_socket();
+  absl::Status setup_ring();
+  absl::Status provide_buffers();
   static constexpr unsigned kMaxIov = 4;  // segments of one frame (header + payload)
   struct TxSlot {
     rte_mbuf* m = nullptr;

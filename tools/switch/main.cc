@@ -36,71 +36,60 @@ ABSL_FLAG(bool, priorities, false,
 ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us.");
 ABSL_FLAG(std::string, occupancy_csv, "", "Write queue occupancy over time here on exit.");
 
-int main(int argc, char** argv) {
-  nanopu::init_flags_usage(
-      "an NDP-trimming software switch between DPDK ports (--priorities: eight strict-priority\n"
-      "data queues by TOS, for Homa).\n"
-      "  nanopu-switch --lcores=0 --vdev='net_memif0,role=server,socket=/tmp/s0.sock;"
-      "net_memif1,role=server,socket=/tmp/s1.sock' --routes=10.0.0.1=0,10.0.0.2=1");
-  absl::ParseCommandLine(argc, argv);
-  absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
-  auto fail = [](const std::string& m) {
-    std::fprintf(stderr, "nanopu-switch: %s\n", m.c_str());
-    return 2;
-  };
-  if (!config.ok()) return fail(std::string(config.status().message()));
-  // The switch serves no telemetry commands of its own (it prints its
-  // counters at exit), so it keeps the EAL's telemetry thread off.
-  config->telemetry = false;
-  if (absl::Status s = nanopu::eal_init(nanopu::eal_params(*config)); !s.ok())
-    return fail(std::string(s.message()));
-  rte_mempool* pool = rte_pktmbuf_pool_create("switch_pool", config->mbufs, 256, 0,
-                                              RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-  if (pool == nullptr) return fail("cannot create the mempool; lower --mbufs");
-  std::vector<nanopu::apps::SwitchPort> ports;
+namespace {
+
+using nanopu::apps::SoftwareSwitch;
+using nanopu::apps::SwitchParams;
+using nanopu::apps::SwitchPort;
+
+int fail(const std::string& m) {
+  std::fprintf(stderr, "nanopu-switch: %s\n", m.c_str());
+  return 2;
+}
+
+// Every DPDK port, started; empty if one cannot be.
+std::vector<SwitchPort> start_ports(rte_mempool* pool) {
+  std::vector<SwitchPort> ports;
   uint16_t pid = 0;
   RTE_ETH_FOREACH_DEV(pid) {
-    if (!nanopu::apps::start_switch_port(pid, pool)) return fail("cannot start port " + std::to_string(pid));
+    if (!nanopu::apps::start_switch_port(pid, pool)) return {};
     ports.push_back({pid, nullptr, nullptr});
   }
-  if (ports.size() < 2) return fail("a switch needs at least two ports (--vdev)");
-  nanopu::apps::SwitchParams p;
+  return ports;
+}
+
+SwitchParams switch_params() {
+  SwitchParams p;
   p.link_gbps = absl::GetFlag(FLAGS_switch_gbps);
   p.data_queue_bytes = absl::GetFlag(FLAGS_queue_bytes);
   p.trimming = absl::GetFlag(FLAGS_trimming);
   p.priorities = absl::GetFlag(FLAGS_priorities);
   p.sample_period_us = absl::GetFlag(FLAGS_sample_us);
-  if (p.link_gbps <= 0) return fail("--switch_gbps must be > 0");
-  nanopu::apps::SoftwareSwitch sw(p, ports, pool);
+  return p;
+}
+
+// --routes into sw; an error line, or "".
+std::string add_routes(SoftwareSwitch& sw, size_t nports) {
   for (absl::string_view r : absl::StrSplit(absl::GetFlag(FLAGS_routes), ',', absl::SkipEmpty())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(r, '=');
     std::optional<uint32_t> ip = nanopu::parse_ipv4(kv.first);
     uint32_t port = 0;
-    if (!ip || !absl::SimpleAtoi(kv.second, &port) || port >= ports.size())
-      return fail("--routes: expected ip=port with port < " + std::to_string(ports.size()));
+    if (!ip || !absl::SimpleAtoi(kv.second, &port) || port >= nports)
+      return "--routes: expected ip=port with port < " + std::to_string(nports);
     sw.add_route(*ip, port);
   }
-  // --pcap: every port's frames in one file, one pcapng interface per port.
-  std::unique_ptr<nanopu::Capture> capture;
-  if (!config->pcap_path.empty()) {
-    std::vector<uint16_t> ids;
-    for (const nanopu::apps::SwitchPort& sp : ports) ids.push_back(sp.eth_port);
-    absl::StatusOr<std::unique_ptr<nanopu::Capture>> c =
-        nanopu::Capture::start(config->pcap_path, ids, config->pcap_snap_bytes);
-    if (!c.ok()) return fail(std::string(c.status().message()));
-    capture = std::move(*c);
-  }
-  nanopu::Runtime::install_signal_handlers();
-  std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s, %s; Ctrl-C stops\n",
-               ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop",
-               p.priorities ? "8 strict priorities by TOS" : "FIFO data");
-  // Adaptive polling (--poll=adaptive): after --poll_spin_us without a packet
-  // and with every queue empty, sleep until a packet or a short timeout.
+  return "";
+}
+
+// Forwards until Ctrl-C. Adaptive polling (--poll=adaptive): after
+// --poll_spin_us without a packet and with every queue empty, sleep until a
+// packet or a short timeout.
+void forward(SoftwareSwitch& sw, const std::vector<SwitchPort>& ports, const nanopu::Config& config) {
   std::vector<uint16_t> port_ids;
-  for (const nanopu::apps::SwitchPort& sp : ports) port_ids.push_back(sp.eth_port);
+  for (const SwitchPort& sp : ports) port_ids.push_back(sp.eth_port);
   nanopu::RxWaiter waiter(port_ids, -1);
-  const bool adaptive = config->poll == nanopu::PollMode::kAdaptive;
-  const auto spin_tsc = static_cast<uint64_t>(config->poll_spin_us * 1e-6 * static_cast<double>(rte_get_tsc_hz()));
+  const bool adaptive = config.poll == nanopu::PollMode::kAdaptive;
+  const auto spin_tsc = static_cast<uint64_t>(config.poll_spin_us * 1e-6 * static_cast<double>(rte_get_tsc_hz()));
   uint64_t idle_since = 0;
   while (!nanopu::Runtime::signalled()) {
     const unsigned moved = sw.poll();
@@ -116,21 +105,64 @@ int main(int argc, char** argv) {
     // still_idle forwards anything that came in meanwhile (and then says no).
     (void)waiter.sleep(10000, [&] { return sw.poll() == 0 && sw.empty(); });
   }
+}
+
+void print_counters(const SoftwareSwitch& sw, bool priorities) {
   const auto& c = sw.counters();
-  std::fprintf(stderr,
-               "switch.rx %llu\nswitch.forwarded %llu\nswitch.trimmed %llu\nswitch.tail_dropped %llu\n"
-               "switch.control_dropped %llu\nswitch.no_route %llu\nswitch.not_ipv4 %llu\n",
-               (unsigned long long)c.rx, (unsigned long long)c.forwarded,
-               (unsigned long long)c.trimmed, (unsigned long long)c.tail_dropped,
-               (unsigned long long)c.control_dropped, (unsigned long long)c.no_route,
-               (unsigned long long)c.not_ipv4);
-  if (p.priorities)
+  const std::pair<const char*, uint64_t> counters[] = {
+      {"rx", c.rx}, {"forwarded", c.forwarded}, {"trimmed", c.trimmed}, {"tail_dropped", c.tail_dropped},
+      {"control_dropped", c.control_dropped}, {"no_route", c.no_route}, {"not_ipv4", c.not_ipv4}};
+  for (const auto& [name, value] : counters)
+    std::fprintf(stderr, "switch.%s %llu\n", name, static_cast<unsigned long long>(value));
+  if (priorities)
     for (uint32_t i = 0; i < nanopu::apps::kSwitchPriorities; ++i)
       if (c.data_by_priority[i] != 0)
-        std::fprintf(stderr, "switch.data_priority%u %llu\n", i, (unsigned long long)c.data_by_priority[i]);
+        std::fprintf(stderr, "switch.data_priority%u %llu\n", i, static_cast<unsigned long long>(c.data_by_priority[i]));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nanopu::init_flags_usage(
+      "an NDP-trimming software switch between DPDK ports (--priorities: eight strict-priority\n"
+      "data queues by TOS, for Homa).\n"
+      "  nanopu-switch --lcores=0 --vdev='net_memif0,role=server,socket=/tmp/s0.sock;"
+      "net_memif1,role=server,socket=/tmp/s1.sock' --routes=10.0.0.1=0,10.0.0.2=1");
+  absl::ParseCommandLine(argc, argv);
+  absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
+  if (!config.ok()) return fail(std::string(config.status().message()));
+  // The switch serves no telemetry commands of its own (it prints its
+  // counters at exit), so it keeps the EAL's telemetry thread off.
+  config->telemetry = false;
+  if (absl::Status s = nanopu::eal_init(nanopu::eal_params(*config)); !s.ok()) return fail(std::string(s.message()));
+  rte_mempool* pool = rte_pktmbuf_pool_create("switch_pool", config->mbufs, 256, 0,
+                                              RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  if (pool == nullptr) return fail("cannot create the mempool; lower --mbufs");
+  const std::vector<SwitchPort> ports = start_ports(pool);
+  if (ports.size() < 2) return fail("a switch needs at least two ports (--vdev), each one started");
+  const SwitchParams p = switch_params();
+  if (p.link_gbps <= 0) return fail("--switch_gbps must be > 0");
+  SoftwareSwitch sw(p, ports, pool);
+  if (std::string bad = add_routes(sw, ports.size()); !bad.empty()) return fail(bad);
+  // --pcap: every port's frames in one file, one pcapng interface per port.
+  std::unique_ptr<nanopu::Capture> capture;
+  if (!config->pcap_path.empty()) {
+    std::vector<uint16_t> ids;
+    for (const SwitchPort& sp : ports) ids.push_back(sp.eth_port);
+    absl::StatusOr<std::unique_ptr<nanopu::Capture>> c =
+        nanopu::Capture::start(config->pcap_path, ids, config->pcap_snap_bytes);
+    if (!c.ok()) return fail(std::string(c.status().message()));
+    capture = std::move(*c);
+  }
+  nanopu::Runtime::install_signal_handlers();
+  std::fprintf(stderr, "nanopu-switch: %zu ports, %.1f Gb/s, %u-byte queues, %s, %s; Ctrl-C stops\n",
+               ports.size(), p.link_gbps, p.data_queue_bytes, p.trimming ? "trimming" : "tail drop",
+               p.priorities ? "8 strict priorities by TOS" : "FIFO data");
+  forward(sw, ports, *config);
+  print_counters(sw, p.priorities);
   if (capture != nullptr) {
     std::fprintf(stderr, "capture.written %llu\ncapture.lost %llu\n",
-                 (unsigned long long)capture->written(), (unsigned long long)capture->lost());
+                 static_cast<unsigned long long>(capture->written()), static_cast<unsigned long long>(capture->lost()));
     capture.reset();
   }
   const std::string csv = absl::GetFlag(FLAGS_occupancy_csv);
