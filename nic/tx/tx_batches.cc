@@ -1,7 +1,5 @@
 #include "nic/tx/tx_batches.h"
 
-#include <iterator>
-
 namespace nanopu {
 
 TxBatches::~TxBatches() {
@@ -20,16 +18,6 @@ void TxBatches::end_poll() {
   }
   if (!control_after_data_) flush(data_);
   io_->flush();
-}
-
-void TxBatches::enqueue(Batch& b, rte_mbuf* m) {
-  if (b.n == std::size(b.pkts)) flush(b);
-  if (b.n == std::size(b.pkts)) {  // the port still refuses: drop, counted
-    ++counters_->tx_drop_port_full;
-    rte_pktmbuf_free(m);
-    return;
-  }
-  b.pkts[b.n++] = m;
 }
 
 void TxBatches::flush(Batch& b) {

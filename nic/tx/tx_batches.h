@@ -46,7 +46,18 @@ class TxBatches {
     rte_mbuf* pkts[kBatch];
     unsigned n = 0;
   };
-  void enqueue(Batch& b, rte_mbuf* m);
+  // Inline: every packet a poll sends comes through here.
+  void enqueue(Batch& b, rte_mbuf* m) {
+    if (b.n == kBatch) [[unlikely]] {
+      flush(b);
+      if (b.n == kBatch) {  // the port still refuses: drop, counted
+        ++counters_->tx_drop_port_full;
+        rte_pktmbuf_free(m);
+        return;
+      }
+    }
+    b.pkts[b.n++] = m;
+  }
   void flush(Batch& b);
 
   PacketIo* io_;

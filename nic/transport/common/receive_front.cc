@@ -32,16 +32,6 @@ ArrivalResult ReceiveFront::drop(rte_mbuf* pkt, Arrival kind, int slot, int supe
   return {kind, slot, false, superseded};
 }
 
-void ReceiveFront::hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time,
-                             ContextEntry* dst, uint64_t now, TransportSink& sink) {
-  MsgMeta* meta = msg_meta(head);
-  meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
-  meta->nic_tsc = now;
-  meta->core_time = core_time;
-  delivered_.remember(id, now);
-  (void)sink.deliver(head, dst);
-}
-
 void ReceiveFront::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
   InboundMessage& m = buffer_.at(slot);
   rte_mbuf* head = link_packets(m);

@@ -14,6 +14,8 @@
 #include <cstdint>
 
 #include "lib/contract/context_table.h"
+#include "lib/contract/message.h"
+#include "nanopu/app_header.h"
 #include "nanopu/stats.h"
 #include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/delivered_ids.h"
@@ -58,9 +60,17 @@ class ReceiveFront {
                   dst, now, [&](InboundState& m) { take_identity(m, src_ip, h, dst); });
   }
   // A complete message leaves the transport: MsgMeta filled, its id
-  // remembered (exactly once), handed to core selection.
+  // remembered (exactly once), handed to core selection. (Inline: the one-
+  // packet message's path, the common RPC case.)
   void hand_over(rte_mbuf* head, const DeliveredId& id, uint32_t core_time, ContextEntry* dst,
-                 uint64_t now, TransportSink& sink);
+                 uint64_t now, TransportSink& sink) {
+    MsgMeta* meta = msg_meta(head);
+    meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
+    meta->nic_tsc = now;
+    meta->core_time = core_time;
+    delivered_.remember(id, now);
+    (void)sink.deliver(head, dst);
+  }
   // The slot's message is whole: its packets chained and handed over, the
   // slot freed.
   void deliver(uint32_t slot, uint64_t now, TransportSink& sink);
