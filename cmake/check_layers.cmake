@@ -21,6 +21,7 @@ set(kLayers
   runtime/platform/  platform   4
   runtime/host/      runtime    5
   runtime/flags/     flags      6
+  runtime/client/    client     6
   apps/              service    7
   examples/          service    7
   tools/             tool       8
@@ -30,10 +31,11 @@ set(kLayers
 
 # Public headers by the layer that implements them.
 set(kPublic
-  base       app_header,error,stats,address,limits,policies,fault_spec
+  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
-  flags      flags)
+  flags      flags
+  client     rpc)
 
 # component_of(<path from ROOT> <out-component> <out-layer>)
 function(component_of path out_c out_l)

@@ -1,6 +1,7 @@
 // libFuzzer target for the application API's message validation: an input is
 // a program of Thread calls (headers with any length and destination, payload
-// words, reads, msg_done, idle, bind, bulk read_words/write_words, and the
+// words, checked headers of any size, reads, msg_done, idle, bind, bulk
+// read_words/write_words, and the
 // traditional path's whole-message
 // receive_message/send_message with any header and word count) run by one
 // nanopu thread on a host
@@ -12,6 +13,7 @@
 #include <rte_ring.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -25,11 +27,20 @@ namespace {
 
 constexpr uint32_t kIp = 0x0a000001;
 
+// Names the broken invariant's line, then aborts (libFuzzer keeps the input).
+#define FUZZ_FAIL()                                                    \
+  do {                                                                 \
+    std::fprintf(stderr, "thread_api_fuzz: invariant at line %d\n", __LINE__); \
+    std::abort();                                                      \
+  } while (0)
+
 bool valid(nanopu::ApiError e) {
   return e == nanopu::ApiError::kOk || e == nanopu::ApiError::kRxEmpty ||
          e == nanopu::ApiError::kReadPastEnd || e == nanopu::ApiError::kBadLength ||
          e == nanopu::ApiError::kNoBuffers || e == nanopu::ApiError::kNotBound ||
-         e == nanopu::ApiError::kStopped || e == nanopu::ApiError::kMessageOpen;
+         e == nanopu::ApiError::kStopped || e == nanopu::ApiError::kMessageOpen ||
+         e == nanopu::ApiError::kBadHeader || e == nanopu::ApiError::kTooLong ||
+         e == nanopu::ApiError::kIncomplete;
 }
 
 void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
@@ -38,12 +49,19 @@ void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
   nanopu::MemoryMessage m;
   std::vector<uint64_t> out;
   for (int steps = 0; i < n && steps < 512; ++steps) {
-    switch (byte() % 12) {
+    switch (byte() % 13) {
+      case 12: {  // a checked header: any size, any destination (0.0.0.0 included)
+        const size_t len = static_cast<size_t>(byte()) << 10 | byte();
+        const uint32_t ip = byte() % 3 == 0 ? 0 : kIp;
+        const nanopu::ApiError e = t.write_header(ip, static_cast<uint16_t>(byte() % 4), len);
+        if (!valid(e)) FUZZ_FAIL();
+        break;
+      }
       case 8: {  // a whole message from memory: any length, any word count
         const uint16_t len = static_cast<uint16_t>(byte() << 8 | byte());
         out.assign(byte() % 2 ? (len + 7u) / 8 : byte(), 0x5a5a5a5a5a5a5a5aull);
         if (!valid(t.send_message(nanopu::AppHeader{kIp, static_cast<uint16_t>(byte() % 4), len}, out)))
-          std::abort();
+          FUZZ_FAIL();
         break;
       }
       case 10: {  // bulk words out: headers and payload as write() takes them
@@ -51,14 +69,14 @@ void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
         for (uint64_t& w : out) w = byte() % 2 ? nanopu::AppHeader{kIp, static_cast<uint16_t>(byte() % 4),
                                                                     static_cast<uint16_t>(byte() << 4)}.word()
                                                : 0x0123456789abcdefull;
-        if (!valid(t.write_words(out))) std::abort();
+        if (!valid(t.write_words(out))) FUZZ_FAIL();
         break;
       }
       case 11: {  // bulk words in: never stale data past what was read
         std::vector<uint64_t> in(byte() % 40, 0xdeadbeefull);
         const nanopu::ApiError e = t.read_words(in);
-        if (!valid(e)) std::abort();
-        if (e != nanopu::ApiError::kOk && !in.empty() && in.back() != 0) std::abort();
+        if (!valid(e)) FUZZ_FAIL();
+        if (e != nanopu::ApiError::kOk && !in.empty() && in.back() != 0) FUZZ_FAIL();
         break;
       }
       case 9: {  // a whole message into memory
@@ -66,36 +84,36 @@ void run_program(nanopu::Thread& t, const uint8_t* d, size_t n) {
         // is read first); 0 also when none is begun or all are read.
         const uint32_t left = t.rx_words_left();
         const nanopu::ApiError e = t.receive_message(&m);
-        if (e != nanopu::ApiError::kOk && e != nanopu::ApiError::kRxEmpty) std::abort();
+        if (e != nanopu::ApiError::kOk && e != nanopu::ApiError::kRxEmpty) FUZZ_FAIL();
         if (e == nanopu::ApiError::kOk) {
-          if (m.header.len == 0) std::abort();
+          if (m.header.len == 0) FUZZ_FAIL();
           // Exactly the words not yet read: all of a new message's.
           const size_t got = m.payload.size();
-          if (left != 0 ? got != left : (got != 0 && got != m.header.payload_words())) std::abort();
+          if (left != 0 ? got != left : (got != 0 && got != m.header.payload_words())) FUZZ_FAIL();
         }
         break;
       }
       case 0: {  // header to this host, any length (0 and too long included)
         const uint16_t len = static_cast<uint16_t>(byte() << 8 | byte());
         const uint16_t ctx = byte() % 4;
-        if (!valid(t.write(nanopu::AppHeader{kIp, ctx, len}.word()))) std::abort();
+        if (!valid(t.write(nanopu::AppHeader{kIp, ctx, len}.word()))) FUZZ_FAIL();
         break;
       }
       case 1: {
         uint64_t w = 0;
         for (int k = 0; k < 8; ++k) w = w << 8 | byte();
-        if (!valid(t.write(w))) std::abort();
+        if (!valid(t.write(w))) FUZZ_FAIL();
         break;
       }
       case 2: {
         const uint32_t left = t.rx_words_left();
         uint64_t w = 1;
         const nanopu::ApiError e = t.read(&w);
-        if (!valid(e)) std::abort();
-        if (e != nanopu::ApiError::kOk && w != 0) std::abort();  // never stale data
+        if (!valid(e)) FUZZ_FAIL();
+        if (e != nanopu::ApiError::kOk && w != 0) FUZZ_FAIL();  // never stale data
         if (left == 0 && t.msgs_ready() && e == nanopu::ApiError::kOk) {
           // A new message starts with its header: length within bounds.
-          if (nanopu::AppHeader::from_word(w).len == 0) std::abort();
+          if (nanopu::AppHeader::from_word(w).len == 0) FUZZ_FAIL();
         }
         break;
       }

@@ -168,14 +168,27 @@ void NicCore::poll_link(bool was_holding) {
     for (auto& t : transports_) t->on_tick(now_, *this);
 }
 
-void NicCore::message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) {
-  if (sender < threads_.size()) threads_[sender]->tx_failed.fetch_add(1, std::memory_order_relaxed);
+void NicCore::message_failed(const FailedMessage& f) {
+  if (f.sender < threads_.size()) {
+    // Named to its thread (the notice), counted there, and the thread woken
+    // as for a message: a thread waiting for a reply hears of its request's fate.
+    ThreadFifos* t = threads_[f.sender];
+    (void)t->failures.push(f.failure);  // full: counted only (Thread::tx_failures())
+    t->tx_failed.fetch_add(1, std::memory_order_release);
+    if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
+    t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
+  }
   // A line per episode, not per message: a dead peer fails many at once.
   NANOPU_LOG_EVERY(kWarning, 1.0,
-                   "gave up a message to %s context %u: %u retransmissions unanswered (is the peer up?) "
-                   "or refused by a restarted peer (nic.tx_msgs_failed, nic.tx_msgs_refused; the "
-                   "sender sees Thread::tx_failures())",
-                   format_ipv4(dst_ip).c_str(), dst_context, params_.transports.common.max_timeouts);
+                   "%s a message to %s context %u (%s; nic.tx_msgs_failed, nic.tx_msgs_refused; its "
+                   "sender hears of it by tag: Thread::next_failure())",
+                   f.failure.reason == TxFailureReason::kRefused ? "a restarted peer refused" : "gave up",
+                   format_ipv4(f.failure.dst_ip).c_str(), f.failure.dst_context,
+                   f.failure.reason == TxFailureReason::kNoSlot
+                       ? "no packetization slot"
+                       : (f.failure.reason == TxFailureReason::kRefused
+                              ? "it was meant for the peer's previous run"
+                              : "its retransmissions went unanswered: is the peer up?"));
 }
 
 void NicCore::wake_workers() {

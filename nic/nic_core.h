@@ -127,7 +127,7 @@ class NicCore final : public TransportSink {
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
-  void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) override;
+  void message_failed(const FailedMessage& f) override;
 
  private:
   // The rooms of a poll, in order.

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/contract/message.h"
+#include "nanopu/limits.h"
 #include "lib/contract/tx_message.h"
 #include "nanopu/stats.h"
 #include "lib/contract/context_table.h"
@@ -75,9 +76,45 @@ ApiError Thread::fail(ApiError e) {
     case ApiError::kReadPastEnd: ++counters_->err_read_past_end; break;
     case ApiError::kBadLength: ++counters_->err_bad_length; break;
     case ApiError::kNoBuffers: ++counters_->err_no_buffers; break;
+    case ApiError::kBadHeader: ++counters_->err_bad_header; break;
+    case ApiError::kTooLong: ++counters_->err_too_long; break;
+    case ApiError::kIncomplete: ++counters_->err_incomplete; break;
+    case ApiError::kNoMessage: ++counters_->err_no_message; break;
     default: break;
   }
   return e;
+}
+
+void Thread::report_misuse(ApiError e, const char* what) {
+  (void)fail(e);
+  const uint32_t bit = 1u << static_cast<uint32_t>(e);
+  if ((reported_kinds_ & bit) != 0) return;
+  reported_kinds_ |= bit;
+  NANOPU_LOG(kWarning, "thread %u: %s (%.*s; counted in thread%u.err_*, said once per kind)", id_, what,
+             static_cast<int>(api_error_name(e).size()), api_error_name(e).data(), id_);
+}
+
+ApiError Thread::drop_incomplete_tx(const char* when) {
+  if (tx_words_left_ == 0 || tx_discarding_) return ApiError::kOk;
+  rte_pktmbuf_free(tx_msg_);
+  tx_msg_ = tx_seg_ = nullptr;
+  tx_next_ = nullptr;
+  tx_words_left_ = tx_seg_words_left_ = 0;
+  report_misuse(ApiError::kIncomplete, when);
+  return ApiError::kIncomplete;
+}
+
+void Thread::on_end() {
+  RuntimeScope scope(this);
+  (void)drop_incomplete_tx("ended with a message half-written: dropped, not sent");
+}
+
+bool Thread::failures_pending() const { return !fifos_->failures.empty(); }
+
+bool Thread::next_failure(TxFailure* f) {
+  if (!fifos_->failures.pop(f)) return false;
+  ++counters_->tx_failure_notices;
+  return true;
 }
 
 bool Thread::has_message() {
@@ -107,10 +144,11 @@ uint32_t Thread::queued() const {
 
 bool Thread::wait() {
   RuntimeScope scope(this);
-  while (!has_message()) {
+  while (!has_work()) {
     if (worker_->stopping()) return false;
     worker_->park(slot_);
   }
+  (void)arm(has_message());
   return true;
 }
 
@@ -119,14 +157,20 @@ bool Thread::wait_for(std::chrono::microseconds timeout) {
   const uint64_t deadline =
       rte_rdtsc() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-6 *
                                           static_cast<double>(rte_get_tsc_hz()));
-  while (!has_message()) {
+  while (!has_work()) {
     if (worker_->stopping() || rte_rdtsc() >= deadline) return false;
     worker_->park(slot_, deadline);
   }
+  (void)arm(has_message());
   return true;
 }
 
 bool Thread::stopping() const { return worker_->stopping(); }
+
+uint64_t Thread::now_ns() const {
+  static const double kNsPerTsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  return static_cast<uint64_t>(static_cast<double>(rte_rdtsc()) * kNsPerTsc);
+}
 
 uint64_t Thread::tx_failures() const { return fifos_->tx_failed.load(std::memory_order_relaxed); }
 
@@ -201,8 +245,16 @@ ApiError Thread::read_word(uint64_t* word) {
 
 void Thread::msg_done() {
   RuntimeScope scope(this);
-  // With no message started, the one at the head of the RX queue is the
-  // current one (the hardware's view): it is flushed whole.
+  (void)drop_incomplete_tx("msg_done() with a message half-written: dropped, not sent");
+  // With no message started, the one wait() or msgs_ready() reported is the
+  // current one (the hardware's view): it is flushed whole. With none
+  // reported either, there is nothing to finish: taking the next one would
+  // drop it unread.
+  if (rx_msg_ == nullptr && !rx_armed_) {
+    report_misuse(ApiError::kNoMessage, "msg_done() with no message being read: nothing flushed");
+    return;
+  }
+  rx_armed_ = false;
   if (rx_msg_ == nullptr && !next_rx_message()) return;
   counters_->rx_words_flushed += rx_words_left_;
   rte_pktmbuf_free(rx_msg_);
@@ -233,7 +285,7 @@ ApiError Thread::write_word(uint64_t word) {
   if (tx_words_left_ > 0) {
     if (tx_discarding_) {
       if (--tx_words_left_ == 0) tx_discarding_ = false;
-      return last_error_;  // the header already failed and was counted
+      return tx_discard_error_;  // the header already failed and was counted
     }
     if (tx_seg_words_left_ == 0) {  // next packet's segment (1024 B = 128 words each)
       tx_seg_ = tx_seg_->next;
@@ -260,8 +312,16 @@ ApiError Thread::write_word(uint64_t word) {
   auto discard = [&](ApiError e) {
     tx_words_left_ = h.payload_words();
     tx_discarding_ = tx_words_left_ > 0;
+    tx_discard_error_ = e;
     return fail(e);
   };
+  // 0.0.0.0 is no destination: most likely a payload word written past the
+  // end of the previous message. Refused alone — no message begun, no word
+  // discarded, so the next header is still taken as one.
+  if (h.ip == 0) {
+    report_misuse(ApiError::kBadHeader, "wrote a header to 0.0.0.0 (a word past its message's end?)");
+    return ApiError::kBadHeader;
+  }
   if (!bound_) return discard(ApiError::kNotBound);
   if (h.len == 0 || h.len > max_message_bytes_) return discard(ApiError::kBadLength);
   // nanoPU §3.4: writing the header reserves room for the whole message.
@@ -277,7 +337,24 @@ ApiError Thread::write_word(uint64_t word) {
   tx_next_ = tx_segment_payload(tx_seg_);
   tx_seg_words_left_ = tx_segment_words(tx_seg_);
   tx_words_left_ = h.payload_words();
+  msg_meta(tx_msg_)->tag = ++tx_tag_;
   return ApiError::kOk;
+}
+
+ApiError Thread::write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes) {
+  RuntimeScope scope(this);
+  const ApiError dropped = drop_incomplete_tx("a new header with a message half-written: that one dropped");
+  // An explicit header ends the swallowing of a failed header's words: this
+  // word is a header, whatever write() was discarding.
+  tx_discarding_ = false;
+  tx_words_left_ = 0;
+  if (len_bytes > kMaxMessageBytes || len_bytes > max_message_bytes_) {
+    report_misuse(ApiError::kTooLong, "write_header() longer than a message can be");
+    return ApiError::kTooLong;
+  }
+  if (len_bytes == 0) return fail(ApiError::kBadLength);
+  const ApiError e = write_word(AppHeader{dst_ip, dst_context, static_cast<uint16_t>(len_bytes)}.word());
+  return e == ApiError::kOk ? dropped : e;
 }
 
 }  // namespace nanopu

@@ -66,6 +66,7 @@ absl::StatusOr<Thread*> Worker::add_thread(uint32_t id, ThreadFifos* fifos, rte_
     fiber_running_ = true;  // first instructions of a new thread
     try {
       body(*t);
+      t->on_end();
     } catch (const FiberCancelled&) {
       fiber_running_ = false;
       throw;  // shutdown unwinding a parked thread: let the fiber finish it
@@ -84,7 +85,7 @@ void Worker::refresh(size_t i) {
   const Slot& s = slots_[i];
   st.present = s.state != SlotState::kFinished;
   if (!st.present) return;
-  st.has_msg = s.thread->has_message();
+  st.has_msg = s.thread->has_work();
   if (st.has_msg) {
     st.head_ts = s.thread->head_tsc();
     st.idle_since = 0;
@@ -233,7 +234,7 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
     for (;;) {
       const uint64_t t = rte_rdtsc();
       if (params_.shared_nic.present()) poll_shared_nic(t);
-      if (slots_[slot].thread->has_message() || stopping()) return;
+      if (slots_[slot].thread->has_work() || stopping()) return;
       if (policy_.tis_tick_due(last_tick_, t, &tick)) break;
       rte_pause();
     }

@@ -16,6 +16,12 @@ enum class [[nodiscard]] ApiError : uint8_t {
   kNotBound,        // TX before bind(): the NIC would not know the source context
   kStopped,         // the runtime is shutting down
   kMessageOpen,     // send_message() while a message written with write() is unfinished
+  kBadHeader,       // TX header to 0.0.0.0: no message is begun, no word is discarded
+                    // (a stray payload word taken for a header, most likely)
+  kTooLong,         // write_header(): a length over 65535 bytes or the configured maximum
+  kIncomplete,      // a message left half-written (msg_done(), a new write_header(), the
+                    // thread's end): it is dropped, never sent with another's words
+  kNoMessage,       // msg_done() with no message being read: nothing is flushed
 };
 
 [[nodiscard]] std::string_view api_error_name(ApiError e);

@@ -110,6 +110,11 @@ struct alignas(64) NicCounters {
   X(err_read_past_end)     /* read() past the current message's last word */           \
   X(err_bad_length)        /* TX header with length 0 or over the maximum */           \
   X(err_no_buffers)        /* TX message dropped: no buffer for it */                  \
+  X(err_bad_header)        /* TX header to 0.0.0.0 refused */                          \
+  X(err_too_long)          /* write_header() over 65535 bytes or the maximum */        \
+  X(err_incomplete)        /* half-written TX message dropped */                       \
+  X(err_no_message)        /* msg_done() with no message being read */                 \
+  X(tx_failure_notices)    /* give-ups and refusals reported to the thread by tag */   \
   X(tx_fifo_full_waits)    /* TX header waited for FIFO space */
 
 struct alignas(64) ThreadCounters {

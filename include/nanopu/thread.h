@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "nanopu/app_header.h"
 #include "nanopu/error.h"
+#include "nanopu/tx_failure.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -49,7 +50,7 @@ class Thread {
 
   // lmsgsrdy: a message is waiting (or partly read).
   // (Not const: it may take the next message from the FIFO to look at it.)
-  [[nodiscard]] bool msgs_ready() { return has_message(); }
+  [[nodiscard]] bool msgs_ready() { return arm(has_message()); }
   // Host TSC when the NIC core took the current message (or, before its
   // first read, the message at the head of the RX queue); 0 if none.
   [[nodiscard]] uint64_t rx_tsc() const;
@@ -62,14 +63,32 @@ class Thread {
   // Messages waiting in this thread's local RX queue, besides the one being read.
   [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
-  // NIC loop) until a message is ready. Returns false when the runtime stops.
+  // NIC loop) until a message is ready — or, with watch_failures(true), a
+  // failure notice is pending. Returns false when the runtime stops.
   [[nodiscard]] bool wait();
-  // wait() for at most `timeout`: true when a message is ready, false when
-  // the time passed first or the runtime stops. For services with timers
-  // (Raft's heartbeats and elections) that must still give the core back
-  // while idle. The wake-up is late by up to the idle core's sleep step
-  // (about 1 ms on a shared core, 10 ms on a worker lcore of its own).
+  // wait() for at most `timeout`: true when a message is ready (or a watched
+  // failure notice pending), false when the time passed first or the
+  // runtime stops. For services with timers (Raft's heartbeats and
+  // elections) that must still give the core back while idle. The wake-up
+  // is late by up to the idle core's sleep step (about 1 ms on a shared
+  // core, 10 ms on a worker lcore of its own).
   [[nodiscard]] bool wait_for(std::chrono::microseconds timeout);
+
+  // Failure notices (nanopu/tx_failure.h): each message this thread writes
+  // has a tag (tx_tag(), numbered 1, 2, ... in the order their headers are
+  // written); a message the transport gives up, or a restarted peer
+  // refuses, comes back as a notice naming its tag. next_failure() takes
+  // the next one (false: none). Every give-up is also counted
+  // (tx_failures()); a notice is kept until read, up to twice the NIC's
+  // packetization slots.
+  [[nodiscard]] uint64_t tx_tag() const { return tx_tag_; }
+  [[nodiscard]] bool next_failure(TxFailure* f);
+  [[nodiscard]] bool failures_pending() const;
+  // With on, wait() and wait_for() also return for a pending notice (then
+  // msgs_ready() may be false): for a client that must hear of a request
+  // that will get no reply. Off by default, so a server's wait()-then-read()
+  // loop only ever wakes for messages.
+  void watch_failures(bool on) { watch_failures_ = on; }
 
   // netRX: the next word of the current message. The first word of each
   // message is its AppHeader; then ceil(len/8) payload words, the last one
@@ -103,8 +122,13 @@ class Thread {
   ApiError read_words(std::span<uint64_t> words);
 
   // lmsgdone: finished with the current message (the one being read, else
-  // the one at the head of the RX queue). Unread words are flushed
-  // (footnote 9) and counted; the core-selection credit goes back to the NIC.
+  // the one wait() or msgs_ready() just reported). Unread words are flushed
+  // (footnote 9) and counted; the core-selection credit goes back to the
+  // NIC. Misuse is named, never silent (last_error(), a counter, one log
+  // line per kind per thread): with no message being read or reported
+  // since the last msg_done(), kNoMessage and nothing is flushed (a second
+  // msg_done() would otherwise drop the next request unread); with a TX
+  // message half-written, kIncomplete and that message is dropped.
   void msg_done();
 
   // netTX: the first word of a message is its AppHeader (destination, len);
@@ -126,6 +150,13 @@ class Thread {
   }
   // Words still owed to the message being written (0: none open).
   [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_; }
+  // A header checked where it is made: reserves the message as
+  // write(AppHeader{...}.word()) does, but takes the length as a size and
+  // names each misuse: kTooLong past 65535 bytes or --max_message_bytes,
+  // kBadHeader for destination 0.0.0.0, kBadLength for 0 bytes (nothing
+  // begun), and kIncomplete when a message is still half-written: that one
+  // is dropped (never sent with this one's words), and this one begins.
+  ApiError write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes);
   // Bulk netTX: the same as words.size() write() calls — a word where no
   // message is open is a header, and one span may finish a message and
   // begin the next — with the payload copied a packet segment at a time.
@@ -162,6 +193,9 @@ class Thread {
   [[nodiscard]] bool async_preemptible() const { return async_preemptible_; }
 
   [[nodiscard]] bool stopping() const;
+  // The runtime's clock in ns, from an arbitrary start: for deadlines and
+  // timestamps that follow the runtime's time (the host's TSC here).
+  [[nodiscard]] uint64_t now_ns() const;
   [[nodiscard]] ApiError last_error() const { return last_error_; }
   // Messages of this thread that the transport gave up: sent, retransmitted
   // --max_retransmits times, never acknowledged (the peer is down or
@@ -175,6 +209,18 @@ class Thread {
   Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool, ContextTable* contexts,
          sched::Worker* worker, uint32_t max_message_bytes);
   ApiError fail(ApiError e);
+  // Says so once per kind per thread (the log), besides counting it.
+  void report_misuse(ApiError e, const char* what);
+  bool arm(bool ready) {
+    rx_armed_ |= ready;
+    return ready;
+  }
+  // A half-written TX message is dropped and reported (kIncomplete).
+  ApiError drop_incomplete_tx(const char* when);
+  // The thread's body returned (the worker calls it).
+  void on_end();
+  // A message ready, or a watched failure notice pending (the scheduler's view).
+  [[nodiscard]] bool has_work() { return has_message() || (watch_failures_ && failures_pending()); }
   bool next_rx_message();
   // The next payload word is at the start of seg (caches its data for read()).
   void enter_rx_segment(rte_mbuf* seg);
@@ -239,6 +285,10 @@ class Thread {
   ApiError last_error_ = ApiError::kOk;
   bool async_preemptible_ = false;
   bool reported_misuse_ = false;
+  uint32_t reported_kinds_ = 0;  // bit per ApiError already logged
+  bool watch_failures_ = false;
+  bool rx_armed_ = false;        // wait()/msgs_ready() reported a message since the last msg_done()
+  uint64_t tx_tag_ = 0;
   uint32_t runtime_depth_ = 0;
   uint64_t msg_start_tsc_ = 0;
   // On-core time of the message being (or last) served, stamped on each
@@ -270,6 +320,7 @@ class Thread {
   uint32_t tx_seg_words_left_ = 0;
   uint32_t tx_words_left_ = 0;
   bool tx_discarding_ = false;   // the header failed: swallow its payload words
+  ApiError tx_discard_error_ = ApiError::kOk;  // why (what each swallowed word returns)
 };
 
 }  // namespace nanopu

@@ -12,6 +12,10 @@ std::string_view api_error_name(ApiError e) {
     case ApiError::kNotBound: return "not_bound";
     case ApiError::kStopped: return "stopped";
     case ApiError::kMessageOpen: return "message_open";
+    case ApiError::kBadHeader: return "bad_header";
+    case ApiError::kTooLong: return "too_long";
+    case ApiError::kIncomplete: return "incomplete";
+    case ApiError::kNoMessage: return "no_message";
   }
   return "unknown";
 }

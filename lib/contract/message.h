@@ -22,6 +22,9 @@ struct MsgMeta {
   // serving (Thread::sender_core_ns); RX: the sender's, from the header's
   // core_time (docs/wire.md). 0: unknown.
   uint32_t core_time = 0;
+  // TX: the sending thread's number for the message (Thread::tx_tag()),
+  // named back to it if the message is given up or refused.
+  uint64_t tag = 0;
 };
 
 inline constexpr uint16_t kMsgMetaBytes =

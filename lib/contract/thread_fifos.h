@@ -9,6 +9,7 @@
 
 #include "lib/contract/core_signals.h"
 #include "lib/contract/msg_fifo.h"
+#include "lib/contract/notice_fifo.h"
 #include "lib/contract/wakeup.h"
 
 namespace nanopu {
@@ -16,6 +17,7 @@ namespace nanopu {
 struct ThreadFifos {
   MsgFifo rx;  // NIC core → thread: complete messages
   MsgFifo tx;  // thread → NIC core: complete messages to send
+  NoticeFifo failures;  // NIC core → thread: its messages given up or refused, by tag
   uint32_t thread_id = 0;
   uint32_t worker = 0;              // index of the worker core running the thread
   CoreSignals* signals = nullptr;   // that worker's interrupt line
@@ -34,7 +36,8 @@ struct ThreadFifos {
   rte_mbuf* staged[kStagedMax];
   uint32_t staged_n = 0;
   // NIC only (read by the thread): its messages the transport gave up
-  // (Thread::tx_failures(): no message disappears without its sender knowing).
+  // (Thread::tx_failures(): no message disappears without its sender
+  // knowing; which ones: `failures`).
   alignas(64) std::atomic<uint64_t> tx_failed{0};
   // Worker only (read by the NIC): msg_done()s, each returning a JBSQ credit.
   alignas(64) std::atomic<uint64_t> done{0};

@@ -27,6 +27,7 @@ struct OutboundMessage {
   uint16_t msg_len = 0;
   uint16_t dst_incarnation = 0;  // the receiver's run it is meant for (peer_runs.h)
   uint32_t core_time = 0;     // MsgMeta::core_time, carried in every DATA header
+  uint64_t tag = 0;           // MsgMeta::tag: named in a give-up
   uint8_t npkts = 0;
   uint8_t next_new = 0;       // next packet never sent yet
   uint16_t credit = 0;        // packets with index < credit may be sent (PULL)
@@ -96,6 +97,7 @@ inline void take_message(OutboundMessage& m, rte_mbuf* msg, uint16_t id, uint16_
   m.src_context = meta->src_context;
   m.sender = meta->sender;
   m.core_time = meta->core_time;
+  m.tag = meta->tag;
   m.dst_context = a.context;
   m.msg_len = a.len;
   m.dst_incarnation = dst_incarnation;

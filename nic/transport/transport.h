@@ -16,8 +16,16 @@
 
 #include "lib/contract/context_table.h"
 #include "lib/wire/frame.h"
+#include "nanopu/tx_failure.h"
 
 namespace nanopu {
+
+// A message the transport could not deliver: whose (MsgMeta::sender, the
+// NIC's index of the sending thread), which (its tag), where to, and why.
+struct FailedMessage {
+  uint16_t sender = 0;
+  TxFailure failure;
+};
 
 class TransportSink {
  public:
@@ -33,12 +41,10 @@ class TransportSink {
                          size_t payload_bytes) = 0;
   // A control packet (ACK, NACK, PULL, GRANT ...) with the 64-byte zero payload.
   virtual void send_control(uint32_t dst_ip, const wire::TransportHeader& h) = 0;
-  // The transport gave up a message (its retransmissions went unanswered):
-  // `sender` is MsgMeta::sender of the message. Sinks that have no threads
-  // to tell (models, tests) may ignore it.
-  virtual void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) {
-    (void)sender, (void)dst_ip, (void)dst_context;
-  }
+  // The transport gave up a message (its retransmissions went unanswered,
+  // its receiver refused it, or it found no slot). Sinks that have no
+  // threads to tell (models, tests) may ignore it.
+  virtual void message_failed(const FailedMessage& f) { (void)f; }
 };
 
 class Transport {

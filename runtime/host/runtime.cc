@@ -153,8 +153,14 @@ absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32
   if (!rx.ok()) return rx.status();
   absl::StatusOr<MsgFifo> tx = MsgFifo::create(absl::StrCat("np", instance_, "tx", id), config_.fifo_messages);
   if (!tx.ok()) return tx.status();
+  // Room for a notice about every message the transport can hold at once,
+  // twice over: a thread that reads them now and then misses none.
+  absl::StatusOr<NoticeFifo> failures = NoticeFifo::create(
+      absl::StrCat("np", instance_, "nf", id), std::max<uint32_t>(1024, 2 * config_.outbound_slots));
+  if (!failures.ok()) return failures.status();
   fifos->rx = std::move(*rx);
   fifos->tx = std::move(*tx);
+  fifos->failures = std::move(*failures);
   // A dedicated NIC core may sleep (adaptive polling): the thread rings it
   // after each message. On a shared core the NIC only sleeps between threads.
   if (!config_.shared_core()) fifos->nic_doorbell = nic_->doorbell();

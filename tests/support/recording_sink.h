@@ -28,11 +28,7 @@ class RecordingSink final : public TransportSink {
     wire::NdpHeader ndp;    // protocol kIpProtoNdp
     wire::HomaHeader homa;  // protocol kIpProtoHoma
   };
-  struct Failure {
-    uint16_t sender = 0;
-    uint32_t dst_ip = 0;
-    uint16_t dst_context = 0;
-  };
+  using Failure = FailedMessage;
 
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override {
     delivered.push_back(AppHeader::from_word(msg_meta(msg)->app_header));
@@ -47,9 +43,7 @@ class RecordingSink final : public TransportSink {
   void send_control(uint32_t ip, const wire::TransportHeader& t) override {
     controls.push_back({ip, t.protocol, t.tos, t.ndp, t.homa});
   }
-  void message_failed(uint16_t sender, uint32_t dst_ip, uint16_t dst_context) override {
-    failures.push_back({sender, dst_ip, dst_context});
-  }
+  void message_failed(const FailedMessage& f) override { failures.push_back(f); }
 
   // The Homa control packets with `flag` set, in order.
   [[nodiscard]] std::vector<Control> homa_with(uint8_t flag) const {

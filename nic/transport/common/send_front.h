@@ -18,15 +18,14 @@
 
 namespace nanopu {
 
-// Frees slot's message and tells its sending thread it was given up.
-inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, NicCounters* counters,
-                         TransportSink& sink) {
+// Frees slot's message and tells its sending thread it was given up (why).
+inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, TxFailureReason why,
+                         NicCounters* counters, TransportSink& sink) {
   const OutboundMessage& m = buffer.at(slot);
-  const uint16_t sender = m.sender, dst_context = m.dst_context;
-  const uint32_t dst_ip = m.dst_ip;
+  const FailedMessage f{m.sender, TxFailure{m.tag, m.dst_ip, m.dst_context, why}};
   buffer.release(slot);
   ++counters->tx_msgs_failed;
-  sink.message_failed(sender, dst_ip, dst_context);
+  sink.message_failed(f);
 }
 
 // Takes msg into a free slot of buffer under *next_id (then advanced), the
@@ -40,7 +39,7 @@ inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, NicCounters
   const AppHeader a = AppHeader::from_word(meta->app_header);
   const int s = buffer.allocate();
   if (s < 0) {
-    sink.message_failed(meta->sender, a.ip, a.context);
+    sink.message_failed({meta->sender, TxFailure{meta->tag, a.ip, a.context, TxFailureReason::kNoSlot}});
     rte_pktmbuf_free(msg);
     ++counters->tx_msgs_failed;
     return -1;

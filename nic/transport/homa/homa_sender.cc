@@ -123,9 +123,9 @@ void HomaSender::release(uint32_t slot) {
   buffer_.release(slot);
 }
 
-void HomaSender::give_up(uint32_t slot, TransportSink& sink) {
+void HomaSender::give_up(uint32_t slot, TxFailureReason why, TransportSink& sink) {
   unschedule(slot);
-  give_up_slot(buffer_, slot, counters_, sink);  // never in silence
+  give_up_slot(buffer_, slot, why, counters_, sink);  // never in silence
 }
 
 void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) const {
@@ -149,7 +149,7 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
   OutboundMessage& m = buffer_.at(slot);
   if (h.flags & wire::kHomaGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
-    give_up(slot, sink);
+    give_up(slot, TxFailureReason::kRefused, sink);
     return;
   }
   if (h.flags & wire::kHomaAck) {
@@ -216,7 +216,7 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   if (!m.used) return;
   ++self->counters_->tx_timeouts;
   if (++m.timeouts > self->c_.max_timeouts) {
-    self->give_up(slot, *self->timer_sink_);
+    self->give_up(slot, TxFailureReason::kNoAnswer, *self->timer_sink_);
     return;
   }
   // The receiver said nothing for a whole timeout: the first packet again.

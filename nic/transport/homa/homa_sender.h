@@ -50,7 +50,7 @@ class HomaSender {
   // Its timer stopped and out of the ready list.
   void unschedule(uint32_t slot);
   void release(uint32_t slot);
-  void give_up(uint32_t slot, TransportSink& sink);
+  void give_up(uint32_t slot, TxFailureReason why, TransportSink& sink);
   void reply_busy(const wire::FrameHeader& h, TransportSink& sink) const;
 
   TransportParams c_;

@@ -120,7 +120,7 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
   if (n.flags & wire::kFlagGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
     timers_.cancel(slot);
-    give_up_slot(buffer_, slot, counters_, sink);
+    give_up_slot(buffer_, slot, TxFailureReason::kRefused, counters_, sink);
     return;
   }
   if (n.flags & wire::kFlagAck) {
@@ -159,7 +159,7 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   // messages too (Karn); its later ones back off this message alone.
   if (m.timeouts == 0) self->rtt_.timed_out(m.dst_ip);
   if (++m.timeouts > self->c_.max_timeouts) {
-    give_up_slot(self->buffer_, slot, self->counters_, *self->timer_sink_);
+    give_up_slot(self->buffer_, slot, TxFailureReason::kNoAnswer, self->counters_, *self->timer_sink_);
     return;
   }
   // Everything sent and not acknowledged goes again.

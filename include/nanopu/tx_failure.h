@@ -1,0 +1,36 @@
+// A message the transport could not deliver, as the NIC reports it to the
+// thread that sent it (Thread::next_failure()): which message (its tag,
+// Thread::tx_tag()), where it was going, and why. Nothing a thread sends
+// disappears in silence: each message it writes is either acknowledged by
+// its receiver's NIC or named in one of these (docs/services.md, "The
+// failure model").
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace nanopu {
+
+enum class TxFailureReason : uint8_t {
+  kNoAnswer = 1,  // retransmitted until the transport gave up: the peer is down or unreachable
+  kRefused,       // the peer restarted: its new run refused a message meant for the old (GONE)
+  kNoSlot,        // the NIC had no room to send it (its packetization buffer was full)
+};
+
+struct TxFailure {
+  uint64_t tag = 0;          // Thread::tx_tag() of the message
+  uint32_t dst_ip = 0;
+  uint16_t dst_context = 0;
+  TxFailureReason reason = TxFailureReason::kNoAnswer;
+};
+
+[[nodiscard]] constexpr std::string_view tx_failure_reason_name(TxFailureReason r) {
+  switch (r) {
+    case TxFailureReason::kNoAnswer: return "no_answer";
+    case TxFailureReason::kRefused: return "refused";
+    case TxFailureReason::kNoSlot: return "no_slot";
+  }
+  return "unknown";
+}
+
+}  // namespace nanopu
