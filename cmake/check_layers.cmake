@@ -35,7 +35,7 @@ set(kPublic
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
   flags      flags
-  client     rpc)
+  client     rpc,loadgen)
 
 # component_of(<path from ROOT> <out-component> <out-layer>)
 function(component_of path out_c out_l)

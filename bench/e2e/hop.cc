@@ -7,7 +7,7 @@
 #include <atomic>
 #include <memory>
 
-#include "tools/loadgen/histogram.h"
+#include "nanopu/loadgen.h"
 #include "bench/e2e/measurements.h"
 #include "bench/e2e/spsc_ring.h"
 #include "lib/contract/thread_fifos.h"
@@ -85,7 +85,7 @@ void run(Pair* pair, const RunOptions& o, ChildResult* r) {
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
   auto* token = reinterpret_cast<void*>(uintptr_t{64});
   // Ping-pong: one message in flight; half the round trip is one hop.
-  apps::Histogram rtt;
+  loadgen::Histogram rtt;
   const uint64_t samples = o.rtt_samples;
   for (uint64_t i = 0; i < samples + 1000; ++i) {
     const uint64_t t0 = rte_rdtsc();

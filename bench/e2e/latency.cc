@@ -24,7 +24,7 @@ constexpr uint64_t kRawWarmup = 1000;
 std::atomic<bool> g_stop{false};
 void on_term(int) { g_stop.store(true); }
 
-void fill_latency(const apps::Histogram& h, ChildResult* r) {
+void fill_latency(const loadgen::Histogram& h, ChildResult* r) {
   r->v[0] = static_cast<double>(h.quantile(0.5));
   r->v[1] = static_cast<double>(h.quantile(0.99));
   r->v[2] = static_cast<double>(h.quantile(0.999));
@@ -78,7 +78,7 @@ void raw_client(uint16_t port_id, double link_wait_s, const RunOptions& o, Child
   absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(port_id, 0, "pp");
   if (!p.ok()) return r->fail(std::string(p.status().message()));
   if (!(*p)->wait_link_up(link_wait_s, g_stop)) return r->fail("link did not come up");
-  apps::Histogram h;
+  loadgen::Histogram h;
   if (!run_ping_pong((*p)->id(), (*p)->pool(), kFrameBytes, kRawWarmup, o.rtt_samples, &h, g_stop))
     return r->fail("a ping-pong frame did not come back within 1 s");
   fill_latency(h, r);

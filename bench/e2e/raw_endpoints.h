@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "tools/loadgen/histogram.h"
+#include "nanopu/loadgen.h"
 #include "bench/e2e/request_peer.h"
 #include "runtime/platform/port.h"
 
@@ -55,6 +55,6 @@ void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::at
 // round trip in ns; `samples` times (after `warmup` unrecorded ones). False
 // if a frame did not come back within a second or stop was set.
 bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint64_t warmup,
-                   uint64_t samples, apps::Histogram* rtt_ns, const std::atomic<bool>& stop);
+                   uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop);
 
 }  // namespace nanopu::bench

@@ -1,7 +1,5 @@
 #include "tools/loadgen/checked_client.h"
 
-#include <rte_cycles.h>
-
 #include <algorithm>
 #include <cstdint>
 
@@ -62,17 +60,17 @@ void CheckedClient::receive_all(bool measure) {
 bool CheckedClient::touch_every_key(bool write) {
   const auto drain = static_cast<uint64_t>(o_.drain_timeout_s * hz_);
   uint32_t k = 0;
-  uint64_t last_progress = rte_rdtsc();
+  uint64_t last_progress = now();
   while (!t_.stopping() && (k < keys_ || !in_flight_.empty())) {
     while (in_flight_.size() < o_.outstanding && k < keys_)
-      if (issue(write, k, rte_rdtsc())) ++k;
+      if (issue(write, k, now())) ++k;
       else break;
     const size_t before = in_flight_.size();
     receive_all(false);
-    const uint64_t now = rte_rdtsc();
-    if (in_flight_.size() != before) last_progress = now;
-    else if (now - last_progress > drain) return false;  // nothing answers
-    t_.idle();
+    const uint64_t t_now = now();
+    if (in_flight_.size() != before) last_progress = t_now;
+    else if (t_now - last_progress > drain) return false;  // nothing answers
+    wait_until(now() + 1000000);  // a reply or 1 ms: never a spin
   }
   return true;
 }

@@ -64,7 +64,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   for (size_t i = 0; i < use.size(); ++i)
     all.response_ps.push_back(v.trace_response_ps[i] + to_ps(outside[i]));
   fill_quantiles(all, &out);
-  for (double q : cdf_fractions()) out.cdf.emplace_back(q, all.quantile_ns(q));
+  for (double q : loadgen::cdf_fractions()) out.cdf.emplace_back(q, all.quantile_ns(q));
   out.source = ModelSource::kMeasured;
   out.messages = use.size();
   out.measured_core_p50_ns = quantile(measured_core, 0.5);

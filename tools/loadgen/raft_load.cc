@@ -1,7 +1,5 @@
 #include "tools/loadgen/raft_load.h"
 
-#include <rte_cycles.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -119,7 +117,7 @@ bool RaftLoad::send(Request& q, uint64_t sent_time) {
     (void)t_.write(w);
   if (q.put)
     for (uint32_t i = 0; i < kRaftValueWords; ++i) (void)t_.write(CheckedClient::value_word(q.key, q.version, i));
-  q.last_send = rte_rdtsc();
+  q.last_send = now();
   return true;
 }
 
@@ -154,15 +152,15 @@ bool RaftLoad::issue(bool put, uint32_t key, uint64_t sent_tsc) {
 bool RaftLoad::preload_keys() {
   const auto patience = static_cast<uint64_t>(o_.drain_timeout_s * hz_);
   uint32_t k = 0;
-  uint64_t last_progress = rte_rdtsc();
+  uint64_t last_progress = now();
   while (!t_.stopping() && (k < ro_.keys || !in_flight_.empty())) {
-    while (k < ro_.keys && issue(true, k, rte_rdtsc())) ++k;
+    while (k < ro_.keys && issue(true, k, now())) ++k;
     const size_t before = in_flight_.size();
     receive_all(false);
-    const uint64_t now = rte_rdtsc();
-    if (in_flight_.size() != before) last_progress = now;
-    else if (now - last_progress > patience) return false;
-    t_.idle();
+    const uint64_t t_now = now();
+    if (in_flight_.size() != before) last_progress = t_now;
+    else if (t_now - last_progress > patience) return false;
+    wait_until(now() + 1000000);  // a reply or 1 ms: never a spin
   }
   const bool clean = r_->bad_replies == 0 && r_->send_failures == 0;
   r_->bad_replies = r_->send_failures = 0;
@@ -203,16 +201,16 @@ bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
 // Requests unanswered for --raft_retry_ms, or given up by the transport
 // (their server is down), go to the next server.
 void RaftLoad::retry_overdue() {
-  const uint64_t now = rte_rdtsc();
+  const uint64_t t_now = now();
   const uint64_t failures = t_.tx_failures();
   const bool gave_up = failures != failures_seen_;
   rr_->transport_give_ups += failures - failures_seen_;
   failures_seen_ = failures;
-  if (!gave_up && now < next_retry_scan_) return;
-  next_retry_scan_ = now + retry_tsc_ / 4;
+  if (!gave_up && t_now < next_retry_scan_) return;
+  next_retry_scan_ = t_now + retry_tsc_ / 4;
   for (auto& [sent_time, q] : in_flight_) {
-    if (!gave_up && now - q.last_send < retry_tsc_) continue;
-    if (gave_up && now - q.last_send < retry_tsc_ / 4) continue;
+    if (!gave_up && t_now - q.last_send < retry_tsc_) continue;
+    if (gave_up && t_now - q.last_send < retry_tsc_ / 4) continue;
     q.target = (q.target + 1) % static_cast<uint32_t>(ro_.cluster.size());
     leader_ = q.target;
     ++rr_->resent;

@@ -1,7 +1,5 @@
 #include "tools/loadgen/rdma_load.h"
 
-#include <rte_cycles.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -87,14 +85,14 @@ class RdmaLoad : public LoadSchedule {
 };
 
 bool RdmaLoad::call(RdmaOp op, uint64_t a, const std::vector<uint64_t>& args) {
-  const uint64_t sent_time = next_sent_time(rte_rdtsc());
+  const uint64_t sent_time = next_sent_time(now());
   const auto nwords = static_cast<uint32_t>(op == RdmaOp::kWrite ? args.size() - 1 : 1);
   if (!begin(op, sent_time, a, nwords)) return false;
   for (uint64_t w : args) (void)t_.write(w);
-  const uint64_t deadline = rte_rdtsc() + static_cast<uint64_t>(o_.drain_timeout_s * hz_);
-  while (rte_rdtsc() < deadline && !t_.stopping()) {
+  const uint64_t deadline = now() + static_cast<uint64_t>(o_.drain_timeout_s * hz_);
+  while (now() < deadline && !t_.stopping()) {
     if (!t_.msgs_ready()) {
-      t_.idle();
+      wait_until(now() + 1000000);  // a reply or 1 ms: never a spin
       continue;
     }
     const AppHeader h = AppHeader::from_word(t_.read());

@@ -1,7 +1,5 @@
 #include "tools/loadgen/tester_load.h"
 
-#include <rte_cycles.h>
-
 #include <chrono>
 #include <string>
 #include <thread>
@@ -25,7 +23,7 @@ class TesterLoad : public LoadSchedule {
       r_->error = std::string(s.message());
       return;
     }
-    config_ts_ = rte_rdtsc() | 1;  // never 0, never a DATA's sent_time (those follow it)
+    config_ts_ = now() | 1;  // never 0, never a DATA's sent_time (those follow it)
     if (t_.write(AppHeader{o_.server_ip, o_.server_context, 24}.word()) != ApiError::kOk) {
       r_->error = "could not send the CONFIG";
       return;

@@ -46,7 +46,7 @@ class WordLoad : public LoadSchedule {
       if (!send(req_)) continue;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       while (std::chrono::steady_clock::now() < deadline) {
-        if (!t_.wait_for(std::chrono::milliseconds(100))) continue;
+        if (!t_.wait_for(std::chrono::milliseconds(100)) || !t_.msgs_ready()) continue;
         const std::vector<uint64_t> reply = take();
         if (w_.reply_tag(reply) == w_.tag_of(sent_time) && w_.check(reply, e)) return true;
       }

@@ -1,4 +1,4 @@
-#include "tools/loadgen/histogram.h"
+#include "nanopu/loadgen.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-namespace nanopu::apps {
+namespace nanopu::loadgen {
 namespace {
 
 TEST(HistogramTest, SmallValuesAreExact) {
@@ -68,4 +68,4 @@ TEST(HistogramTest, EmptyIsZero) {
 }
 
 }  // namespace
-}  // namespace nanopu::apps
+}  // namespace nanopu::loadgen

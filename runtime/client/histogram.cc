@@ -1,10 +1,10 @@
-#include "tools/loadgen/histogram.h"
+#include "nanopu/loadgen.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 
-namespace nanopu::apps {
+namespace nanopu::loadgen {
 namespace {
 constexpr unsigned kSubBits = 6;                  // 64 sub-buckets per power of two
 constexpr uint64_t kLinear = 2u << kSubBits;      // values below 128 are exact
@@ -64,4 +64,4 @@ uint64_t Histogram::quantile(double q) const {
   return max_;
 }
 
-}  // namespace nanopu::apps
+}  // namespace nanopu::loadgen

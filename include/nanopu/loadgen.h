@@ -1,0 +1,248 @@
+// The load generator's engine, for any service: open loop (Poisson
+// arrivals) or closed loop, a drain, requests counted as answered, bad,
+// duplicated, lost (no reply within the drain timeout) or given up (the
+// transport's failure notices), round trips in a histogram, a progress line a
+// second, the result printed and as JSON (tools/plot_latency.py draws it), and
+// the *modelled* nanoPU column beside the measured one (docs/services.md,
+// "A client for your service").
+//
+// A service's client says what to send and how to check a reply: on calls
+// (nanopu/rpc.h) by deriving from CallLoad (ids, matching, deadlines and
+// give-ups are done for it), or for a wire format of its own by deriving
+// from Load. nanopu-loadgen's clients of nanopu's own services use the same
+// engine. With nanopu/loadgen_main.h a client program is a few lines.
+//
+// Times are the runtime's clock in ns (Thread::now_ns()).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "nanopu/app_header.h"
+#include "nanopu/rpc.h"
+#include "nanopu/thread.h"
+
+namespace nanopu::loadgen {
+
+// Latency histogram: log-linear buckets (exact below 128, then 64 buckets per
+// power of two, < 1.6% relative error), fixed memory, O(1) record. Written
+// here because none of the project's libraries (Abseil, DPDK, Google
+// Benchmark) has a latency histogram usable outside a benchmark.
+class Histogram {
+ public:
+  Histogram();
+  void record(uint64_t value);
+  void merge(const Histogram& other);
+  void reset();
+  // Smallest recorded-bucket value v such that at least fraction q of the
+  // samples are <= v (q in [0, 1]); 0 when empty.
+  [[nodiscard]] uint64_t quantile(double q) const;
+  [[nodiscard]] uint64_t count() const { return count_; }
+  [[nodiscard]] uint64_t min() const { return count_ ? min_ : 0; }
+  [[nodiscard]] uint64_t max() const { return max_; }
+  [[nodiscard]] double mean() const { return count_ ? static_cast<double>(sum_) / static_cast<double>(count_) : 0.0; }
+  [[nodiscard]] static size_t bucket_of(uint64_t value);
+  [[nodiscard]] static uint64_t bucket_low(size_t bucket);
+  [[nodiscard]] static uint64_t bucket_high(size_t bucket);  // inclusive
+
+ private:
+  std::vector<uint64_t> buckets_;
+  uint64_t count_ = 0;
+  uint64_t min_ = UINT64_MAX;
+  uint64_t max_ = 0;
+  unsigned __int128 sum_ = 0;
+};
+
+struct Options {
+  uint32_t server_ip = 0x0a000001;
+  uint16_t server_context = 1;
+  uint16_t context = 2;      // this client's context: replies come back here
+  uint32_t msg_bytes = 16;   // the request size the printed result names
+  double rate = 0;           // requests/s, open loop (Poisson); 0 = closed loop
+  uint32_t outstanding = 1;  // closed loop: requests in flight
+  uint64_t count = 0;        // stop after this many requests (0: use duration)
+  double duration_s = 5;     // stop sending after this long (when count == 0)
+  double drain_timeout_s = 1;  // a request with no reply of any request for this long is lost
+  bool progress = true;        // one stderr line per second on runs longer than 2 s
+  uint64_t seed = 1;
+};
+
+// One answered request, for the modelled column built from the run.
+struct ReplySample {
+  double sent_ns = 0;         // when it was (scheduled to be) sent, from the run's start
+  double rtt_ns = 0;          // measured round trip
+  double server_core_ns = 0;  // the server thread's on-core time on it (Thread::sender_core_ns); 0: unknown
+  uint32_t request_bytes = 0;
+  uint32_t reply_bytes = 0;
+};
+// Samples kept per run (24 MB); later replies are counted, not kept.
+inline constexpr size_t kMaxReplySamples = 1u << 20;
+
+// Where the modelled column comes from: the service's declared work, or the
+// run's replies ("declared" / "measured" in the JSON).
+enum class ModelSource : uint8_t { kDeclared, kMeasured };
+
+// The modelled column beside the measured one (*modelled*, never measured).
+struct ModelledLatency {
+  double min_ns = 0, mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;
+  std::string how;  // one line: what was modelled; empty: not modelled
+  ModelSource source = ModelSource::kDeclared;
+  uint64_t messages = 0;              // measured: replies modelled
+  double measured_core_p50_ns = 0;    // measured: the server's on-core time per request
+  double modelled_core_p50_ns = 0;    // measured: the same, as the nanoPU core would take it
+  std::vector<std::pair<double, double>> cdf;  // measured: [fraction, ns] points
+};
+
+struct Result {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  uint64_t bad_replies = 0;     // wrong length, source or payload
+  uint64_t send_failures = 0;   // the request could not be written (no buffers)
+  uint64_t lost = 0;            // no reply within the drain timeout
+  uint64_t given_up = 0;        // requests the transport gave up or a restarted server refused
+  uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
+  double elapsed_s = 0;         // first send to last reply
+  Histogram latency_ns;         // measured round trip
+  std::vector<ReplySample> samples;  // the first kMaxReplySamples answered requests
+  uint64_t samples_dropped = 0;
+  ModelledLatency modelled;     // filled after the run, printed beside it
+  std::string error;            // set if the run could not start
+  // Every request answered once and right.
+  [[nodiscard]] bool clean() const {
+    return lost == 0 && given_up == 0 && bad_replies == 0 && duplicates == 0 && received > 0;
+  }
+};
+
+// The fractions a latency CDF in the JSON has a point at: every
+// percentile, then the tail more finely, then 1 (the maximum).
+[[nodiscard]] const std::vector<double>& cdf_fractions();
+
+// The engine. A client derives from it and says how to send a request and
+// take replies; run() does the rest. Its thread must be bound.
+class Load {
+ public:
+  Load(Thread& t, const Options& o, Result* r);
+  virtual ~Load() = default;
+  Load(const Load&) = delete;
+  Load& operator=(const Load&) = delete;
+
+  // The measured run: fills the result's counts, histogram and elapsed time.
+  void run();
+
+ protected:
+  // Sends one request whose latency counts from sent_ns (the scheduled
+  // send time: a client-side backlog counts as latency, no coordinated
+  // omission); false if none could be sent now (counted by the client).
+  virtual bool send_next(uint64_t sent_ns) = 0;
+  // Takes every waiting reply; reports each correct one with record_reply
+  // when `measure` (otherwise a warm-up's replies).
+  virtual void receive_all(bool measure) = 0;
+  // Requests sent and not yet answered.
+  [[nodiscard]] virtual size_t in_flight_count() const = 0;
+  // Forgets them (the engine counts them lost).
+  virtual void forget_in_flight() = 0;
+
+  // A unique, increasing send time at or after `want`.
+  [[nodiscard]] uint64_t next_sent_time(uint64_t want);
+  // A correct reply to the request sent at sent_ns, measured. With
+  // request_bytes (a service whose reply comes from the core that served
+  // the request), it is also kept for the modelled column with the stamp
+  // take_stamp() read off it.
+  void record_reply(uint64_t sent_ns, uint32_t request_bytes = 0);
+  // After reading a reply's header, before its msg_done: keeps the server's
+  // core time on the request and the reply's length.
+  void take_stamp(const AppHeader& reply) {
+    reply_core_ns_ = t_.sender_core_ns();
+    reply_bytes_ = reply.len;
+  }
+  // Requests the transport gave up since the last reset (failure notices
+  // are counted as they come; 0 for a client that sends them again itself).
+  [[nodiscard]] uint64_t given_up() const {
+    return transport_give_ups_are_retried_ ? 0 : t_.tx_failures() - failures_before_;
+  }
+  void reset_given_up() { failures_before_ = t_.tx_failures(); }
+  // A client that takes the failure notices itself (rpc::Client does)
+  // counts its given-up requests here; the engine leaves the notices to it.
+  void count_given_up(uint64_t n = 1) { given_up_by_client_ += n; }
+  void take_failure_notices() { client_takes_notices_ = true; }
+  [[nodiscard]] uint64_t now() const { return t_.now_ns(); }
+
+  Thread& t_;
+  const Options& opts_;
+  Result* r_;
+  std::mt19937_64 rng_;
+  double hz_ = 1e9;  // ticks of now() per second
+  uint64_t last_sent_tsc_ = 0;
+  bool transport_give_ups_are_retried_ = false;
+
+  // Waits until a reply may have come, or `until` (ns): the thread yields its
+  // core rather than spin (a spinning client starves a server that shares
+  // its CPU: docs/status.md).
+  void wait_until(uint64_t until);
+
+ private:
+  // Sends what is due (open loop: every scheduled arrival whose time has
+  // come; closed loop: up to `outstanding` in flight), counting lost a
+  // stuck window; returns whether more remain to be sent.
+  bool send_due(uint64_t now);
+  [[nodiscard]] bool more(uint64_t now) const { return opts_.count ? r_->sent < opts_.count : now < end_; }
+  [[nodiscard]] uint64_t in_flight() const;
+  void drain(uint64_t now);
+  std::exponential_distribution<double> gap_;
+  double next_arrival_ = 0;
+  bool blocked_ = false;  // the last send_due() could not send all that was due
+  double reply_core_ns_ = 0;
+  uint32_t reply_bytes_ = 0;
+  uint64_t start_ = 0;
+  uint64_t end_ = 0;
+  uint64_t last_reply_ = 0;
+  uint64_t next_progress_s_ = 2;
+  uint64_t failures_before_ = 0;
+  uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten
+  uint64_t given_up_by_client_ = 0;
+  bool client_takes_notices_ = false;
+};
+
+// A client on calls (nanopu/rpc.h): say what request number `seq` is and
+// whether a reply to it is right; ids, matching, deadlines (the drain
+// timeout) and give-ups are the engine's. The server answers with
+// rpc::serve_calls.
+class CallLoad : public Load {
+ public:
+  CallLoad(Thread& t, const Options& o, Result* r);
+
+ protected:
+  // Request `seq`'s payload words into *words; returns its length in bytes
+  // (0..rpc::kMaxCallBytes).
+  virtual uint32_t request(uint64_t seq, std::vector<uint64_t>* words) = 0;
+  // Whether `reply` (its payload words and bytes) is right for request seq.
+  virtual bool check(uint64_t seq, std::span<const uint64_t> reply, uint32_t reply_bytes) = 0;
+
+  bool send_next(uint64_t sent_ns) override;
+  void receive_all(bool measure) override;
+  [[nodiscard]] size_t in_flight_count() const override { return client_.in_flight(); }
+  void forget_in_flight() override { client_.abandon_all(); }
+
+ private:
+  rpc::Client client_;
+  std::vector<uint64_t> words_;
+  uint64_t next_seq_ = 0;
+  std::unordered_map<uint64_t, uint64_t> sent_at_;  // by sequence number: its send time
+};
+
+// The result as a table (measured, and modelled when there is a column) and
+// as one JSON object (tools/plot_latency.py reads it). `what` names the load
+// ("closed loop, 4 outstanding, 64-byte requests" is added to it).
+void print(FILE* out, const Options& o, const Result& r, std::string_view what = "load",
+           std::string_view note = "");
+[[nodiscard]] std::string json(const Options& o, const Result& r, std::string_view app_mode = "register-file");
+
+}  // namespace nanopu::loadgen

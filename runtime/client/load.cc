@@ -1,0 +1,133 @@
+// nanopu/loadgen.h: the load engine. One loop for every client: send what
+// is due, take what came back, count what is stuck, then drain. Between
+// sends the thread waits (Thread::wait_for) rather than spinning: a load
+// generator that spins keeps its CPU, and a server sharing that CPU was seen
+// starved for 5.7 s at a time (docs/status.md).
+#include <algorithm>
+#include <cstdio>
+
+#include "nanopu/loadgen.h"
+
+namespace nanopu::loadgen {
+
+Load::Load(Thread& t, const Options& o, Result* r)
+    : t_(t), opts_(o), r_(r), rng_(o.seed), gap_(o.rate > 0 ? o.rate : 1.0), failures_before_(t.tx_failures()) {
+  t.watch_failures(true);  // a give-up ends a wait: the request will get no reply
+}
+
+uint64_t Load::next_sent_time(uint64_t want) {
+  last_sent_tsc_ = std::max(want, last_sent_tsc_ + 1);
+  return last_sent_tsc_;
+}
+
+void Load::record_reply(uint64_t sent_ns, uint32_t request_bytes) {
+  ++r_->received;
+  const uint64_t t = now();
+  last_reply_ = t;
+  if (sent_ns > t) return;
+  const double rtt_ns = static_cast<double>(t - sent_ns);
+  r_->latency_ns.record(static_cast<uint64_t>(rtt_ns));
+  if (request_bytes == 0) return;
+  if (r_->samples.size() >= kMaxReplySamples) {
+    ++r_->samples_dropped;
+    return;
+  }
+  if (r_->samples.capacity() == 0) r_->samples.reserve(1u << 16);
+  const double sent_from_start = static_cast<double>(sent_ns - std::min(sent_ns, start_));
+  r_->samples.push_back({sent_from_start, rtt_ns, reply_core_ns_, request_bytes, reply_bytes_});
+}
+
+uint64_t Load::in_flight() const {
+  const size_t n = in_flight_count();
+  return n - std::min<uint64_t>(n, given_up());
+}
+
+void Load::wait_until(uint64_t until) {
+  // Drain notices now: they are counted (given_up()), and a pending one
+  // would make wait_for() return at once.
+  TxFailure f;
+  while (!client_takes_notices_ && t_.next_failure(&f)) {
+  }
+  const uint64_t t = now();
+  if (t_.msgs_ready()) return;
+  // Nothing to wait for: still give the core away once (on a shared core
+  // the NIC loop runs only when the thread lets it).
+  if (until <= t) return t_.idle();
+  (void)t_.wait_for(std::chrono::microseconds((until - t) / 1000 + 1));
+}
+
+bool Load::send_due(uint64_t t) {
+  blocked_ = false;
+  if (opts_.rate > 0) {
+    while (static_cast<double>(t) >= next_arrival_ && more(t)) {
+      if (!send_next(static_cast<uint64_t>(next_arrival_))) {
+        blocked_ = true;
+        break;
+      }
+      ++r_->sent;
+      next_arrival_ += gap_(rng_) * hz_;
+    }
+    return more(t);
+  }
+  while (in_flight() < opts_.outstanding && more(t)) {
+    if (!send_next(now())) {
+      blocked_ = true;
+      break;
+    }
+    ++r_->sent;
+  }
+  const auto drain = static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
+  if (in_flight() > 0 && t - last_reply_ > drain) {  // stuck: count them lost, go on
+    r_->lost += in_flight();
+    given_up_before_ += given_up();
+    forget_in_flight();
+    failures_before_ = t_.tx_failures();
+    last_reply_ = t;
+  }
+  return more(t);
+}
+
+void Load::drain(uint64_t t) {
+  const uint64_t drain_end = t + static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
+  while (!t_.stopping() && in_flight() > 0 && t < drain_end) {
+    receive_all(true);
+    if (in_flight() > 0) wait_until(std::min(drain_end, last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_)));
+    t = now();
+  }
+}
+
+void Load::run() {
+  start_ = now();
+  last_reply_ = start_;
+  end_ = opts_.count == 0 ? start_ + static_cast<uint64_t>(opts_.duration_s * hz_) : UINT64_MAX;
+  next_arrival_ = static_cast<double>(start_);
+  uint64_t t = start_;
+  while (!t_.stopping() && send_due(t)) {
+    receive_all(true);
+    // Wait for a reply, or for the next arrival (open loop), or for the
+    // window's drain timeout (closed loop, all in flight); a client that
+    // could not send (no slot, no buffer) tries again within a millisecond.
+    const uint64_t drain_at = last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_) + 1;
+    uint64_t until = opts_.rate > 0 ? static_cast<uint64_t>(next_arrival_)
+                                    : (in_flight() < opts_.outstanding ? now() : drain_at);
+    if (blocked_) until = std::min(drain_at, now() + 1000000);
+    wait_until(until);
+    t = now();
+    if (opts_.progress) {
+      const double el = static_cast<double>(t - start_) / hz_;
+      if (el >= static_cast<double>(next_progress_s_)) {
+        next_progress_s_ = static_cast<uint64_t>(el) + 1;
+        std::fprintf(stderr, "[%5.1fs] sent %llu  received %llu  %.0f msg/s  p50 %.2f us  p99 %.2f us\n", el,
+                     static_cast<unsigned long long>(r_->sent), static_cast<unsigned long long>(r_->received),
+                     static_cast<double>(r_->received) / el, static_cast<double>(r_->latency_ns.quantile(0.5)) / 1e3,
+                     static_cast<double>(r_->latency_ns.quantile(0.99)) / 1e3);
+      }
+    }
+  }
+  drain(t);
+  r_->given_up = given_up_before_ + given_up() + given_up_by_client_;
+  r_->lost += in_flight();
+  r_->elapsed_s = static_cast<double>(last_reply_ - start_) / hz_;
+}
+
+}  // namespace nanopu::loadgen
