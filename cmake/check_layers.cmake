@@ -22,6 +22,7 @@ set(kLayers
   runtime/host/      runtime    5
   runtime/flags/     flags      6
   runtime/client/    client     6
+  runtime/loadgen/   loadgen    7
   apps/              service    7
   examples/          service    7
   tools/             tool       8
@@ -34,8 +35,9 @@ set(kPublic
   base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
-  flags      flags
-  client     rpc,loadgen)
+  flags      flags,nanopu_main
+  client     rpc,loadgen
+  loadgen    loadgen_main)
 
 # component_of(<path from ROOT> <out-component> <out-layer>)
 function(component_of path out_c out_l)

@@ -19,7 +19,7 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 ninja -C "$dir" fuzz_targets >/dev/null
 
-targets=(frame ndp_receiver homa_receiver thread_api switch kv_request chain_message rdma_request
+targets=(frame ndp_receiver homa_receiver thread_api rpc switch kv_request chain_message rdma_request
          dot_request compute_request)
 fuzz_one() {  # fuzz_one TARGET: runs it, prints its numbers; exit 1 on a crash
   local target=$1 corpus=$dir/corpus-$1 log=$dir/fuzz-$1.log

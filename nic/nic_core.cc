@@ -191,6 +191,24 @@ void NicCore::message_failed(const FailedMessage& f) {
                               : "its retransmissions went unanswered: is the peer up?"));
 }
 
+void NicCore::peer_restarted(uint32_t peer_ip) {
+  // To every thread: the NIC does not know which of them wait on the peer
+  // (a Client fails its calls to it sent before at_ns; rpc.h). Rare: once
+  // per restart of a peer.
+  static const double kNsPerTsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  const TxFailure notice{0, peer_ip, 0, TxFailureReason::kPeerRestarted,
+                         static_cast<uint64_t>(static_cast<double>(now_) * kNsPerTsc)};
+  ++counters_.peer_restarts;
+  for (ThreadFifos* t : threads_) {
+    (void)t->failures.push(notice);
+    if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
+    t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
+  }
+  NANOPU_LOG(kInfo, "peer %s restarted (a new run): what its previous run took and did not answer "
+                    "will not be (nic.peer_restarts; threads hear of it: TxFailureReason::kPeerRestarted)",
+             format_ipv4(peer_ip).c_str());
+}
+
 void NicCore::wake_workers() {
   // One fence and one load per worker delivered to in this poll, not per message.
   for (uint64_t m = to_wake_; m != 0; m &= m - 1)

@@ -128,6 +128,7 @@ class NicCore final : public TransportSink {
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
   void message_failed(const FailedMessage& f) override;
+  void peer_restarted(uint32_t peer_ip) override;
 
  private:
   // The rooms of a poll, in order.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "apps/boot/bind_service.h"
+
 namespace nanopu::apps {
 namespace {
 
@@ -89,10 +91,7 @@ void serve_one(Thread& t, ChainStore* store, ChainReplicaStats* stats) {
 
 bool serve_chain(Thread& t, uint16_t context, uint8_t priority, ChainStore* store,
                  ChainReplicaStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: chain: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "chain")) return false;
   while (t.wait()) {
     serve_one(t, store, stats);
     t.msg_done();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "apps/boot/bind_service.h"
 #include "nanopu/memory_message.h"
 
 namespace nanopu::apps {
@@ -23,10 +24,7 @@ void write_reply(Thread& t, const AppHeader& to, const std::vector<uint64_t>& re
 
 bool serve_words(Thread& t, uint16_t context, uint8_t priority, WordService& service, MessagePath path,
                  ComputeStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: compute service: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "compute service")) return false;
   std::vector<uint64_t> reply;
   reply.reserve(service.max_reply_words());
   if (path == MessagePath::kMemory) {

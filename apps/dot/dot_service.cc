@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/boot/bind_service.h"
 #include "apps/dot/dot_protocol.h"
 
 namespace nanopu::apps {
@@ -101,10 +102,7 @@ DotReply optimal(Thread& t, uint32_t words, DotStats* stats) {
 }  // namespace
 
 bool serve_dot(Thread& t, uint16_t context, uint8_t priority, DotVariant variant, DotStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: dot: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "dot")) return false;
   std::vector<uint64_t> buffer;  // kNaive: the message in memory
   while (t.wait()) {
     const AppHeader h = AppHeader::from_word(t.read());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/boot/bind_service.h"
 #include "nanopu/memory_message.h"
 
 namespace nanopu::apps {
@@ -78,10 +79,7 @@ bool serve_from_memory_until_done(Thread& t, LoopbackMode mode) {
 }  // namespace
 
 bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode mode, MessagePath path) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: loopback: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "loopback")) return false;
   if (path == MessagePath::kMemory) return serve_from_memory_until_done(t, mode);
   // kThroughput: the CONFIG's message count and timestamp, DATA seen since.
   uint64_t config_msgs = 0, config_ts = 0, data_seen = 0;

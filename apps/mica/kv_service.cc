@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "apps/boot/bind_service.h"
+
 namespace nanopu::apps {
 namespace {
 
@@ -80,10 +82,7 @@ void serve_register_file(Thread& t, MicaTable* table, KvServiceStats* stats) {
 
 bool serve_kv(Thread& t, uint16_t context, uint8_t priority, KvVariant variant, MicaTable* table,
               KvServiceStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: kv: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "kv")) return false;
   while (t.wait()) {
     if (variant == KvVariant::kNaive) serve_naive(t, table, stats);
     else serve_register_file(t, table, stats);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "apps/boot/bind_service.h"
 #include "absl/container/flat_hash_map.h"
 #include "apps/compute/status_words.h"
 #include "apps/othello/othello_board.h"
@@ -112,10 +113,7 @@ class OthelloHost {
 
 bool serve_othello(Thread& t, uint32_t self_ip, uint16_t context, uint8_t priority, const OthelloOptions& o,
                    OthelloStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: othello: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "othello")) return false;
   OthelloHost host(t, self_ip, context, o, stats);
   while (t.wait()) host.on_message();
   return true;

@@ -5,16 +5,14 @@
 #include <cstdio>
 #include <string>
 
+#include "apps/boot/bind_service.h"
 
 namespace nanopu::apps {
 
 bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
                 const RaftNodeConfig& config, RaftStats* stats) {
   const RaftServer& me = cluster[config.self];
-  if (absl::Status s = t.bind(me.context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: raft: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, me.context, priority, "raft")) return false;
   auto send = [&](const RaftNode::Out& o) {
     const uint32_t ip = o.to_client ? static_cast<uint32_t>(o.client) : cluster[o.server].ip;
     const auto ctx = static_cast<uint16_t>(o.to_client ? o.client >> 32 : cluster[o.server].context);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "apps/boot/bind_service.h"
+
 namespace nanopu::apps {
 namespace {
 
@@ -96,10 +98,7 @@ bool execute_rdma(const uint64_t* words, uint32_t n, uint16_t len, RdmaRegion* r
 
 bool serve_rdma(Thread& t, uint16_t context, uint8_t priority, RdmaRegion* region,
                 RdmaServiceStats* stats) {
-  if (absl::Status s = t.bind(context, priority); !s.ok()) {
-    std::fprintf(stderr, "nanopu: rdma: %s\n", std::string(s.message()).c_str());
-    return false;
-  }
+  if (!bind_service(t, context, priority, "rdma")) return false;
   uint64_t words[kRdmaMaxRequestWords];
   RdmaReply reply;
   while (t.wait()) {

@@ -11,6 +11,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "apps/boot/bind_service.h"
 #include "apps/boot/boot_message.h"
 #include "apps/server/server_app.h"
 #include "nanopu/address.h"
@@ -105,13 +106,18 @@ std::string read_setup(const nanopu::Config& config, ServerSetup* s) {
 }
 
 // The service's threads, spread round-robin over the workers, then the boot
-// message's (after them: they bind first).
+// message's (after them: they bind first). A service that serves the boot
+// context itself announces from its own thread (apps/boot/bind_service.h).
 absl::Status spawn_all(nanopu::Runtime& rt, ServerApp& app, const ServerSetup& s,
                        const std::optional<std::pair<uint32_t, uint16_t>>& boot) {
+  bool serves_boot_context = false;
+  for (uint32_t i = 0; i < s.threads; ++i)
+    serves_boot_context |= app.context_of(s, i) == nanopu::apps::kBootContext;
+  if (boot && serves_boot_context) nanopu::apps::announce_on_bind(boot->first, boot->second);
   for (uint32_t i = 0; i < s.threads; ++i)
     if (absl::StatusOr<nanopu::Thread*> t = rt.spawn(app.body(s, i), i % s.workers); !t.ok())
       return t.status();
-  if (!boot) return absl::OkStatus();
+  if (!boot || serves_boot_context) return absl::OkStatus();
   const uint32_t ip = boot->first;
   const uint16_t ctx = boot->second;
   auto announce = [ip, ctx](nanopu::Thread& t) {

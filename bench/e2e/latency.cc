@@ -77,7 +77,7 @@ void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r,
 void raw_client(uint16_t port_id, double link_wait_s, const RunOptions& o, ChildResult* r) {
   absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(port_id, 0, "pp");
   if (!p.ok()) return r->fail(std::string(p.status().message()));
-  if (!(*p)->wait_link_up(link_wait_s, g_stop)) return r->fail("link did not come up");
+  if (!(*p)->wait_link_up(link_wait_s, [] { return g_stop.load(std::memory_order_relaxed); })) return r->fail("link did not come up");
   loadgen::Histogram h;
   if (!run_ping_pong((*p)->id(), (*p)->pool(), kFrameBytes, kRawWarmup, o.rtt_samples, &h, g_stop))
     return r->fail("a ping-pong frame did not come back within 1 s");

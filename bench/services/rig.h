@@ -17,7 +17,7 @@ struct Point {
   double p50_us = -1, p99_us = -1;
   double modelled_mean_us = -1, modelled_p50_us = -1, modelled_p99_us = -1;
   // "measured": the modelled column replays this run's replies
-  // (tools/loadgen/measured_model.h); "declared": the service's declared work.
+  // (runtime/loadgen/measured_model.h); "declared": the service's declared work.
   std::string modelled_source;
   double throughput = -1;  // replies/s
   bool clean = false;      // the loadgen exited 0 (no loss, no bad reply)

@@ -51,8 +51,13 @@ struct Config {
   std::string file_prefix;  // empty: "nanopu-<pid>", unique per process
   std::string extra_eal_args;  // space-separated, passed to the EAL as they are
   // run() waits this long for the port's link, and a memif client keeps
-  // trying this long to reach its server.
-  double link_wait_s = 10;
+  // trying this long to reach its server. kLinkWaitAuto (the default): 10 s
+  // for a port that reaches out to its peer (a memif client, an af_packet
+  // or a NIC port), and without limit for one that waits for peers to come
+  // (a memif role=server): a server with no client yet keeps waiting, and
+  // Ctrl-C still stops it. 0: do not wait.
+  static constexpr double kLinkWaitAuto = -1;
+  double link_wait_s = kLinkWaitAuto;
   // When the link drops later (the peer process died), messages are held
   // this long for its return, their retransmit timers paused; then they time
   // out and are given up as usual. A role=client memif reconnects by itself.

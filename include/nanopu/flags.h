@@ -3,7 +3,7 @@
 // a flag of the same meaning; --help lists them with their defaults.
 //
 //   int main(int argc, char** argv) {
-//     nanopu::init_flags_usage("my-service: what it does");
+//     nanopu::init_flags_usage("what my-service does");
 //     absl::ParseCommandLine(argc, argv);
 //     absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
 //     ...
@@ -14,7 +14,9 @@
 namespace nanopu {
 
 // Installs nanopu's --help behaviour: list every flag of this program (not
-// Abseil's internal ones) under the given one-line usage message.
+// Abseil's internal ones) under the given usage message. --help already
+// starts with the program's name: a message that starts with it too
+// ("my-service: ...") has it taken off, so it is not said twice.
 void init_flags_usage(const char* usage);
 
 }  // namespace nanopu

@@ -159,9 +159,11 @@ class Load {
   void record_reply(uint64_t sent_ns, uint32_t request_bytes = 0);
   // After reading a reply's header, before its msg_done: keeps the server's
   // core time on the request and the reply's length.
-  void take_stamp(const AppHeader& reply) {
-    reply_core_ns_ = t_.sender_core_ns();
-    reply_bytes_ = reply.len;
+  void take_stamp(const AppHeader& reply) { set_stamp(t_.sender_core_ns(), reply.len); }
+  // The same, said outright (a client that read the reply elsewhere).
+  void set_stamp(double server_core_ns, uint32_t reply_message_bytes) {
+    reply_core_ns_ = server_core_ns;
+    reply_bytes_ = reply_message_bytes;
   }
   // Requests the transport gave up since the last reset (failure notices
   // are counted as they come; 0 for a client that sends them again itself).
@@ -225,17 +227,30 @@ class CallLoad : public Load {
   virtual uint32_t request(uint64_t seq, std::vector<uint64_t>* words) = 0;
   // Whether `reply` (its payload words and bytes) is right for request seq.
   virtual bool check(uint64_t seq, std::span<const uint64_t> reply, uint32_t reply_bytes) = 0;
+  // Request seq, call `call_id`, got no reply: `status` says why
+  // (kDeadlineExceeded: counted lost; the others: given up). The server may
+  // or may not have served it: a client that keeps a model of the service's
+  // state marks what it touched unknown. Default: nothing.
+  virtual void failed(uint64_t seq, uint64_t call_id, rpc::CallStatus status) {
+    (void)seq, (void)call_id, (void)status;
+  }
 
   bool send_next(uint64_t sent_ns) override;
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return client_.in_flight(); }
-  void forget_in_flight() override { client_.abandon_all(); }
+  // A stuck window (no reply for the drain timeout): each call is failed()
+  // as kDeadlineExceeded, then forgotten.
+  void forget_in_flight() override;
 
  private:
+  struct Sent {
+    uint64_t sent_ns = 0;
+    uint64_t call_id = 0;
+  };
   rpc::Client client_;
   std::vector<uint64_t> words_;
   uint64_t next_seq_ = 0;
-  std::unordered_map<uint64_t, uint64_t> sent_at_;  // by sequence number: its send time
+  std::unordered_map<uint64_t, Sent> sent_;  // by sequence number
 };
 
 // The result as a table (measured, and modelled when there is a column) and

@@ -9,9 +9,9 @@
 //   bits 55..48  0
 //   bits 47..0   the call id (the client's, echoed by the server)
 // The transport underneath is exactly-once, so a reply is matched by id
-// whatever order replies come in; a reply for an id no longer waited for (its
-// deadline passed, or a duplicate) is counted and dropped, never taken for
-// another call's.
+// (and by its source: the peer the call went to) whatever order replies come
+// in; a reply for an id no longer waited for (its deadline passed, or a
+// duplicate) is counted and dropped, never taken for another call's.
 //
 // Completions rather than continuations: a nanoPU thread already waits on one
 // thing, its RX FIFO; a completion queue keeps that single wait, and the
@@ -56,6 +56,10 @@ enum class CallStatus : uint8_t {
   kNoAnswer,          // the transport gave the request up: the server is down or unreachable
   kRefused,           // the server restarted: its new run refused the request (GONE)
   kNoSlot,            // the NIC had no room to send it
+  // The server restarted after the request was sent (its NIC heard a new
+  // run): the old run may have served it, but no reply will come. Retry only
+  // what is safe to do twice.
+  kPeerRestarted,
 };
 [[nodiscard]] std::string_view call_status_name(CallStatus s);
 
@@ -69,7 +73,11 @@ struct Completion {
   // bytes. Valid until the next call to this client.
   std::span<const uint64_t> reply;
   uint32_t reply_bytes = 0;
+  uint32_t request_bytes = 0;           // the request's payload bytes
   std::chrono::nanoseconds latency{0};  // request written to completion
+  // kOk: the server thread's on-core time on the request, as its reply
+  // says (Thread::sender_core_ns); 0 if the server did not say.
+  double server_core_ns = 0;
 };
 
 // What a client saw that was not a completion: counted, never silent.
@@ -77,7 +85,7 @@ struct ClientCounters {
   uint64_t calls = 0;
   uint64_t completed = 0;
   uint64_t deadlines = 0;       // completions with kDeadlineExceeded
-  uint64_t failures = 0;        // completions with kNoAnswer, kRefused, kNoSlot
+  uint64_t failures = 0;        // completions with kNoAnswer, kRefused, kNoSlot, kPeerRestarted
   uint64_t late_replies = 0;    // a reply for a call already completed (deadline, failure)
   uint64_t stray_messages = 0;  // a message that is no reply of this client's, dropped
 };
@@ -147,8 +155,8 @@ class ServerCall {
 // Binds `context` at `priority` and serves calls until the runtime stops:
 // for each request, `handler` reads its words and replies (a handler that
 // does not reply sends an empty reply, so no caller waits for nothing). A
-// message that is not a request is counted (`stray`) and dropped. Returns
-// false if the bind failed.
+// message that is not a request is dropped, the first logged with its
+// sender and the number when it returns. Returns false if the bind failed.
 bool serve_calls(Thread& t, uint16_t context, uint8_t priority,
                  const std::function<void(ServerCall&)>& handler);
 

@@ -61,6 +61,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
   X(tx_msgs_failed)          /* given up: --max_retransmits timeouts, or refused */      \
   X(tx_msgs_refused)         /* given up at once: the receiver is a newer run (GONE) */  \
+  X(peer_restarts)           /* a peer's DATA named a new run: its threads were told */ \
   X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \
   X(tx_timeouts)             /* retransmit timer expiries */                             \
   X(tx_data_packets)                                                                     \

@@ -3,7 +3,7 @@
 // peer refuses is named here by its tag (nanopu/tx_failure.h), so a thread
 // knows which of its messages failed, not only how many. One producer (the
 // NIC core) and one consumer (the thread), as the message FIFOs; a notice
-// is 16 bytes copied into the ring, not a pointer.
+// is 24 bytes copied into the ring, not a pointer.
 #pragma once
 
 #include <rte_ring.h>

@@ -49,9 +49,14 @@ bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
   const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 &&
                   link.link_status == RTE_ETH_LINK_UP && kernel_carrier();
   const double hz = static_cast<double>(rte_get_tsc_hz());
+  if (up) ever_up_ = true;
   if (up != up_) {
     up_ = up;
-    if (!up) {
+    if (!up && !ever_up_) {  // never up yet: a server waiting for its first peer
+      down_since_ = now;
+      next_retry_ = now + p_.retry_every_tsc;
+      NANOPU_LOG(kInfo, "%s has no link yet: waiting for its peer", name_.c_str());
+    } else if (!up) {
       ++counters->link_downs;
       down_since_ = now;
       next_retry_ = now + p_.retry_every_tsc;
@@ -60,9 +65,11 @@ bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
                                                static_cast<double>(p_.retry_every_tsc) * 1e3 / hz, " ms")
                                       .c_str()
                                 : " (messages to the peer are retransmitted until it is back or given up)");
-    } else {
+    } else if (counters->link_downs != 0) {
       NANOPU_LOG(kInfo, "%s link up again after %.2f s", name_.c_str(),
                    static_cast<double>(now - down_since_) / hz);
+    } else {
+      NANOPU_LOG(kInfo, "%s link up", name_.c_str());
     }
   }
   if (!up_ && p_.reconnect && now >= next_retry_) {

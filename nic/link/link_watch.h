@@ -53,6 +53,7 @@ class LinkWatch {
   std::string name_;  // "port 0 (net_memif)"
   int ioctl_fd_ = -1; // for SIOCGIFFLAGS on kernel_iface
   bool up_ = true;
+  bool ever_up_ = false;  // "lost" only for a link that was up; before, "not up yet"
   bool started_ = true;
   uint64_t next_check_ = 0;
   uint64_t next_retry_ = 0;

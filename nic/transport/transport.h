@@ -45,6 +45,10 @@ class TransportSink {
   // its receiver refused it, or it found no slot). Sinks that have no
   // threads to tell (models, tests) may ignore it.
   virtual void message_failed(const FailedMessage& f) { (void)f; }
+  // peer_ip is a new run (its DATA named one, or it refused a message meant
+  // for its previous run: PeerRuns): what its previous run acknowledged but
+  // did not answer never will be.
+  virtual void peer_restarted(uint32_t peer_ip) { (void)peer_ip; }
 };
 
 class Transport {

@@ -22,7 +22,7 @@ bool CallLoad::send_next(uint64_t sent_ns) {
     ++r_->send_failures;
     return false;
   }
-  sent_at_.emplace(seq, next_sent_time(sent_ns));
+  sent_.emplace(seq, Sent{next_sent_time(sent_ns), id});
   ++next_seq_;
   return true;
 }
@@ -30,22 +30,35 @@ bool CallLoad::send_next(uint64_t sent_ns) {
 void CallLoad::receive_all(bool measure) {
   rpc::Completion c;
   while (client_.next(&c, std::chrono::microseconds(0))) {
-    auto it = sent_at_.find(c.user);
-    const uint64_t sent = it != sent_at_.end() ? it->second : 0;
-    if (it != sent_at_.end()) sent_at_.erase(it);
+    auto it = sent_.find(c.user);
+    const uint64_t sent = it != sent_.end() ? it->second.sent_ns : 0;
+    if (it != sent_.end()) sent_.erase(it);
     switch (c.status) {
       case rpc::CallStatus::kOk:
-        if (!check(c.user, c.reply, c.reply_bytes)) ++r_->bad_replies;
-        else if (measure) record_reply(sent);
+        if (!check(c.user, c.reply, c.reply_bytes)) {
+          ++r_->bad_replies;
+        } else if (measure) {
+          // Both messages as the server's thread read and wrote them: the call word and the payload.
+          set_stamp(c.server_core_ns, c.reply_bytes + 8);
+          record_reply(sent, c.request_bytes + 8);
+        }
         break;
       case rpc::CallStatus::kDeadlineExceeded:
         ++r_->lost;
+        failed(c.user, c.id, c.status);
         break;
-      default:  // kNoAnswer, kRefused, kNoSlot
+      default:  // kNoAnswer, kRefused, kNoSlot, kPeerRestarted
         count_given_up();
+        failed(c.user, c.id, c.status);
         break;
     }
   }
+}
+
+void CallLoad::forget_in_flight() {
+  for (const auto& [seq, s] : sent_) failed(seq, s.call_id, rpc::CallStatus::kDeadlineExceeded);
+  sent_.clear();
+  client_.abandon_all();
 }
 
 }  // namespace nanopu::loadgen

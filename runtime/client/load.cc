@@ -127,6 +127,7 @@ void Load::run() {
   drain(t);
   r_->given_up = given_up_before_ + given_up() + given_up_by_client_;
   r_->lost += in_flight();
+  if (in_flight_count() != 0) forget_in_flight();  // a client hears of each (CallLoad::failed)
   r_->elapsed_s = static_cast<double>(last_reply_ - start_) / hz_;
 }
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/base/log.h"
+#include "nanopu/address.h"
 
 namespace nanopu::rpc {
 
@@ -19,6 +21,7 @@ std::string_view call_status_name(CallStatus s) {
     case CallStatus::kNoAnswer: return "no_answer";
     case CallStatus::kRefused: return "refused";
     case CallStatus::kNoSlot: return "no_slot";
+    case CallStatus::kPeerRestarted: return "peer_restarted";
   }
   return "unknown";
 }
@@ -29,6 +32,7 @@ CallStatus status_of(TxFailureReason r) {
   switch (r) {
     case TxFailureReason::kRefused: return CallStatus::kRefused;
     case TxFailureReason::kNoSlot: return CallStatus::kNoSlot;
+    case TxFailureReason::kPeerRestarted: return CallStatus::kPeerRestarted;
     case TxFailureReason::kNoAnswer: break;
   }
   return CallStatus::kNoAnswer;
@@ -40,6 +44,7 @@ class Client::Impl {
  public:
   struct Pending {
     uint64_t user = 0;
+    uint32_t request_bytes = 0;
     uint64_t tag = 0;
     uint64_t sent_ns = 0;
     uint64_t deadline_ns = 0;
@@ -54,6 +59,9 @@ class Client::Impl {
   bool next(Completion* c, std::chrono::microseconds timeout);
   bool take_reply(Completion* c);
   bool take_notice(Completion* c);
+  // A peer restarted at at_ns: every call to it sent before then is doomed
+  // (its request was taken by the old run, or will be refused by the new).
+  void doom_calls_to(uint32_t ip, uint64_t at_ns);
   bool take_deadline(Completion* c, uint64_t now);
   void complete(uint64_t id, const Pending& p, CallStatus s, uint64_t now, Completion* c);
 
@@ -62,6 +70,7 @@ class Client::Impl {
   absl::flat_hash_map<uint64_t, uint64_t> by_tag_;  // request's message tag -> call id
   std::priority_queue<Deadline, std::vector<Deadline>, std::greater<>> deadlines_;
   std::vector<uint64_t> reply_;
+  std::vector<uint64_t> doomed_;  // call ids to complete with kPeerRestarted
   uint64_t next_id_ = 1;
   ClientCounters counters_;
 };
@@ -76,7 +85,7 @@ ApiError Client::Impl::call(Peer to, std::span<const uint64_t> words, uint32_t b
   const uint64_t now = t_.now_ns();
   // In the tables before the last word leaves: a reply cannot come sooner.
   const uint64_t due = now + static_cast<uint64_t>(deadline.count()) * 1000;
-  pending_[cid] = Pending{user, tag, now, due, to};
+  pending_[cid] = Pending{user, bytes, tag, now, due, to};
   by_tag_[tag] = cid;
   deadlines_.emplace(due, cid);
   ++counters_.calls;
@@ -93,9 +102,11 @@ void Client::Impl::complete(uint64_t id, const Pending& p, CallStatus s, uint64_
   c->status = s;
   c->to = p.to;
   c->latency = std::chrono::nanoseconds(now - std::min(now, p.sent_ns));
+  c->request_bytes = p.request_bytes;
   if (s != CallStatus::kOk) {
     c->reply = {};
     c->reply_bytes = 0;
+    c->server_core_ns = 0;
   }
   by_tag_.erase(p.tag);
   pending_.erase(id);
@@ -109,6 +120,9 @@ bool Client::Impl::take_reply(Completion* c) {
     const AppHeader h = AppHeader::from_word(t_.read());
     const uint64_t word = h.len >= 8 ? t_.read() : 0;
     auto it = call_kind(word) == kReplyKind ? pending_.find(call_id(word)) : pending_.end();
+    // A reply counts only from where its call went: an id is no secret.
+    if (it != pending_.end() && (it->second.to.ip != h.ip || it->second.to.context != h.context))
+      it = pending_.end();
     if (it == pending_.end()) {
       if (call_kind(word) == kReplyKind) ++counters_.late_replies;
       else ++counters_.stray_messages;
@@ -116,6 +130,7 @@ bool Client::Impl::take_reply(Completion* c) {
       continue;
     }
     const uint32_t bytes = h.len - 8u;
+    const double core_ns = t_.sender_core_ns();
     reply_.assign((bytes + 7) / 8, 0);
     (void)t_.read_words(reply_);
     t_.msg_done();
@@ -123,14 +138,34 @@ bool Client::Impl::take_reply(Completion* c) {
     complete(it->first, p, CallStatus::kOk, t_.now_ns(), c);
     c->reply = reply_;
     c->reply_bytes = bytes;
+    c->server_core_ns = core_ns;
     return true;
   }
   return false;
 }
 
+void Client::Impl::doom_calls_to(uint32_t ip, uint64_t at_ns) {
+  for (const auto& [id, p] : pending_)
+    if (p.to.ip == ip && p.sent_ns < at_ns) doomed_.push_back(id);
+}
+
 bool Client::Impl::take_notice(Completion* c) {
   TxFailure f;
-  while (t_.next_failure(&f)) {
+  for (;;) {
+    while (!doomed_.empty()) {
+      const uint64_t id = doomed_.back();
+      doomed_.pop_back();
+      auto it = pending_.find(id);
+      if (it == pending_.end()) continue;  // answered or failed meanwhile
+      const Pending p = it->second;
+      complete(id, p, CallStatus::kPeerRestarted, t_.now_ns(), c);
+      return true;
+    }
+    if (!t_.next_failure(&f)) return false;
+    if (f.reason == TxFailureReason::kPeerRestarted) {
+      doom_calls_to(f.dst_ip, f.at_ns);
+      continue;
+    }
     auto tag = by_tag_.find(f.tag);
     if (tag == by_tag_.end()) continue;  // not a request of this client's (or long completed)
     auto it = pending_.find(tag->second);
@@ -139,7 +174,6 @@ bool Client::Impl::take_notice(Completion* c) {
     complete(it->first, p, status_of(f.reason), t_.now_ns(), c);
     return true;
   }
-  return false;
 }
 
 bool Client::Impl::take_deadline(Completion* c, uint64_t now) {
@@ -183,6 +217,7 @@ size_t Client::in_flight() const { return impl_->pending_.size(); }
 
 void Client::abandon_all() {
   impl_->pending_.clear();
+  impl_->doomed_.clear();
   impl_->by_tag_.clear();
   while (!impl_->deadlines_.empty()) impl_->deadlines_.pop();
 }
@@ -201,10 +236,15 @@ ApiError ServerCall::reply(uint32_t bytes) {
 bool serve_calls(Thread& t, uint16_t context, uint8_t priority,
                  const std::function<void(ServerCall&)>& handler) {
   if (!t.bind(context, priority).ok()) return false;
+  uint64_t strays = 0;
   while (t.wait()) {
     const AppHeader h = AppHeader::from_word(t.read());
     const uint64_t word = h.len >= 8 ? t.read() : 0;
     if (call_kind(word) != kRequestKind) {  // not a call: nothing to answer
+      if (strays++ == 0)
+        NANOPU_LOG(kWarning, "serve_calls on context %u: dropped a message from %s:%u that is not a call "
+                   "request (nanopu/rpc.h; a client must use rpc::Client)",
+                   context, format_ipv4(h.ip).c_str(), h.context);
       t.msg_done();
       continue;
     }
@@ -216,6 +256,9 @@ bool serve_calls(Thread& t, uint16_t context, uint8_t priority,
     if (!call.replied()) (void)call.reply(0);  // an empty reply: no caller waits for nothing
     t.msg_done();
   }
+  if (strays != 0)
+    NANOPU_LOG(kWarning, "serve_calls on context %u: %llu messages that were not call requests dropped",
+               context, static_cast<unsigned long long>(strays));
   return true;
 }
 

@@ -3,8 +3,11 @@
 // inherits no flag of ours (and no name that could clash with its own).
 #include "nanopu/flags.h"
 
+#include <errno.h>  // program_invocation_short_name (GNU)
+
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/flags/flag.h"
@@ -45,9 +48,11 @@ ABSL_FLAG(std::string, huge, "auto",
 ABSL_FLAG(std::string, file_prefix, "",
           "EAL --file-prefix. Default 'nanopu-<pid>', unique per process so two processes "
           "never share hugepage files.");
-ABSL_FLAG(double, link_wait, 10,
-          "Seconds to wait for the port's link to come up before threads start (a net_memif "
-          "client waits for its server). 0: do not wait.");
+ABSL_FLAG(double, link_wait, -1,
+          "Seconds to wait for the port's link to come up before threads start. -1 (default): "
+          "10 s for a port that reaches its peer (a net_memif client waits for its server), "
+          "without limit for a net_memif role=server, which waits for its first client until "
+          "Ctrl-C. 0: do not wait.");
 ABSL_FLAG(double, link_hold, 10,
           "Seconds a host whose link drops (its peer process died) holds its messages, "
           "retransmit timers paused, for the peer's return; then they time out and are given "
@@ -323,7 +328,11 @@ absl::StatusOr<Config> Config::from_flags() {
 }
 
 void init_flags_usage(const char* usage) {
-  absl::SetProgramUsageMessage(usage);
+  // Abseil prints "<program>: <usage>"; drop a "<program>: " the caller wrote.
+  std::string_view u = usage;
+  const std::string prefix = std::string(program_invocation_short_name) + ": ";
+  if (u.substr(0, prefix.size()) == prefix) u.remove_prefix(prefix.size());
+  absl::SetProgramUsageMessage(absl::string_view(u.data(), u.size()));
   absl::FlagsUsageConfig cfg;
   // Abseil's --help lists only flags from a file named like the binary; list
   // all of nanopu's (runtime and program) and hide Abseil's own.

@@ -40,7 +40,8 @@ absl::Status check_cores_and_backend(const Config& c) {
   } else if (c.backend != Backend::kDpdk) {
     return invalid("backend", static_cast<int>(c.backend), "kDpdk or kUring");
   }
-  if (c.link_wait_s < 0) return invalid("link_wait_s", c.link_wait_s, "seconds, >= 0");
+  if (c.link_wait_s < 0 && c.link_wait_s != Config::kLinkWaitAuto)
+    return invalid("link_wait_s", c.link_wait_s, "seconds, >= 0, or -1 (auto: 10 s, a memif server without limit)");
   if (c.link_hold_s < 0) return invalid("link_hold_s", c.link_hold_s, "seconds, >= 0");
   return absl::OkStatus();
 }

@@ -38,9 +38,10 @@ PortParams port_params(const Config& c) {
   p.mbufs = c.mbufs;
   p.rx_descriptors = c.rx_descriptors;
   p.tx_descriptors = c.tx_descriptors;
-  p.start_retry_s = c.link_wait_s;
+  p.start_retry_s = c.link_wait_s == Config::kLinkWaitAuto ? 10 : c.link_wait_s;
   p.rx_interrupts = c.poll == PollMode::kAdaptive;
   p.backend = c.backend;
+  p.vdevs = c.vdevs;
   p.ip = c.ip;
   p.udp_port = c.udp_port;
   p.uring_sqpoll = c.uring_sqpoll;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <csignal>
 #include <cstdio>
 #include <mutex>
@@ -215,12 +216,15 @@ bool Runtime::should_stop() {
 }
 
 absl::Status Runtime::wait_link() {
-  if (config_.link_wait_s <= 0 || port_->wait_link_up(config_.link_wait_s, stop_))
+  double seconds = config_.link_wait_s;
+  if (seconds == Config::kLinkWaitAuto)
+    seconds = port_->listens() ? std::numeric_limits<double>::infinity() : 10;
+  if (seconds <= 0 || port_->wait_link_up(seconds, [this] { return should_stop(); }))
     return absl::OkStatus();
   if (signalled() || stopping()) return absl::OkStatus();
   return absl::UnavailableError(absl::StrCat(
-      "link of port ", port_->id(), " (", port_->driver(), ") still down after ",
-      config_.link_wait_s, " s; is the peer running? (Config.link_wait_s, --link_wait)"));
+      "link of port ", port_->id(), " (", port_->driver(), ") still down after ", seconds,
+      " s; is the peer running? (Config.link_wait_s, --link_wait)"));
 }
 
 absl::Status Runtime::run() {

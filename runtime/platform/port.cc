@@ -9,9 +9,11 @@
 #include <rte_mbuf.h>
 
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lib/contract/message.h"
 #include "runtime/platform/uring_port.h"
 
@@ -79,6 +81,12 @@ absl::StatusOr<uint16_t> find_port(const PortParams& config) {
   RTE_ETH_FOREACH_DEV(pid) {
     if (index++ == config.port_index) return pid;
   }
+  // The EAL logs a --vdev its PMD refused and goes on without it: say so,
+  // rather than "no such port" for a port the user did ask for.
+  if (index == 0 && !config.vdevs.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no DPDK port: the EAL created none from --vdev=", absl::StrJoin(config.vdevs, " --vdev="),
+        " (its PMD refused the arguments; DPDK's own line above says which)"));
   return absl::NotFoundError(absl::StrCat("--port=", config.port_index, ": no such DPDK port; ports: ",
                                           describe_ports()));
 }
@@ -111,12 +119,14 @@ absl::Status configure_queues(uint16_t id, const PortParams& config, int socket,
 // (it reconnects by itself), and an af_packet's kernel interface (whose
 // carrier is its link).
 void read_devargs(const rte_eth_dev_info& info, const std::string& driver, bool* reconnects,
-                  std::string* kernel_iface) {
+                  bool* listens, std::string* kernel_iface) {
   if (info.device == nullptr) return;
   const rte_devargs* da = rte_dev_devargs(info.device);
   const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
-  if (driver.find("memif") != std::string::npos)
+  if (driver.find("memif") != std::string::npos) {
     *reconnects = args.find("role=client") != std::string::npos || args.find("role=slave") != std::string::npos;
+    *listens = !*reconnects;  // memif's default role is server
+  }
   if (driver.find("af_packet") != std::string::npos)
     if (const size_t at = args.find("iface="); at != std::string::npos) {
       const size_t end = args.find(',', at);
@@ -162,7 +172,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   p->pool_ = *pool;
   bool rx_interrupts = false;
   if (absl::Status s = configure_queues(p->id_, config, socket, p->pool_, &rx_interrupts); !s.ok()) return s;
-  read_devargs(info, p->driver_, &p->reconnects_, &p->kernel_iface_);
+  read_devargs(info, p->driver_, &p->reconnects_, &p->listens_, &p->kernel_iface_);
   if (absl::Status s = start_port(p->id_, p->driver_, config.start_retry_s); !s.ok()) return s;
   p->started_ = true;
   // Masked until the NIC core sleeps: a peer then writes no interrupt per packet.
@@ -172,19 +182,20 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   return p;
 }
 
-bool Port::wait_link_up(double seconds, const std::atomic<bool>& stop) const {
+bool Port::wait_link_up(double seconds, absl::FunctionRef<bool()> stop) const {
   if (uring_) return true;  // a socket has no link to wait for
   const uint64_t hz = rte_get_tsc_hz();
   const uint64_t start = rte_rdtsc();
-  const uint64_t end = start + static_cast<uint64_t>(seconds * static_cast<double>(hz));
+  const uint64_t end = std::isinf(seconds) ? UINT64_MAX : start + static_cast<uint64_t>(seconds * static_cast<double>(hz));
   bool told = false;
   for (;;) {
     rte_eth_link link{};
     if (rte_eth_link_get_nowait(id_, &link) == 0 && link.link_status == RTE_ETH_LINK_UP) return true;
     const uint64_t now = rte_rdtsc();
-    if (now >= end || stop.load(std::memory_order_relaxed)) return false;
+    if (now >= end || stop()) return false;
     if (!told && now - start > hz) {
-      NANOPU_LOG(kInfo, "waiting for the link of port %u (%s)...", id_, driver_.c_str());
+      NANOPU_LOG(kInfo, "waiting for the link of port %u (%s)%s...", id_, driver_.c_str(),
+                 listens_ ? ": a server, waiting for its first peer (Ctrl-C stops)" : "");
       told = true;
     }
     rte_delay_us_sleep(1000);

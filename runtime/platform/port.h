@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "nanopu/policies.h"
 #include "nic/link/packet_io.h"
@@ -30,6 +32,7 @@ struct PortParams {
   uint16_t tx_descriptors = 1024;
   double start_retry_s = 0;  // keep trying to start a refused memif client this long
   bool rx_interrupts = false;  // configure RX-queue interrupts (adaptive polling), if the PMD has them
+  std::vector<std::string> vdevs;  // the --vdev the EAL was given, to name the one it rejected
 };
 
 class UringPort;
@@ -65,8 +68,11 @@ class Port {
   // The kernel interface behind a net_af_packet port ("" otherwise): its
   // carrier is the link (the PMD reports up from start to stop).
   [[nodiscard]] const std::string& kernel_iface() const { return kernel_iface_; }
-  // Waits up to seconds for link up; false on timeout or stop.
-  [[nodiscard]] bool wait_link_up(double seconds, const std::atomic<bool>& stop) const;
+  // Waits up to `seconds` (infinity: without limit) for the link; false if
+  // it did not come up, or `stop` said to give up.
+  [[nodiscard]] bool wait_link_up(double seconds, absl::FunctionRef<bool()> stop) const;
+  // It waits for peers to come (a memif role=server) rather than reaching out.
+  [[nodiscard]] bool listens() const { return listens_; }
 
  private:
   Port() = default;
@@ -77,6 +83,7 @@ class Port {
   wire::MacAddr mac_{};
   std::string driver_;
   bool reconnects_ = false;
+  bool listens_ = false;
   std::string kernel_iface_;
   bool started_ = false;
   std::unique_ptr<UringPort> uring_;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/boot/bind_service.h"
 #include "apps/boot/boot_message.h"
 #include "apps/loopback/loopback.h"
 #include "nanopu/runtime.h"
@@ -225,6 +226,46 @@ TEST(LoopbackRingTest, TheBootMessageAnnouncesTheServer) {
   EXPECT_EQ(seen.context, 0u);
   EXPECT_EQ(seen.len, apps::kBootMessageBytes);
   EXPECT_EQ(word, 0u);
+}
+
+// A service that itself serves context 0 (the prototype's test applications
+// do) announces from its own thread once bound, then serves as usual.
+TEST(LoopbackRingTest, AServiceOnContextZeroAnnouncesItselfFromItsOwnThread) {
+  testing::RingHosts h = make_hosts();
+  ASSERT_TRUE(h.server && h.client);
+  AppHeader boot{};
+  uint64_t reply = 0;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    if (!t.wait()) return;
+    boot = AppHeader::from_word(t.read());
+    (void)t.read();
+    t.msg_done();
+    ASSERT_EQ(t.write(AppHeader{kServerIp, 0, 8}.word()), ApiError::kOk);
+    ASSERT_EQ(t.write(41), ApiError::kOk);
+    if (!t.wait()) return;
+    (void)t.read();
+    reply = t.read();
+    t.msg_done();
+    done = true;
+  }).ok());
+  for (int i = 0; i < 10; ++i) h.client->poll_once();
+  apps::announce_on_bind(kClientIp, kClientContext);
+  ASSERT_TRUE(h.server->spawn([](Thread& t) {
+    ASSERT_TRUE(apps::bind_service(t, apps::kBootContext, 0, "test"));
+    if (!t.wait()) return;
+    const AppHeader req = AppHeader::from_word(t.read());
+    const uint64_t word = t.read();
+    t.msg_done();
+    (void)t.write(AppHeader{req.ip, req.context, 8}.word());
+    (void)t.write(word + 1);
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }));
+  EXPECT_EQ(boot.ip, kServerIp);
+  EXPECT_EQ(boot.context, apps::kBootContext);
+  EXPECT_EQ(boot.len, apps::kBootMessageBytes);
+  EXPECT_EQ(reply, 42u);
 }
 
 }  // namespace

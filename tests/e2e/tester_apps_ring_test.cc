@@ -189,7 +189,9 @@ TEST(TesterTimestampsRingTest, Context0x1234IsStampedOnTheWayInAndOut) {
     const auto latency = static_cast<uint32_t>(stamped[i][2]);
     EXPECT_NE(arrival, 0xaaaa'bbbbu) << "the request's own high half was replaced by the arrival cycle";
     EXPECT_LT(latency, 3'200'000'000u) << "less than a second of model cycles between arrival and departure";
-    if (i > 0) EXPECT_GT(static_cast<uint32_t>(arrival - previous), 0u) << "arrival cycles advance";
+    if (i > 0) {
+      EXPECT_GT(static_cast<uint32_t>(arrival - previous), 0u) << "arrival cycles advance";
+    }
     previous = arrival;
   }
 }

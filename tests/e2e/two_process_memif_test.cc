@@ -622,6 +622,12 @@ TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
   c = spawn({NANOPU_SERVER_BIN, "--vdev=net_bogus0"}, dir_ + "/bad5.log");
   EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 1);
   EXPECT_NE(read_file(dir_ + "/bad5.log").find("check --vdev"), std::string::npos);
+  // A vdev whose PMD refuses its arguments is named as that, not "no such port".
+  c = spawn({NANOPU_SERVER_BIN, "--vdev=net_memif0,role=srv,socket=" + sock_}, dir_ + "/bad5b.log");
+  EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 1);
+  EXPECT_NE(read_file(dir_ + "/bad5b.log").find("the EAL created none from --vdev=net_memif0,role=srv"),
+            std::string::npos)
+      << read_file(dir_ + "/bad5b.log");
   c = spawn({NANOPU_SERVER_BIN, "--jbsq_n=0"}, dir_ + "/bad6.log");
   EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2);
   EXPECT_NE(read_file(dir_ + "/bad6.log").find("--jbsq_n=0"), std::string::npos);
@@ -645,6 +651,23 @@ TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
     EXPECT_EQ(wait_for(c, std::chrono::seconds(30)), 2) << args[1] << " " << args[2];
     EXPECT_NE(read_file(dir_ + "/bad7.log").find(says), std::string::npos) << read_file(dir_ + "/bad7.log");
   }
+}
+
+// A memif server waits for its first client past the 10 s a client waits
+// for its server (--link_wait's default), says it is waiting rather than
+// that it lost a link it never had, and then serves the client that comes.
+TEST_F(TwoProcessMemifTest, AMemifServerWaitsForItsFirstClientWithoutLimit) {
+  start_server("increment");
+  std::this_thread::sleep_for(std::chrono::seconds(11));
+  int status = 0;
+  ASSERT_EQ(waitpid(server_, &status, WNOHANG), 0) << "the server exited\n" << read_file(dir_ + "/server.log");
+  const std::string waiting = read_file(dir_ + "/server.log");
+  EXPECT_NE(waiting.find("waiting for its first peer"), std::string::npos) << waiting;
+  EXPECT_EQ(waiting.find("still down"), std::string::npos) << waiting;
+  EXPECT_EQ(waiting.find("lost its link"), std::string::npos) << waiting;
+  EXPECT_EQ(run_loadgen({"--count=200", "--expect=increment", "--outstanding=4"}), 0)
+      << read_file(dir_ + "/loadgen.log");
+  EXPECT_EQ(stop_server(), 0) << read_file(dir_ + "/server.log");
 }
 
 TEST_F(TwoProcessMemifTest, HelpExplainsEveryFlag) {

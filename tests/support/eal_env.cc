@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 #include <rte_ethdev.h>
+#include <rte_eth_ring.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include <unistd.h>
 
@@ -66,7 +68,17 @@ PortPair make_ring_pair() {
     ADD_FAILURE() << p.status();
     return {};
   }
-  return PortPair{p->a, p->b};
+  return PortPair{p->a, p->b, absl::StrCat("t", n)};
+}
+
+uint16_t reopen_a(const PortPair& p) {
+  rte_ring* ab = rte_ring_lookup((p.tag + "ab").c_str());
+  rte_ring* ba = rte_ring_lookup((p.tag + "ba").c_str());
+  if (ab == nullptr || ba == nullptr) return 0xffff;
+  static std::atomic<int> reopened{0};
+  const int id = rte_eth_from_rings(absl::StrCat("net_ring_", p.tag, "a", reopened.fetch_add(1)).c_str(), &ba, 1,
+                                    &ab, 1, SOCKET_ID_ANY);
+  return id < 0 ? 0xffff : static_cast<uint16_t>(id);
 }
 
 uint16_t make_loop_port() {

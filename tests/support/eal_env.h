@@ -16,12 +16,17 @@ namespace nanopu::testing {
 struct PortPair {
   uint16_t a = 0;
   uint16_t b = 0;
+  std::string tag;  // names the rings joining them
 };
 // A host with a dedicated NIC lcore (0) and `workers` worker lcores (1..2).
 [[nodiscard]] Config dedicated_config(uint16_t port_id, uint32_t ip, uint32_t workers);
 
 // Two net_ring ports: what a sends, b receives, and the other way round.
 [[nodiscard]] PortPair make_ring_pair();
+
+// A new port on a's end of the pair (a's own was closed with its host): a
+// restarted host on the same wire. 0xffff if it cannot be made.
+[[nodiscard]] uint16_t reopen_a(const PortPair& p);
 
 // One net_ring port whose transmitted frames come back to itself: a host
 // that can message its own contexts.

@@ -1,6 +1,5 @@
 // nanopu-loadgen: open- or closed-loop load against a nanopu (or nanoPU) server.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,40 +14,21 @@
 #include "model/timing/calibration.h"
 #include "nanopu/address.h"
 #include "nanopu/flags.h"
+#include "nanopu/loadgen_main.h"
 #include "nanopu/runtime.h"
+#include "runtime/loadgen/load_flags.h"
 
 ABSL_DECLARE_FLAG(std::string, ip);
 
-ABSL_FLAG(bool, check_flags, false,
-          "Check every flag, then exit: 0 if they are all good, 2 with one line naming the bad "
-          "one (deployment scripts validate a topology this way; nothing is started).");
-ABSL_FLAG(std::string, server_ip, "10.0.0.1", "Server's IPv4 address.");
-ABSL_FLAG(uint32_t, server_context, 1, "Server's context (L4 port).");
-ABSL_FLAG(uint32_t, context, 2, "This client's context: replies arrive here.");
 ABSL_FLAG(uint32_t, size, 64,
           "Request payload bytes (16..max_message_bytes). Words: service_time, sent_time, "
           "sequence number, then fill words that replies are checked against.");
-ABSL_FLAG(double, rate, 0,
-          "Open loop: Poisson arrivals at this many requests/s. 0 = closed loop.");
-ABSL_FLAG(uint32_t, outstanding, 1, "Closed loop: requests kept in flight.");
-ABSL_FLAG(uint64_t, count, 0, "Requests to send; 0 = run for --duration.");
-ABSL_FLAG(double, duration, 5, "Seconds to send for (when --count is 0).");
 ABSL_FLAG(double, service_ns, 0,
           "Service time asked of a 'service' server, in ns (sent as 3.2 GHz cycles, at least 1).");
 ABSL_FLAG(std::string, expect, "echo",
           "Reply check: 'echo' (words equal the request's), 'increment' (each word + 1), 'none'.");
-ABSL_FLAG(double, drain_timeout, 1,
-          "Seconds without any reply after which in-flight requests count as lost (and, "
-          "at the end, how long to wait for the last replies).");
-ABSL_FLAG(std::string, json, "", "Also write the result as JSON to this file ('-' = stdout).");
-ABSL_FLAG(bool, progress, true, "Print one progress line per second on runs longer than 2 s.");
 ABSL_FLAG(bool, stop_server, false,
           "At the end, send service_time 0, which ends a 'service' server's thread.");
-ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
-ABSL_FLAG(bool, stats, false, "Print the client host's NIC and thread counters on exit.");
-ABSL_FLAG(std::string, timing_params, "osdi21",
-          "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
-          "(model): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version).");
 ABSL_FLAG(std::string, service, "echo",
           "What the server runs: 'echo' (echo/increment/service apps: --size, --expect) or 'kv' "
           "(nanopu-server --app=kv or kv-naive: GET/SET of 16-byte keys and 512-byte values, "
@@ -71,11 +51,6 @@ ABSL_FLAG(std::string, app_mode, "register-file",
           "through the FIFOs, the nanoPU's path) or 'traditional' (each request built in memory "
           "and handed over whole, each reply copied whole into memory; nanopu/memory_message.h). "
           "The server's path is its own --app_mode.");
-ABSL_FLAG(bool, calibrate, true,
-          "At start-up, measure this host's thread switch, FIFO hand-off, header and register-file "
-          "API costs and print them beside the modelled hardware's (about 15 ms). The modelled "
-          "column is built from this run's replies only with it (the API cost is taken out of "
-          "each reply's measured server time); without it, from the service's declared work.");
 
 namespace {
 
@@ -84,34 +59,20 @@ int fail(const std::string& msg, int code = 2) {
   return code;
 }
 
-// The load's common flags into *o; an error line, or "".
+// The load flags (nanopu/loadgen_main.h) and nanopu-loadgen's own into *o;
+// an error line, or "".
 std::string read_load_flags(const nanopu::Config& config, nanopu::apps::LoadGenOptions* o) {
-  const std::optional<uint32_t> server_ip = nanopu::parse_ipv4(absl::GetFlag(FLAGS_server_ip));
-  if (!server_ip) return "--server_ip: expected a.b.c.d";
-  o->server_ip = *server_ip;
-  if (absl::GetFlag(FLAGS_server_context) > 0xffff || absl::GetFlag(FLAGS_context) > 0xffff)
-    return "--server_context and --context must be < 65536";
-  o->server_context = static_cast<uint16_t>(absl::GetFlag(FLAGS_server_context));
-  o->context = static_cast<uint16_t>(absl::GetFlag(FLAGS_context));
+  absl::StatusOr<nanopu::loadgen::Options> common = nanopu::loadgen::options_from_flags(config);
+  if (!common.ok()) return std::string(common.status().message());
+  static_cast<nanopu::loadgen::Options&>(*o) = *common;
   o->msg_bytes = absl::GetFlag(FLAGS_size);
   if (o->msg_bytes < 16 || o->msg_bytes > config.max_message_bytes)
     return "--size must be 16.." + std::to_string(config.max_message_bytes) +
            " (the payload carries service_time and sent_time)";
-  o->rate = absl::GetFlag(FLAGS_rate);
-  if (o->rate < 0) return "--rate must be >= 0";
-  o->outstanding = absl::GetFlag(FLAGS_outstanding);
-  if (o->outstanding == 0 || o->outstanding >= config.fifo_messages)
-    return "--outstanding must be 1.." + std::to_string(config.fifo_messages - 1) + " (below --fifo_messages)";
-  o->count = absl::GetFlag(FLAGS_count);
-  o->duration_s = absl::GetFlag(FLAGS_duration);
-  if (o->count == 0 && o->duration_s <= 0) return "give --count or a positive --duration";
   const double service_ns = absl::GetFlag(FLAGS_service_ns);
   if (service_ns < 0) return "--service_ns must be >= 0";
   o->service_cycles = std::max<uint64_t>(1, static_cast<uint64_t>(service_ns * nanopu::apps::kServiceCyclesPerNs));
-  o->drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout);
-  o->progress = absl::GetFlag(FLAGS_progress);
   o->stop_server = absl::GetFlag(FLAGS_stop_server);
-  o->seed = absl::GetFlag(FLAGS_seed);
   return "";
 }
 
@@ -149,22 +110,6 @@ void attach_model(const nanopu::apps::ServiceCli& cli, const std::string& servic
   }
 }
 
-// --json: the result, the service's members and the calibration; false if it cannot be written.
-bool write_json(const std::string& path, const std::string& result_json, const std::string& service_json,
-                const std::string& calibration_json) {
-  std::string js = result_json;
-  js.insert(js.size() - 1, service_json);
-  if (!calibration_json.empty()) js.insert(js.size() - 1, ",\"calibration\":" + calibration_json);
-  js += "\n";
-  if (path == "-") {
-    std::fputs(js.c_str(), stdout);
-    return true;
-  }
-  std::ofstream f(path);
-  f << js;
-  return static_cast<bool>(f);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,34 +132,24 @@ int main(int argc, char** argv) {
                 "othello, tester-throughput or tester-service");
   if (const std::string error = cli->configure(*config, &o); !error.empty()) return fail(error);
   if (std::string bad = read_checks(service, &o); !bad.empty()) return fail(bad);
-  absl::StatusOr<nanopu::model::TimingParams> timing =
-      nanopu::model::builtin_timing_params(absl::GetFlag(FLAGS_timing_params));
-  if (!timing.ok()) return fail("--timing_params: " + std::string(timing.status().message()));
-  if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
+  absl::StatusOr<nanopu::model::TimingParams> timing = nanopu::loadgen::timing_from_flags();
+  if (!timing.ok()) return fail(std::string(timing.status().message()));
+  if (nanopu::loadgen::check_flags_flag()) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
   if (!rt.ok()) return fail(std::string(rt.status().message()), 1);
-  std::string calibration_json;
-  std::optional<nanopu::model::HostCosts> costs;
-  if (absl::GetFlag(FLAGS_calibrate)) {
-    const nanopu::model::TimingModel model(*timing);
-    costs = nanopu::model::calibrate_host();
-    std::fprintf(stderr, "nanopu-loadgen: %s\n", nanopu::model::describe_calibration(*costs, model).c_str());
-    calibration_json = nanopu::model::calibration_json(*costs, model);
-  }
+  const nanopu::loadgen::Calibration cal = nanopu::loadgen::calibrate_if_asked(*timing, "nanopu-loadgen");
   nanopu::apps::LoadGenResult result;
   absl::StatusOr<nanopu::Thread*> t = (*rt)->spawn([&](nanopu::Thread& th) { cli->run(th, o, &result); });
   if (!t.ok()) return fail(std::string(t.status().message()), 1);
   nanopu::Runtime::install_signal_handlers();
   if (absl::Status s = (*rt)->run(); !s.ok()) return fail(std::string(s.message()), 1);
   if (!result.error.empty()) return fail(result.error, 1);
-  attach_model(*cli, service, costs, *timing, &o, &result);
+  attach_model(*cli, service, cal.costs, *timing, &o, &result);
   nanopu::apps::print_result(stdout, o, result);
   if (const std::string line = cli->summary(); !line.empty()) std::printf("%s\n", line.c_str());
-  if (absl::GetFlag(FLAGS_stats)) (*rt)->print_stats(stderr);
-  if (const std::string path = absl::GetFlag(FLAGS_json); !path.empty() &&
-      !write_json(path, nanopu::apps::result_json(o, result), cli->json(), calibration_json))
+  if (nanopu::loadgen::stats_flag()) (*rt)->print_stats(stderr);
+  if (const std::string path = nanopu::loadgen::json_path_flag(); !path.empty() &&
+      !nanopu::loadgen::write_json(path, nanopu::apps::result_json(o, result), cli->json(), cal.json))
     return fail("cannot write --json file " + path);
-  const bool clean = result.lost == 0 && result.given_up == 0 && result.bad_replies == 0 &&
-                     result.duplicates == 0 && result.received > 0;
-  return clean ? 0 : 3;
+  return result.clean() ? 0 : 3;
 }

@@ -1,13 +1,7 @@
-// The load generator's *modelled* column: the round trips the same load
-// would have on nanoPU hardware (model), printed beside the measured
-// ones. Every service is described the same way: the kinds of request it
-// serves, each with the unloaded round trip from the model's stage costs
-// and the service's declared work, and the time each takes on the core
-// where requests queue (the server's, the chain's tail, the Raft leader).
-// Open loop: the virtual-time host model (model/virtual/virtual_host.h) fed
-// Poisson arrivals at the offered rate queues them on that core; the rest
-// of each round trip is added unloaded. Closed loop: each of the
-// `outstanding` requests waits for the others' core time; no randomness.
+// nanopu-loadgen's *modelled* column for each of nanopu's own services:
+// the kinds of request it serves and their declared work, queued on the
+// core where requests queue (the server's, the chain's tail, the Raft
+// leader), by the generic model of runtime/loadgen/modelled_service.h.
 #pragma once
 
 #include <string>
@@ -17,36 +11,16 @@
 #include "model/timing/timing_model.h"
 #include "model/timing/timing_params.h"
 #include "model/virtual/virtual_host.h"
+#include "runtime/loadgen/modelled_service.h"
 
 namespace nanopu::apps {
 
-// One kind of request in a service's mix.
-struct ModelledKind {
-  double share = 1;    // fraction of the requests
-  double core_ns = 0;  // time on the queueing core
-  double path_ns = 0;  // unloaded round trip, core_ns included
-};
-
-struct ModelledService {
-  std::vector<ModelledKind> kinds;
-  uint32_t cores = 1;  // cores the requests spread over
-  bool jbsq = false;   // any core takes any request (JBSQ); else one partition per core
-  std::string how;     // what was modelled, without the load part
-};
-
-// One request/reply round trip between two nanoPUs with `work_cycles` of
-// declared work on the server: its core time and unloaded round trip.
-[[nodiscard]] ModelledKind rpc_kind(const model::TimingModel& m, double share, size_t in_bytes,
-                                    size_t out_bytes, double work_cycles);
-// The server in the virtual-time host: `cores` cores, requests spread by
-// JBSQ over all of them (jbsq) or one partition per core.
-[[nodiscard]] model::VirtualHostConfig server_host_config(const model::TimingModel& m, uint32_t cores,
-                                                           bool jbsq, const model::ServiceTime& st);
-// min, mean and the percentiles of k's responses into r.
-void fill_quantiles(model::ClassResult& k, ModelledLatency* r);
-
-[[nodiscard]] ModelledLatency model_service(const ModelledService& s, const LoadGenOptions& o,
-                                            uint64_t samples, const model::TimingParams& p);
+using loadgen::fill_quantiles;
+using loadgen::model_service;
+using loadgen::ModelledKind;
+using loadgen::ModelledService;
+using loadgen::rpc_kind;
+using loadgen::server_host_config;
 
 // The echo/increment/service loopback: one request kind of o.msg_bytes
 // with o.service_cycles of declared work.

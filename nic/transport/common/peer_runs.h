@@ -19,17 +19,26 @@ class PeerRuns {
  public:
   static constexpr uint32_t kPeers = 256;
 
-  void heard(uint32_t peer_ip, uint16_t incarnation) {
-    if (incarnation == 0) return;  // a peer that sends none (the prototype)
+  // True when this is another run than the one last heard from this peer:
+  // it restarted (the NIC core tells the threads: TransportSink::peer_restarted).
+  bool heard(uint32_t peer_ip, uint16_t incarnation) {
+    if (incarnation == 0) return false;  // a peer that sends none (the prototype)
     Entry& e = table_[slot(peer_ip)];
-    e.ip = peer_ip;
+    if (e.ip != peer_ip) e = Entry{peer_ip, 0, 0};  // a new peer, or a colliding one
+    const bool restarted = e.last != 0 && e.last != incarnation;
     e.incarnation = incarnation;
+    e.last = incarnation;
+    return restarted;
   }
   // The peer says it is another run than we named (GONE): name none until
-  // its next DATA packet.
-  void forget(uint32_t peer_ip) {
+  // its next DATA packet. True the first time (the restart is news; the
+  // next DATA, from the new run, is then not reported again).
+  bool forget(uint32_t peer_ip) {
     Entry& e = table_[slot(peer_ip)];
-    if (e.ip == peer_ip) e.incarnation = 0;
+    if (e.ip != peer_ip || e.incarnation == 0) return false;
+    e.incarnation = 0;
+    e.last = 0;
+    return true;
   }
   // The peer's last run, or 0 if unknown.
   [[nodiscard]] uint16_t lookup(uint32_t peer_ip) const {
@@ -40,7 +49,8 @@ class PeerRuns {
  private:
   struct Entry {
     uint32_t ip = 0;
-    uint16_t incarnation = 0;
+    uint16_t incarnation = 0;  // the run messages to it name (0: any)
+    uint16_t last = 0;         // the run last heard, kept across forget()
   };
   [[nodiscard]] static uint32_t slot(uint32_t ip) { return (ip * 0x9e3779b1u) >> 24; }
 

@@ -22,7 +22,7 @@ class HomaTransport final : public Transport {
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoHoma; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
-    peers_.heard(h.src_ip, h.homa.incarnation);
+    if (peers_.heard(h.src_ip, h.homa.incarnation)) sink.peer_restarted(h.src_ip);
     receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
@@ -34,8 +34,9 @@ class HomaTransport final : public Transport {
       receiver_.on_busy(h, now);
       return;
     }
-    if (h.homa.flags & wire::kHomaGone) peers_.forget(h.src_ip);
-    sender_.on_control(h, now, sink);
+    const bool restarted = (h.homa.flags & wire::kHomaGone) != 0 && peers_.forget(h.src_ip);
+    sender_.on_control(h, now, sink);  // the refused message's notice first
+    if (restarted) sink.peer_restarted(h.src_ip);
   }
   void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
     sender_.send_message(msg, now, sink);

@@ -27,7 +27,7 @@ class NdpTransport final : public Transport {
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
-    peers_.heard(h.src_ip, h.ndp.incarnation);
+    if (peers_.heard(h.src_ip, h.ndp.incarnation)) sink.peer_restarted(h.src_ip);
     if (h.ndp.options & wire::kOptCarriesAck) {  // an ACK for one of ours rides along
       ++counters_->rx_acks_on_data;
       sender_.on_control(HeldAcks::carried(h), now, sink);
@@ -37,8 +37,9 @@ class NdpTransport final : public Transport {
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
-    if (h.ndp.flags & wire::kFlagGone) peers_.forget(h.src_ip);
-    sender_.on_control(h, now, sink);
+    const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip);
+    sender_.on_control(h, now, sink);  // the refused message's notice first
+    if (restarted) sink.peer_restarted(h.src_ip);
   }
   void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
     sender_.send_message(msg, now, sink);

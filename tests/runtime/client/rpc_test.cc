@@ -1,10 +1,13 @@
 // Calls (nanopu/rpc.h) between two in-process hosts on a net_ring pair:
 // replies matched to calls by id with many in flight, every reply checked;
 // a deadline that passes completes the call and its late reply is dropped;
-// a request the transport gives up completes with kNoAnswer, named by id.
+// a request the transport gives up completes with kNoAnswer, named by id;
+// a server restarted with a call it took unanswered completes that call with
+// kPeerRestarted, long before its deadline.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <atomic>
 #include <map>
 #include <vector>
 
@@ -145,6 +148,76 @@ TEST(RpcTest, ARequestTheTransportGivesUpCompletesWithNoAnswerNamedById) {
   EXPECT_EQ(by_user.at(7), rpc::CallStatus::kNoAnswer);
   EXPECT_EQ(by_user.at(8), rpc::CallStatus::kOk);
   EXPECT_EQ((*client)->nic_counters().tx_msgs_failed, 1u);
+}
+
+// The server takes call B and dies before answering it; a new run of it
+// starts on the same address. C, sent to the old run after it died, is
+// refused by the new one (GONE); that refusal tells the client's NIC the
+// server restarted, so B completes with kPeerRestarted, named by id, long
+// before its 30 s deadline; D, sent after, is answered by the new run.
+TEST(RpcTest, ACallTakenByAServerThatRestartedCompletesWithPeerRestarted) {
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.a, kServerIp), cc = testing::host_config(p.b, kClientIp);
+  sc.ack_hold_us = 0;
+  auto server = Runtime::create(sc);
+  auto client = Runtime::create(cc);
+  ASSERT_TRUE(server.ok() && client.ok());
+  std::atomic<bool> stalled{false};
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    (void)rpc::serve_calls(t, kServerContext, 0, [&](rpc::ServerCall& c) {
+      if (c.read() != 0) return;  // an empty reply
+      stalled = true;             // B: never answered by this run
+      while (!t.stopping()) t.idle();
+      (void)c.reply(0);
+    });
+  }).ok());
+  std::map<uint64_t, rpc::Completion> by_user;
+  std::atomic<bool> restarted{false};
+  bool done = false;
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client c(t);
+    const rpc::Peer server{kServerIp, kServerContext};
+    const std::vector<uint64_t> one = {1}, zero = {0};
+    uint64_t id = 0;
+    rpc::Completion x;
+    ASSERT_EQ(c.call(server, one, 8, std::chrono::seconds(30), 'A', &id), ApiError::kOk);
+    ASSERT_TRUE(c.next(&x, std::chrono::seconds(20)));
+    by_user[x.user] = x;
+    ASSERT_EQ(c.call(server, zero, 8, std::chrono::seconds(30), 'B', &id), ApiError::kOk);
+    while (!restarted && !t.stopping()) t.idle();
+    ASSERT_EQ(c.call(server, one, 8, std::chrono::seconds(30), 'C', &id), ApiError::kOk);
+    while (by_user.size() < 3 && c.next(&x, std::chrono::seconds(20))) by_user[x.user] = x;
+    ASSERT_EQ(c.call(server, one, 8, std::chrono::seconds(30), 'D', &id), ApiError::kOk);
+    if (c.next(&x, std::chrono::seconds(20))) by_user[x.user] = x;
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()}, [&] { return stalled.load(); }));
+  // B is the server's (acknowledged) once its handler runs; then it dies.
+  for (int i = 0; i < 100; ++i) {
+    (*server)->poll_once();  // its ACK out
+    (*client)->poll_once();
+  }
+  EXPECT_EQ((*client)->nic_counters().tx_msgs_completed, 2u) << "A and B acknowledged";
+  server->reset();
+  const uint16_t again = testing::reopen_a(p);
+  ASSERT_NE(again, 0xffff);
+  auto server2 = Runtime::create(testing::host_config(again, kServerIp));
+  ASSERT_TRUE(server2.ok()) << server2.status();
+  ASSERT_TRUE((*server2)->spawn([](Thread& t) {
+    (void)rpc::serve_calls(t, kServerContext, 0, [](rpc::ServerCall& c) { (void)c.reply(0); });
+  }).ok());
+  for (int i = 0; i < 10; ++i) (*server2)->poll_once();  // bound before C arrives
+  restarted = true;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(testing::poll_until({server2->get(), client->get()}, [&] { return done; }));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << "not by the deadline";
+  ASSERT_EQ(by_user.size(), 4u);
+  EXPECT_EQ(by_user['A'].status, rpc::CallStatus::kOk);
+  EXPECT_EQ(by_user['B'].status, rpc::CallStatus::kPeerRestarted);
+  EXPECT_EQ(by_user['C'].status, rpc::CallStatus::kRefused);
+  EXPECT_EQ(by_user['D'].status, rpc::CallStatus::kOk);
+  EXPECT_EQ((*client)->nic_counters().peer_restarts, 1u);
 }
 
 }  // namespace

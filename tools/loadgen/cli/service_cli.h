@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "tools/loadgen/loadgen.h"
-#include "tools/loadgen/measured_model.h"
+#include "runtime/loadgen/measured_model.h"
 #include "model/timing/timing_params.h"
 #include "nanopu/config.h"
 
 namespace nanopu::apps {
+
+using loadgen::MeasuredService;
+using loadgen::model_measured;
 
 class ServiceCli {
  public:
@@ -33,7 +36,7 @@ class ServiceCli {
   // The server as the modelled column's replay sees it, for a service whose
   // replies come from the core that worked on the request (one round trip):
   // then the column is built from the run's own replies
-  // (tools/loadgen/measured_model.h). nullopt: from the declared work only.
+  // (runtime/loadgen/measured_model.h). nullopt: from the declared work only.
   [[nodiscard]] virtual std::optional<MeasuredService> measured_service(const LoadGenOptions&) const {
     return std::nullopt;
   }

@@ -37,8 +37,11 @@ TEST(HomaTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingTrimmingWir
   EXPECT_EQ(r.received, count);
   EXPECT_EQ(r.bad, 0u);
   EXPECT_EQ(r.duplicates, 0u);
-  for (uint64_t i = 0; i < count; ++i)
-    if (sizes[i % sizes.size()] >= 8) EXPECT_EQ(r.seen[i], 1) << "message " << i << " of " << sizes[i % sizes.size()] << " B";
+  for (uint64_t i = 0; i < count; ++i) {
+    if (sizes[i % sizes.size()] >= 8) {
+      EXPECT_EQ(r.seen[i], 1) << "message " << i << " of " << sizes[i % sizes.size()] << " B";
+    }
+  }
   EXPECT_EQ(r.short_seen, r.short_expected);
   expect_no_leaks(*h.a);
   expect_no_leaks(*h.b);

@@ -1,4 +1,5 @@
 // The load generator's modelled column built from the run's own messages
+// (any client of the load engine: nanopu-loadgen and nanopu/loadgen_main.h)
 // (docs/design.md §10, "Modelled latency from a real run"): for every
 // answered request, what the nanoPU would have taken for it.
 //
@@ -19,11 +20,11 @@
 #include <cstdint>
 #include <string>
 
-#include "tools/loadgen/loadgen.h"
 #include "model/timing/calibration.h"
 #include "model/timing/timing_params.h"
+#include "nanopu/loadgen.h"
 
-namespace nanopu::apps {
+namespace nanopu::loadgen {
 
 // What the replay needs to know of the server.
 struct MeasuredService {
@@ -36,8 +37,8 @@ struct MeasuredService {
 // says why) when no reply carried a server core time (a prototype server,
 // or a service whose replies come from another host than the one that
 // worked on the request).
-[[nodiscard]] ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r,
+[[nodiscard]] ModelledLatency model_measured(const Options& o, const Result& r,
                                              const MeasuredService& s, const model::HostCosts& h,
                                              const model::TimingParams& p, std::string* why_not);
 
-}  // namespace nanopu::apps
+}  // namespace nanopu::loadgen

@@ -1,16 +1,15 @@
-#include "tools/loadgen/measured_model.h"
+#include "runtime/loadgen/measured_model.h"
 
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "tools/loadgen/modelled_latency.h"
+#include "runtime/loadgen/modelled_service.h"
 
-namespace nanopu::apps {
+namespace nanopu::loadgen {
 namespace {
 
-double words_of(uint32_t bytes) { return static_cast<double>((bytes + 7) / 8); }
 uint64_t to_ps(double ns) { return static_cast<uint64_t>(std::max(0.0, ns) * 1000 + 0.5); }
 
 double quantile(std::vector<double> v, double q) {
@@ -22,7 +21,7 @@ double quantile(std::vector<double> v, double q) {
 
 }  // namespace
 
-ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, const MeasuredService& s,
+ModelledLatency model_measured(const Options& o, const Result& r, const MeasuredService& s,
                                const model::HostCosts& h, const model::TimingParams& p,
                                std::string* why_not) {
   ModelledLatency out;
@@ -64,7 +63,7 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   for (size_t i = 0; i < use.size(); ++i)
     all.response_ps.push_back(v.trace_response_ps[i] + to_ps(outside[i]));
   fill_quantiles(all, &out);
-  for (double q : loadgen::cdf_fractions()) out.cdf.emplace_back(q, all.quantile_ns(q));
+  for (double q : cdf_fractions()) out.cdf.emplace_back(q, all.quantile_ns(q));
   out.source = ModelSource::kMeasured;
   out.messages = use.size();
   out.measured_core_p50_ns = quantile(measured_core, 0.5);
@@ -88,4 +87,4 @@ ModelledLatency model_measured(const LoadGenOptions& o, const LoadGenResult& r, 
   return out;
 }
 
-}  // namespace nanopu::apps
+}  // namespace nanopu::loadgen

@@ -1,13 +1,13 @@
-// The modelled column built from a run's replies (tools/loadgen/measured_model.h):
+// The modelled column built from a run's replies (runtime/loadgen/measured_model.h):
 // each reply's measured server core time, less the calibrated API cost, plus
 // the model's; queueing replayed; the unloaded path around it.
-#include "tools/loadgen/measured_model.h"
+#include "runtime/loadgen/measured_model.h"
 
 #include <gtest/gtest.h>
 
 #include "model/timing/timing_model.h"
 
-namespace nanopu::apps {
+namespace nanopu::loadgen {
 namespace {
 
 const model::TimingParams kParams{};  // the osdi21 set
@@ -28,14 +28,14 @@ double outside_ns() {
   return kModel.rpc_round_trip_ns(64, 64, 0) - kModel.cycles_ns(kParams.app_fixed_cycles + 8 * kParams.app_cycles_per_word);
 }
 
-LoadGenResult replies(const std::vector<std::pair<double, double>>& sent_and_core) {
-  LoadGenResult r;
+Result replies(const std::vector<std::pair<double, double>>& sent_and_core) {
+  Result r;
   for (const auto& [sent, core] : sent_and_core) r.samples.push_back({sent, 0, core, 64, 64});
   return r;
 }
 
 TEST(MeasuredModelTest, EachReplyIsTheUnloadedPathAroundItsOwnModelledCoreTime) {
-  LoadGenOptions o;  // closed loop, 1 outstanding
+  Options o;  // closed loop, 1 outstanding
   std::string why;
   // 1000 ns of the server's own work, then 5000 ns: the distribution follows.
   std::vector<std::pair<double, double>> s;
@@ -53,7 +53,7 @@ TEST(MeasuredModelTest, EachReplyIsTheUnloadedPathAroundItsOwnModelledCoreTime) 
 }
 
 TEST(MeasuredModelTest, AnEchoFasterThanTheCalibratedApiCostIsTheModelsLoopback) {
-  LoadGenOptions o;
+  Options o;
   std::string why;
   const ModelledLatency m = model_measured(o, replies({{0, 30}, {1e4, 30}, {2e4, 30}}), {1, false, "echo"},
                                            costs(), kParams, &why);
@@ -61,7 +61,7 @@ TEST(MeasuredModelTest, AnEchoFasterThanTheCalibratedApiCostIsTheModelsLoopback)
 }
 
 TEST(MeasuredModelTest, OpenLoopRequestsSentTogetherQueueAtTheServer) {
-  LoadGenOptions o;
+  Options o;
   o.rate = 1000;
   std::string why;
   const ModelledLatency m = model_measured(o, replies({{5000, 1000 + kApiNs}, {5000, 1000 + kApiNs}}),
@@ -76,15 +76,15 @@ TEST(MeasuredModelTest, OpenLoopRequestsSentTogetherQueueAtTheServer) {
 }
 
 TEST(MeasuredModelTest, RepliesWithoutACoreTimeAreNotModelled) {
-  LoadGenOptions o;
+  Options o;
   std::string why;
   const ModelledLatency m = model_measured(o, replies({{0, 0}, {1, 0}}), {1, false, "echo"}, costs(), kParams, &why);
   EXPECT_TRUE(m.how.empty());
   EXPECT_NE(why.find("core time"), std::string::npos) << why;
-  const ModelledLatency none = model_measured(o, LoadGenResult{}, {1, false, "echo"}, costs(), kParams, &why);
+  const ModelledLatency none = model_measured(o, Result{}, {1, false, "echo"}, costs(), kParams, &why);
   EXPECT_TRUE(none.how.empty());
   EXPECT_NE(why.find("no reply"), std::string::npos) << why;
 }
 
 }  // namespace
-}  // namespace nanopu::apps
+}  // namespace nanopu::loadgen

@@ -1,0 +1,154 @@
+// libFuzzer target for calls (nanopu/rpc.h): the parsers are the client's
+// reply matching and serve_calls' request reading. An input is a program
+// run by a client thread on a host whose port loops back to itself, beside
+// a serve_calls server on the same host: calls of any size and deadline,
+// forged replies (any kind, any id, any length) sent to the client's own
+// context, and garbage messages to the server. Invariants: no crash or
+// memory error; every call completes exactly once; a completion with kOk
+// carries exactly the reply the server built for that call, from the peer
+// it was sent to; every call is complete once its deadline has passed.
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fuzz/fuzz_eal.h"
+#include "nanopu/rpc.h"
+#include "nanopu/runtime.h"
+
+namespace {
+
+constexpr uint32_t kIp = 0x0a000001;
+constexpr uint16_t kServer = 1;
+constexpr uint16_t kClient = 2;
+
+#define FUZZ_FAIL()                                                        \
+  do {                                                                     \
+    std::fprintf(stderr, "rpc_fuzz: invariant at line %d\n", __LINE__);    \
+    std::abort();                                                          \
+  } while (0)
+
+// The server's reply to call `id` that asked for `words` words.
+uint64_t reply_word(uint64_t id, uint32_t i) { return id * 0x9e3779b97f4a7c15ull ^ i; }
+
+void serve(nanopu::Thread& t) {
+  (void)nanopu::rpc::serve_calls(t, kServer, 0, [](nanopu::rpc::ServerCall& c) {
+    // The first request word's high byte asks for a reply of that many
+    // words (0..63): a short word keeps its high-order bytes.
+    const uint32_t want = c.request_words() == 0 ? 0 : static_cast<uint32_t>((c.read() >> 56) % 64);
+    if (c.reply(want * 8) != nanopu::ApiError::kOk) return;
+    for (uint32_t i = 0; i < want; ++i) (void)c.write(reply_word(c.id(), i));
+  });
+}
+
+struct Program {
+  const uint8_t* d;
+  size_t n;
+  size_t i = 0;
+  uint8_t byte() { return i < n ? d[i++] : 0; }
+};
+
+void check(const nanopu::rpc::Completion& c, std::unordered_map<uint64_t, uint32_t>& open) {
+  auto it = open.find(c.id);
+  if (it == open.end()) FUZZ_FAIL();  // completed twice, or never called
+  if (c.status == nanopu::rpc::CallStatus::kOk) {
+    if (c.to.ip != kIp || c.to.context != kServer) FUZZ_FAIL();
+    if (c.reply_bytes != it->second * 8 || c.reply.size() != it->second) FUZZ_FAIL();
+    for (uint32_t i = 0; i < it->second; ++i)
+      if (c.reply[i] != reply_word(c.id, i)) FUZZ_FAIL();
+  }
+  open.erase(it);
+}
+
+void run_client(nanopu::Thread& t, Program p) {
+  if (!t.bind(kClient).ok()) FUZZ_FAIL();
+  nanopu::rpc::Client client(t);
+  std::unordered_map<uint64_t, uint32_t> open;  // call id -> reply words asked
+  std::vector<uint64_t> words;
+  nanopu::rpc::Completion c;
+  for (int steps = 0; p.i < p.n && steps < 256; ++steps) {
+    switch (p.byte() % 5) {
+      case 0: {  // a call: reply size asked in its first word, any length, a short deadline
+        const uint32_t want = p.byte() % 64;
+        words.assign(1 + p.byte() % 16, uint64_t{want} << 56);
+        const uint32_t bytes = static_cast<uint32_t>(words.size() * 8 - p.byte() % 8);
+        uint64_t id = 0;
+        const auto deadline = std::chrono::microseconds(100 + p.byte() * 20);
+        if (client.call({kIp, kServer}, words, bytes, deadline, 0, &id) == nanopu::ApiError::kOk) open[id] = want;
+        break;
+      }
+      case 1: {  // a forged reply to ourselves: any kind, any id (small, so it may collide), any length
+        const uint16_t len = static_cast<uint16_t>(1 + (p.byte() << 2 | p.byte() % 4));
+        const auto kind = static_cast<uint8_t>(p.byte() % 2 ? nanopu::rpc::kReplyKind : p.byte());
+        (void)t.write(nanopu::AppHeader{kIp, kClient, len}.word());
+        (void)t.write(nanopu::rpc::call_word(kind, p.byte() % 8));
+        for (uint32_t w = 1; w < (len + 7u) / 8; ++w) (void)t.write(p.byte());
+        break;
+      }
+      case 2: {  // garbage to the server: a request kind or not, any length. Its ids
+        // are far from the client's (counted from 1): a request this thread
+        // forged with a live id would be answered to it, rightly taken.
+        const uint16_t len = static_cast<uint16_t>(1 + p.byte());
+        (void)t.write(nanopu::AppHeader{kIp, kServer, len}.word());
+        (void)t.write(nanopu::rpc::call_word(p.byte() % 2 ? nanopu::rpc::kRequestKind : p.byte(),
+                                             uint64_t{1} << 47 | p.byte()));
+        for (uint32_t w = 1; w < (len + 7u) / 8; ++w) (void)t.write(p.byte() % 64);
+        break;
+      }
+      case 3:
+        while (client.next(&c, std::chrono::microseconds(0))) check(c, open);
+        break;
+      default:
+        t.idle();
+        break;
+    }
+  }
+  // Every call ends: answered, or past its deadline (at most ~5 ms).
+  for (int k = 0; k < 1000 && client.in_flight() != 0; ++k)
+    if (client.next(&c, std::chrono::milliseconds(10))) check(c, open);
+  if (client.in_flight() != 0 || !open.empty()) FUZZ_FAIL();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  nanopu::fuzz::init_eal();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static int n = 0;
+  rte_ring* r = rte_ring_create(("rz" + std::to_string(n)).c_str(), 1024, SOCKET_ID_ANY, 0);
+  const int port = r == nullptr ? -1 : rte_eth_from_ring(r);
+  if (port < 0) std::abort();
+  ++n;
+  {
+    nanopu::Config c;
+    c.lcores = {0};
+    c.port_id = port;
+    c.ip = kIp;
+    c.mbufs = 2047;
+    c.max_message_bytes = 4096;
+    c.link_wait_s = 0;
+    auto rt = nanopu::Runtime::create(c);
+    if (!rt.ok()) std::abort();
+    bool done = false;
+    if (!(*rt)->spawn(serve).ok()) std::abort();
+    if (!(*rt)->spawn([&](nanopu::Thread& t) {
+          run_client(t, Program{data, size});
+          done = true;
+        }).ok())
+      std::abort();
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done && std::chrono::steady_clock::now() < end) (*rt)->poll_once();
+    if (!done) std::abort();  // a program of bounded steps must end
+  }
+  rte_ring_free(r);
+  return 0;
+}
