@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
     const Latency loaded = run(dir, t, true);
     all_ok = all_ok && alone.ok && loaded.ok;
     const std::string n = absl::StrCat(absl::GetFlag(FLAGS_short_bytes), " B RTT ");
-    rows.push_back({t + " " + n + "p50, 64 KB stream", loaded.p50 / 1000, "us", "same, no stream", alone.p50 / 1000});
-    rows.push_back({t + " " + n + "p99, 64 KB stream", loaded.p99 / 1000, "us", "same, no stream", alone.p99 / 1000});
+    rows.push_back({t + " " + n + "p50, 64 KB stream", loaded.p50 / 1000, "us", "same, no stream", alone.p50 / 1000, ""});
+    rows.push_back({t + " " + n + "p99, 64 KB stream", loaded.p99 / 1000, "us", "same, no stream", alone.p99 / 1000, ""});
   }
   nanopu::bench::print_table("Homa vs NDP through nanopu-switch (net_memif, real time)", rows);
   const std::string json = absl::GetFlag(FLAGS_json);

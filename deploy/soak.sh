@@ -27,7 +27,7 @@ trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -f "$SOCK"' EXIT
 # then are given up at once rather than held for a client that will not return.
 start_server() {
   "$BUILD/nanopu-server" --lcores="$SERVER_LCORE" --vdev="net_memif0,role=server,socket=$SOCK" \
-    --app=echo --faults="$FAULTS,seed=1" --rto_us=100 --link_hold=0 >"$OUT/server-$1.log" 2>&1 &
+    --app=echo --faults="$FAULTS,seed=1" --rto_us=100 --peer_dead_ms=500 --rto_max_ms=100 --link_hold=0 >"$OUT/server-$1.log" 2>&1 &
   SERVER=$!
   for _ in $(seq 300); do grep -q "Ctrl-C stops" "$OUT/server-$1.log" 2>/dev/null && break; sleep 0.1; done
 }
@@ -55,10 +55,10 @@ for size in "${SIZES[@]}"; do
     "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')"
   context=$((context + 1))
   # Replies whose last ACK the wire dropped after the client left are
-  # retransmitted until given up (max_retransmits x at most 64 rto, ~1.3 s
-  # here): wait that out so the gauges below speak of leaks only.
-  # (A partial message would be kept 64 x rto x max_retransmits + 1 s, 2.3 s.)
-  sleep 3
+  # retransmitted until given up (the client silent for --peer_dead_ms,
+  # 0.5 s here): wait that out so the gauges below speak of leaks only.
+  # (A partial message would be kept 4 x peer_dead + rto_max + 1 s, 3.1 s.)
+  sleep 4
   kill -TERM "$SERVER"
   wait "$SERVER" || { echo "soak: the server of size $size did not exit cleanly"; failed=1; }
 done

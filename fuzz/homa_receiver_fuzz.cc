@@ -60,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.remembered_completions = 64;
   c.remembered_senders = 4;
   c.rto_ticks = 5000;
+  c.peer_dead_ticks = 30000;  // a few RESENDs, then the partial message is dropped
   c.reassembly_expiry_ticks = 1000000;
   c.completion_memory_ticks = 1000000;
   c.reserved_priority0_slots = 2;
@@ -69,7 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   p.rtt_bytes = 2048;
   p.overcommit = 2;
   p.resend_ticks = 3000;
-  p.max_resends = 3;
   p.fifo_grant_every = 4;
   NicCounters counters;
   CheckingSink sink;

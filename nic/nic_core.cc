@@ -163,9 +163,13 @@ void NicCore::tick_transports() {
 
 void NicCore::poll_link(bool was_holding) {
   (void)link_.poll(now_, &counters_);
-  // Back: what waited for the link goes out now, not at its backed-off timer.
+  // Back: what waited for the link goes out now, not at its backed-off
+  // timer, and its give-up clock starts over.
   if (was_holding && link_.up())
-    for (auto& t : transports_) t->on_tick(now_, *this);
+    for (auto& t : transports_) {
+      t->on_link_restored(now_);
+      t->on_tick(now_, *this);
+    }
 }
 
 void NicCore::message_failed(const FailedMessage& f) {

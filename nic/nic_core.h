@@ -79,8 +79,8 @@ struct NicParams {
   bool reconnect_link = false;
   std::string link_kernel_iface;  // a kernel interface whose carrier is the link ("": the PMD's word)
   // While the link is down the NIC holds its messages this long (their
-  // retransmit timers paused, so a peer's restart does not use up
-  // max_retransmits), then lets them time out and be given up as usual.
+  // retransmit timers paused, and their give-up clocks restarted when it is
+  // back), then lets them time out and be given up as usual.
   uint64_t link_hold_tsc = 0;
 };
 

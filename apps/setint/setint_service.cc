@@ -15,7 +15,11 @@ InvertedIndex::InvertedIndex(const Corpus& c)
 uint64_t InvertedIndex::intersect(std::span<const uint64_t> query, std::vector<uint32_t>* out) const {
   // Shortest list first: the result is no longer than it, and each later
   // list only filters it (a merge, as a search engine's conjunctive query).
-  const std::vector<uint32_t>* lists[kSetMaxWords];
+  const std::vector<uint32_t>* lists[kSetMaxWords] = {};
+  if (query.empty() || query.size() > kSetMaxWords) {  // callers check; never read past lists[]
+    out->clear();
+    return 0;
+  }
   size_t n = 0;
   for (uint64_t w : query) lists[n++] = &postings_[w];
   std::sort(lists, lists + n, [](const auto* a, const auto* b) { return a->size() < b->size(); });

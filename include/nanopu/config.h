@@ -101,7 +101,20 @@ struct Config {
   bool grant_when_core_free = false;
   uint32_t outbound_slots = 256;      // NDP: messages in flight (packetization buffer)
   uint32_t reassembly_slots = 256;    // NDP: messages being received (reassembly buffer)
-  double rto_us = 50;                 // NDP retransmit timeout (backs off to 64x)
+  // Retransmit timeout: the floor of each peer's measured one (srtt +
+  // 4 rttvar, RFC 6298) and the first guess; NDP's, and Homa's sender probe.
+  double rto_us = 50;
+  // The most a timeout grows to, measured or backed off (a peer whose round
+  // trip is 20 ms is waited for, not flooded).
+  double rto_max_ms = 1000;
+  // A message is given up when its peer has sent nothing at all for this
+  // long (docs/wire.md, "Slow and silent peers"), not after a count of
+  // timeouts: a slow peer is not a dead one. Two seconds outlast a peer
+  // process descheduled on a shared machine (tens of ms beside a CPU hog)
+  // and still tell a caller of a dead peer within seconds; a call's own
+  // deadline (rpc.h) tells it sooner. A live peer that never answers one
+  // message (a context nobody serves) has it given up after 4x this.
+  double peer_dead_ms = 2000;
   // NDP: hold the ACK of a whole single-packet message from a nanopu peer
   // this long for a DATA packet to that peer (its reply, the next request)
   // to carry (docs/wire.md, "Acknowledgements that ride on data"). 0: every
@@ -111,10 +124,9 @@ struct Config {
   // message per poll naming every packet received (docs/wire.md), not one
   // per packet. false: one per packet, as toward the prototype.
   bool coalesce_acks = true;
-  uint32_t max_retransmits = 200;     // timeouts before a message is given up
   double link_gbps = 200;             // PULL pacing: one MTU serialization time at this rate
   // Free a partial message whose sender went silent this long — never sooner
-  // than the sender could still retransmit (64 rto x max_retransmits +
+  // than the sender could still retransmit (4 x peer_dead_ms + rto_max_ms +
   // link_hold_s + 1 s), or the packets it already acknowledged would be lost.
   double reassembly_expiry_ms = 100;
   // Buffer shares (nic/reassembly/buffer_partition.h); 0 = default.

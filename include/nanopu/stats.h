@@ -47,7 +47,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_resends)              /* Homa: RESENDs sent for missing granted data */           \
   X(rx_busy)                 /* Homa: BUSY taken (the peer is alive, holding us off) */  \
   X(tx_busy)                 /* Homa: BUSY sent (shorter messages first, or no free core) */ \
-  X(rx_msgs_aborted)         /* Homa: partial message dropped after --max_resends RESENDs */ \
+  X(rx_msgs_aborted)         /* Homa: partial message dropped, its sender silent for --peer_dead_ms */ \
   X(rx_granted_senders_peak) /* Homa: most senders holding scheduled grants at once */  \
   X(rx_grants_held_for_core) /* Homa --grant_when_core_free: grants put off, no core free */ \
   X(rx_acks)                                                                             \
@@ -59,11 +59,13 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
-  X(tx_msgs_failed)          /* given up: --max_retransmits timeouts, or refused */      \
+  X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \
   X(tx_msgs_refused)         /* given up at once: the receiver is a newer run (GONE) */  \
   X(peer_restarts)           /* a peer's DATA named a new run: its threads were told */ \
   X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \
   X(tx_timeouts)             /* retransmit timer expiries */                             \
+  X(tx_probes)               /* a silent peer's one probe per timeout window */         \
+  X(tx_probes_withheld)      /* timeouts that sent nothing: the peer was already probed */ \
   X(tx_data_packets)                                                                     \
   X(tx_control_packets)                                                                  \
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \

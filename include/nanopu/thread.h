@@ -197,9 +197,9 @@ class Thread {
   // timestamps that follow the runtime's time (the host's TSC here).
   [[nodiscard]] uint64_t now_ns() const;
   [[nodiscard]] ApiError last_error() const { return last_error_; }
-  // Messages of this thread that the transport gave up: sent, retransmitted
-  // --max_retransmits times, never acknowledged (the peer is down or
-  // unreachable). Counted by the NIC core as it gives each up; the
+  // Messages of this thread that the transport gave up: sent, never
+  // acknowledged, their peer silent for --peer_dead_ms (down or
+  // unreachable), or refused by its new run. Counted by the NIC core as it gives each up; the
   // application decides what a failure means (retry, report, stop).
   [[nodiscard]] uint64_t tx_failures() const;
   [[nodiscard]] const ThreadCounters& counters() const { return *counters_; }

@@ -41,7 +41,7 @@ Fabric::Fabric(const FabricConfig& c, rte_mempool* pool, OnDelivery on_delivery)
   p.outbound_slots = c.outbound_slots;
   p.reassembly_slots = 256;
   p.rto_ticks = ps(c.rto_ns);
-  p.max_timeouts = 1000;
+  p.peer_dead_ticks = ps(c.rto_ns * 1000);  // a modelled peer is never merely slow for that long
   p.reassembly_expiry_ticks = ps(1e9);
   p.completion_memory_ticks = ps(1e9);
   p.reserved_priority0_slots = 0;

@@ -39,6 +39,8 @@ struct OutboundMessage {
   uint8_t priority = 0;       // Homa: the priority (TOS) of its next DATA packets
   uint64_t last_sent = 0;     // Homa: when it last sent data never sent before
   uint64_t last_resent = 0;   // Homa: when it last sent a packet again
+  uint64_t last_tx = 0;       // when any of its packets last left (peer_liveness.h)
+  uint64_t last_progress = 0; // when it was taken, or its receiver last answered for it
   rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
 
   [[nodiscard]] uint64_t all_mask() const {

@@ -35,7 +35,8 @@ struct InboundState {
   uint16_t pulled = 0;          // highest pull_offset granted
   bool pull_queued = false;     // waiting in the pacer's queue
   uint64_t received = 0;        // bitmap
-  uint64_t last_tsc = 0;        // last packet seen (expiry)
+  uint64_t last_tsc = 0;        // last packet seen (expiry), or Homa's last RESEND
+  uint64_t heard_tsc = 0;       // last packet (or Homa BUSY) from its sender
   uint8_t resends = 0;          // Homa: RESENDs sent since the last packet in
   uint8_t grant_priority = 0;   // Homa: the priority last granted
   uint8_t unscheduled = 0;      // Homa: packets its sender sends unasked

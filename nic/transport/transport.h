@@ -75,6 +75,10 @@ class Transport {
   // (retransmission timers); UINT64_MAX if never. An idle NIC sleeps no
   // longer than this.
   [[nodiscard]] virtual uint64_t next_timer_deadline() const = 0;
+  // The link is back after the NIC held its messages through an outage:
+  // silence while it was down says nothing of the peers (a give-up clock
+  // that kept running would give everything up the moment it came back).
+  virtual void on_link_restored(uint64_t now) { (void)now; }
 };
 
 }  // namespace nanopu

@@ -56,7 +56,7 @@ ABSL_FLAG(double, link_wait, -1,
 ABSL_FLAG(double, link_hold, 10,
           "Seconds a host whose link drops (its peer process died) holds its messages, "
           "retransmit timers paused, for the peer's return; then they time out and are given "
-          "up as usual (--max_retransmits). 0: do not hold.");
+          "up as usual (--peer_dead_ms). 0: do not hold.");
 ABSL_FLAG(std::string, eal_args, "", "Extra EAL arguments, space-separated, passed through.");
 ABSL_FLAG(uint32_t, eal_log_level, 4, "DPDK log level (1 critical .. 8 debug).");
 ABSL_FLAG(bool, telemetry, true,
@@ -78,7 +78,14 @@ ABSL_FLAG(uint32_t, max_message_bytes, 65535,
 ABSL_FLAG(uint32_t, outbound_slots, 256, "NDP: messages this host may have in flight.");
 ABSL_FLAG(uint32_t, reassembly_slots, 256,
           "NDP: messages this host may be receiving at once; beyond, packets are NACKed.");
-ABSL_FLAG(double, rto_us, 50, "NDP retransmit timeout in us (backs off to 64x without progress).");
+ABSL_FLAG(double, rto_us, 50,
+          "Retransmit timeout in us: the floor of each peer's measured timeout (srtt + 4 rttvar) "
+          "and the first guess; backed off 2x per timeout without progress, up to --rto_max_ms.");
+ABSL_FLAG(double, rto_max_ms, 1000, "The most a retransmit timeout grows to, measured or backed off, in ms.");
+ABSL_FLAG(double, peer_dead_ms, 2000,
+          "Give a message up when its peer has sent nothing at all for this long (a slow peer is "
+          "not a dead one; docs/wire.md, \"Slow and silent peers\"); a live peer that never "
+          "answers one message (a context nobody serves) has it given up after 4x this.");
 ABSL_FLAG(double, ack_hold_us, 5,
           "NDP: hold the ACK of a whole one-packet message from a nanopu peer up to this long for a "
           "DATA packet to that peer (the reply, the next request) to carry; 0: ACK at once. Below "
@@ -86,7 +93,6 @@ ABSL_FLAG(double, ack_hold_us, 5,
 ABSL_FLAG(bool, coalesce_acks, true,
           "NDP: acknowledge a nanopu peer's multi-packet message with one ACK per message per poll "
           "naming every packet received (docs/wire.md); false: an ACK per packet.");
-ABSL_FLAG(uint32_t, max_retransmits, 200, "NDP: timeouts before a message is given up.");
 ABSL_FLAG(double, link_gbps, 200,
           "Link rate for PULL pacing (one PULL per MTU serialization time), Gb/s.");
 ABSL_FLAG(std::string, faults, "",
@@ -102,7 +108,7 @@ ABSL_FLAG(uint32_t, context_packets, 0,
           "Packets one context may have buffered in the NIC (0: a quarter of --mbufs).");
 ABSL_FLAG(double, reassembly_expiry_ms, 100,
           "Free a partially received message whose sender has been silent this long; never "
-          "sooner than the sender could still retransmit (64 x --rto_us x --max_retransmits + "
+          "sooner than the sender could still retransmit (4 x --peer_dead_ms + --rto_max_ms + "
           "--link_hold + 1 s): the packets it already acknowledged would be lost with it.");
 ABSL_FLAG(uint32_t, max_threads_per_core, 4, "Most threads one worker core may run.");
 ABSL_FLAG(uint32_t, rtt_packets, 2, "NDP: packets a sender sends before waiting for PULLs.");
@@ -273,7 +279,8 @@ absl::Status read_transport_flags(Config& c) {
   c.rto_us = absl::GetFlag(FLAGS_rto_us);
   c.ack_hold_us = absl::GetFlag(FLAGS_ack_hold_us);
   c.coalesce_acks = absl::GetFlag(FLAGS_coalesce_acks);
-  c.max_retransmits = absl::GetFlag(FLAGS_max_retransmits);
+  c.rto_max_ms = absl::GetFlag(FLAGS_rto_max_ms);
+  c.peer_dead_ms = absl::GetFlag(FLAGS_peer_dead_ms);
   c.link_gbps = absl::GetFlag(FLAGS_link_gbps);
   c.reassembly_expiry_ms = absl::GetFlag(FLAGS_reassembly_expiry_ms);
   absl::StatusOr<FaultSpec> faults = parse_fault_spec(absl::GetFlag(FLAGS_faults));

@@ -94,7 +94,8 @@ absl::Status check_transport(const Config& c) {
   if (!(c.ack_hold_us >= 0) || !(c.ack_hold_us < c.rto_us / 2))
     return invalid("ack_hold_us", c.ack_hold_us,
                    "must be >= 0 and below half of --rto_us (a held ACK must reach the sender before it retransmits)");
-  if (c.max_retransmits == 0) return invalid("max_retransmits", c.max_retransmits, "must be > 0");
+  if (!(c.rto_max_ms > 0)) return invalid("rto_max_ms", c.rto_max_ms, "must be > 0");
+  if (!(c.peer_dead_ms > 0)) return invalid("peer_dead_ms", c.peer_dead_ms, "must be > 0");
   if (!(c.link_gbps > 0)) return invalid("link_gbps", c.link_gbps, "must be > 0");
   return c.faults.validate();
 }

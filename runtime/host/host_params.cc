@@ -54,17 +54,20 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   common.outbound_slots = c.outbound_slots;
   common.reassembly_slots = c.reassembly_slots;
   common.rto_ticks = tsc_from_ns(c.rto_us * 1e3);
-  common.max_timeouts = c.max_retransmits;
+  // Neither below the floor: a timeout of rto_us is always allowed to fire
+  // once (a test that sets a huge rto_us to keep timers quiet keeps them so).
+  common.rto_max_ticks = tsc_from_ns(std::max(c.rto_max_ms * 1e6, c.rto_us * 1e3));
+  common.peer_dead_ticks = tsc_from_ns(std::max(c.peer_dead_ms * 1e6, c.rto_us * 1e3));
   if (!port_sends_indirect_mbufs) common.copy_below_bytes = UINT16_MAX;  // every packet a copy
-  // How long a live sender may stay silent and still retransmit: its
-  // backed-off timeouts until it gives up (max_retransmits of at most 64 rto)
-  // plus the time it holds messages while its link is down (link_hold_s),
-  // with a second to spare. A receiver keeps what it knows at least this
+  // How long a live sender may stay silent and still retransmit: until it
+  // gives up (at most 4 peer_dead of a peer that answers others, plus one
+  // last timeout) plus the time it holds messages while its link is down
+  // (link_hold_s), with a second to spare. A receiver keeps what it knows at least this
   // long: a delivered message's id (forgotten sooner, a late retransmission
   // would be delivered twice) and a partial message (freed sooner, the
   // packets it already acknowledged — which their sender has freed — would
   // be lost, and the message with them, in silence).
-  const double patience_ns = c.rto_us * 1e3 * 64 * c.max_retransmits + c.link_hold_s * 1e9 + 1e9;
+  const double patience_ns = 4 * c.peer_dead_ms * 1e6 + c.rto_max_ms * 1e6 + c.link_hold_s * 1e9 + 1e9;
   common.completion_memory_ticks = tsc_from_ns(patience_ns);
   common.reassembly_expiry_ticks = tsc_from_ns(std::max(c.reassembly_expiry_ms * 1e6, patience_ns));
   common.workers = static_cast<uint32_t>(c.worker_count());
@@ -96,7 +99,6 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   // that needs a larger --rto_us (a RESEND for data still queued sends it
   // twice; HomaModule waits milliseconds).
   h.resend_ticks = common.rto_ticks / 2;
-  h.max_resends = std::max<uint32_t>(5, c.max_retransmits / 8);
   return t;
 }
 

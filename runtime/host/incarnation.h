@@ -12,7 +12,7 @@ namespace nanopu {
 // sends none"), and strictly increasing within a process. A process that
 // restarts within 65 s of its predecessor's start therefore always differs
 // from it; later, the receivers' memory of the predecessor (about
-// 64 x rto x max_retransmits, 640 ms by default) has long expired.
+// 4 x peer_dead + rto_max + link_hold + 1 s, 20 s by default) has expired.
 [[nodiscard]] uint16_t next_incarnation();
 
 // The same rule for a given clock reading and previous value (tested).

@@ -158,16 +158,13 @@ INSTANTIATE_TEST_SUITE_P(BothPaths, ServiceModeTest,
                          [](const auto& i) { return std::string(i.param == apps::MessagePath::kRegisters ? "RegisterFile" : "Traditional"); });
 
 // No silent loss: a message nobody acknowledges (no thread is bound to its
-// context, so the receiver drops it) is given up after max_retransmits and
-// reported to the thread that sent it.
+// context, so the receiver drops it) is given up — its peer answers others,
+// so after 4 x peer_dead without progress — and reported to the thread that sent it.
 TEST(LoopbackRingTest, AGivenUpMessageIsReportedToItsSender) {
   testing::PortPair p = testing::make_ring_pair();
   Config sc = testing::host_config(p.a, kServerIp), cc = testing::host_config(p.b, kClientIp);
-  cc.max_retransmits = 3;
+  cc.peer_dead_ms = 100;  // long enough that a descheduled test process is not a dead peer
   cc.rto_us = 20;
-  // The served message's ACK leaves at once: its sender gives up after
-  // ~140 us without one, and on a busy machine a held ACK (docs/wire.md)
-  // could spend part of that waiting for the reply.
   sc.ack_hold_us = 0;
   auto server = Runtime::create(sc);
   auto client = Runtime::create(cc);

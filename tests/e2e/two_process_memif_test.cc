@@ -585,7 +585,7 @@ TEST_F(TwoProcessMemifTest, TheLoadGeneratorTellsGivenUpLostAndBadApart) {
   start_server("increment");
   // Given up by the transport: nobody serves context 99.
   EXPECT_EQ(run_loadgen({"--server_context=99", "--count=4", "--outstanding=4",
-                         "--max_retransmits=3", "--rto_us=20", "--drain_timeout=5"}),
+                         "--peer_dead_ms=50", "--rto_us=20", "--drain_timeout=5"}),
             3);
   std::string json = read_file(dir_ + "/result.json");
   EXPECT_NE(json.find("\"given_up\":4,"), std::string::npos) << json;

@@ -162,6 +162,7 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   }
   InboundMessage& m = buffer_.at(static_cast<uint32_t>(s));
   m.last_tsc = now;
+  m.heard_tsc = now;
   const uint64_t bit = 1ull << f.pkt_offset;
   if (m.received & bit) {
     ++counters_->rx_dup_packets;

@@ -24,7 +24,10 @@ struct TransportParams {
   // (16 KB each, allocated on first delivery; delivered_ids.h).
   uint32_t remembered_senders = 256;
   uint64_t rto_ticks = 0;            // retransmit timeout (the floor of the measured one)
-  uint32_t max_timeouts = 200;       // then the message is given up (counted, reported)
+  uint64_t rto_max_ticks = 0;        // the most a timeout grows to (measured or backed off); 0: 64 x rto
+  // A message is given up when its peer has sent nothing for this long
+  // (peer_liveness.h): a slow peer is not a dead one. 0: 1000 x rto.
+  uint64_t peer_dead_ticks = 0;
   // A packet handed to the port is a copy up to this many bytes, a clone
   // (an indirect mbuf sharing the kept original) above: a port that cannot
   // send indirect mbufs gets UINT16_MAX (always a copy).
@@ -36,6 +39,9 @@ struct TransportParams {
   uint32_t context_slots = 128;        // reassembly slots one context may hold
   uint32_t context_packets = 4096;     // packets one context may have in the NIC's custody
   uint32_t workers = 1;                // worker cores (for a context's priority)
+
+  [[nodiscard]] uint64_t rto_max() const { return rto_max_ticks != 0 ? rto_max_ticks : rto_ticks << 6; }
+  [[nodiscard]] uint64_t peer_dead() const { return peer_dead_ticks != 0 ? peer_dead_ticks : rto_ticks * 1000; }
 };
 
 }  // namespace nanopu

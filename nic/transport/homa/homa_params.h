@@ -7,7 +7,7 @@
 //  - overcommit 8 and four scheduled priorities below four unscheduled ones
 //    with cutoffs 200 / 2800 / 15000 bytes: the Linux HomaModule's defaults
 //    (homa_utils.c, "wild guesses" there too), within the paper's §3.4 range;
-//  - timeouts from the host's rto_us / max_retransmits, as NDP's
+//  - timeouts from the host's rto_us, rto_max_ms and peer_dead_ms, as NDP's
 //    (TransportParams, shared by both).
 //
 // Times are in ticks of the caller's clock (common/transport_params.h).
@@ -38,11 +38,11 @@ struct HomaParams {
   // long as shorter ones keep coming (HomaModule's grant_fifo_fraction, 5 %
   // by default there too). 0: pure SRPT.
   uint32_t fifo_grant_every = 20;
-  // The receiver asks for missing granted data after this much silence, at
-  // most max_resends times, then drops the partial message (its sender,
-  // hearing nothing, gives it up and reports it).
+  // The receiver asks for missing granted data after this much silence (or
+  // half its sender's measured timeout, if longer), backed off per RESEND;
+  // a sender silent for peer_dead has its partial message dropped (the
+  // sender, hearing nothing, gives it up and reports it).
   uint64_t resend_ticks = 0;  // live hosts: rto / 2 (runtime/host/host_params.cc)
-  uint32_t max_resends = 5;
   // Scheduled packets the sender puts on the wire per poll, fewest remaining
   // bytes first (the sender half of SRPT); unscheduled ones go at once.
   uint32_t tx_packets_per_poll = 16;

@@ -11,8 +11,9 @@ constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;  // GRANTs overt
 constexpr uint32_t kMaxOvercommit = 64;
 }  // namespace
 
-HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters)
-    : p_(p), counters_(counters), front_(c, counters) {
+HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
+                           const RttEstimator* rtt, const PeerLiveness* live)
+    : c_(c), p_(p), counters_(counters), rtt_(rtt), live_(live), front_(c, counters) {
   active_.reserve(c.reassembly_slots);
   order_.reserve(c.reassembly_slots);
   p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
@@ -59,6 +60,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
       } else {
         InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
         m.last_tsc = now;
+        m.heard_tsc = now;
         m.resends = 0;
         control(m, wire::kHomaResend | wire::kHomaNack, h.pkt_offset, resend_this, sink);
       }
@@ -220,6 +222,7 @@ void HomaReceiver::on_busy(const wire::FrameHeader& f, uint64_t now) {
   ++counters_->rx_busy;
   InboundMessage& m = front_.at(static_cast<uint32_t>(s));
   m.last_tsc = now;  // alive, and sending other things first: not silence
+  m.heard_tsc = now;
   m.resends = 0;
 }
 
@@ -235,6 +238,15 @@ void HomaReceiver::abandon(uint32_t slot) {
   front_.abandon(slot);
 }
 
+uint64_t HomaReceiver::resend_wait(const InboundMessage& m) const {
+  // Each unanswered RESEND doubles the wait for the next, up to rto_max: a
+  // sender on a busy CPU or behind a long queue is slow, not gone.
+  const uint64_t base = std::max(p_.resend_ticks, rtt_ != nullptr ? rtt_->rto(m.src_ip) / 2 : 0);
+  const uint64_t ceiling = std::max(c_.rto_max(), base << 6);  // rto_max, or as before without one
+  const uint32_t shift = std::min<uint32_t>(m.resends, 20);
+  return base > (ceiling >> shift) ? ceiling : base << shift;
+}
+
 void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
   if (held_for_core_) schedule_grants(sink);
   if (active_.empty() || now < next_sweep_) return;
@@ -242,14 +254,13 @@ void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
   for (size_t i = 0; i < active_.size();) {
     const uint32_t slot = active_[i];
     InboundMessage& m = front_.at(slot);
-    // Each unanswered RESEND doubles the wait for the next (up to 64x): a
-    // sender on a busy CPU or behind a long queue is slow, not gone.
-    const bool silent = now - m.last_tsc > (p_.resend_ticks << std::min<uint32_t>(m.resends, 6));
+    const bool silent = now - m.last_tsc > resend_wait(m);
     if (silent && m.received_count < m.pulled) {
-      if (m.resends >= p_.max_resends) {
-        // The sender has not answered max_resends RESENDs: drop what we
-        // have. A live sender's probe starts it over; a dead one's message
-        // is given up and reported at the sender.
+      const uint64_t heard = std::max(live_ != nullptr ? live_->last_heard(m.src_ip) : 0, m.heard_tsc);
+      if (m.resends != 0 && now - heard >= c_.peer_dead()) {
+        // The sender has said nothing for peer_dead: drop what we have. A
+        // live sender's probe starts it over; a dead one's message is given
+        // up and reported at the sender.
         ++counters_->rx_msgs_aborted;
         abandon(slot);  // active_[i] is now another slot
         continue;

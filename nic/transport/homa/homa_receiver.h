@@ -5,7 +5,7 @@
 // holding scheduled grants at once, each grant naming a priority by rank.
 // A complete message is delivered once and answered by one ACK (not one per
 // packet, as NDP). Missing granted data is asked for with RESEND after
-// resend_ticks of silence; after max_resends unanswered the partial message
+// resend_ticks of silence; when its sender has been silent for peer_dead the partial message
 // is dropped (its sender gives up and reports it). A trimmed packet is asked
 // for again at once. Admission is NDP's (buffer_partition.h): refused, the
 // first packet is NACKed and the sender's timer tries again.
@@ -17,6 +17,8 @@
 
 #include "nanopu/stats.h"
 #include "nic/transport/common/receive_front.h"
+#include "nic/transport/common/peer_liveness.h"
+#include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
@@ -25,7 +27,10 @@ namespace nanopu {
 
 class HomaReceiver {
  public:
-  HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters);
+  // rtt and live: the transport's, shared with its sender (may be null in
+  // tests: then RESENDs wait resend_ticks and give-up counts no peer's silence).
+  HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
+               const RttEstimator* rtt = nullptr, const PeerLiveness* live = nullptr);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
@@ -64,8 +69,15 @@ class HomaReceiver {
     return m.granted && m.received_count < m.pulled;
   }
 
+  // How long a message may be silent before a RESEND: half its peer's
+  // timeout (before the sender's own timer probes), backed off per RESEND.
+  [[nodiscard]] uint64_t resend_wait(const InboundMessage& m) const;
+
+  TransportParams c_;
   HomaParams p_;
   NicCounters* counters_;
+  const RttEstimator* rtt_;
+  const PeerLiveness* live_;
   ReceiveFront front_;
   std::vector<uint32_t> active_;       // slots in use (partial multi-packet messages), oldest first
   std::vector<uint32_t> order_;        // scratch: active_ by packets left

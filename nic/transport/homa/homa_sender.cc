@@ -6,12 +6,12 @@
 
 namespace nanopu {
 namespace {
-constexpr uint32_t kMaxBackoffShift = 6;  // as NDP: a silent receiver is probed at most every 64 rto
+constexpr uint32_t kMaxBackoffShift = 20;  // as NDP: the ceiling (rto_max) binds first
 constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;
 }  // namespace
 
 HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
-                       NicCounters* counters, const PeerRuns* peers)
+                       NicCounters* counters, const PeerRuns* peers, RttEstimator* rtt, PeerLiveness* live)
     : c_(c),
       p_(p),
       pool_(pool),
@@ -19,6 +19,9 @@ HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempoo
       buffer_(c.outbound_slots),
       timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
       peers_(peers),
+      own_rtt_(c.rto_ticks, c.rto_max()),
+      rtt_(rtt != nullptr ? rtt : &own_rtt_),
+      live_(live != nullptr ? live : &own_live_),
       is_ready_(c.outbound_slots, 0) {
   ready_.reserve(c.outbound_slots);
 }
@@ -36,6 +39,8 @@ void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) 
   // spent waiting for permission).
   while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
   m.last_sent = now;
+  m.first_sent = now;  // until its first answer: a round-trip sample (Karn: if not resent)
+  m.last_progress = now;
   arm(slot, now);
 }
 
@@ -54,6 +59,7 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
     ++counters_->tx_drop_no_mbuf;
     return;
   }
+  m.last_tx = now_;
   sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority),
                  wire::segment_payload_bytes(m.msg_len, index));
 }
@@ -89,6 +95,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
       m.resend &= m.resend - 1;
       send_packet(slot, i, sink);
       m.last_resent = now_;
+      m.resent |= 1ull << i;
       ++counters_->tx_retransmits;
       --budget;
     }
@@ -107,7 +114,20 @@ void HomaSender::send_scheduled(TransportSink& sink) {
 
 void HomaSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
-  timers_.schedule(slot, now + (c_.rto_ticks << std::min(m.timeouts, kMaxBackoffShift)));
+  // The peer's measured timeout, doubled per silent timeout, up to rto_max.
+  const uint64_t base = rtt_->rto(m.dst_ip);
+  const uint32_t shift = std::min(m.timeouts, kMaxBackoffShift);
+  const uint64_t rto = base > (rtt_->ceiling() >> shift) ? rtt_->ceiling() : base << shift;
+  timers_.schedule(slot, std::min(now + rto, give_up_at(*live_, m.dst_ip, m.last_progress, c_.peer_dead())));
+}
+
+void HomaSender::resume(uint32_t peer_ip, uint64_t now) {
+  for (uint32_t slot = 0; slot < buffer_.capacity(); ++slot) {
+    OutboundMessage& m = buffer_.at(slot);
+    if (!m.used || m.dst_ip != peer_ip) continue;
+    m.timeouts = 0;
+    timers_.schedule(slot, now);
+  }
 }
 
 void HomaSender::unschedule(uint32_t slot) {
@@ -147,6 +167,10 @@ void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportS
     return;
   }
   OutboundMessage& m = buffer_.at(slot);
+  m.last_progress = now;
+  // Its first answer times the round trip, if its first packet went once (Karn).
+  if (m.first_sent != 0 && !(m.resent & 1) && now >= m.first_sent) rtt_->sample(f.src_ip, now - m.first_sent);
+  m.first_sent = 0;
   if (h.flags & wire::kHomaGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
     give_up(slot, TxFailureReason::kRefused, sink);
@@ -214,11 +238,24 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   auto* self = static_cast<HomaSender*>(self_ptr);
   OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
-  ++self->counters_->tx_timeouts;
-  if (++m.timeouts > self->c_.max_timeouts) {
+  self->now_ = now;
+  if (give_up_now(*self->live_, m.dst_ip, now, m.last_progress, self->c_.peer_dead())) {
     self->give_up(slot, TxFailureReason::kNoAnswer, *self->timer_sink_);
     return;
   }
+  const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_->rto(m.dst_ip));
+  // Only a silent peer's timeout says its timeout is too short (Karn's
+  // backoff); a lost packet of a peer that answers others says nothing of it.
+  if (r == PeerLiveness::Retry::kProbe) self->rtt_->timed_out(m.dst_ip);
+  ++m.timeouts;
+  if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed already: no storm
+    ++self->counters_->tx_probes_withheld;
+    self->arm(slot, now);
+    return;
+  }
+  ++self->counters_->tx_timeouts;
+  if (r == PeerLiveness::Retry::kProbe) ++self->counters_->tx_probes;
+  if (r == PeerLiveness::Retry::kResend) m.timeouts = std::min(m.timeouts, kAlivePeerBackoffShift);
   // The receiver said nothing for a whole timeout: the first packet again.
   // A receiver that holds the message answers it (RESEND, GRANT, BUSY, or
   // ACK if it was delivered and the ACK lost); one that never heard of it

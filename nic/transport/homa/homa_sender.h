@@ -4,10 +4,11 @@
 // grant names, the granted packets of all messages put on the wire fewest
 // remaining bytes first (SRPT at the sender, §3.5). ACK (the whole message
 // delivered) frees the slot. RESEND sends a range again, or is answered
-// BUSY while shorter messages hold the wire. A timer probes a receiver that
-// has gone silent with the first packet, and gives the message up after
-// max_timeouts silent timeouts: reported to the sending thread, never lost
-// in silence.
+// BUSY while shorter messages hold the wire. A timer (the peer's measured
+// timeout, rtt_estimator.h) probes a receiver that has gone silent with the
+// first packet — one message per silent peer per timeout, not each
+// (peer_liveness.h) — and gives the message up when the peer has been
+// silent for peer_dead: reported to the sending thread, never lost in silence.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,9 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
@@ -25,8 +28,9 @@ namespace nanopu {
 
 class HomaSender {
  public:
+  // rtt and live: the transport's, shared with its receiver (null: private ones).
   HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
-             const PeerRuns* peers);
+             const PeerRuns* peers, RttEstimator* rtt = nullptr, PeerLiveness* live = nullptr);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
   void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
@@ -37,6 +41,8 @@ class HomaSender {
   [[nodiscard]] uint64_t next_deadline() const {
     return ready_.empty() ? timers_.next_deadline() : 0;
   }
+  // peer_ip spoke after an unanswered probe: its messages retry at the next tick.
+  void resume(uint32_t peer_ip, uint64_t now);
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
@@ -60,6 +66,10 @@ class HomaSender {
   PacketizationBuffer buffer_;
   TimerModule timers_;
   const PeerRuns* peers_;
+  RttEstimator own_rtt_;
+  PeerLiveness own_live_;
+  RttEstimator* rtt_;
+  PeerLiveness* live_;
   std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
   std::vector<uint8_t> is_ready_; // per slot: in ready_
   uint16_t next_msg_id_ = 0;

@@ -17,17 +17,21 @@ namespace nanopu {
 class HomaTransport final : public Transport {
  public:
   HomaTransport(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters)
-      : sender_(c, p, pool, counters, &peers_), receiver_(c, p, counters) {}
+      : rtt_(c.rto_ticks, c.rto_max()),
+        sender_(c, p, pool, counters, &peers_, &rtt_, &live_),
+        receiver_(c, p, counters, &rtt_, &live_) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoHoma; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
     if (peers_.heard(h.src_ip, h.homa.incarnation)) sink.peer_restarted(h.src_ip);
+    heard(h.src_ip, now);
     receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
+    heard(h.src_ip, now);
     // BUSY alone comes from a sender about its message to us; every other
     // control packet (the receiver's BUSY is GRANT|BUSY) is for our sender.
     if (h.homa.flags == wire::kHomaBusy) {
@@ -49,9 +53,17 @@ class HomaTransport final : public Transport {
   [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
   [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
   [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
+  void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
  private:
+  // Any packet from a peer: alive; after an unanswered probe its messages resume now.
+  void heard(uint32_t ip, uint64_t now) {
+    if (live_.heard(ip, now)) sender_.resume(ip, now);
+  }
+
   PeerRuns peers_;  // before sender_, which keeps a pointer to it
+  RttEstimator rtt_;     // before sender_ and receiver_, which share it
+  PeerLiveness live_;    // the same
   HomaSender sender_;
   HomaReceiver receiver_;
 };

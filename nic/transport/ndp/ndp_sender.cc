@@ -6,26 +6,28 @@
 
 namespace nanopu {
 namespace {
-// Timeouts back off to rto << 6 while no progress is made, and a measured
-// round trip may raise the timeout up to the same ceiling: a message is
-// still given up within max_timeouts · 64 · rto (completion memory covers it).
-constexpr uint32_t kMaxBackoffShift = 6;
+// Timeouts double while no progress is made, up to rto_max (as a measured
+// round trip may raise them): a peer whose round trip is 20 ms, or that
+// stalls for seconds, is waited for, not flooded.
+constexpr uint32_t kMaxBackoffShift = 20;
 }  // namespace
 
 NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool,
-                     NicCounters* counters, const PeerRuns* peers, HeldAcks* held)
+                     NicCounters* counters, const PeerRuns* peers, HeldAcks* held, PeerLiveness* live)
     : c_(c),
       p_(p),
       pool_(pool),
       counters_(counters),
       buffer_(c.outbound_slots),
       timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
-      rtt_(c.rto_ticks, c.rto_ticks << kMaxBackoffShift),
+      rtt_(c.rto_ticks, c.rto_max()),
       peers_(peers),
-      held_(held) {}
+      held_(held),
+      live_(live != nullptr ? live : &own_live_) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
+  now_ = now;
   const int s = take_into_slot(buffer_, msg, &next_msg_id_, peers_, counters_, sink);
   if (s < 0) return;
   const auto slot = static_cast<uint32_t>(s);
@@ -33,6 +35,7 @@ void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   m.credit = p_.rtt_packets;
   m.resent = 0;
   m.first_sent = now;
+  m.last_progress = now;
   pump(slot, sink);
   arm(slot, now);
 }
@@ -51,6 +54,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
     return;
   }
   if (held_ != nullptr) held_->attach(m.dst_ip, h);
+  m.last_tx = now_;
   sink.send_data(clone, m.dst_ip, wire::TransportHeader::of(h), wire::segment_payload_bytes(m.msg_len, index));
 }
 
@@ -73,9 +77,11 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 void NdpSender::arm(uint32_t slot, uint64_t now) {
   const OutboundMessage& m = buffer_.at(slot);
   // The peer's measured timeout, backed off while no progress is made
-  // (2x per timeout), never beyond rto << 6.
-  const uint64_t rto = rtt_.rto(m.dst_ip) << std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
-  timers_.schedule(slot, now + std::min(rto, rtt_.ceiling()));
+  // (2x per timeout), never beyond rto_max.
+  const uint64_t base = rtt_.rto(m.dst_ip);
+  const uint32_t shift = std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
+  const uint64_t rto = base > (rtt_.ceiling() >> shift) ? rtt_.ceiling() : base << shift;
+  timers_.schedule(slot, std::min(now + rto, give_up_at(*live_, m.dst_ip, m.last_progress, c_.peer_dead())));
 }
 
 void NdpSender::complete(uint32_t slot) {
@@ -101,6 +107,8 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
   m.acked |= newly;
   m.resend &= ~newly;
   m.timeouts = 0;
+  m.last_progress = now;
+  live_->heard(m.dst_ip, now);  // (the transport's own feed does this for every packet too)
   if (m.acked == m.all_mask()) {
     complete(slot);
     return true;
@@ -110,6 +118,7 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
 }
 
 void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
+  now_ = now;
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;
   if (!names_our_message(buffer_, n, h.src_ip, c_.incarnation) || n.pkt_offset >= buffer_.at(slot).npkts) {
@@ -117,6 +126,7 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
     return;
   }
   OutboundMessage& m = buffer_.at(slot);
+  m.last_progress = now;  // its receiver answered for it, whatever it said
   if (n.flags & wire::kFlagGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
     timers_.cancel(slot);
@@ -147,29 +157,75 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
 
 void NdpSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
+  now_ = now;
   timers_.poll(now);
+}
+
+void NdpSender::resume(uint32_t peer_ip, uint64_t now) {
+  for (uint32_t slot = 0; slot < buffer_.capacity(); ++slot) {
+    OutboundMessage& m = buffer_.at(slot);
+    if (!m.used || m.dst_ip != peer_ip) continue;
+    m.timeouts = 0;
+    timers_.schedule(slot, now);  // at the next tick
+  }
+}
+
+void NdpSender::probe(uint32_t slot, TransportSink& sink) {
+  OutboundMessage& m = buffer_.at(slot);
+  const uint64_t sent = m.next_new == 64 ? ~0ull : (1ull << m.next_new) - 1;
+  const uint64_t missing = sent & ~m.acked;
+  ++counters_->tx_probes;
+  if (missing == 0) {  // everything sent was acknowledged: the next packet asks for credit
+    if (m.next_new < m.npkts) {
+      m.credit = std::max<uint16_t>(m.credit, static_cast<uint16_t>(m.next_new + 1));
+      send_packet(slot, m.next_new++, sink);
+    }
+    return;
+  }
+  const auto i = static_cast<uint8_t>(__builtin_ctzll(missing));
+  send_packet(slot, i, sink);
+  m.resent |= 1ull << i;
+  ++counters_->tx_retransmits;
 }
 
 void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   auto* self = static_cast<NdpSender*>(self_ptr);
   OutboundMessage& m = self->buffer_.at(slot);
   if (!m.used) return;
-  ++self->counters_->tx_timeouts;
-  // A message's first timeout says the peer's timeout is too short for new
-  // messages too (Karn); its later ones back off this message alone.
-  if (m.timeouts == 0) self->rtt_.timed_out(m.dst_ip);
-  if (++m.timeouts > self->c_.max_timeouts) {
-    give_up_slot(self->buffer_, slot, TxFailureReason::kNoAnswer, self->counters_, *self->timer_sink_);
+  self->now_ = now;
+  TransportSink& sink = *self->timer_sink_;
+  // Given up by time: its peer silent for peer_dead (a slow peer is not a
+  // dead one), never after a count of timeouts.
+  if (give_up_now(*self->live_, m.dst_ip, now, m.last_progress, self->c_.peer_dead())) {
+    give_up_slot(self->buffer_, slot, TxFailureReason::kNoAnswer, self->counters_, sink);
     return;
   }
-  // Everything sent and not acknowledged goes again.
+  const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_.rto(m.dst_ip));
+  // A silent peer's timeout says its timeout is too short for new messages
+  // too (Karn's backoff, per peer); a lost packet of a peer that answers
+  // others says nothing of it, and backs off this message alone.
+  if (r == PeerLiveness::Retry::kProbe) self->rtt_.timed_out(m.dst_ip);
+  ++m.timeouts;
+  if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed: no storm
+    ++self->counters_->tx_probes_withheld;
+    self->arm(slot, now);
+    return;
+  }
+  ++self->counters_->tx_timeouts;
+  if (r == PeerLiveness::Retry::kResend) m.timeouts = std::min(m.timeouts, kAlivePeerBackoffShift);
+  if (r == PeerLiveness::Retry::kProbe) {
+    self->probe(slot, sink);
+    self->arm(slot, now);
+    return;
+  }
+  // The peer answers, but not for this: everything sent and not acknowledged goes again.
   const uint64_t sent = m.next_new == 64 ? ~0ull : (1ull << m.next_new) - 1;
   m.resend |= sent & ~m.acked;
   // All sent packets acknowledged but the PULL that would let the rest go was
   // lost: probe with the next packet, whose ACK|PULL restores the credit.
   if (m.resend == 0 && m.next_new < m.npkts && m.next_new >= m.credit)
     m.credit = static_cast<uint16_t>(m.next_new + 1);
-  self->pump(slot, *self->timer_sink_);
+  self->pump(slot, sink);
   self->arm(slot, now);
 }
 

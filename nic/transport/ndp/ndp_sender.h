@@ -8,7 +8,10 @@
 // Time comes in as arguments (TSC cycles live, picoseconds in virtual time).
 // The retransmit timers are the timer module's (scanned every rto/4: a
 // retransmission goes at most rto/4 late). The timeout follows each peer's
-// measured round trips (rtt_estimator.h), never below rto_ticks.
+// measured round trips (rtt_estimator.h), from rto_ticks up to rto_max. A
+// silent peer gets one probe per timeout, not every message's packets, and a
+// message is given up when its peer has been silent for peer_dead
+// (peer_liveness.h); when the peer speaks again its messages resume at once.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +19,12 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
-#include "nic/transport/ndp/rtt_estimator.h"
+#include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
@@ -30,8 +34,10 @@ class NdpSender {
   // peers: the receivers' runs as last heard (may be null: never named).
   // held: ACKs this host's receiver holds for DATA packets to carry (may be
   // null: none carried).
+  // live: which peers answer (the transport feeds it every packet; may be
+  // null: a private one, fed by nothing but this sender's ACKs).
   NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
-            const PeerRuns* peers = nullptr, HeldAcks* held = nullptr);
+            const PeerRuns* peers = nullptr, HeldAcks* held = nullptr, PeerLiveness* live = nullptr);
 
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
   // A complete message (mbuf chain, one segment per packet). Needs a free slot.
@@ -42,11 +48,16 @@ class NdpSender {
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - buffer_.free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const { return timers_.next_deadline(); }
+  // peer_ip spoke after a probe went unanswered: its messages retry now,
+  // not at their backed-off timers.
+  void resume(uint32_t peer_ip, uint64_t now);
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
   void pump(uint32_t slot, TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
+  // A silent peer's probe: the message's first unacknowledged packet.
+  void probe(uint32_t slot, TransportSink& sink);
   void arm(uint32_t slot, uint64_t now);
   void complete(uint32_t slot);
   // What an ACK (one packet, or a bitmap) does: newly acknowledged packets
@@ -62,6 +73,9 @@ class NdpSender {
   RttEstimator rtt_;
   const PeerRuns* peers_;
   HeldAcks* held_;
+  PeerLiveness own_live_;  // when the transport gives none
+  PeerLiveness* live_;
+  uint64_t now_ = 0;       // the time of the current call
   uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
@@ -21,13 +22,14 @@ class NdpTransport final : public Transport {
   NdpTransport(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters)
       : counters_(counters),
         held_(p.held_acks, p.ack_hold_ticks, counters),
-        sender_(c, p, pool, counters, &peers_, &held_),
+        sender_(c, p, pool, counters, &peers_, &held_, &live_),
         receiver_(c, p, counters, &held_) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
     if (peers_.heard(h.src_ip, h.ndp.incarnation)) sink.peer_restarted(h.src_ip);
+    heard(h.src_ip, now);
     if (h.ndp.options & wire::kOptCarriesAck) {  // an ACK for one of ours rides along
       ++counters_->rx_acks_on_data;
       sender_.on_control(HeldAcks::carried(h), now, sink);
@@ -37,6 +39,7 @@ class NdpTransport final : public Transport {
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
     rte_pktmbuf_free(pkt);
+    heard(h.src_ip, now);
     const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
@@ -55,10 +58,17 @@ class NdpTransport final : public Transport {
   [[nodiscard]] uint64_t next_timer_deadline() const override {
     return std::min(sender_.next_deadline(), held_.next_deadline());
   }
+  void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
  private:
+  // Any packet from a peer: alive; after an unanswered probe its messages resume now.
+  void heard(uint32_t ip, uint64_t now) {
+    if (live_.heard(ip, now)) sender_.resume(ip, now);
+  }
+
   NicCounters* counters_;
   PeerRuns peers_;   // before sender_, which keeps a pointer to it
+  PeerLiveness live_;  // before sender_, which keeps a pointer to it
   HeldAcks held_;    // before sender_ and receiver_, which keep a pointer to it
   NdpSender sender_;
   NdpReceiver receiver_;

@@ -58,7 +58,9 @@ TEST_P(InvertedIndexTest, IntersectionEqualsAScanOfEveryDocument) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->docs.size(), GetParam().first ? GetParam().first : c->docs.size());
   EXPECT_GT(c->docs.size(), 50u);
-  if (GetParam().second) EXPECT_EQ(c->words.size(), GetParam().second);
+  if (GetParam().second) {
+    EXPECT_EQ(c->words.size(), GetParam().second);
+  }
   const InvertedIndex index(*c);
   std::mt19937_64 rng(5);
   std::vector<uint32_t> got;

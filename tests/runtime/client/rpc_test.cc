@@ -120,7 +120,7 @@ TEST(RpcTest, APassedDeadlineCompletesTheCallAndItsLateReplyIsDroppedNotMistaken
 TEST(RpcTest, ARequestTheTransportGivesUpCompletesWithNoAnswerNamedById) {
   testing::PortPair p = testing::make_ring_pair();
   Config sc = testing::host_config(p.a, kServerIp), cc = testing::host_config(p.b, kClientIp);
-  cc.max_retransmits = 3;
+  cc.peer_dead_ms = 100;  // the server answers others: given up after 4 x 100 ms without progress
   cc.rto_us = 20;
   sc.ack_hold_us = 0;
   auto server = Runtime::create(sc);
@@ -134,7 +134,7 @@ TEST(RpcTest, ARequestTheTransportGivesUpCompletesWithNoAnswerNamedById) {
     rpc::Client c(t);
     const std::vector<uint64_t> req = {5};
     uint64_t lost = 0, answered = 0;
-    // To a context nobody serves: never acknowledged, given up after 3 timeouts.
+    // To a context nobody serves: never acknowledged, given up after 4 x peer_dead.
     ASSERT_EQ(c.call({kServerIp, 77}, req, 8, std::chrono::seconds(30), 7, &lost), ApiError::kOk);
     ASSERT_EQ(c.call({kServerIp, kServerContext}, req, 8, std::chrono::seconds(30), 8, &answered), ApiError::kOk);
     rpc::Completion x;

@@ -1,7 +1,7 @@
 // The Homa receiver's decisions, packet by packet (real mbufs from a real
 // EAL mempool, a sink that records what it would send): SRPT grants and
 // their priorities, the overcommitment bound across senders, one ACK per
-// message, RESEND after silence and the give-up after max_resends, and
+// message, RESEND after silence and the give-up after peer_dead of it, and
 // grants held while no core is free.
 #include "nic/transport/homa/homa_receiver.h"
 
@@ -35,10 +35,10 @@ class HomaReceiverTest : public ::testing::Test {
     c_.reassembly_expiry_ticks = 1'000'000'000;
     c_.completion_memory_ticks = 1'000'000'000;
     c_.incarnation = 9;
+    c_.peer_dead_ticks = 10'000;  // then a silent sender's partial message is dropped
     p_.rtt_bytes = 2048;  // two packets unscheduled, grants two ahead
     p_.overcommit = 2;
     p_.resend_ticks = 1000;
-    p_.max_resends = 3;
     p_.fifo_grant_every = 0;  // pure SRPT unless a test says otherwise
   }
   void start() { rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_); }
@@ -181,8 +181,10 @@ TEST_F(HomaReceiverTest, SilenceBringsResendsThenTheMessageIsDropped) {
   for (int i = 0; i < 2; ++i) rx_->tick(now_ += 1500, sink_);
   EXPECT_EQ(sink_.homa_with(wire::kHomaResend).size(), 1u) << "the second waits 2000";
   for (int i = 0; i < 40; ++i) rx_->tick(now_ += 2000, sink_);
+  // RESENDs at 1500 and 5000 (waits of 1000, 2000, then 4000); at 11000 the
+  // sender has been silent for peer_dead (10000): dropped, not asked again.
   const std::vector<Sent> r = sink_.homa_with(wire::kHomaResend);
-  ASSERT_EQ(r.size(), 3u) << "max_resends";
+  ASSERT_EQ(r.size(), 2u) << "RESENDs until the sender was silent for peer_dead";
   EXPECT_EQ(r[0].homa.pkt_offset, 1u);
   // Packets 1 and 2 (2 unscheduled + 1 granted on packet 0's arrival), as bytes.
   EXPECT_EQ(r[0].homa.grant_offset, 3072u);

@@ -134,7 +134,7 @@ TEST(HomaTransportTest, AMessageToAPeerThatNeverAnswersIsGivenUpAndReported) {
   Hosts h = make("", "", homa, /*rto_us=*/50,
                  [](Config& c) {
                    homa(c);
-                   c.max_retransmits = 3;
+                   c.peer_dead_ms = 20;  // nobody answers at all: given up after 20 ms
                  });
   ASSERT_TRUE(h.a && h.b);
   constexpr uint32_t kNobody = 0x0a0000fe;  // B drops it: not its address

@@ -1,4 +1,4 @@
-#include "nic/transport/ndp/rtt_estimator.h"
+#include "nic/transport/common/rtt_estimator.h"
 
 #include <gtest/gtest.h>
 
@@ -48,6 +48,19 @@ TEST(RttEstimatorTest, TimeoutsBackOffThePeerUntilTheNextSample) {
   EXPECT_EQ(e.rto(kPeer), 2 * 3000u);
   e.acked_in_time(kPeer);  // a packet sent once made it in time
   EXPECT_EQ(e.rto(kPeer), 3000u);
+}
+
+// The ceiling is time, not a multiple of the floor: a peer whose round trip
+// is 400x the floor (20 ms against 50 us) is learnt, and timeouts back off
+// far enough to get a sample from it.
+TEST(RttEstimatorTest, AnyRoundTripUpToTheCeilingIsFollowed) {
+  RttEstimator e(50, 1'000'000);
+  for (int i = 0; i < 12; ++i) e.timed_out(kPeer);  // every packet resent: Karn gives no sample
+  EXPECT_GE(e.rto(kPeer), 20'000u) << "backed off past the round trip";
+  e.sample(kPeer, 20'000);  // then a packet sent once comes back
+  for (int i = 0; i < 50; ++i) e.sample(kPeer, 20'000);
+  EXPECT_GE(e.rto(kPeer), 20'000u);
+  EXPECT_LE(e.rto(kPeer), 25'000u);
 }
 
 TEST(RttEstimatorTest, RecoversWhenThePeerSpeedsUp) {

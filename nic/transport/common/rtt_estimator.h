@@ -28,11 +28,12 @@ class RttEstimator {
   static constexpr uint32_t kPeers = 256;
 
   // floor: the configured timeout (also the first guess); ceiling: the most
-  // a timeout may grow from estimates (backoff goes beyond it separately).
+  // a timeout may grow, from estimates or backoff (seconds, not a multiple of
+  // the floor: a peer's round trip may be anything).
   RttEstimator(uint64_t floor_ticks, uint64_t ceiling_ticks)
       : floor_(floor_ticks), ceiling_(ceiling_ticks < floor_ticks ? floor_ticks : ceiling_ticks) {}
 
-  static constexpr uint8_t kMaxBackoff = 6;
+  static constexpr uint8_t kMaxBackoff = 20;  // the ceiling binds long before
 
   void sample(uint32_t peer_ip, uint64_t rtt_ticks) {
     Entry& e = table_[slot(peer_ip)];

@@ -1,0 +1,177 @@
+// A slow peer is not a dead one (docs/wire.md, "Slow and silent peers"):
+// two in-process hosts on a net_ring pair, the real NIC cores and
+// transports, NDP and Homa.
+//  - a peer whose round trip is 20 ms (the fault wire holds every frame it
+//    receives) gets every message, each retransmitted at most a few times,
+//    none given up;
+//  - a peer that stalls gets one probe per timeout window, whatever the
+//    number of messages in flight, and they all complete when it is back;
+//  - a peer that is silent for --peer_dead_ms has its messages given up,
+//    each once, promptly after that time.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/loopback/loopback.h"
+#include "nanopu/fault_spec.h"
+#include "nanopu/runtime.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/test_hosts.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kServerIp = 0x0a000001;
+constexpr uint32_t kClientIp = 0x0a000002;
+constexpr uint16_t kServerContext = 1;
+constexpr uint16_t kClientContext = 2;
+
+using Clock = std::chrono::steady_clock;
+
+struct Pair {
+  std::unique_ptr<Runtime> server, client;
+  uint32_t replies = 0;
+  uint64_t failures = 0;
+  uint32_t sent = 0;
+};
+
+// Hosts with `server_faults` on the server's wire; the server echoes, the
+// client sends `count` 64-byte requests at once and counts replies and
+// failure notices.
+std::unique_ptr<Pair> make_pair(TransportProtocol protocol, const std::string& server_faults, uint32_t count,
+                                double peer_dead_ms) {
+  auto owner = std::make_unique<Pair>();  // the client thread keeps a pointer to it
+  Pair& p = *owner;
+  testing::PortPair ports = testing::make_ring_pair();
+  Config sc = testing::host_config(ports.a, kServerIp), cc = testing::host_config(ports.b, kClientIp);
+  for (Config* c : {&sc, &cc}) {
+    c->transport = protocol;
+    c->peer_dead_ms = peer_dead_ms;
+    c->fifo_messages = 1024;
+    c->mbufs = 8191;
+    c->context_slots = 256;
+    c->reserved_priority0_slots = 1;
+  }
+  if (!server_faults.empty()) {
+    absl::StatusOr<FaultSpec> f = parse_fault_spec(server_faults);
+    EXPECT_TRUE(f.ok());
+    sc.faults = *f;
+  }
+  auto s = Runtime::create(sc);
+  auto c = Runtime::create(cc);
+  EXPECT_TRUE(s.ok() && c.ok());
+  if (!s.ok() || !c.ok()) return owner;
+  p.server = std::move(*s);
+  p.client = std::move(*c);
+  EXPECT_TRUE(p.server->spawn([](Thread& t) {
+    (void)apps::serve_loopback(t, kServerContext, 0, apps::LoopbackMode::kEcho);
+  }).ok());
+  // Bound before the first request comes (else it is dropped, unknown context).
+  for (int i = 0; i < 10; ++i) p.server->poll_once();
+  Pair* self = &p;
+  EXPECT_TRUE(p.client->spawn([self, count](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    t.watch_failures(true);
+    for (uint32_t i = 0; i < count; ++i) {
+      ASSERT_EQ(t.write(AppHeader{kServerIp, kServerContext, 64}.word()), ApiError::kOk);
+      for (int w = 0; w < 8; ++w) ASSERT_EQ(t.write(i), ApiError::kOk);
+      ++self->sent;
+    }
+    while (self->replies + self->failures < count && t.wait()) {
+      TxFailure f;
+      while (t.next_failure(&f)) ++self->failures;
+      while (t.msgs_ready()) {
+        (void)t.read();
+        t.msg_done();
+        ++self->replies;
+      }
+    }
+  }).ok());
+  return owner;
+}
+
+// Polls the client alone for `d` (the server stalls), then nothing.
+void poll_client_for(Pair& p, std::chrono::milliseconds d) {
+  const auto end = Clock::now() + d;
+  while (Clock::now() < end) p.client->poll_once();
+}
+
+class SlowPeerTest : public ::testing::TestWithParam<TransportProtocol> {};
+
+TEST_P(SlowPeerTest, APeerWhoseRoundTripIs20MsGetsEveryMessageWithFewRetransmissions) {
+  constexpr uint32_t kCount = 32;
+  std::unique_ptr<Pair> owner = make_pair(GetParam(), "delay_us=20000", kCount, 2000);
+  Pair& p = *owner;
+  ASSERT_TRUE(p.server && p.client);
+  ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
+                                  [&] { return p.replies + p.failures == kCount; }, std::chrono::seconds(60)));
+  const NicCounters& c = p.client->nic_counters();
+  std::printf("20 ms round trip, %u messages: %llu retransmissions, %llu probes, %llu timeouts withheld\n",
+              kCount, static_cast<unsigned long long>(c.tx_retransmits),
+              static_cast<unsigned long long>(c.tx_probes), static_cast<unsigned long long>(c.tx_probes_withheld));
+  EXPECT_EQ(p.replies, kCount);
+  EXPECT_EQ(p.failures, 0u);
+  EXPECT_EQ(c.tx_msgs_failed, 0u);
+  EXPECT_EQ(p.server->nic_counters().tx_msgs_failed, 0u) << "the replies too";
+  EXPECT_LE(c.tx_retransmits, 3u * kCount) << "at most a few each";
+}
+
+// One probe per timeout window while the peer is silent, then everything at
+// once when it is back: the packets sent during the stall do not grow with
+// the messages in flight.
+TEST_P(SlowPeerTest, AStalledPeerGetsOneProbePerTimeoutNotAStorm) {
+  std::printf("%-10s %-10s %-22s %-14s\n", "stall", "in flight", "data packets in stall", "done after");
+  for (const auto& [stall_ms, count] : std::vector<std::pair<int, uint32_t>>{{100, 1}, {100, 16}, {100, 256}, {2000, 256}}) {
+    std::unique_ptr<Pair> owner = make_pair(GetParam(), "", count, 10'000);
+    Pair& p = *owner;
+    ASSERT_TRUE(p.server && p.client);
+    // The client hands all its messages to the NIC; the server does not poll.
+    // When it does again, what it holds is answered at once, and the client,
+    // hearing it after an unanswered probe, resumes every message.
+    ASSERT_TRUE(testing::poll_until({p.client.get()}, [&] {
+      return p.sent == count && p.client->nic_counters().tx_msgs == count;
+    }));
+    const uint64_t before = p.client->nic_counters().tx_data_packets;
+    poll_client_for(p, std::chrono::milliseconds(stall_ms));
+    const uint64_t during = p.client->nic_counters().tx_data_packets - before;
+    const auto back = Clock::now();
+    ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
+                                    [&] { return p.replies + p.failures == count; }, std::chrono::seconds(60)));
+    const double after_ms = std::chrono::duration<double, std::milli>(Clock::now() - back).count();
+    std::printf("%-10d %-10u %-22llu %8.1f ms\n", stall_ms, count, static_cast<unsigned long long>(during), after_ms);
+    EXPECT_EQ(p.failures, 0u);
+    EXPECT_EQ(p.replies, count);
+    // The first sends (count packets) may still leave in the stall; beyond
+    // them, a probe per doubling window: log2(2 s / 50 us) ~ 16.
+    EXPECT_LE(during, count + 24u) << stall_ms << " ms, " << count << " in flight";
+    EXPECT_LT(after_ms, 50.0) << "resumed when the peer spoke, not at a backed-off timer";
+  }
+}
+
+TEST_P(SlowPeerTest, ASilentPeerHasItsMessagesGivenUpPromptlyAfterPeerDead) {
+  constexpr uint32_t kCount = 4;
+  std::unique_ptr<Pair> owner = make_pair(GetParam(), "", kCount, 300);
+  Pair& p = *owner;
+  ASSERT_TRUE(p.server && p.client);
+  const auto start = Clock::now();
+  // The server never polls: not one packet back.
+  ASSERT_TRUE(testing::poll_until({p.client.get()}, [&] { return p.failures == kCount; }, std::chrono::seconds(20)));
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  EXPECT_GE(ms, 300.0);
+  EXPECT_LE(ms, 600.0) << "given up promptly after --peer_dead_ms, not a backed-off timeout later";
+  EXPECT_EQ(p.client->nic_counters().tx_msgs_failed, kCount) << "each once";
+  EXPECT_EQ(p.replies, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(NdpAndHoma, SlowPeerTest,
+                         ::testing::Values(TransportProtocol::kNdp, TransportProtocol::kHoma),
+                         [](const auto& i) { return std::string(i.param == TransportProtocol::kNdp ? "Ndp" : "Homa"); });
+
+}  // namespace
+}  // namespace nanopu
