@@ -127,7 +127,9 @@ TEST_P(SlowPeerTest, APeerWhoseRoundTripIs20MsGetsEveryMessageWithFewRetransmiss
 // the messages in flight.
 TEST_P(SlowPeerTest, AStalledPeerGetsOneProbePerTimeoutNotAStorm) {
   std::printf("%-10s %-10s %-22s %-14s\n", "stall", "in flight", "data packets in stall", "done after");
-  for (const auto& [stall_ms, count] : std::vector<std::pair<int, uint32_t>>{{100, 1}, {100, 16}, {100, 256}, {2000, 256}}) {
+  for (const std::pair<int, uint32_t>& c : std::vector<std::pair<int, uint32_t>>{{100, 1}, {100, 16}, {100, 256}, {2000, 256}}) {
+    const int stall_ms = c.first;  // (not a structured binding: clang 14 cannot capture one)
+    const uint32_t count = c.second;
     std::unique_ptr<Pair> owner = make_pair(GetParam(), "", count, 10'000);
     Pair& p = *owner;
     ASSERT_TRUE(p.server && p.client);

@@ -32,7 +32,7 @@ TEST(HomaTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingTrimmingWir
   ASSERT_TRUE(h.a && h.b);
   const std::vector<uint16_t> sizes = {1, 8, 1023, 1024, 1025, 2048, 20000, 65535};
   Result r;
-  const uint64_t count = std::getenv("HOMA_COUNT") ? std::strtoull(std::getenv("HOMA_COUNT"), nullptr, 10) : 100000;
+  const uint64_t count = message_count("HOMA_COUNT");
   run(h, sizes, count, 16, &r, std::chrono::seconds(400));
   EXPECT_EQ(r.received, count);
   EXPECT_EQ(r.bad, 0u);

@@ -23,7 +23,7 @@ TEST(NdpTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingCorruptingWi
   ASSERT_TRUE(h.a && h.b);
   const std::vector<uint16_t> sizes = {1, 8, 1023, 1024, 1025, 2048, 65535};
   Result r;
-  const uint64_t kCount = std::getenv("NDP_COUNT") ? std::strtoull(std::getenv("NDP_COUNT"), nullptr, 10) : 100000;
+  const uint64_t kCount = testing::stream::message_count("NDP_COUNT");
   run(h, sizes, kCount, 16, &r, std::chrono::seconds(std::getenv("NDP_LIMIT") ? std::atoi(std::getenv("NDP_LIMIT")) : 240));
   EXPECT_EQ(r.received, kCount);
   EXPECT_EQ(r.bad, 0u);
