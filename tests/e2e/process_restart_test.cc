@@ -81,6 +81,12 @@ class ProcessRestartTest : public ::testing::Test {
         << read_file(dir_ + "/" + log);
     return p;
   }
+  // Whether a program's log says its link went down (within a minute).
+  bool saw_link_lost(const std::string& log) {
+    const bool seen = wait_for_line(dir_ + "/" + log, "lost its link", std::chrono::seconds(60));
+    EXPECT_TRUE(seen) << log << "\n" << read_file(dir_ + "/" + log);
+    return seen;
+  }
   void kill9(pid_t* p) {
     kill(*p, SIGKILL);
     waitpid(*p, nullptr, 0);
@@ -147,6 +153,9 @@ TEST_F(ProcessRestartTest, AServerKilledMidStreamIsReplacedAndNothingGoesMissing
   kill9(&server_);
   ASSERT_TRUE(server_ns_->set_link("p0", false));
   server_ = start(*server_ns_, server, "server2.log");
+  // The port stays dark until the client has seen it (its link watch runs
+  // every 100 ms, later on a busy machine), as a restarting host's does.
+  ASSERT_TRUE(saw_link_lost("loadgen.log"));
   ASSERT_TRUE(server_ns_->set_link("p0", true));
   const std::string json = finish_loadgen();
   // Only the window in flight at the kill fails: lost (the dead server took
@@ -181,6 +190,7 @@ TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnsw
   // A rebooting switch's ports go dark.
   ASSERT_TRUE(switch_ns_->set_link("p0", false) && switch_ns_->set_link("p1", false));
   switch_ = start(*switch_ns_, sw, "switch2.log");
+  ASSERT_TRUE(saw_link_lost("loadgen.log") && saw_link_lost("server.log"));
   ASSERT_TRUE(switch_ns_->set_link("p0", true) && switch_ns_->set_link("p1", true));
   const std::string json = finish_loadgen();
   // A switch holds no state: what died in it is retransmitted, and both
@@ -212,8 +222,7 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
   start_loadgen(3000, 30, /*outstanding=*/32);  // many replies in flight at the kill
   kill9(&loadgen_);
   ASSERT_TRUE(client_ns_->set_link("p0", false));
-  // Long enough for the server's link watch (every 100 ms) to see it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(saw_link_lost("server.log"));
   ASSERT_TRUE(client_ns_->set_link("p0", true));
   loadgen_ = spawn_loadgen({"--count=2000", "--size=3000", "--outstanding=4", "--drain_timeout=5",
                             "--stats", "--progress=false"});
