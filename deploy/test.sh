@@ -5,7 +5,7 @@
 #      libFuzzer's coverage: the whole suite again, then every fuzz target for
 #      its smoke time (deploy/fuzz.sh) from the same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
-#      the loopback and isolation paths.
+#      the loopback and isolation paths, the burst fence (memif's unmap).
 # A table of phase times is printed at the end, pass or fail.
 #
 # Usage: bash deploy/test.sh            everything (set-up included; CI runs this)
@@ -92,4 +92,4 @@ ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
-   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest')
+   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest')

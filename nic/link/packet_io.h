@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "nic/link/burst_fence.h"
+
 namespace nanopu {
 
 class PacketIo {
@@ -40,10 +42,15 @@ class PacketIo {
 class EthdevIo final : public PacketIo {
  public:
   explicit EthdevIo(uint16_t port_id) : port_id_(port_id) {}
+  // Marked when a PMD that unmaps under a poller is open (burst_fence.h).
   uint16_t rx_burst(rte_mbuf** pkts, uint16_t n) override {
+    if (!burst_fence::enabled()) return rte_eth_rx_burst(port_id_, 0, pkts, n);
+    const burst_fence::Section inside;
     return rte_eth_rx_burst(port_id_, 0, pkts, n);
   }
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n) override {
+    if (!burst_fence::enabled()) return rte_eth_tx_burst(port_id_, 0, pkts, n);
+    const burst_fence::Section inside;
     return rte_eth_tx_burst(port_id_, 0, pkts, n);
   }
 

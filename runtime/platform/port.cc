@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lib/contract/message.h"
+#include "runtime/platform/memif_unmap_guard.h"
 #include "runtime/platform/uring_port.h"
 
 namespace nanopu {
@@ -173,6 +174,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   bool rx_interrupts = false;
   if (absl::Status s = configure_queues(p->id_, config, socket, p->pool_, &rx_interrupts); !s.ok()) return s;
   read_devargs(info, p->driver_, &p->reconnects_, &p->listens_, &p->kernel_iface_);
+  guard_unmaps_of(p->id_);  // before the link comes up: memif
   if (absl::Status s = start_port(p->id_, p->driver_, config.start_retry_s); !s.ok()) return s;
   p->started_ = true;
   // Masked until the NIC core sleeps: a peer then writes no interrupt per packet.

@@ -516,48 +516,26 @@ TEST_F(TwoProcessMemifTest, HomaAndNdpClientsThroughAPrioritySwitch) {
 // one uses, and still answers every request when work comes.
 TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
   // Served a first load (so its link is up and it runs its main loop), then
-  // idle for a second: the CPU time the server used meanwhile.
-  //
-  // A memif server can die of SIGSEGV inside DPDK 22.11 when its client
-  // disconnects (DPDK's control thread unmaps the rings the polling thread
-  // reads; README, "Known gaps"): a server that dies so (SIGSEGV, or under
-  // ASan its SEGV report in the memif PMD, then SIGABRT) is reported and the
-  // measurement taken again with a new one, at most three times.
+  // idle for a second: the CPU time the server used meanwhile. The server
+  // outlives its client's disconnect (DPDK's memif teardown is fenced:
+  // nic/link/burst_fence.h).
   auto idle_cpu_after_load = [&](const std::string& name) {
-    for (int attempt = 1;; ++attempt) {
-      EXPECT_EQ(run_loadgen({"--count=200", "--size=64", "--outstanding=2"}), 0)
-          << read_file(dir_ + "/loadgen.log");
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past the spin
-      const double t0 = cpu_seconds(server_);
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      const double used = cpu_seconds(server_) - t0;
-      // A server that has exited (a zombie until reaped) uses no CPU either:
-      // tell it from an idle one.
-      int status = 0;
-      if (waitpid(server_, &status, WNOHANG) == 0) {
-        EXPECT_GE(t0, 0) << name << ": cannot read /proc/" << server_ << "/stat";
-        return used;
-      }
+    EXPECT_EQ(run_loadgen({"--count=200", "--size=64", "--outstanding=2"}), 0)
+        << read_file(dir_ + "/loadgen.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past the spin
+    const double t0 = cpu_seconds(server_);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double used = cpu_seconds(server_) - t0;
+    // A server that has exited (a zombie until reaped) uses no CPU either:
+    // tell it from an idle one.
+    int status = 0;
+    if (waitpid(server_, &status, WNOHANG) != 0) {
       server_ = -1;
-      // Under AddressSanitizer (abort_on_error=1) the same SIGSEGV arrives as
-      // ASan's SEGV report naming the memif PMD, then SIGABRT.
-      const std::string slog = read_file(dir_ + "/server.log");
-      const bool asan_report = slog.find("AddressSanitizer: SEGV") != std::string::npos &&
-                               slog.find("librte_net_memif") != std::string::npos;
-      // Otherwise the crash report names the object that faulted
-      // (runtime/platform/crash_report.h): only the memif PMD is the known race.
-      const bool plain_report = slog.find("nanopu: SIGSEGV in ") != std::string::npos &&
-                                slog.find("librte_net_memif") != std::string::npos;
-      const bool dpdk_race = WIFSIGNALED(status) && ((WTERMSIG(status) == SIGSEGV && plain_report) ||
-                                                     (WTERMSIG(status) == SIGABRT && asan_report));
-      std::printf("%s, attempt %d: the server died when its client left (%s)\n", name.c_str(),
-                  attempt, dpdk_race ? "SIGSEGV: DPDK's memif disconnect race" : "not the known race");
-      if (!dpdk_race || attempt == 3) {
-        ADD_FAILURE() << name << ": the server exited\n" << read_file(dir_ + "/server.log");
-        return -1.0;
-      }
-      start_server("echo", "1,0", name);
+      ADD_FAILURE() << name << ": the server exited\n" << read_file(dir_ + "/server.log");
+      return -1.0;
     }
+    EXPECT_GE(t0, 0) << name << ": cannot read /proc/" << server_ << "/stat";
+    return used;
   };
   start_server("echo", "1,0");  // a dedicated NIC core and worker core: both must sleep
   const double idle_adaptive = idle_cpu_after_load("adaptive");

@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "lib/wire/frame.h"
+#include "nic/link/burst_fence.h"
+#include "runtime/platform/memif_unmap_guard.h"
 
 namespace nanopu::apps {
 namespace {
@@ -40,12 +42,16 @@ uint16_t SoftwareSwitch::rx(uint32_t port, rte_mbuf** pkts, uint16_t n) {
   if (p.from_host != nullptr)
     return static_cast<uint16_t>(
         rte_ring_dequeue_burst(p.from_host, reinterpret_cast<void**>(pkts), n, nullptr));
+  if (!burst_fence::enabled()) return rte_eth_rx_burst(p.eth_port, 0, pkts, n);
+  const burst_fence::Section inside;  // memif: nic/link/burst_fence.h
   return rte_eth_rx_burst(p.eth_port, 0, pkts, n);
 }
 
 bool SoftwareSwitch::tx(uint32_t port, rte_mbuf* m) {
   const SwitchPort& p = ports_[port];
   if (p.to_host != nullptr) return rte_ring_enqueue(p.to_host, m) == 0;
+  if (!burst_fence::enabled()) return rte_eth_tx_burst(p.eth_port, 0, &m, 1) == 1;
+  const burst_fence::Section inside;
   return rte_eth_tx_burst(p.eth_port, 0, &m, 1) == 1;
 }
 
@@ -181,6 +187,7 @@ bool SoftwareSwitch::write_csv(const std::string& path) const {
 namespace nanopu::apps {
 
 bool start_switch_port(uint16_t port, rte_mempool* pool) {
+  guard_unmaps_of(port);  // memif: runtime/platform/memif_unmap_guard.h
   rte_eth_conf conf{};
   uint16_t rxd = 2048, txd = 2048;
   return rte_eth_dev_configure(port, 1, 1, &conf) == 0 &&
