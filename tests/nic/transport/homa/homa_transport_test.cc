@@ -65,8 +65,7 @@ TEST(HomaTransportTest, ExactlyOnceThroughALossyReorderingDuplicatingTrimmingWir
 TEST(HomaTransportTest, EverySizeFromOneByteTo65535ArrivesByteExact) {
   Hosts h = make("", "", homa, /*rto_us=*/2e6, homa);
   ASSERT_TRUE(h.a && h.b);
-  std::vector<uint16_t> sizes;
-  for (uint32_t len = 1; len <= 65535; ++len) sizes.push_back(static_cast<uint16_t>(len));
+  const std::vector<uint16_t> sizes = every_message_size();
   Result r;
   run(h, sizes, sizes.size(), 16, &r, std::chrono::seconds(400));
   EXPECT_EQ(r.received, sizes.size());
