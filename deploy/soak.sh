@@ -20,9 +20,8 @@ SERVER_LCORE=$([ "$CPUS" -gt 1 ] && echo 1 || echo 0)
 SERVER=""
 trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -f "$SOCK"' EXIT
 
-# A server per size: DPDK 22.11's memif PMD can crash a server inside
-# rte_eth_rx_burst when a client disconnects while traffic is still flowing
-# (README, "Known gaps"), so clients never reconnect to one server here.
+# A server per size (each size's counters on their own; memif's teardown
+# race, which once made this necessary, is fenced: docs/status.md).
 # --link_hold=0: its client leaves for good, so replies still unacknowledged
 # then are given up at once rather than held for a client that will not return.
 start_server() {

@@ -50,9 +50,9 @@ class Rig {
     std::vector<std::string> args;
     int restarts = 0;
   };
-  // Starts again every process that has died since (DPDK 22.11's memif PMD
-  // can crash a process when its peer disconnects, README "Known gaps"; a
-  // load generator disconnects after every point). Says so on stderr.
+  // Starts again every process that has died since (a safety net from before
+  // memif's teardown race was fenced, docs/status.md; a load generator
+  // disconnects after every point). Says so on stderr.
   void restart_dead();
   bool launch(Proc& p);
 

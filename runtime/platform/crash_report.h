@@ -3,8 +3,9 @@
 // instruction, e.g.
 //   nanopu: SIGSEGV in /usr/lib/.../librte_net_memif.so.23.0 (pc 0x7f..)
 // then dies of the same signal as it would have. A user (or a test) can then
-// tell DPDK 22.11's memif disconnect race (README, "Known gaps") from a bug
-// in their own service. Not installed under AddressSanitizer, whose own
+// tell a crash in a DPDK driver (such as memif's teardown race before nanopu
+// fenced it: docs/status.md, "memif and a dying peer") from a bug in their
+// own service. Not installed under AddressSanitizer, whose own
 // report already has the whole stack.
 #pragma once
 

@@ -7,9 +7,8 @@
 //
 // The hosts run in network namespaces joined by veth pairs, over
 // net_af_packet: the kernel owns the link, so a killed process leaves
-// nothing half torn down for its peer. (Over net_memif, DPDK 22.11's
-// control thread unmaps a dead peer's rings while the polling thread reads
-// them, and the survivor can die of SIGSEGV: README, "Known gaps".) A
+// nothing half torn down for its peer (memif churn, with its teardown
+// fenced, is tests/e2e/churn_test.cc). A
 // killed process's port goes dark until its successor is ready, as a
 // memif link or a rebooting switch's ports do: the test sets its veth end
 // down, and up again once the new process is ready.

@@ -1,8 +1,8 @@
 // A Raft cluster as separate processes: three (and five) nanopu-server
 // --app=raft and nanopu-loadgen --service=raft on nanopu-switch, each in its
-// own network namespace on net_af_packet over a veth pair (not net_memif:
-// DPDK 22.11's memif PMD can crash a process whose peer goes away while it
-// polls, README "Known gaps", and this test kills and stops peers). The
+// own network namespace on net_af_packet over a veth pair (the kernel's
+// link, and its carrier, between killed and restarted peers; memif churn
+// is tests/e2e/churn_test.cc). The
 // leader's process is killed with SIGKILL mid-run: a new
 // leader is elected, the client finds it, every request is answered and
 // checked (a GET sees every PUT acknowledged before it, across the
