@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "runtime/platform/crash_report.h"
+#include "runtime/platform/runtime_dir.h"
 
 namespace nanopu {
 namespace {
@@ -77,6 +78,9 @@ std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) 
     args.push_back("--in-memory");
   } else {
     args.push_back("--no-huge");
+    // No shared files: without it DPDK writes a 13 MB map of this memory
+    // into its runtime directory (runtime_dir.h).
+    args.push_back("--no-shconf");
     args.push_back("-m");
     args.push_back(absl::StrCat(kNoHugeMemoryMb));
   }
@@ -141,6 +145,7 @@ absl::Status eal_init(const EalParams& config) {
   g_eal_done = true;
   g_eal_lcores = config.lcores;
   install_crash_report();
+  tidy_runtime_dirs();
   return absl::OkStatus();
 }
 

@@ -82,6 +82,7 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
                                      "--poll=adaptive"};
     for (const std::string& a : backend(true)) args.push_back(a);
     server_ = spawn(args, log);
+    started_.push_back(server_);
     ASSERT_GT(server_, 0);
     ASSERT_TRUE(wait_for_line(log, "Ctrl-C stops", std::chrono::seconds(30))) << read_file(log);
   }
@@ -95,6 +96,7 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
     if (!memif()) args.push_back("--server_ip=127.0.6.1");
     args.push_back(count != 0 ? "--count=" + std::to_string(count) : "--duration=600");
     client_ = spawn(args, log);
+    started_.push_back(client_);
     ASSERT_GT(client_, 0);
   }
   // SIGKILL, and it must have been alive until then (not died on its own).
@@ -109,6 +111,7 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
 
   std::string dir_, port_, sock_, lcore_;
   pid_t server_ = -1, client_ = -1;
+  std::vector<pid_t> started_;
 };
 
 TEST_P(ChurnTest, ServersAndClientsKilledAndRestartedInTurnWithTrafficFlowing) {
@@ -146,6 +149,13 @@ TEST_P(ChurnTest, ServersAndClientsKilledAndRestartedInTurnWithTrafficFlowing) {
   const int last_server = kChurnRestarts % 2 == 1 ? kChurnRestarts : kChurnRestarts - 1;
   const std::string slog = read_file(dir_ + "/server-" + std::to_string(last_server) + ".log");
   EXPECT_GT(log_counter(slog, "nic.rx_msgs_delivered"), 2000) << slog;
+  // Nothing of theirs left on disk: DPDK's runtime directory of each
+  // process, killed or not, is gone (runtime/platform/runtime_dir.h; as
+  // root it is /run/dpdk/nanopu-<pid>).
+  if (getuid() == 0)
+    for (pid_t p : started_)
+      EXPECT_NE(access(("/var/run/dpdk/nanopu-" + std::to_string(p)).c_str(), F_OK), 0)
+          << "DPDK runtime directory of process " << p << " left behind";
   // No process died of anything but the SIGKILL it was sent (checked as
   // each was killed); none reported a crash or a sanitizer error either.
   for (int i = 0; i <= kChurnRestarts + 1; ++i)

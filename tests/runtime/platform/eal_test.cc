@@ -26,6 +26,7 @@ TEST(EalArgsTest, CarryPrefixVdevsAndHugepageChoice) {
   EXPECT_TRUE(has(a, "--file-prefix=p1"));
   EXPECT_TRUE(has(a, "--no-pci"));
   EXPECT_TRUE(has(a, "--no-huge"));
+  EXPECT_TRUE(has(a, "--no-shconf"));  // no 13 MB memory map in /run/dpdk (runtime_dir.h)
   EXPECT_FALSE(has(a, "--in-memory"));
   EXPECT_TRUE(has(a, "--vdev=net_memif0,role=server,socket=/tmp/x.sock"));
   EXPECT_TRUE(has(a, "--vdev=net_null0"));
