@@ -7,8 +7,6 @@
 // memory error; every call completes exactly once; a completion with kOk
 // carries exactly the reply the server built for that call, from the peer
 // it was sent to; every call is complete once its deadline has passed.
-#include <rte_eth_ring.h>
-#include <rte_ring.h>
 
 #include <chrono>
 #include <cstdint>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_eal.h"
+#include "fuzz/loopback_host.h"
 #include "nanopu/rpc.h"
 #include "nanopu/runtime.h"
 
@@ -123,32 +122,17 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static int n = 0;
-  rte_ring* r = rte_ring_create(("rz" + std::to_string(n)).c_str(), 1024, SOCKET_ID_ANY, 0);
-  const int port = r == nullptr ? -1 : rte_eth_from_ring(r);
-  if (port < 0) std::abort();
-  ++n;
-  {
-    nanopu::Config c;
-    c.lcores = {0};
-    c.port_id = port;
-    c.ip = kIp;
-    c.mbufs = 2047;
-    c.max_message_bytes = 4096;
-    c.link_wait_s = 0;
-    auto rt = nanopu::Runtime::create(c);
-    if (!rt.ok()) std::abort();
-    bool done = false;
-    if (!(*rt)->spawn(serve).ok()) std::abort();
-    if (!(*rt)->spawn([&](nanopu::Thread& t) {
-          run_client(t, Program{data, size});
-          done = true;
-        }).ok())
-      std::abort();
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!done && std::chrono::steady_clock::now() < end) (*rt)->poll_once();
-    if (!done) std::abort();  // a program of bounded steps must end
-  }
-  rte_ring_free(r);
+  nanopu::fuzz::LoopbackHost host("rz", kIp);
+  nanopu::Runtime& rt = host.runtime();
+  bool done = false;
+  if (!rt.spawn(serve).ok()) std::abort();
+  if (!rt.spawn([&](nanopu::Thread& t) {
+        run_client(t, Program{data, size});
+        done = true;
+      }).ok())
+    std::abort();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!done && std::chrono::steady_clock::now() < end) rt.poll_once();
+  if (!done) std::abort();  // a program of bounded steps must end
   return 0;
 }

@@ -9,8 +9,6 @@
 // call returns a defined ApiError; a read never yields data from outside the
 // current message (past its end: 0 and kReadPastEnd); receive_message
 // gives exactly the message's words not yet read.
-#include <rte_eth_ring.h>
-#include <rte_ring.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_eal.h"
+#include "fuzz/loopback_host.h"
 #include "nanopu/memory_message.h"
 #include "nanopu/runtime.h"
 
@@ -145,30 +144,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static int n = 0;
-  rte_ring* r = rte_ring_create(("fz" + std::to_string(n)).c_str(), 1024, SOCKET_ID_ANY, 0);
-  const int port = r == nullptr ? -1 : rte_eth_from_ring(r);
-  if (port < 0) std::abort();
-  ++n;
-  {
-    nanopu::Config c;
-    c.lcores = {0};
-    c.port_id = port;
-    c.ip = kIp;
-    c.mbufs = 2047;
-    c.max_message_bytes = 4096;
-    c.link_wait_s = 0;
-    auto rt = nanopu::Runtime::create(c);
-    if (!rt.ok()) std::abort();
-    bool done = false;
-    if (!(*rt)->spawn([&](nanopu::Thread& t) {
-          run_program(t, data, size);
-          done = true;
-        }).ok())
-      std::abort();
-    for (int k = 0; k < 100000 && !done; ++k) (*rt)->poll_once();
-    if (!done) std::abort();  // a program of bounded steps must end
-  }
-  rte_ring_free(r);
+  nanopu::fuzz::LoopbackHost host("fz", kIp);
+  nanopu::Runtime& rt = host.runtime();
+  bool done = false;
+  if (!rt.spawn([&](nanopu::Thread& t) {
+        run_program(t, data, size);
+        done = true;
+      }).ok())
+    std::abort();
+  for (int k = 0; k < 100000 && !done; ++k) rt.poll_once();
+  if (!done) std::abort();  // a program of bounded steps must end
   return 0;
 }
