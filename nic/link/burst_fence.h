@@ -66,6 +66,15 @@ class Section {
   Section& operator=(const Section&) = delete;
 };
 
+// Runs `burst` (an rte_eth_rx_burst/tx_burst call) marked as a burst when
+// marking is on, plainly otherwise; returns what it returns.
+template <typename Burst>
+inline auto fenced(Burst&& burst) {
+  if (!enabled()) return burst();
+  const Section inside;
+  return burst();
+}
+
 // Returns once every burst that was in progress at the call has ended (at
 // most `limit` later: a burst never blocks, so only a descheduled poller
 // makes this wait at all). Called by the unmapper, after its flag store.

@@ -44,14 +44,10 @@ class EthdevIo final : public PacketIo {
   explicit EthdevIo(uint16_t port_id) : port_id_(port_id) {}
   // Marked when a PMD that unmaps under a poller is open (burst_fence.h).
   uint16_t rx_burst(rte_mbuf** pkts, uint16_t n) override {
-    if (!burst_fence::enabled()) return rte_eth_rx_burst(port_id_, 0, pkts, n);
-    const burst_fence::Section inside;
-    return rte_eth_rx_burst(port_id_, 0, pkts, n);
+    return burst_fence::fenced([&] { return rte_eth_rx_burst(port_id_, 0, pkts, n); });
   }
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n) override {
-    if (!burst_fence::enabled()) return rte_eth_tx_burst(port_id_, 0, pkts, n);
-    const burst_fence::Section inside;
-    return rte_eth_tx_burst(port_id_, 0, pkts, n);
+    return burst_fence::fenced([&] { return rte_eth_tx_burst(port_id_, 0, pkts, n); });
   }
 
  private:

@@ -42,17 +42,14 @@ uint16_t SoftwareSwitch::rx(uint32_t port, rte_mbuf** pkts, uint16_t n) {
   if (p.from_host != nullptr)
     return static_cast<uint16_t>(
         rte_ring_dequeue_burst(p.from_host, reinterpret_cast<void**>(pkts), n, nullptr));
-  if (!burst_fence::enabled()) return rte_eth_rx_burst(p.eth_port, 0, pkts, n);
-  const burst_fence::Section inside;  // memif: nic/link/burst_fence.h
-  return rte_eth_rx_burst(p.eth_port, 0, pkts, n);
+  // memif: nic/link/burst_fence.h
+  return burst_fence::fenced([&] { return rte_eth_rx_burst(p.eth_port, 0, pkts, n); });
 }
 
 bool SoftwareSwitch::tx(uint32_t port, rte_mbuf* m) {
   const SwitchPort& p = ports_[port];
   if (p.to_host != nullptr) return rte_ring_enqueue(p.to_host, m) == 0;
-  if (!burst_fence::enabled()) return rte_eth_tx_burst(p.eth_port, 0, &m, 1) == 1;
-  const burst_fence::Section inside;
-  return rte_eth_tx_burst(p.eth_port, 0, &m, 1) == 1;
+  return burst_fence::fenced([&] { return rte_eth_tx_burst(p.eth_port, 0, &m, 1); }) == 1;
 }
 
 void SoftwareSwitch::start_clock() {
