@@ -38,6 +38,15 @@ enum class PollMode : uint8_t { kBusy, kAdaptive };
 // (auto), require them (on), or never (off: the EAL runs with --no-huge).
 enum class HugePages : uint8_t { kAuto, kOn, kOff };
 
+// Whether each lcore's thread is pinned to its CPU. kOn: DPDK's way, right
+// for a poller with a CPU of its own (busy polling, benchmarks). kOff: the
+// kernel may run it on any online CPU and move it, right where more busy
+// processes than CPUs take turns: pinned there, a thread can wait seconds
+// behind a neighbour it cannot leave (docs/status.md, "Pinned hosts on a
+// shared machine"). kAuto: on with busy polling, off with adaptive polling
+// (the mode for sharing CPUs).
+enum class Pinning : uint8_t { kAuto, kOn, kOff };
+
 // What carries a host's frames (docs/design.md, "Backends"). kDpdk: a DPDK
 // port (a real NIC or a virtual PMD). kUring: a kernel UDP socket driven by
 // io_uring, the nanoPU transport header in the UDP payload (docs/wire.md,
@@ -59,6 +68,8 @@ enum class TransportProtocol : uint8_t { kNdp, kHoma };
 [[nodiscard]] std::string_view poll_mode_name(PollMode m);
 [[nodiscard]] std::optional<HugePages> parse_huge_pages(std::string_view name);
 [[nodiscard]] std::string_view huge_pages_name(HugePages h);
+[[nodiscard]] std::optional<Pinning> parse_pinning(std::string_view name);
+[[nodiscard]] std::string_view pinning_name(Pinning p);
 [[nodiscard]] std::optional<Backend> parse_backend(std::string_view name);
 [[nodiscard]] std::string_view backend_name(Backend b);
 [[nodiscard]] std::optional<TransportProtocol> parse_transport_protocol(std::string_view name);

@@ -18,6 +18,8 @@ constexpr Names<DemotionMode> kDemotionNames[] = {{DemotionMode::kPermanent, "pe
 constexpr Names<PollMode> kPollModeNames[] = {{PollMode::kBusy, "busy"}, {PollMode::kAdaptive, "adaptive"}};
 constexpr Names<HugePages> kHugePagesNames[] = {
     {HugePages::kAuto, "auto"}, {HugePages::kOn, "on"}, {HugePages::kOff, "off"}};
+constexpr Names<Pinning> kPinningNames[] = {
+    {Pinning::kAuto, "auto"}, {Pinning::kOn, "on"}, {Pinning::kOff, "off"}};
 constexpr Names<Backend> kBackendNames[] = {{Backend::kDpdk, "dpdk"}, {Backend::kUring, "uring"}};
 constexpr Names<TransportProtocol> kTransportNames[] = {{TransportProtocol::kNdp, "ndp"},
                                                         {TransportProtocol::kHoma, "homa"}};
@@ -54,6 +56,9 @@ std::string_view poll_mode_name(PollMode m) { return name_of(kPollModeNames, m);
 
 std::optional<HugePages> parse_huge_pages(std::string_view name) { return parse(kHugePagesNames, name); }
 std::string_view huge_pages_name(HugePages h) { return name_of(kHugePagesNames, h); }
+
+std::optional<Pinning> parse_pinning(std::string_view name) { return parse(kPinningNames, name); }
+std::string_view pinning_name(Pinning p) { return name_of(kPinningNames, p); }
 
 std::optional<Backend> parse_backend(std::string_view name) { return parse(kBackendNames, name); }
 std::string_view backend_name(Backend b) { return name_of(kBackendNames, b); }

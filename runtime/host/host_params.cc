@@ -19,6 +19,7 @@ EalParams eal_params(const Config& c) {
   EalParams e;
   e.lcores = c.lcores;
   e.eal_lcore_map = c.eal_lcore_map;
+  e.pin = c.pins_lcores();
   e.vdevs = c.vdevs;
   e.pci_devices = c.pci_devices;
   // The io_uring backend's mbufs live in ordinary memory: no hugepage is

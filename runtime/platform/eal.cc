@@ -56,9 +56,16 @@ std::string file_prefix_of(const EalParams& params) {
   return params.file_prefix.empty() ? absl::StrCat("nanopu-", getpid()) : params.file_prefix;
 }
 
+std::string floating_lcore_map(const std::vector<unsigned>& lcores, long cpus) {
+  const std::string where = cpus > 1 ? absl::StrCat("@(0-", cpus - 1, ")") : "@0";
+  return absl::StrJoin(lcores, ",", [&](std::string* out, unsigned l) { absl::StrAppend(out, l, where); });
+}
+
 std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) {
   std::vector<std::string> args = {"nanopu"};
-  if (config.eal_lcore_map.empty()) {
+  if (config.eal_lcore_map.empty() && !config.pin) {
+    args.push_back(absl::StrCat("--lcores=", floating_lcore_map(config.lcores, sysconf(_SC_NPROCESSORS_ONLN))));
+  } else if (config.eal_lcore_map.empty()) {
     args.push_back("-l");
     args.push_back(absl::StrJoin(config.lcores, ","));
   } else {

@@ -16,6 +16,7 @@ namespace nanopu {
 struct EalParams {
   std::vector<unsigned> lcores = {0};  // the first is the EAL main lcore
   std::string eal_lcore_map;           // optional EAL --lcores map instead of -l
+  bool pin = true;                     // false: each lcore floats over every online CPU
   std::vector<std::string> vdevs;
   // PCI devices the EAL may probe (real NICs bound to vfio-pci); empty: none
   // (--no-pci), so a test never grabs a machine's NIC.
@@ -38,6 +39,10 @@ struct HugepageInfo {
 // The EAL --file-prefix these params give: theirs, or "nanopu-<pid>". It
 // names the runtime directory, and so the telemetry socket.
 [[nodiscard]] std::string file_prefix_of(const EalParams& params);
+
+// The EAL --lcores map that lets each of `lcores` run on any of CPUs
+// 0..cpus-1, e.g. {0, 1} on 2 CPUs: "0@(0-1),1@(0-1)".
+[[nodiscard]] std::string floating_lcore_map(const std::vector<unsigned>& lcores, long cpus);
 
 // The argv EAL would get for these params. use_huge picks --in-memory with
 // hugepages over --no-huge.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/netns.h"
 #include "tests/support/subprocess.h"
 
@@ -38,15 +39,17 @@ class TwoProcessUringTest : public ::testing::Test {
       kill(server_, SIGKILL);
       waitpid(server_, nullptr, 0);
     }
+    nanopu::testing::remove_if_passed(dir_);
   }
   // Adaptive polling: test processes share the machine's CPUs.
   void start_server(const std::vector<std::string>& prefix, const std::string& ip,
-                    const std::string& app = "echo") {
+                    const std::string& app = "echo", const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = prefix;
     for (const std::string& a :
          {std::string(NANOPU_SERVER_BIN), "--lcores=" + server_lcore_, std::string("--backend=uring"),
           "--ip=" + ip, port_, "--app=" + app, std::string("--context=1"), std::string("--poll=adaptive")})
       args.push_back(a);
+    args.insert(args.end(), extra.begin(), extra.end());
     server_ = spawn(args, dir_ + "/server.log");
     ASSERT_GT(server_, 0);
     ASSERT_TRUE(wait_for_line(dir_ + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
@@ -132,6 +135,29 @@ TEST_F(TwoProcessUringTest, RunsAsAnUnprivilegedUser) {
                         {"--count=2000", "--size=3000", "--outstanding=4", "--expect=echo"}),
             0)
       << read_file(dir_ + "/loadgen.log");
+  EXPECT_EQ(stop_server(), 0) << read_file(dir_ + "/server.log");
+}
+
+// The CPUs the server's NIC core (its main thread) may run on, as the kernel says.
+std::string cpus_allowed(pid_t pid) {
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const size_t at = status.find("Cpus_allowed_list:");
+  if (at == std::string::npos) return "?";
+  const size_t from = status.find_first_not_of(" \t", at + 18);
+  return status.substr(from, status.find('\n', from) - from);
+}
+
+// Adaptive polling (these tests' mode: processes share CPUs) leaves the NIC
+// core free to run on every online CPU (--pin=auto; pinned, a process can
+// wait seconds behind a neighbour); --pin=on pins it to its lcore's CPU, as
+// DPDK does and busy polling does by default.
+TEST_F(TwoProcessUringTest, AdaptivePollingFloatsAndPinOnPins) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  start_server({}, "127.0.2.1");
+  EXPECT_EQ(cpus_allowed(server_), cpus > 1 ? "0-" + std::to_string(cpus - 1) : "0");
+  EXPECT_EQ(stop_server(), 0) << read_file(dir_ + "/server.log");
+  start_server({}, "127.0.2.1", "echo", {"--pin=on"});
+  EXPECT_EQ(cpus_allowed(server_), server_lcore_);
   EXPECT_EQ(stop_server(), 0) << read_file(dir_ + "/server.log");
 }
 

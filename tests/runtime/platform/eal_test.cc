@@ -53,6 +53,22 @@ TEST(EalArgsTest, PciDevicesReplaceNoPciAndTelemetryIsOnUnlessTurnedOff) {
   EXPECT_TRUE(has(a, "0000:03:00.1"));
 }
 
+TEST(EalArgsTest, UnpinnedLcoresMayRunOnEveryOnlineCpu) {
+  EXPECT_EQ(floating_lcore_map({0, 1}, 2), "0@(0-1),1@(0-1)");
+  EXPECT_EQ(floating_lcore_map({1}, 4), "1@(0-3)");
+  EXPECT_EQ(floating_lcore_map({0}, 1), "0@0");
+  EalParams c;
+  c.lcores = {1, 0};
+  EXPECT_TRUE(has(build_eal_args(c, false), "1,0"));  // pinned: DPDK's -l
+  c.pin = false;
+  const std::vector<std::string> a = build_eal_args(c, false);
+  EXPECT_FALSE(has(a, "-l"));
+  EXPECT_TRUE(has(a, "--lcores=" + floating_lcore_map({1, 0}, sysconf(_SC_NPROCESSORS_ONLN))));
+  EXPECT_TRUE(has(a, "--main-lcore=1"));
+  c.eal_lcore_map = "0@0,1@1";  // an explicit map wins
+  EXPECT_TRUE(has(build_eal_args(c, false), "--lcores=0@0,1@1"));
+}
+
 TEST(EalArgsTest, DefaultFilePrefixIsUniquePerProcess) {
   std::vector<std::string> a = build_eal_args(EalParams{}, false);
   EXPECT_TRUE(has(a, "--file-prefix=nanopu-" + std::to_string(getpid())));
