@@ -133,6 +133,11 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     for (uint32_t s : active_) {
       InboundMessage& m = front_.at(s);
       if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
+      // One sender beyond the bound at most: while an earlier FIFO grant is
+      // still out (outstanding past overcommit), a new sender waits.
+      const bool holds = std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) !=
+                         outstanding_ips + outstanding;
+      if (!holds && outstanding > p_.overcommit) continue;
       m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
       m.grant_priority = 0;
       m.granted = true;
@@ -159,7 +164,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     // The bound: a sender that holds no grant yet gets one only while fewer
     // than `overcommit` senders hold one (§3.4, overcommitment).
     if (picked == p_.overcommit) break;
-    if (!holds && outstanding == p_.overcommit) continue;
+    if (!holds && outstanding >= p_.overcommit) continue;  // >=: a FIFO grant may be out too
     picked_ips[picked] = m.src_ip;
     const auto rank = static_cast<uint8_t>(std::min<uint32_t>(picked, p_.max_sched_priority));
     ++picked;
