@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/support/netns.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::Netns;
@@ -70,6 +71,7 @@ TEST(AfXdpVethTest, EchoOfEverySizeClassAndExactlyOnceUnderFaults) {
       << read_file(dir + "/loadgen.log");
   kill(server, SIGTERM);
   EXPECT_EQ(wait_for(server, std::chrono::seconds(30)), 0) << read_file(dir + "/server.log");
+  nanopu::testing::remove_if_passed(dir);
 }
 
 }  // namespace

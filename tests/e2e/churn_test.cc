@@ -19,10 +19,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::json_number;
@@ -64,6 +66,7 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
         kill(p, SIGKILL);
         waitpid(p, nullptr, 0);
       }
+    nanopu::testing::remove_if_passed(dir_);
   }
   [[nodiscard]] bool memif() const { return std::string(GetParam()) == "memif"; }
   // The backend's flags of the server or of a client.
@@ -109,6 +112,18 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
     *p = -1;
   }
 
+  // Whether a running client's progress lines ("received N", once a second)
+  // show a reply within `limit`.
+  static bool served(const std::string& log, std::chrono::seconds limit) {
+    const std::regex replied("received [1-9]");
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (!std::regex_search(read_file(log), replied)) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+  }
+
   std::string dir_, port_, sock_, lcore_;
   pid_t server_ = -1, client_ = -1;
   std::vector<pid_t> started_;
@@ -132,6 +147,13 @@ TEST_P(ChurnTest, ServersAndClientsKilledAndRestartedInTurnWithTrafficFlowing) {
     }
     if (HasFatalFailure()) return;
   }
+  // The last churned client has been served by the last server (its
+  // progress line shows a reply) before it goes: what is checked below,
+  // that the last server served churned clients, then holds on any machine
+  // rather than on how soon a client's backed-off probe finds a new server.
+  const int last_client = kChurnRestarts % 2 == 0 ? kChurnRestarts : kChurnRestarts - 1;
+  const std::string last_client_log = dir_ + "/client-" + std::to_string(last_client) + ".log";
+  EXPECT_TRUE(served(last_client_log, std::chrono::seconds(60))) << read_file(last_client_log);
   kill9(&client_, "client", kChurnRestarts + 1);
   // The last client to completion: every request answered once or reported.
   start_client(kChurnRestarts + 1, 2000);

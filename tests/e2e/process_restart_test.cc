@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/netns.h"
 #include "tests/support/subprocess.h"
 
@@ -64,6 +65,7 @@ class ProcessRestartTest : public ::testing::Test {
     server_ns_.reset();
     client_ns_.reset();
     switch_ns_.reset();
+    nanopu::testing::remove_if_passed(dir_);
   }
   // Server and client on one veth pair (each end named p0).
   void direct_link() { ASSERT_TRUE(veth(*server_ns_, "p0", *client_ns_, "p0")); }

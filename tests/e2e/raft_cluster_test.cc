@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/netns.h"
 #include "tests/support/subprocess.h"
 
@@ -66,6 +67,7 @@ class RaftClusterTest : public ::testing::TestWithParam<int> {
     }
     hosts_ns_.clear();
     switch_ns_.reset();
+    nanopu::testing::remove_if_passed(dir_);
   }
   // Whether pid has ended, without reaping it (wait_for still reads its status).
   static bool exited(pid_t pid) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::cpu_seconds;
@@ -39,6 +40,7 @@ class TwoProcessMemifTest : public ::testing::Test {
       kill(server_, SIGKILL);
       waitpid(server_, nullptr, 0);
     }
+    nanopu::testing::remove_if_passed(dir_);
   }
   // Every host in these tests polls adaptively: test processes share the
   // machine's CPUs (with each other and with whatever else runs), and a busy
