@@ -5,12 +5,18 @@
 # once. Prints, per size and in total, delivered once / lost / given up /
 # duplicated / bad, the retransmissions, and the server's buffer gauges at
 # the end (every slot back).  Not part of CI (minutes of CPU).
-# Usage: bash deploy/soak.sh [total requests, default 1000000] [build dir, default build]
+# Usage: bash deploy/soak.sh [total requests, default 1000000] [build dir, default build] [delay_us, default 0]
+# delay_us > 0: the server also holds every frame it receives that long (a
+# slow peer: round trips of 2 x delay_us), and every request must still be
+# answered once, none given up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOTAL=${1:-1000000}
 BUILD=${2:-build}
+DELAY_US=${3:-0}
 FAULTS="drop=0.1,reorder=0.1,dup=0.05,trim=0.05,corrupt=0.01"
+SERVER_FAULTS=$FAULTS
+[ "$DELAY_US" -gt 0 ] && SERVER_FAULTS="$FAULTS,delay_us=$DELAY_US"
 SIZES=(16 100 1000 3000 20000)
 PER_SIZE=$((TOTAL / ${#SIZES[@]}))
 SOCK=$(mktemp -u /tmp/nanopu-soak-XXXX.sock)
@@ -26,11 +32,12 @@ trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -f "$SOCK"' EXIT
 # then are given up at once rather than held for a client that will not return.
 start_server() {
   "$BUILD/nanopu-server" --lcores="$SERVER_LCORE" --vdev="net_memif0,role=server,socket=$SOCK" \
-    --app=echo --faults="$FAULTS,seed=1" --rto_us=100 --peer_dead_ms=500 --rto_max_ms=100 --link_hold=0 >"$OUT/server-$1.log" 2>&1 &
+    --app=echo --faults="$SERVER_FAULTS,seed=1" --rto_us=100 --peer_dead_ms=500 --rto_max_ms=100 --link_hold=0 >"$OUT/server-$1.log" 2>&1 &
   SERVER=$!
   for _ in $(seq 300); do grep -q "Ctrl-C stops" "$OUT/server-$1.log" 2>/dev/null && break; sleep 0.1; done
 }
 echo "soak: $TOTAL requests (${#SIZES[@]} sizes x $PER_SIZE), faults on both hosts' receive paths: $FAULTS"
+[ "$DELAY_US" -gt 0 ] && echo "soak: a slow server: it holds every frame it receives ${DELAY_US} us"
 printf "%8s %10s %10s %8s %9s %11s %6s %12s %8s\n" size sent "once" lost given-up duplicated bad retransmits seconds
 sum() { awk -v k="\"$1\":" -F"$1\":" '{split($2,a,","); s+=a[1]} END {print s+0}' "$OUT"/load-*.json; }
 context=2

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/sanitizers.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
 
@@ -42,12 +43,7 @@ namespace {
 int restarts() {
   const char* n = std::getenv("NANOPU_CHURN_RESTARTS");
   if (n != nullptr && std::atoi(n) > 0) return std::atoi(n);
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return 20;
-#endif
-#endif
-  return 50;
+  return nanopu::testing::kUnderAddressSanitizer ? 20 : 50;
 }
 
 // The parameter: the backend ("uring" or "memif").

@@ -18,6 +18,7 @@
 
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/sanitizers.h"
 #include "tests/support/test_hosts.h"
 
 namespace nanopu::testing::stream {
@@ -39,12 +40,7 @@ inline uint64_t id_word(uint64_t id) { return (id % 256) << 56 | id; }
 // fault, every size) are exercised by fewer messages.
 inline uint64_t message_count(const char* env) {
   if (const char* v = std::getenv(env)) return std::strtoull(v, nullptr, 10);
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return 30000;
-#endif
-#endif
-  return 100000;
+  return kUnderAddressSanitizer ? 30000 : 100000;
 }
 constexpr uint64_t kIdMask = (1ull << 56) - 1;
 
@@ -56,13 +52,9 @@ constexpr uint64_t kIdMask = (1ull << 56) - 1;
 inline std::vector<uint16_t> every_message_size() {
   std::vector<uint16_t> sizes;
   for (uint32_t len = 1; len <= 65535; ++len) {
-    bool keep = true;
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
     const uint32_t from_boundary = std::min(len % 1024, 1024 - len % 1024);
-    keep = len <= 2048 || from_boundary <= 8 || len >= 65535 - 8 || len % 5 == 0;
-#endif
-#endif
+    const bool keep =
+        !kUnderAddressSanitizer || len <= 2048 || from_boundary <= 8 || len >= 65535 - 8 || len % 5 == 0;
     if (keep) sizes.push_back(static_cast<uint16_t>(len));
   }
   return sizes;
