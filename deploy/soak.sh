@@ -74,7 +74,7 @@ trap - EXIT
 rm -f "$SOCK"
 echo "servers (counters at exit, summed; the gauges outbound_in_use / reassembly_in_use are printed only"
 echo "when not 0; a give-up here is a reply whose last ACK the wire dropped after its client had exited):"
-cat "$OUT"/server-*.log | awk '$1 ~ /^nic\.(tx_retransmits|rx_dup_packets|fault_|tx_msgs_failed|.*_in_use)/ {s[$1] += $2}
+cat "$OUT"/server-*.log | awk '$1 ~ /^nic\.(tx_retransmits|rx_dup_packets|rx_beyond_id_memory|fault_|tx_msgs_failed|.*_in_use)/ {s[$1] += $2}
   END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
 if cat "$OUT"/server-*.log | grep -qE "outbound_in_use|reassembly_in_use"; then
   echo "soak: buffer slots still in use at the end"; failed=1

@@ -36,6 +36,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
   X(rx_reassembly_superseded) /* partial message of a sender that has since restarted */ \
   X(rx_senders_forgotten)    /* a sender's delivered-id window dropped for a newer sender */ \
+  X(rx_beyond_id_memory)     /* a message older than the delivered-id memory, taken as new */ \
   X(rx_drop_stale_incarnation) /* DATA meant for this address's previous process */ \
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \

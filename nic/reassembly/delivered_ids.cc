@@ -23,10 +23,11 @@ namespace {
 }  // namespace
 
 DeliveredIds::DeliveredIds(uint32_t remembered, uint32_t max_senders, uint64_t horizon,
-                           uint64_t* senders_forgotten)
+                           uint64_t* senders_forgotten, uint64_t* beyond_memory)
     : horizon_(horizon),
       max_senders_(max_senders),
       senders_forgotten_(senders_forgotten),
+      beyond_memory_(beyond_memory),
       completed_ring_(remembered, 0) {
   windows_.reserve(max_senders);
   window_index_.reserve(max_senders);
@@ -102,7 +103,11 @@ bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) const {
   if (ahead_by(id.tx_msg_id, w->highest) != 0) return false;
   // Behind the window: only a delivery that came in behind it is known,
   // in the map (remember()); one that fell out of it is forgotten.
-  if (behind_by(id.tx_msg_id, w->highest) >= kWindowIds) return remembered_in_map(id, now);
+  if (behind_by(id.tx_msg_id, w->highest) >= kWindowIds) {
+    if (remembered_in_map(id, now)) return true;
+    if (beyond_memory_ != nullptr) ++*beyond_memory_;
+    return false;
+  }
   return w->tag[id.tx_msg_id % kWindowIds] == tag_of(id);
 }
 

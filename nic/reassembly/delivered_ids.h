@@ -59,9 +59,12 @@ class DeliveredIds {
   // `remembered`: prototype-peer deliveries kept; `max_senders`: nanopu
   // senders with a window (the least recently heard one is forgotten when a
   // new one arrives); `horizon`: ticks of silence after which a memory lapses.
-  // `senders_forgotten` (may be null) counts the windows dropped for room.
+  // `senders_forgotten` (may be null) counts the windows dropped for room;
+  // `beyond_memory` (may be null) the ids asked about that are older than a
+  // live window keeps and not in the map: taken as new, so a late duplicate
+  // among them would be delivered twice (the one way exactly-once can fail).
   DeliveredIds(uint32_t remembered, uint32_t max_senders, uint64_t horizon,
-               uint64_t* senders_forgotten = nullptr);
+               uint64_t* senders_forgotten = nullptr, uint64_t* beyond_memory = nullptr);
 
   [[nodiscard]] bool seen(const DeliveredId& id, uint64_t now) const;
   void remember(const DeliveredId& id, uint64_t now);
@@ -97,6 +100,7 @@ class DeliveredIds {
   absl::flat_hash_map<uint64_t, uint32_t> window_index_;  // (ip, epoch) -> windows_ index
   mutable uint32_t last_window_ = UINT32_MAX;             // back-to-back lookups skip the map
   uint64_t* senders_forgotten_;
+  uint64_t* beyond_memory_;
 
   struct Completed {
     uint16_t src_context;

@@ -10,7 +10,7 @@ ReceiveFront::ReceiveFront(const TransportParams& p, NicCounters* counters)
       counters_(counters),
       buffer_(p.reassembly_slots),
       delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
-                 &counters->rx_senders_forgotten),
+                 &counters->rx_senders_forgotten, &counters->rx_beyond_id_memory),
       partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
                                  p.context_packets}) {}
 

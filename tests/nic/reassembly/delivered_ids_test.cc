@@ -63,6 +63,22 @@ TEST(DeliveredIdsTest, AnIdFallenOutOfTheWindowIsTakenAsNewNeverDropped) {
   EXPECT_TRUE(d.seen(id_of(100 + 3 * DeliveredIds::kWindowIds / 2), 7));  // half a window back
 }
 
+// An id older than a live window keeps is taken as new and counted: the one
+// way a late duplicate could be delivered twice is visible (nic.rx_beyond_id_memory).
+TEST(DeliveredIdsTest, AnIdBeyondTheWindowIsCountedWhenAskedAbout) {
+  uint64_t beyond = 0;
+  DeliveredIds d(64, 8, kHorizon, nullptr, &beyond);
+  d.remember(id_of(100), 1);
+  EXPECT_FALSE(d.seen(id_of(99), 2));  // inside the window, undelivered: new, not counted
+  EXPECT_EQ(beyond, 0u);
+  d.remember(id_of(100 + DeliveredIds::kWindowIds), 3);
+  EXPECT_FALSE(d.seen(id_of(100), 4));
+  EXPECT_EQ(beyond, 1u);
+  d.remember(id_of(100), 5);  // delivered behind the window: kept in the map
+  EXPECT_TRUE(d.seen(id_of(100), 6));
+  EXPECT_EQ(beyond, 1u);
+}
+
 // Homa's SRPT may finish a long message after more than a window of younger
 // ones: that late delivery is kept (in the map), so a late copy of it is
 // still a duplicate.
