@@ -27,7 +27,7 @@ ROLES = {"server": "nanopu-server", "loadgen": "nanopu-loadgen"}
 _NAME = re.compile(r"^[a-z][a-z0-9]{0,7}$")  # fits interface and namespace names
 _MAC = re.compile(r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
 # Flags the runner sets itself: a topology that sets them is refused.
-_RUNNER_FLAGS = ("--vdev", "--pci", "--ip", "--lcores", "--file_prefix", "--json")
+_RUNNER_FLAGS = ("--vdev", "--pci", "--ip", "--lcores", "--pin", "--file_prefix", "--json")
 
 
 class TopologyError(Exception):
@@ -174,6 +174,14 @@ def parse(path: str, bin_dir: str | None = None) -> Topology:
     return Topology(path, hosts, switch)
 
 
+def pin_flag(topo: Topology, cpus: int) -> str:
+    """--pin=off when the topology's processes outnumber the machine's CPUs:
+    pinned, a host can then wait seconds behind a busy neighbour on its CPU
+    (docs/status.md, "Pinned hosts on a shared machine"); else DPDK's pinning."""
+    processes = len(topo.hosts) + (1 if topo.switch else 0)
+    return "--pin=off" if processes > cpus else "--pin=on"
+
+
 def inventory(topo: Topology, machines: dict[str, dict[str, str]] | None) -> str:
     """An Ansible inventory (YAML) for deploy/cluster/playbook.yml.
 
@@ -224,6 +232,8 @@ def inventory(topo: Topology, machines: dict[str, dict[str, str]] | None) -> str
             lcores = (machines or {}).get(name, {}).get("lcores", "1") if machines is not None \
                 else str(order.index(name) % cpus)
             vars_.append(f"nanopu_lcores: '{lcores}'")
+            if machines is None:
+                vars_.append(f"nanopu_pin: '{pin_flag(topo, cpus).split('=')[1]}'")
             vars_.append("nanopu_args: %s" % _yaml_str(" ".join(shlex.quote(a) for a in args)))
             lines += [f"          {v}" for v in vars_]
     return "\n".join(lines) + "\n"

@@ -34,9 +34,8 @@ struct Config {
   // EAL lcores. The first is the NIC core; each further one is a worker core.
   // A single lcore runs the NIC loop and one worker on the same core.
   std::vector<unsigned> lcores = {0};
-  // Each lcore's thread pinned to its CPU or free to move (policies.h):
-  // auto pins with busy polling and not with adaptive polling.
-  Pinning pin = Pinning::kAuto;
+  // Each lcore's thread pinned to its CPU, or free to move (policies.h).
+  Pinning pin = Pinning::kOn;
   // Single-lcore mode only: how many worker cores to emulate on that lcore,
   // taking turns (tests and small machines).
   uint32_t shared_workers = 1;
@@ -174,9 +173,7 @@ struct Config {
     return lcores.size() > 1 ? lcores.size() - 1 : shared_workers;
   }
   [[nodiscard]] bool shared_core() const { return lcores.size() == 1; }
-  [[nodiscard]] bool pins_lcores() const {
-    return pin == Pinning::kOn || (pin == Pinning::kAuto && poll == PollMode::kBusy);
-  }
+  [[nodiscard]] bool pins_lcores() const { return pin == Pinning::kOn; }
 
   // OK, or InvalidArgument with one line: the field, its value, what it accepts.
   [[nodiscard]] absl::Status validate() const;

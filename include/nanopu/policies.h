@@ -38,14 +38,13 @@ enum class PollMode : uint8_t { kBusy, kAdaptive };
 // (auto), require them (on), or never (off: the EAL runs with --no-huge).
 enum class HugePages : uint8_t { kAuto, kOn, kOff };
 
-// Whether each lcore's thread is pinned to its CPU. kOn: DPDK's way, right
-// for a poller with a CPU of its own (busy polling, benchmarks). kOff: the
-// kernel may run it on any online CPU and move it, right where more busy
-// processes than CPUs take turns: pinned there, a thread can wait seconds
-// behind a neighbour it cannot leave (docs/status.md, "Pinned hosts on a
-// shared machine"). kAuto: on with busy polling, off with adaptive polling
-// (the mode for sharing CPUs).
-enum class Pinning : uint8_t { kAuto, kOn, kOff };
+// Whether each lcore's thread is pinned to its CPU. kOn: DPDK's way, and
+// the default: measured beside a CPU hog, an unpinned pair of hosts ran 25x
+// slower than a pinned one (docs/status.md). kOff: the kernel may run it on
+// any online CPU and move it, right where more busy processes than CPUs
+// take turns: pinned there, a host can wait seconds behind a neighbour it
+// cannot leave (docs/status.md, "Pinned hosts on a shared machine").
+enum class Pinning : uint8_t { kOn, kOff };
 
 // What carries a host's frames (docs/design.md, "Backends"). kDpdk: a DPDK
 // port (a real NIC or a virtual PMD). kUring: a kernel UDP socket driven by

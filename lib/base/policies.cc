@@ -18,8 +18,7 @@ constexpr Names<DemotionMode> kDemotionNames[] = {{DemotionMode::kPermanent, "pe
 constexpr Names<PollMode> kPollModeNames[] = {{PollMode::kBusy, "busy"}, {PollMode::kAdaptive, "adaptive"}};
 constexpr Names<HugePages> kHugePagesNames[] = {
     {HugePages::kAuto, "auto"}, {HugePages::kOn, "on"}, {HugePages::kOff, "off"}};
-constexpr Names<Pinning> kPinningNames[] = {
-    {Pinning::kAuto, "auto"}, {Pinning::kOn, "on"}, {Pinning::kOff, "off"}};
+constexpr Names<Pinning> kPinningNames[] = {{Pinning::kOn, "on"}, {Pinning::kOff, "off"}};
 constexpr Names<Backend> kBackendNames[] = {{Backend::kDpdk, "dpdk"}, {Backend::kUring, "uring"}};
 constexpr Names<TransportProtocol> kTransportNames[] = {{TransportProtocol::kNdp, "ndp"},
                                                         {TransportProtocol::kHoma, "homa"}};

@@ -23,11 +23,11 @@ ABSL_FLAG(std::string, lcores, "0",
           "Comma-separated EAL lcores. The first runs the NIC core; each further one runs a "
           "worker core. One lcore runs the NIC loop and one worker together (tests, 2-core "
           "machines).");
-ABSL_FLAG(std::string, pin, "auto",
-          "Pin each lcore to its CPU: 'on' (DPDK's way: a poller with a CPU of its own, as in "
-          "benchmarks), 'off' (the kernel may run it on any CPU: more busy processes than CPUs, "
-          "where a pinned thread can wait seconds behind a neighbour; docs/status.md), or "
-          "'auto': on with --poll=busy, off with --poll=adaptive.");
+ABSL_FLAG(std::string, pin, "on",
+          "'on': each lcore pinned to its CPU (DPDK's way). 'off': the kernel may run it on any "
+          "CPU, for machines where more busy processes than CPUs take turns (the netns runner "
+          "sets it then): pinned there, a host can wait seconds behind a neighbour "
+          "(docs/status.md).");
 ABSL_FLAG(uint32_t, shared_workers, 1,
           "With a single lcore: worker cores emulated on it, taking turns with the NIC loop.");
 ABSL_FLAG(std::string, backend, "dpdk",
@@ -215,7 +215,7 @@ absl::Status read_host_flags(Config& c) {
           "--lcores='", absl::GetFlag(FLAGS_lcores), "': expected numbers like 0 or 0,1"));
     c.lcores.push_back(v);
   }
-  if (absl::Status s = parse_flag("pin", absl::GetFlag(FLAGS_pin), parse_pinning, "use auto, on or off", &c.pin);
+  if (absl::Status s = parse_flag("pin", absl::GetFlag(FLAGS_pin), parse_pinning, "use on or off", &c.pin);
       !s.ok())
     return s;
   c.shared_workers = absl::GetFlag(FLAGS_shared_workers);

@@ -123,6 +123,10 @@ ansible)
   trap '"${runner[@]}" down --run "$run" >/dev/null' EXIT
   "${runner[@]}" up "$topo" --run "$run"
   "${runner[@]}" inventory "$topo" --run "$run" >"$work/inventory.yml"
+  # Four processes: on fewer CPUs they float (--pin=off), or one pinned
+  # behind a busy neighbour can wait seconds (docs/status.md).
+  [ "$(nproc)" -ge 4 ] || grep -q "nanopu_pin: 'off'" "$work/inventory.yml" \
+    || fail "more processes than CPUs, yet the inventory pins them"
   ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ansible-playbook -i "$work/inventory.yml" \
     "$src/deploy/cluster/playbook.yml" -e nanopu_bin="$bin" -e nanopu_results="$work/results" \
     -e nanopu_work="$work/hosts" \

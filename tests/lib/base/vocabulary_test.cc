@@ -38,7 +38,7 @@ TEST(PoliciesTest, NamesRoundTripAndUnknownNamesAreRejected) {
   EXPECT_FALSE(parse_core_select_policy("random"));
   EXPECT_FALSE(parse_sched_mode("cfs"));
   EXPECT_FALSE(parse_huge_pages("maybe"));
-  for (Pinning p : {Pinning::kAuto, Pinning::kOn, Pinning::kOff}) EXPECT_EQ(parse_pinning(pinning_name(p)), p);
+  for (Pinning p : {Pinning::kOn, Pinning::kOff}) EXPECT_EQ(parse_pinning(pinning_name(p)), p);
   EXPECT_FALSE(parse_pinning("true"));
 }
 

@@ -64,14 +64,11 @@ TEST(ConfigTest, WorkersFollowTheNicCore) {
   EXPECT_EQ(c.worker_count(), 2u);
 }
 
-TEST(ConfigTest, AutoPinsBusyPollersAndLetsAdaptiveOnesMove) {
+TEST(ConfigTest, LcoresArePinnedUnlessPinIsOff) {
   Config c;
-  EXPECT_TRUE(c.pins_lcores());  // busy polling: a CPU of its own, pinned as DPDK does
-  c.poll = PollMode::kAdaptive;  // sharing CPUs: the kernel may move it
-  EXPECT_FALSE(c.pins_lcores());
-  c.pin = Pinning::kOn;
+  EXPECT_TRUE(c.pins_lcores());  // DPDK's way, whatever the polling
+  c.poll = PollMode::kAdaptive;
   EXPECT_TRUE(c.pins_lcores());
-  c.poll = PollMode::kBusy;
   c.pin = Pinning::kOff;
   EXPECT_FALSE(c.pins_lcores());
 }
