@@ -113,7 +113,7 @@ class Experiment:
     def command(self, name: str) -> list[str]:
         lcore = str(self.next_cpu % self.cpus)
         self.next_cpu += 1
-        common = [f"--lcores={lcore}", topology.pin_flag(self.topo, self.cpus), "--huge=off", "--poll=adaptive", f"--file_prefix={ns_name(self.run, name)}"]
+        common = [f"--lcores={lcore}", f"--pin={topology.pin_value(self.topo, self.cpus)}", "--huge=off", "--poll=adaptive", f"--file_prefix={ns_name(self.run, name)}"]
         if self.topo.switch and name == self.topo.switch.name:
             return [f"{self.bin}/nanopu-switch", *common, f"--vdev={self.topo.switch_vdev()}",
                     f"--routes={self.topo.routes()}", *self.topo.switch.flags]

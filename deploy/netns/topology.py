@@ -174,12 +174,12 @@ def parse(path: str, bin_dir: str | None = None) -> Topology:
     return Topology(path, hosts, switch)
 
 
-def pin_flag(topo: Topology, cpus: int) -> str:
-    """--pin=off when the topology's processes outnumber the machine's CPUs:
+def pin_value(topo: Topology, cpus: int) -> str:
+    """The --pin value for the topology's hosts: off when the topology's processes outnumber the machine's CPUs:
     pinned, a host can then wait seconds behind a busy neighbour on its CPU
     (docs/status.md, "Pinned hosts on a shared machine"); else DPDK's pinning."""
     processes = len(topo.hosts) + (1 if topo.switch else 0)
-    return "--pin=off" if processes > cpus else "--pin=on"
+    return "off" if processes > cpus else "on"
 
 
 def inventory(topo: Topology, machines: dict[str, dict[str, str]] | None) -> str:
@@ -233,7 +233,7 @@ def inventory(topo: Topology, machines: dict[str, dict[str, str]] | None) -> str
                 else str(order.index(name) % cpus)
             vars_.append(f"nanopu_lcores: '{lcores}'")
             if machines is None:
-                vars_.append(f"nanopu_pin: '{pin_flag(topo, cpus).split('=')[1]}'")
+                vars_.append(f"nanopu_pin: '{pin_value(topo, cpus)}'")
             vars_.append("nanopu_args: %s" % _yaml_str(" ".join(shlex.quote(a) for a in args)))
             lines += [f"          {v}" for v in vars_]
     return "\n".join(lines) + "\n"

@@ -126,6 +126,9 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
   }
   counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, outstanding);
   if (order_.empty()) return;
+  auto holds_grant = [&](uint32_t ip) {
+    return std::find(outstanding_ips, outstanding_ips + outstanding, ip) != outstanding_ips + outstanding;
+  };
   if (p_.fifo_grant_every != 0 && grants_since_fifo_ >= p_.fifo_grant_every) {
     // The oldest message waiting for a grant gets one now, SRPT or not, and
     // beyond the bound if need be (as HomaModule's FIFO grants): so at most
@@ -135,9 +138,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
       if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
       // One sender beyond the bound at most: while an earlier FIFO grant is
       // still out (outstanding past overcommit), a new sender waits.
-      const bool holds = std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) !=
-                         outstanding_ips + outstanding;
-      if (!holds && outstanding > p_.overcommit) continue;
+      if (!holds_grant(m.src_ip) && outstanding > p_.overcommit) continue;
       m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
       m.grant_priority = 0;
       m.granted = true;
@@ -159,8 +160,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
   for (uint32_t s : order_) {
     InboundMessage& m = front_.at(s);
     if (std::find(picked_ips, picked_ips + picked, m.src_ip) != picked_ips + picked) continue;
-    const bool holds = std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) !=
-                       outstanding_ips + outstanding;
+    const bool holds = holds_grant(m.src_ip);
     // The bound: a sender that holds no grant yet gets one only while fewer
     // than `overcommit` senders hold one (§3.4, overcommitment).
     if (picked == p_.overcommit) break;
