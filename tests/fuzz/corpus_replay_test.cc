@@ -1,29 +1,31 @@
 // Replays every fuzz corpus file (fuzz/corpus/<target>/) through its target's
 // entry point, so inputs the fuzzers found interesting stay regression tests
 // in every build, sanitizers included.
+//
+// Usage: fuzz_<target>_corpus_test CORPUS_DIR [gtest flags]. One object for
+// every target (compiled once): the corpus comes as an argument, and the
+// optional LLVMFuzzerInitialize is a weak reference.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
-#ifdef NANOPU_FUZZ_HAS_INIT
-extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
-#endif
+extern "C" [[gnu::weak]] int LLVMFuzzerInitialize(int* argc, char*** argv);
 
 namespace {
 
+std::filesystem::path corpus_dir;
+
 TEST(CorpusReplayTest, Corpus) {
-#ifdef NANOPU_FUZZ_HAS_INIT
-  ASSERT_EQ(LLVMFuzzerInitialize(nullptr, nullptr), 0);
-#endif
-  const std::filesystem::path dir = std::filesystem::path(NANOPU_CORPUS_DIR);
-  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+  if (LLVMFuzzerInitialize != nullptr) ASSERT_EQ(LLVMFuzzerInitialize(nullptr, nullptr), 0);
+  ASSERT_TRUE(std::filesystem::is_directory(corpus_dir)) << corpus_dir;
   int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  for (const auto& entry : std::filesystem::directory_iterator(corpus_dir)) {
     std::ifstream f(entry.path(), std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     EXPECT_EQ(LLVMFuzzerTestOneInput(bytes.data(), bytes.size()), 0) << entry.path();
@@ -33,3 +35,13 @@ TEST(CorpusReplayTest, Corpus) {
 }
 
 }  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);  // removes the flags it knows
+  if (argc != 2) {
+    std::cerr << "usage: " << argv[0] << " CORPUS_DIR [gtest flags]\n";
+    return 2;
+  }
+  corpus_dir = argv[1];
+  return RUN_ALL_TESTS();
+}
