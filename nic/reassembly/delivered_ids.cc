@@ -96,10 +96,11 @@ void DeliveredIds::advance(Window& w, uint16_t to) const {
   w.highest = to;
 }
 
-bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) const {
+bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) {
   if (!id.ordered_ids()) return remembered_in_map(id, now);
-  const Window* w = find(id.src_ip, id.epoch);
-  if (w == nullptr || now - w->last_tsc > horizon_) return false;
+  if (find(id.src_ip, id.epoch) == nullptr) return false;
+  Window* w = &windows_[last_window_];
+  if (now - w->last_tsc > horizon_) return false;
   if (ahead_by(id.tx_msg_id, w->highest) != 0) return false;
   // Behind the window: only a delivery that came in behind it is known,
   // in the map (remember()); one that fell out of it is forgotten.
@@ -108,7 +109,15 @@ bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) const {
     if (beyond_memory_ != nullptr) ++*beyond_memory_;
     return false;
   }
-  return w->tag[id.tx_msg_id % kWindowIds] == tag_of(id);
+  if (w->tag[id.tx_msg_id % kWindowIds] != tag_of(id)) return false;
+  w->last_tsc = now == 0 ? 1 : now;  // heard from, still retransmitting: renewed
+  return true;
+}
+
+void DeliveredIds::heard_from(const DeliveredId& id, uint64_t now) {
+  if (!id.ordered_ids() || find(id.src_ip, id.epoch) == nullptr) return;
+  Window& w = windows_[last_window_];
+  if (w.last_tsc != 0 && now - w.last_tsc <= horizon_) w.last_tsc = now == 0 ? 1 : now;
 }
 
 void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
@@ -131,12 +140,15 @@ void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
   w.tag[id.tx_msg_id % kWindowIds] = tag_of(id);
 }
 
-bool DeliveredIds::remembered_in_map(const DeliveredId& id, uint64_t now) const {
+bool DeliveredIds::remembered_in_map(const DeliveredId& id, uint64_t now) {
   auto it = completed_.find(ReassemblyBuffer::key_of(id.src_ip, id.buf_ptr, id.tx_msg_id));
   if (it == completed_.end()) return false;
-  const Completed& c = it->second;
-  return c.src_context == id.src_context && c.msg_len == id.msg_len && c.epoch == id.epoch &&
-         now - c.tsc <= horizon_;
+  Completed& c = it->second;
+  if (c.src_context != id.src_context || c.msg_len != id.msg_len || c.epoch != id.epoch ||
+      now - c.tsc > horizon_)
+    return false;
+  c.tsc = now;  // renewed, as a window is (seen())
+  return true;
 }
 
 void DeliveredIds::remember_in_map(const DeliveredId& id, uint64_t now) {

@@ -66,7 +66,17 @@ class DeliveredIds {
   DeliveredIds(uint32_t remembered, uint32_t max_senders, uint64_t horizon,
                uint64_t* senders_forgotten = nullptr, uint64_t* beyond_memory = nullptr);
 
-  [[nodiscard]] bool seen(const DeliveredId& id, uint64_t now) const;
+  // True when `id` was delivered. A hit also renews what is kept of its
+  // sender: a copy arriving proves the sender alive and still
+  // retransmitting (its ACK was lost), so its memory must outlive that
+  // sender's next timeout, not lapse `horizon` after the delivery. The
+  // sender's flags may differ from the receiver's (a client with the
+  // default 1 s rto_max beside a server with 100 ms): renewal keeps the
+  // memory whatever the sender's timeouts, as long as it is heard from.
+  [[nodiscard]] bool seen(const DeliveredId& id, uint64_t now);
+  // A packet of a message still being reassembled: its sender is heard
+  // from, so what is kept of it is renewed as seen() does.
+  void heard_from(const DeliveredId& id, uint64_t now);
   void remember(const DeliveredId& id, uint64_t now);
 
  private:
@@ -91,7 +101,7 @@ class DeliveredIds {
   [[nodiscard]] static uint64_t key_of(uint32_t src_ip, uint32_t epoch) {
     return uint64_t{src_ip} << 32 | epoch;
   }
-  [[nodiscard]] bool remembered_in_map(const DeliveredId& id, uint64_t now) const;
+  [[nodiscard]] bool remembered_in_map(const DeliveredId& id, uint64_t now);  // renews a hit
   void remember_in_map(const DeliveredId& id, uint64_t now);
 
   uint64_t horizon_;

@@ -129,6 +129,7 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
     ++counters_->rx_dup_packets;
     return drop(pkt, Arrival::kDelivered, -1, superseded);
   }
+  if (s >= 0) delivered_.heard_from(id, now);  // its sender's memory lasts while it speaks
   if (s >= 0 && (buffer_.at(static_cast<uint32_t>(s)).msg_len != f.msg_len ||
                  buffer_.at(static_cast<uint32_t>(s)).src_context != f.src_context)) {
     // Disagrees with its message's first packet: nothing to answer.

@@ -92,14 +92,40 @@ TEST(DeliveredIdsTest, ADeliveryAlreadyBehindTheWindowIsStillRemembered) {
   EXPECT_FALSE(d.seen(id_of(100, kNanopuEpoch, 0x0a000002), 4));  // another sender
 }
 
-TEST(DeliveredIdsTest, MemoryLapsesAfterTheHorizon) {
+TEST(DeliveredIdsTest, MemoryLapsesAfterTheHorizonOfSilence) {
+  for (const uint64_t asked : {1 + kHorizon, 2 + kHorizon}) {
+    DeliveredIds d(64, 8, kHorizon);
+    d.remember(id_of(10), 1);
+    d.remember(id_of(10, kPrototypeEpoch), 1);
+    const bool kept = asked <= 1 + kHorizon;
+    EXPECT_EQ(d.seen(id_of(10), asked), kept) << asked;
+    EXPECT_EQ(d.seen(id_of(10, kPrototypeEpoch), asked), kept) << asked;
+  }
+}
+
+// A sender whose ACK was lost keeps retransmitting on its own timeouts,
+// which may be longer than the receiver's memory (its flags are its own: a
+// client with the default 1 s rto_max beside a server whose memory lasts
+// less). Each copy that arrives renews the memory, so the message is never
+// delivered twice however long the sender goes on; only silence lapses it.
+TEST(DeliveredIdsTest, ACopyArrivingRenewsTheMemoryOfItsSender) {
   DeliveredIds d(64, 8, kHorizon);
   d.remember(id_of(10), 1);
   d.remember(id_of(10, kPrototypeEpoch), 1);
-  EXPECT_TRUE(d.seen(id_of(10), 1 + kHorizon));
-  EXPECT_TRUE(d.seen(id_of(10, kPrototypeEpoch), 1 + kHorizon));
-  EXPECT_FALSE(d.seen(id_of(10), 2 + kHorizon));
-  EXPECT_FALSE(d.seen(id_of(10, kPrototypeEpoch), 2 + kHorizon));
+  uint64_t now = 1;
+  for (int copy = 0; copy < 5; ++copy) {  // five copies, each nearly a horizon after the last
+    now += kHorizon;
+    EXPECT_TRUE(d.seen(id_of(10), now)) << copy;
+    EXPECT_TRUE(d.seen(id_of(10, kPrototypeEpoch), now)) << copy;
+  }
+  EXPECT_FALSE(d.seen(id_of(11), now));  // a new message is still new
+  // A packet of another message, still being reassembled, renews it too.
+  now += kHorizon;
+  d.heard_from(id_of(12), now);
+  now += kHorizon;
+  EXPECT_TRUE(d.seen(id_of(10), now));
+  EXPECT_FALSE(d.seen(id_of(10), now + kHorizon + 1));
+  EXPECT_FALSE(d.seen(id_of(10, kPrototypeEpoch), now + kHorizon + 1));
 }
 
 TEST(DeliveredIdsTest, PrototypePeersAreRememberedByBufferAndIdOldestForgottenFirst) {
