@@ -56,7 +56,6 @@ void Thread::copy_tx_words(const uint64_t* src, uint32_t n) {
 
 ApiError Thread::read_words(std::span<uint64_t> words) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   size_t i = 0;
   ApiError e = ApiError::kOk;
@@ -76,7 +75,6 @@ ApiError Thread::read_words(std::span<uint64_t> words) {
 
 ApiError Thread::write_words(std::span<const uint64_t> words) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   ApiError first = ApiError::kOk;
   for (size_t i = 0; i < words.size();) {

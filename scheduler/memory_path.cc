@@ -12,7 +12,6 @@ namespace nanopu {
 
 ApiError Thread::receive_message(MemoryMessage* m) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   if (rx_msg_ == nullptr && !next_rx_message()) return ApiError::kRxEmpty;  // a poll: not misuse
   m->header = AppHeader::from_word(rx_header_);
@@ -30,7 +29,6 @@ ApiError Thread::receive_message(MemoryMessage* m) {
 
 ApiError Thread::send_message(AppHeader header, std::span<const uint64_t> payload) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
   if (tx_words_left_ != 0) return fail(ApiError::kMessageOpen);
   if (header.len == 0 || payload.size() != header.payload_words()) return fail(ApiError::kBadLength);

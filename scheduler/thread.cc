@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -216,9 +217,19 @@ void Thread::enter_rx_segment(rte_mbuf* seg) {
 
 ApiError Thread::read(uint64_t* word) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
-  return read_word(word);
+  const ApiError e = read_word(word);
+  grant_rx_run();
+  return e;
+}
+
+void Thread::grant_rx_run() {
+  if (rx_msg_ == nullptr || rx_header_pending_ || rx_seg_off_ > rx_seg_len_) return;
+  // Full payload words only, inside this packet's segment: a short last
+  // word, the next segment and the message's end stay out of line.
+  const uint32_t words = std::min({rx_bytes_left_ / 8, (rx_seg_len_ - rx_seg_off_) / 8, kFastWordsPerSafePoint});
+  rx_run_granted_ = rx_run_left_ = words;
+  rx_run_next_ = rx_seg_data_ + rx_seg_off_;
 }
 
 ApiError Thread::read_word(uint64_t* word) {
@@ -267,9 +278,18 @@ void Thread::msg_done() {
 
 ApiError Thread::write_slow(uint64_t word) {
   RuntimeScope scope(this);
-  fast_countdown_ = kFastWordsPerSafePoint;
   worker_->safe_point();
-  return write_word(word);
+  const ApiError e = write_word(word);
+  grant_tx_run();
+  return e;
+}
+
+void Thread::grant_tx_run() {
+  // Words that neither open a packet nor end the message (write_word()
+  // sends on the last one).
+  if (tx_msg_ == nullptr || tx_discarding_ || tx_words_left_ <= 1) return;
+  const uint32_t words = std::min({tx_seg_words_left_, tx_words_left_ - 1, kFastWordsPerSafePoint});
+  tx_run_granted_ = tx_run_left_ = words;
 }
 
 uint32_t Thread::core_time_16ths() const {

@@ -199,11 +199,10 @@ void Worker::slow_safe_point() {
   const bool deadline = now >= signals_.deadline_tsc.load(std::memory_order_relaxed);
   uint64_t tick = 0;
   const bool tis = policy_.params().mode == SchedMode::kTis && policy_.tis_tick_due(last_tick_, now, &tick);
-  if (raised || deadline || tis) decide(false);
+  if (raised || deadline || tis) decide(false, now);
 }
 
-void Worker::decide(bool at_msg_done) {
-  const uint64_t now = rte_rdtsc();
+void Worker::decide(bool at_msg_done, uint64_t now) {
   store_if_changed(signals_.preempt, 0u);
   if (policy_.params().mode == SchedMode::kTis) {
     uint64_t tick = 0;
@@ -255,7 +254,7 @@ void Worker::idle(size_t slot) {
     switch_out(SlotState::kRunnable);
     return;
   }
-  decide(false);
+  decide(false, now);
 }
 
 uint64_t Worker::on_msg_start(size_t slot) {
@@ -270,8 +269,11 @@ void Worker::on_msg_done(size_t slot) {
   // nanoPU tail-latency version §2.4: lmsgdone resets the message timer (a demoted thread stays
   // demoted unless --demotion=until_done, see hts_policy.h).
   policy_.on_msg_done(states_[slot]);
-  signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
-  decide(/*at_msg_done=*/true);
+  // One clock read for both: a TSC read costs ~12 ns on this VM, on every
+  // message (nanopu-bench-thread-api's per-message cost).
+  const uint64_t now = rte_rdtsc();
+  signals_.busy_since_tsc.store(now, std::memory_order_relaxed);
+  decide(/*at_msg_done=*/true, now);
 }
 
 void Worker::on_bound(size_t slot) { states_[slot].priority = slots_[slot].thread->priority(); }

@@ -108,7 +108,8 @@ class Worker {
   void refresh_all();
   void slow_safe_point();
   // A decision point of the running thread; switches away if the policy says so.
-  void decide(bool at_msg_done);
+  // `now`: the caller's clock read, taken just before (one read, not two).
+  void decide(bool at_msg_done, uint64_t now);
   void switch_out(SlotState new_state);
   void publish_running();
   void poll_shared_nic(uint64_t now);

@@ -94,18 +94,21 @@ class Thread {
   // message is its AppHeader; then ceil(len/8) payload words, the last one
   // zero-padded. Reading an empty FIFO or past the message's end returns 0
   // and records the error (last_error(), counters) — never stale data.
-  // Inline fast path for a full payload word inside the current packet;
-  // everything else (headers, segment ends, errors, safe points due) takes
-  // the out-of-line path. (The hardware reads a word a cycle: this is the
-  // emulator's hottest call, measured by nanopu-bench-thread-api.)
+  // Inline fast path: a word of the run of full payload words the last
+  // out-of-line read granted (inside one packet, at most
+  // kFastWordsPerSafePoint): one test and a load, no atomic, so a loop of
+  // reads keeps the run in registers. The run's end is the next safe point:
+  // a preemption raised meanwhile is seen at most kFastWordsPerSafePoint
+  // words later (tens of ns). Everything else (headers, segment ends,
+  // errors) takes the out-of-line path, which settles the run's words into
+  // the message's counts first. (The hardware reads a word a cycle: this is
+  // the emulator's hottest call, measured by nanopu-bench-thread-api.)
   [[nodiscard]] uint64_t read() {
-    if (rx_words_left_ != 0 && !rx_header_pending_ && rx_bytes_left_ >= 8 &&
-        rx_seg_off_ + 8 <= rx_seg_len_ && fast_safe_point()) {
+    if (rx_run_left_ != 0) {
+      --rx_run_left_;
       uint64_t be;
-      std::memcpy(&be, rx_seg_data_ + rx_seg_off_, 8);
-      rx_seg_off_ += 8;
-      rx_bytes_left_ -= 8;
-      --rx_words_left_;
+      std::memcpy(&be, rx_run_next_, 8);
+      rx_run_next_ += 8;
       return from_wire(be);
     }
     uint64_t w = 0;
@@ -114,7 +117,7 @@ class Thread {
   }
   ApiError read(uint64_t* word);
   // Words of the current message not yet read (header included).
-  [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_; }
+  [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_ - (rx_run_granted_ - rx_run_left_); }
   // Bulk netRX: the same as words.size() read() calls (the header first if
   // the message is new), copied a packet segment at a time instead of a
   // call per word. Stops at the first error (kRxEmpty, or kReadPastEnd at
@@ -136,20 +139,20 @@ class Thread {
   // (kNoBuffers, kBadLength: the rest of that message's words are then
   // discarded). The message leaves when its last word is written.
   ApiError write(uint64_t word) {
-    // Inline fast path: a payload word that neither opens a packet nor ends
-    // the message.
-    if (tx_words_left_ > 1 && tx_seg_words_left_ != 0 && !tx_discarding_ && fast_safe_point()) {
+    // Inline fast path: a word of the run the last out-of-line write
+    // granted (payload words that neither open a packet nor end the
+    // message; bounded and without an atomic, as read()'s run).
+    if (tx_run_left_ != 0) {
+      --tx_run_left_;
       const uint64_t be = from_wire(word);
       std::memcpy(tx_next_, &be, 8);
       tx_next_ += 8;
-      --tx_seg_words_left_;
-      --tx_words_left_;
       return ApiError::kOk;
     }
     return write_slow(word);
   }
   // Words still owed to the message being written (0: none open).
-  [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_; }
+  [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_ - (tx_run_granted_ - tx_run_left_); }
   // A header checked where it is made: reserves the message as
   // write(AppHeader{...}.word()) does, but takes the length as a size and
   // names each misuse: kTooLong past 65535 bytes or --max_message_bytes,
@@ -241,17 +244,33 @@ class Thread {
   void copy_tx_words(const uint64_t* src, uint32_t n);
   // This thread's on-core time on its current message, in 1/16 ns, >= 1.
   [[nodiscard]] uint32_t core_time_16ths() const;
-  // The safe point's cheap half (worker.h): no preemption requested and not
-  // yet time to look at the clock; otherwise the slow path runs the real one.
-  [[nodiscard]] bool fast_safe_point() {
-    return preempt_->load(std::memory_order_relaxed) == 0 && --fast_countdown_ != 0;
+  // Runs of words for the inline read()/write() (their fast paths): granted
+  // at the end of an out-of-line read or write, settled — the words taken
+  // counted into the message's offsets and counts — when any out-of-line
+  // call begins (RuntimeScope), so everything out of line sees exact state.
+  void grant_rx_run();
+  void grant_tx_run();
+  void settle_runs() {
+    if (rx_run_granted_ != 0) {
+      const uint32_t used = rx_run_granted_ - rx_run_left_;
+      rx_seg_off_ += 8 * used;
+      rx_bytes_left_ -= 8 * used;
+      rx_words_left_ -= used;
+      rx_run_granted_ = rx_run_left_ = 0;
+    }
+    if (tx_run_granted_ != 0) {  // tx_next_ moved with each word
+      const uint32_t used = tx_run_granted_ - tx_run_left_;
+      tx_seg_words_left_ -= used;
+      tx_words_left_ -= used;
+      tx_run_granted_ = tx_run_left_ = 0;
+    }
   }
   // Wire words are big-endian (docs/wire.md); the swap is its own inverse.
   [[nodiscard]] static uint64_t from_wire(uint64_t w) {
     if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(w);
     return w;
   }
-  static constexpr uint32_t kFastWordsPerSafePoint = 16;
+  static constexpr uint32_t kFastWordsPerSafePoint = 64;
 
   // Marks nanopu code on this thread's stack (async preemption must not
   // switch inside it).
@@ -259,6 +278,7 @@ class Thread {
     // Signal fences: the handler runs on this thread, so only the compiler
     // must not move code across the marks.
     explicit RuntimeScope(Thread* t) : t_(t) {
+      t_->settle_runs();
       ++t_->runtime_depth_;
       std::atomic_signal_fence(std::memory_order_seq_cst);
     }
@@ -298,7 +318,9 @@ class Thread {
   uint64_t away_tsc_ = 0;
   uint64_t away_at_begin_ = 0;
   const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/contract/core_signals.h)
-  uint32_t fast_countdown_ = kFastWordsPerSafePoint;
+  uint32_t rx_run_left_ = 0, rx_run_granted_ = 0;  // read()'s run (settle_runs())
+  const uint8_t* rx_run_next_ = nullptr;           // its next word
+  uint32_t tx_run_left_ = 0, tx_run_granted_ = 0;  // write()'s run (it writes at tx_next_)
 
   // RX: the message being read, and the next one taken from the FIFO early
   // so the scheduler can see when it arrived.

@@ -69,8 +69,11 @@ class Port {
   // carrier is the link (the PMD reports up from start to stop).
   [[nodiscard]] const std::string& kernel_iface() const { return kernel_iface_; }
   // Waits up to `seconds` (infinity: without limit) for the link; false if
-  // it did not come up, or `stop` said to give up.
-  [[nodiscard]] bool wait_link_up(double seconds, absl::FunctionRef<bool()> stop) const;
+  // it did not come up, or `stop` said to give up. A port that reconnects()
+  // is restarted each second without link: its first connection may have
+  // been dropped by the server before the link came up, and DPDK 22.11
+  // does not connect it again by itself.
+  [[nodiscard]] bool wait_link_up(double seconds, absl::FunctionRef<bool()> stop);
   // It waits for peers to come (a memif role=server) rather than reaching out.
   [[nodiscard]] bool listens() const { return listens_; }
 

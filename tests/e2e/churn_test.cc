@@ -170,10 +170,11 @@ TEST_P(ChurnTest, ServersAndClientsKilledAndRestartedInTurnWithTrafficFlowing) {
   // Nothing of theirs left on disk: DPDK's runtime directory of each
   // process, killed or not, is gone (runtime/platform/runtime_dir.h; as
   // root it is /run/dpdk/nanopu-<pid>).
-  if (getuid() == 0)
+  if (getuid() == 0) {
     for (pid_t p : started_)
       EXPECT_NE(access(("/var/run/dpdk/nanopu-" + std::to_string(p)).c_str(), F_OK), 0)
           << "DPDK runtime directory of process " << p << " left behind";
+  }
   // No process died of anything but the SIGKILL it was sent (checked as
   // each was killed); none reported a crash or a sanitizer error either.
   for (int i = 0; i <= kChurnRestarts + 1; ++i)

@@ -22,7 +22,9 @@ namespace {
 std::filesystem::path corpus_dir;
 
 TEST(CorpusReplayTest, Corpus) {
-  if (LLVMFuzzerInitialize != nullptr) ASSERT_EQ(LLVMFuzzerInitialize(nullptr, nullptr), 0);
+  if (LLVMFuzzerInitialize != nullptr) {
+    ASSERT_EQ(LLVMFuzzerInitialize(nullptr, nullptr), 0);
+  }
   ASSERT_TRUE(std::filesystem::is_directory(corpus_dir)) << corpus_dir;
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus_dir)) {

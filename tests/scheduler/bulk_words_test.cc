@@ -3,6 +3,7 @@
 // host whose port loops back to itself (real EAL, net_ring).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "nanopu/lnic.h"
@@ -108,6 +109,49 @@ TEST(BulkWordsTest, ErrorsAreThoseOfTheWordCalls) {
     EXPECT_EQ(got, good);
     t.msg_done();
     EXPECT_EQ(t.counters().tx_msgs, 2u);
+  });
+}
+
+// read() and write() take runs of words inline and count them into the
+// message only when an out-of-line call comes (Thread::settle_runs): every
+// call that may follow a run — the bulk forms, msg_done(), the counts —
+// sees the message exactly where the words left it, inside a packet and
+// across packet boundaries.
+TEST(BulkWordsTest, WordRunsStopExactlyWhereTheNextCallBegins) {
+  auto host = testing::make_loop_host(kIp, 4096);
+  testing::run_thread(*host, [](Thread& t) {
+    ASSERT_TRUE(t.bind(3).ok());
+    uint64_t seed = 100;
+    for (uint16_t len : {64, 1000, 1024, 1025, 3000, 4096}) {
+      for (uint32_t by_word : {1u, 5u, 17u, 40u, 130u}) {
+        const std::vector<uint64_t> sent = message(len, ++seed);
+        const uint32_t n = std::min<uint32_t>(by_word, static_cast<uint32_t>(sent.size()) - 1);
+        // The header and n words one at a time, then the rest in bulk.
+        for (uint32_t i = 0; i <= n; ++i) ASSERT_EQ(t.write(sent[i]), ApiError::kOk);
+        EXPECT_EQ(t.tx_words_left(), sent.size() - 1 - n) << len << " B, " << n << " by word";
+        if (n + 1 < sent.size()) {
+          ASSERT_EQ(t.write_words({sent.data() + n + 1, sent.size() - 1 - n}), ApiError::kOk);
+        }
+        EXPECT_EQ(t.tx_words_left(), 0u);
+        ASSERT_TRUE(t.wait());
+        std::vector<uint64_t> got(sent.size());
+        for (uint32_t i = 0; i <= n; ++i) got[i] = t.read();
+        EXPECT_EQ(t.rx_words_left(), sent.size() - 1 - n) << len << " B, " << n << " by word";
+        if (n + 1 < got.size()) {
+          ASSERT_EQ(t.read_words({got.data() + n + 1, got.size() - 1 - n}), ApiError::kOk);
+        }
+        ASSERT_EQ(got, received(sent, len)) << len << " B, " << n << " by word";
+        t.msg_done();
+        // Again, left mid-run: msg_done() flushes exactly the words not read.
+        const uint64_t flushed = t.counters().rx_words_flushed;
+        ASSERT_EQ(t.write_words(sent), ApiError::kOk);
+        ASSERT_TRUE(t.wait());
+        for (uint32_t i = 0; i <= n; ++i) ASSERT_EQ(t.read(), received(sent, len)[i]);
+        t.msg_done();
+        EXPECT_EQ(t.counters().rx_words_flushed - flushed, sent.size() - 1 - n) << len << " B, " << n;
+      }
+    }
+    EXPECT_EQ(t.counters().err_read_past_end, 0u);
   });
 }
 

@@ -179,8 +179,9 @@ TEST(DeliveredIdsTest, AgreesWithAReferenceSetOnARandomOrderedStream) {
     if (!delivered.empty() && r >= 90) {
       const uint32_t back = static_cast<uint32_t>(rng() % 2000);
       auto it = delivered.lower_bound(next > back ? next - back : 0);
-      if (it != delivered.end())
+      if (it != delivered.end()) {
         ASSERT_TRUE(d.seen(id_of(static_cast<uint16_t>(*it)), t)) << "a late copy redelivered: " << *it;
+      }
     }
   }
 }
