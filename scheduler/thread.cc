@@ -30,8 +30,7 @@ Thread::Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool,
       contexts_(contexts),
       worker_(worker),
       max_message_bytes_(max_message_bytes),
-      counters_(new ThreadCounters),
-      preempt_(&fifos->signals->preempt) {}
+      counters_(new ThreadCounters) {}
 
 Thread::~Thread() {
   unbind();

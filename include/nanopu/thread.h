@@ -96,8 +96,9 @@ class Thread {
   // and records the error (last_error(), counters) — never stale data.
   // Inline fast path: a word of the run of full payload words the last
   // out-of-line read granted (inside one packet, at most
-  // kFastWordsPerSafePoint): one test and a load, no atomic, so a loop of
-  // reads keeps the run in registers. The run's end is the next safe point:
+  // kFastWordsPerSafePoint): one test and a load, no atomic (the run's two
+  // fields still go through memory in a loop, which the possible
+  // out-of-line call keeps there). The run's end is the next safe point:
   // a preemption raised meanwhile is seen at most kFastWordsPerSafePoint
   // words later (tens of ns). Everything else (headers, segment ends,
   // errors) takes the out-of-line path, which settles the run's words into
@@ -317,7 +318,6 @@ class Thread {
   uint64_t msg_begin_tsc_ = 0;
   uint64_t away_tsc_ = 0;
   uint64_t away_at_begin_ = 0;
-  const std::atomic<uint32_t>* preempt_;  // the worker's preempt word (lib/contract/core_signals.h)
   uint32_t rx_run_left_ = 0, rx_run_granted_ = 0;  // read()'s run (settle_runs())
   const uint8_t* rx_run_next_ = nullptr;           // its next word
   uint32_t tx_run_left_ = 0, tx_run_granted_ = 0;  // write()'s run (it writes at tx_next_)
