@@ -74,11 +74,15 @@ trap - EXIT
 rm -f "$SOCK"
 echo "servers (counters at exit, summed; the gauges outbound_in_use / reassembly_in_use are printed only"
 echo "when not 0; a give-up here is a reply whose last ACK the wire dropped after its client had exited):"
-cat "$OUT"/server-*.log | awk '$1 ~ /^nic\.(tx_retransmits|rx_dup_packets|rx_beyond_id_memory|fault_|tx_msgs_failed|.*_in_use)/ {s[$1] += $2}
-  END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
+# counters REGEX LOGS...: the nic.* counters matching REGEX, summed over LOGS.
+counters() {
+  local re=$1
+  shift
+  cat "$@" | RE=$re awk '$1 ~ ENVIRON["RE"] {s[$1] += $2} END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
+}
+counters '^nic\.(tx_retransmits|rx_dup_packets|rx_beyond_id_memory|fault_|tx_msgs_failed|.*_in_use)' "$OUT"/server-*.log
 echo "clients (replies are messages too: a reply delivered twice shows here):"
-cat "$OUT"/load-*.log | awk '$1 ~ /^nic\.(rx_msgs_delivered|rx_dup_packets|rx_beyond_id_memory|tx_retransmits)$/ {s[$1] += $2}
-  END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
+counters '^nic\.(rx_msgs_delivered|rx_dup_packets|rx_beyond_id_memory|tx_retransmits)$' "$OUT"/load-*.log
 if cat "$OUT"/server-*.log | grep -qE "outbound_in_use|reassembly_in_use"; then
   echo "soak: buffer slots still in use at the end"; failed=1
 fi

@@ -96,11 +96,16 @@ void DeliveredIds::advance(Window& w, uint16_t to) const {
   w.highest = to;
 }
 
+DeliveredIds::Window* DeliveredIds::live_window(const DeliveredId& id, uint64_t now) {
+  if (find(id.src_ip, id.epoch) == nullptr) return nullptr;
+  Window* w = &windows_[last_window_];
+  return w->last_tsc != 0 && now - w->last_tsc <= horizon_ ? w : nullptr;
+}
+
 bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) {
   if (!id.ordered_ids()) return remembered_in_map(id, now);
-  if (find(id.src_ip, id.epoch) == nullptr) return false;
-  Window* w = &windows_[last_window_];
-  if (now - w->last_tsc > horizon_) return false;
+  Window* w = live_window(id, now);
+  if (w == nullptr) return false;
   if (ahead_by(id.tx_msg_id, w->highest) != 0) return false;
   // Behind the window: only a delivery that came in behind it is known,
   // in the map (remember()); one that fell out of it is forgotten.
@@ -110,14 +115,13 @@ bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) {
     return false;
   }
   if (w->tag[id.tx_msg_id % kWindowIds] != tag_of(id)) return false;
-  w->last_tsc = now == 0 ? 1 : now;  // heard from, still retransmitting: renewed
+  renew(*w, now);  // heard from, still retransmitting
   return true;
 }
 
 void DeliveredIds::heard_from(const DeliveredId& id, uint64_t now) {
-  if (!id.ordered_ids() || find(id.src_ip, id.epoch) == nullptr) return;
-  Window& w = windows_[last_window_];
-  if (w.last_tsc != 0 && now - w.last_tsc <= horizon_) w.last_tsc = now == 0 ? 1 : now;
+  if (!id.ordered_ids()) return;
+  if (Window* w = live_window(id, now); w != nullptr) renew(*w, now);
 }
 
 void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
@@ -127,7 +131,7 @@ void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
   }
   Window& w = find_or_take(id.src_ip, id.epoch);
   if (w.last_tsc == 0 || now - w.last_tsc > horizon_) reset(w, id.tx_msg_id);
-  w.last_tsc = now == 0 ? 1 : now;  // 0 marks "never delivered"
+  renew(w, now);
   if (ahead_by(id.tx_msg_id, w.highest) != 0) {
     advance(w, id.tx_msg_id);
   } else if (behind_by(id.tx_msg_id, w.highest) >= kWindowIds) {

@@ -95,6 +95,10 @@ class DeliveredIds {
   [[nodiscard]] static uint8_t tag_of(const DeliveredId& id);
   [[nodiscard]] const Window* find(uint32_t src_ip, uint32_t epoch) const;
   [[nodiscard]] Window& find_or_take(uint32_t src_ip, uint32_t epoch);
+  // id's sender's window, if delivered to within the horizon; else nullptr.
+  [[nodiscard]] Window* live_window(const DeliveredId& id, uint64_t now);
+  // Heard from now (0 marks "never delivered", so a TSC of 0 counts as 1).
+  static void renew(Window& w, uint64_t now) { w.last_tsc = now == 0 ? 1 : now; }
   void reset(Window& w, uint16_t highest) const;
   void advance(Window& w, uint16_t to) const;
 
