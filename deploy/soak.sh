@@ -80,9 +80,9 @@ counters() {
   shift
   cat "$@" | RE=$re awk '$1 ~ ENVIRON["RE"] {s[$1] += $2} END {for (k in s) printf "  %-36s %d\n", k, s[k]}' | sort
 }
-counters '^nic\.(tx_retransmits|rx_dup_packets|rx_beyond_id_memory|fault_|tx_msgs_failed|.*_in_use)' "$OUT"/server-*.log
+counters '^nic\.(tx_retransmits|rx_dup_packets|rx_beyond_id_memory|fault_|tx_msgs_failed|tx_msgs_held_for_ids|.*_in_use)' "$OUT"/server-*.log
 echo "clients (replies are messages too: a reply delivered twice shows here):"
-counters '^nic\.(rx_msgs_delivered|rx_dup_packets|rx_beyond_id_memory|tx_retransmits)$' "$OUT"/load-*.log
+counters '^nic\.(rx_msgs_delivered|rx_dup_packets|rx_beyond_id_memory|tx_retransmits|tx_msgs_held_for_ids)$' "$OUT"/load-*.log
 if cat "$OUT"/server-*.log | grep -qE "outbound_in_use|reassembly_in_use"; then
   echo "soak: buffer slots still in use at the end"; failed=1
 fi

@@ -61,6 +61,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
   X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \
+  X(tx_msgs_held_for_ids)    /* waited for its receiver's id window (an older message to it unacknowledged) */ \
   X(tx_msgs_refused)         /* given up at once: the receiver is a newer run (GONE) */  \
   X(peer_restarts)           /* a peer's DATA named a new run: its threads were told */ \
   X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \

@@ -106,6 +106,17 @@ struct NdpHeader {
   return sender_epoch(n.incarnation, n.buf_size_class);
 }
 
+// A nanopu sender's message ids, as its receivers rely on them (docs/wire.md,
+// "Message ids"): a receiver remembers the last kIdWindow ids of each
+// sender behind the highest it delivered (a quarter of the 16-bit space, so
+// serial arithmetic, RFC 1982, tells ahead from behind), and a sender keeps
+// the ids it has in flight to one receiver within kIdsInFlight of each
+// other, so no copy of an unacknowledged message falls out of that memory;
+// the other half of the window covers copies still in the network after
+// their message was acknowledged.
+inline constexpr uint32_t kIdWindow = 16384;
+inline constexpr uint32_t kIdsInFlight = kIdWindow / 2;
+
 // The transport header a transport hands its sink (nic/transport/transport.h):
 // which protocol, the IPv4 TOS (Homa's priority), and that protocol's header.
 // Only the header named by `protocol` is read.

@@ -3,8 +3,9 @@
 // never delivered twice (docs/wire.md, "Receiver").
 //
 // Two memories, by the kind of sender:
-//  - a nanopu sender (incarnation != 0) numbers its messages from one 16-bit
-//    counter, in order (NdpSender). Per (sender, incarnation), a window of the
+//  - a nanopu sender (incarnation != 0) numbers its messages to us in order,
+//    and keeps those in flight within half a window of each other
+//    (id_window.h). Per (sender, incarnation), a window of the
 //    last kWindowIds ids behind the highest delivered one holds a one-byte
 //    tag per id — TCP's and QUIC's receive-window idea: an array indexed by
 //    id, no hash per message and no random erase, where the per-message hash
@@ -45,16 +46,15 @@ struct DeliveredId {
     return {src_ip, h.buf_ptr, h.tx_msg_id, h.src_context, h.msg_len,
             wire::sender_epoch(h.incarnation, h.buf_size_class)};
   }
-  // A nanopu sender's ids come from one counter, in order (the window applies).
+  // A nanopu sender's ids to us come in order (the window applies).
   [[nodiscard]] bool ordered_ids() const { return (epoch >> 8) != 0; }
 };
 
 class DeliveredIds {
  public:
-  // Ids one window keeps behind the highest delivered: a quarter of the id
-  // space, so "ahead" and "behind" stay unambiguous (serial arithmetic,
-  // RFC 1982) with room to spare.
-  static constexpr uint32_t kWindowIds = 16384;
+  // Ids one window keeps behind the highest delivered (wire::kIdWindow: a
+  // sender keeps its ids in flight to us within half of it).
+  static constexpr uint32_t kWindowIds = wire::kIdWindow;
 
   // `remembered`: prototype-peer deliveries kept; `max_senders`: nanopu
   // senders with a window (the least recently heard one is forgotten when a

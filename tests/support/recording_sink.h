@@ -2,7 +2,8 @@
 // tests that drive a transport, or one half of one, by hand: messages
 // delivered (their application headers; freed and out of their context's
 // custody, as a thread's FIFO would take them), control packets (where to,
-// and the header in either protocol), DATA packets (counted, freed), and
+// and the header in either protocol), DATA packets (their headers too; the
+// packets freed), and
 // the messages given up.
 #pragma once
 
@@ -36,8 +37,9 @@ class RecordingSink final : public TransportSink {
     rte_pktmbuf_free(msg);
     return true;
   }
-  void send_data(rte_mbuf* m, uint32_t, const wire::TransportHeader&, size_t) override {
+  void send_data(rte_mbuf* m, uint32_t ip, const wire::TransportHeader& t, size_t) override {
     ++data_packets;
+    data.push_back({ip, t.protocol, t.tos, t.ndp, t.homa});
     rte_pktmbuf_free(m);
   }
   void send_control(uint32_t ip, const wire::TransportHeader& t) override {
@@ -55,6 +57,7 @@ class RecordingSink final : public TransportSink {
 
   std::vector<AppHeader> delivered;
   std::vector<Control> controls;
+  std::vector<Control> data;  // the DATA packets' headers (where to, either protocol)
   std::vector<Failure> failures;
   uint64_t data_packets = 0;
 };

@@ -1,6 +1,7 @@
 // The half of sending that NDP and Homa share: a thread's message takes a
-// packetization slot under the next message id (or, with none free, is
-// given up and reported to its thread at once: never lost in silence); a
+// packetization slot under its receiver's next message id (or waits for
+// that receiver's id window, or, with no slot free, is given up and
+// reported to its thread at once: never lost in silence); a
 // control packet is matched to the message it names; every DATA packet
 // carries the same identifying fields in either protocol's header.
 #pragma once
@@ -13,6 +14,7 @@
 #include "nanopu/app_header.h"
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
+#include "nic/transport/common/id_window.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/transport.h"
 
@@ -28,25 +30,39 @@ inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, TxFailureRe
   sink.message_failed(f);
 }
 
-// Takes msg into a free slot of buffer under *next_id (then advanced), the
-// receiver's run it is meant for fixed now (a reply built for a process
-// that then restarts stays its own). -1: no slot (the NIC gathers only as
-// many messages as there are slots); the message was given up and reported.
-[[nodiscard]] inline int take_into_slot(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t* next_id,
+// msg, its id taken, into a free slot (one is always there for it: see
+// take_into_slot()).
+inline uint32_t take_held(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t id, const PeerRuns* peers) {
+  const auto slot = static_cast<uint32_t>(buffer.allocate());
+  const uint32_t dst_ip = AppHeader::from_word(msg_meta(msg)->app_header).ip;
+  take_message(buffer.at(slot), msg, id, peers != nullptr ? peers->lookup(dst_ip) : 0);
+  return slot;
+}
+
+// Takes msg into a free slot of buffer under its receiver's next id
+// (id_window.h), the receiver's run it is meant for fixed now (a reply built
+// for a process that then restarts stays its own). -1 when it cannot go
+// now: held in ids until its receiver's id window opens (take_held() then),
+// or, with no slot for it (the NIC gathers only as many messages as there
+// are slots), given up and reported.
+[[nodiscard]] inline int take_into_slot(PacketizationBuffer& buffer, rte_mbuf* msg, IdWindow& ids,
                                         const PeerRuns* peers, NicCounters* counters,
                                         TransportSink& sink) {
   const MsgMeta* meta = msg_meta(msg);
   const AppHeader a = AppHeader::from_word(meta->app_header);
-  const int s = buffer.allocate();
-  if (s < 0) {
+  if (buffer.free_slots() <= ids.held()) {  // every free slot is promised to a held message
     sink.message_failed({meta->sender, TxFailure{meta->tag, a.ip, a.context, TxFailureReason::kNoSlot}});
     rte_pktmbuf_free(msg);
     ++counters->tx_msgs_failed;
     return -1;
   }
-  take_message(buffer.at(static_cast<uint32_t>(s)), msg, (*next_id)++,
-               peers != nullptr ? peers->lookup(a.ip) : 0);
-  return s;
+  uint16_t id = 0;
+  if (!ids.try_take(a.ip, &id)) {
+    ids.hold(msg, a.ip);
+    ++counters->tx_msgs_held_for_ids;
+    return -1;
+  }
+  return static_cast<int>(take_held(buffer, msg, id, peers));
 }
 
 // Whether a control packet from src_ip (either protocol's header) names the

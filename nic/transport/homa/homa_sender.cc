@@ -29,9 +29,16 @@ HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempoo
 void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
-  const int s = take_into_slot(buffer_, msg, &next_msg_id_, peers_, counters_, sink);
-  if (s < 0) return;
-  const auto slot = static_cast<uint32_t>(s);
+  const int s = take_into_slot(buffer_, msg, ids_, peers_, counters_, sink);
+  if (s >= 0) start(static_cast<uint32_t>(s), sink);
+}
+
+void HomaSender::start_released(TransportSink& sink) {
+  ids_.release_ready([&](rte_mbuf* msg, uint16_t id) { start(take_held(buffer_, msg, id, peers_), sink); });
+}
+
+void HomaSender::start(uint32_t slot, TransportSink& sink) {
+  const uint64_t now = now_;
   OutboundMessage& m = buffer_.at(slot);
   m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
   m.priority = p_.unscheduled_priority(m.msg_len);
@@ -160,6 +167,11 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
 void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
+  handle_control(f, now, sink);
+  if (ids_.held() != 0) start_released(sink);  // a slot freed may open a window
+}
+
+void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
   const wire::HomaHeader& h = f.homa;
   const uint32_t slot = h.buf_ptr;
   if (!names_our_message(buffer_, h, f.src_ip, c_.incarnation)) {
@@ -231,6 +243,7 @@ void HomaSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
   timers_.poll(now);
+  if (ids_.held() != 0) start_released(sink);  // a message given up may open a window
   if (!ready_.empty()) send_scheduled(sink);
 }
 

@@ -17,6 +17,7 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/id_window.h"
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/rtt_estimator.h"
@@ -32,12 +33,14 @@ class HomaSender {
   HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
              const PeerRuns* peers, RttEstimator* rtt = nullptr, PeerLiveness* live = nullptr);
 
-  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
+  // Slots free and not promised to a message waiting for its id (id_window.h).
+  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
   void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
   void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
   // Scheduled packets (SRPT order, tx_packets_per_poll) and expired timers.
   void tick(uint64_t now, TransportSink& sink);
-  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - buffer_.free_slots(); }
+  // Taken and not done: in a slot, or held for an id.
+  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const {
     return ready_.empty() ? timers_.next_deadline() : 0;
   }
@@ -46,6 +49,11 @@ class HomaSender {
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
+  void handle_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink);
+  // A message just taken into slot: its unscheduled packets leave, its timer runs.
+  void start(uint32_t slot, TransportSink& sink);
+  // The messages held for their receiver's id window that may go now.
+  void start_released(TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   // Packets the slot may send now: granted and never sent, or asked again.
   [[nodiscard]] uint32_t ready_packets(const OutboundMessage& m) const;
@@ -64,6 +72,7 @@ class HomaSender {
   rte_mempool* pool_;
   NicCounters* counters_;
   PacketizationBuffer buffer_;
+  IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
   TimerModule timers_;
   const PeerRuns* peers_;
   RttEstimator own_rtt_;
@@ -72,7 +81,6 @@ class HomaSender {
   PeerLiveness* live_;
   std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
   std::vector<uint8_t> is_ready_; // per slot: in ready_
-  uint16_t next_msg_id_ = 0;
   uint64_t now_ = 0;  // the time of the current call (send_message, on_control, tick)
   TransportSink* timer_sink_ = nullptr;
 };

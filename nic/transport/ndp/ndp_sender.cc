@@ -28,16 +28,22 @@ NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
-  const int s = take_into_slot(buffer_, msg, &next_msg_id_, peers_, counters_, sink);
-  if (s < 0) return;
-  const auto slot = static_cast<uint32_t>(s);
+  const int s = take_into_slot(buffer_, msg, ids_, peers_, counters_, sink);
+  if (s >= 0) start(static_cast<uint32_t>(s), sink);
+}
+
+void NdpSender::start(uint32_t slot, TransportSink& sink) {
   OutboundMessage& m = buffer_.at(slot);
   m.credit = p_.rtt_packets;
   m.resent = 0;
-  m.first_sent = now;
-  m.last_progress = now;
+  m.first_sent = now_;
+  m.last_progress = now_;
   pump(slot, sink);
-  arm(slot, now);
+  arm(slot, now_);
+}
+
+void NdpSender::start_released(TransportSink& sink) {
+  ids_.release_ready([&](rte_mbuf* msg, uint16_t id) { start(take_held(buffer_, msg, id, peers_), sink); });
 }
 
 void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
@@ -119,6 +125,11 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
 
 void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   now_ = now;
+  handle_control(h, now, sink);
+  if (ids_.held() != 0) start_released(sink);  // a slot freed may open a window
+}
+
+void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;
   if (!names_our_message(buffer_, n, h.src_ip, c_.incarnation) || n.pkt_offset >= buffer_.at(slot).npkts) {
@@ -159,6 +170,7 @@ void NdpSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
   timers_.poll(now);
+  if (ids_.held() != 0) start_released(sink);  // a message given up may open a window
 }
 
 void NdpSender::resume(uint32_t peer_ip, uint64_t now) {

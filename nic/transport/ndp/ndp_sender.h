@@ -19,6 +19,7 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/id_window.h"
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/transport_params.h"
@@ -39,14 +40,16 @@ class NdpSender {
   NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
             const PeerRuns* peers = nullptr, HeldAcks* held = nullptr, PeerLiveness* live = nullptr);
 
-  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots(); }
+  // Slots free and not promised to a message waiting for its id (id_window.h).
+  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
   // A complete message (mbuf chain, one segment per packet). Needs a free slot.
   void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
   // ACK / NACK / PULL for one of our messages.
   void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
   // Runs expired retransmit timers.
   void tick(uint64_t now, TransportSink& sink);
-  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - buffer_.free_slots(); }
+  // Taken and not done: in a slot, or held for an id.
+  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const { return timers_.next_deadline(); }
   // peer_ip spoke after a probe went unanswered: its messages retry now,
   // not at their backed-off timers.
@@ -54,6 +57,11 @@ class NdpSender {
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
+  void handle_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
+  // A message just taken into slot: its first packets leave, its timer runs.
+  void start(uint32_t slot, TransportSink& sink);
+  // The messages held for their receiver's id window that may go now.
+  void start_released(TransportSink& sink);
   void pump(uint32_t slot, TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   // A silent peer's probe: the message's first unacknowledged packet.
@@ -69,6 +77,7 @@ class NdpSender {
   rte_mempool* pool_;  // for the clones handed to the port
   NicCounters* counters_;
   PacketizationBuffer buffer_;
+  IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
   TimerModule timers_;
   RttEstimator rtt_;
   const PeerRuns* peers_;
@@ -76,7 +85,6 @@ class NdpSender {
   PeerLiveness own_live_;  // when the transport gives none
   PeerLiveness* live_;
   uint64_t now_ = 0;       // the time of the current call
-  uint16_t next_msg_id_ = 0;        // tx_msg_id, wraps at 2^16 (docs/wire.md)
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };
 
