@@ -24,16 +24,16 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       ethdev_(params.port_id),
       io_(params.io != nullptr ? params.io : &ethdev_),
       link_(LinkWatchParams{params.port_id, params.io == nullptr, params.reconnect_link,
-                            rte_get_tsc_hz() / 10, rte_get_tsc_hz() / 4, params.link_kernel_iface}),
+                            clock::hz() / 10, clock::hz() / 4, params.link_kernel_iface}),
       tx_(io_, &link_, &counters_, params.defer_control, params.control_after_data),
-      watch_(params.async_preempt_after_tsc, params.watchdog_tsc, rte_get_tsc_hz()),
-      idle_(params.adaptive_poll, params.idle_spin_tsc, rte_get_tsc_hz(),
+      watch_(params.async_preempt_after_tsc, params.watchdog_tsc, clock::hz()),
+      idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(),
             params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
             params.io != nullptr ? params.io->rx_event_fd() : -1) {
   for (size_t i = 0; i < kTransportProtocols.size(); ++i)
     transports_[i] = make_transport(kTransportProtocols[i], params.transports, pool, &counters_);
   if (params.faults.any())
-    faults_ = std::make_unique<FaultInjector>(params.faults, pool, rte_get_tsc_hz());
+    faults_ = std::make_unique<FaultInjector>(params.faults, pool, clock::hz());
   pending_.reserve(ContextTable::kContexts);
   staged_.reserve(64);
 }
@@ -44,7 +44,7 @@ NicCore::~NicCore() {
 
 unsigned NicCore::poll() {
   ++counters_.nic_polls;
-  now_ = rte_rdtsc();
+  now_ = clock::ticks();
   tx_.begin_poll();
   unsigned work = receive();
   if (!pending_.empty()) work += service_pending();
@@ -199,9 +199,8 @@ void NicCore::peer_restarted(uint32_t peer_ip) {
   // To every thread: the NIC does not know which of them wait on the peer
   // (a Client fails its calls to it sent before at_ns; rpc.h). Rare: once
   // per restart of a peer.
-  static const double kNsPerTsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
   const TxFailure notice{0, peer_ip, 0, TxFailureReason::kPeerRestarted,
-                         static_cast<uint64_t>(static_cast<double>(now_) * kNsPerTsc)};
+                         static_cast<uint64_t>(static_cast<double>(now_) * clock::ns_per_tick())};
   ++counters_.peer_restarts;
   for (ThreadFifos* t : threads_) {
     (void)t->failures.push(notice);
@@ -248,7 +247,7 @@ bool NicCore::still_idle() {
 
 void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
   if (!idle_.adaptive()) return;
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   IdleState s;
   s.work = work;
   s.workers_idle = workers_idle;

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <rte_cycles.h>
+
+#include "lib/contract/clock.h"
 #include <rte_mbuf.h>
 
 #include <cstdint>
@@ -178,7 +180,7 @@ class NicCore final : public TransportSink {
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue
   std::vector<ThreadFifos*> staged_;       // threads with staged messages (push_to)
   uint64_t now_ = 0;
-  uint64_t tsc_hz_ = rte_get_tsc_hz();
+  uint64_t tsc_hz_ = clock::hz();
   rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
   uint16_t stash_n_ = 0;
   uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll

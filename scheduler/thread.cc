@@ -5,6 +5,8 @@
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+
+#include "lib/contract/clock.h"
 #include <rte_mbuf.h>
 
 #include <algorithm>
@@ -155,10 +157,10 @@ bool Thread::wait() {
 bool Thread::wait_for(std::chrono::microseconds timeout) {
   RuntimeScope scope(this);
   const uint64_t deadline =
-      rte_rdtsc() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-6 *
-                                          static_cast<double>(rte_get_tsc_hz()));
+      clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-6 *
+                                             static_cast<double>(clock::hz()));
   while (!has_work()) {
-    if (worker_->stopping() || rte_rdtsc() >= deadline) return false;
+    if (worker_->stopping() || clock::ticks() >= deadline) return false;
     worker_->park(slot_, deadline);
   }
   (void)arm(has_message());
@@ -168,8 +170,7 @@ bool Thread::wait_for(std::chrono::microseconds timeout) {
 bool Thread::stopping() const { return worker_->stopping(); }
 
 uint64_t Thread::now_ns() const {
-  static const double kNsPerTsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
-  return static_cast<uint64_t>(static_cast<double>(rte_rdtsc()) * kNsPerTsc);
+  return static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick());
 }
 
 uint64_t Thread::tx_failures() const { return fifos_->tx_failed.load(std::memory_order_relaxed); }
@@ -294,9 +295,8 @@ void Thread::grant_tx_run() {
 uint32_t Thread::core_time_16ths() const {
   // Switched-out time is subtracted: another thread's work, or the NIC
   // loop's on a shared core, is not this message's.
-  static const double k16thsPerTsc = 16e9 / static_cast<double>(rte_get_tsc_hz());
-  const uint64_t on_core = rte_rdtsc() - msg_begin_tsc_ - (away_tsc_ - away_at_begin_);
-  const double v = static_cast<double>(on_core) * k16thsPerTsc;
+  const uint64_t on_core = clock::ticks() - msg_begin_tsc_ - (away_tsc_ - away_at_begin_);
+  const double v = static_cast<double>(on_core) * 16 * clock::ns_per_tick();
   return v >= 4294967295.0 ? UINT32_MAX : (v < 1 ? 1 : static_cast<uint32_t>(v));
 }
 

@@ -2,6 +2,8 @@
 #include "lib/base/log.h"
 
 #include <rte_cycles.h>
+
+#include "lib/contract/clock.h"
 #include <rte_pause.h>
 
 #include <algorithm>
@@ -20,7 +22,7 @@ thread_local Thread* tls_current = nullptr;
 }  // namespace
 
 Worker::Worker(uint32_t index, const WorkerParams& params, const std::atomic<bool>* stop)
-    : index_(index), params_(params), policy_(params.hts), stop_(stop), last_tick_(rte_rdtsc()) {
+    : index_(index), params_(params), policy_(params.hts), stop_(stop), last_tick_(clock::ticks()) {
   slots_.reserve(params.max_threads);
   states_.reserve(params.max_threads);
 }
@@ -91,7 +93,7 @@ void Worker::refresh(size_t i) {
     st.idle_since = 0;
   }
   st.runnable = s.state != SlotState::kWaiting || stopping() ||
-                (s.wake_tsc != 0 && rte_rdtsc() >= s.wake_tsc);
+                (s.wake_tsc != 0 && clock::ticks() >= s.wake_tsc);
   st.priority = s.thread->priority();
 }
 
@@ -114,18 +116,18 @@ void Worker::poll_shared_nic(uint64_t now) {
   last_nic_poll_ = now;
   params_.shared_nic();
   // The NIC's work ran on this thread's stack, not on its message.
-  if (running_ != HtsPolicy::kNone) slots_[static_cast<size_t>(running_)].thread->away_tsc_ += rte_rdtsc() - now;
+  if (running_ != HtsPolicy::kNone) slots_[static_cast<size_t>(running_)].thread->away_tsc_ += clock::ticks() - now;
 }
 
 bool Worker::run_once() {
   tls_worker = this;
-  if (params_.shared_nic.present()) last_nic_poll_ = rte_rdtsc();
+  if (params_.shared_nic.present()) last_nic_poll_ = clock::ticks();
   bool ran = false;
   // Run threads until none can: each resume returns when the thread parks,
   // yields, is preempted or ends.
   for (size_t guard = 0; guard < 4 * slots_.size() + 1; ++guard) {
     refresh_all();
-    const int next = policy_.pick(states_.data(), states_.size(), last_, rte_rdtsc());
+    const int next = policy_.pick(states_.data(), states_.size(), last_, clock::ticks());
     if (next == HtsPolicy::kNone) break;
     Slot& s = slots_[static_cast<size_t>(next)];
     running_ = next;
@@ -135,7 +137,7 @@ bool Worker::run_once() {
     store_if_changed(signals_.preempt, 0u);
     publish_running();
     tls_current = s.thread.get();
-    signals_.busy_since_tsc.store(rte_rdtsc(), std::memory_order_relaxed);
+    signals_.busy_since_tsc.store(clock::ticks(), std::memory_order_relaxed);
     ++stats_.switches;
     s.fiber->resume();
     signals_.busy_since_tsc.store(0, std::memory_order_relaxed);
@@ -158,16 +160,16 @@ void Worker::sleep_until_work(uint32_t timeout_us) {
   signals_.sleeping.store(1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);  // then look at the FIFOs
   refresh_all();
-  if (stopping() || policy_.pick(states_.data(), states_.size(), last_, rte_rdtsc()) != HtsPolicy::kNone) {
+  if (stopping() || policy_.pick(states_.data(), states_.size(), last_, clock::ticks()) != HtsPolicy::kNone) {
     signals_.sleeping.store(0, std::memory_order_relaxed);
     return;
   }
   // A thread in wait_for() wakes at its deadline, not a whole step later.
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   for (const Slot& sl : slots_)
     if (sl.state == SlotState::kWaiting && sl.wake_tsc > now)
       timeout_us = std::min<uint32_t>(
-          timeout_us, static_cast<uint32_t>((sl.wake_tsc - now) * 1000000 / rte_get_tsc_hz()) + 1);
+          timeout_us, static_cast<uint32_t>((sl.wake_tsc - now) * 1000000 / clock::hz()) + 1);
   ++stats_.sleeps;
   futex_wait(&signals_.sleeping, 1, timeout_us);
   signals_.sleeping.store(0, std::memory_order_relaxed);
@@ -183,16 +185,16 @@ void Worker::switch_out(SlotState new_state) {
   s.state = new_state;
   fiber_running_ = false;
   Thread* t = s.thread.get();  // s may move while we are out (slots_ grows)
-  const uint64_t out = rte_rdtsc();
+  const uint64_t out = clock::ticks();
   s.fiber->suspend();
-  t->away_tsc_ += rte_rdtsc() - out;  // not on-core time of its message
+  t->away_tsc_ += clock::ticks() - out;  // not on-core time of its message
   fiber_running_ = true;  // resumed by run_once(), which republished our state
 }
 
 void Worker::slow_safe_point() {
   countdown_ = kClockCheckEvery;
   if (running_ == HtsPolicy::kNone) return;
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   if (params_.shared_nic.present() && now - last_nic_poll_ >= params_.shared_nic_period_tsc)
     poll_shared_nic(now);
   const bool raised = signals_.preempt.load(std::memory_order_relaxed) != 0;
@@ -224,14 +226,14 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
 
 void Worker::park(size_t slot, uint64_t wake_tsc) {
   ThreadState& st = states_[slot];
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   if (st.idle_since == 0) st.idle_since = now;
   if (policy_.params().mode == SchedMode::kTis) {
     // TIS: the core stays with this thread (it polls, like lnic_wait) until
     // its own message arrives or the next tick lets the scheduler choose.
     uint64_t tick = 0;
     for (;;) {
-      const uint64_t t = rte_rdtsc();
+      const uint64_t t = clock::ticks();
       if (params_.shared_nic.present()) poll_shared_nic(t);
       if (slots_[slot].thread->has_work() || stopping()) return;
       if (policy_.tis_tick_due(last_tick_, t, &tick)) break;
@@ -246,7 +248,7 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
 
 void Worker::idle(size_t slot) {
   ThreadState& st = states_[slot];
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   if (!slots_[slot].thread->has_message() && st.idle_since == 0) st.idle_since = now;
   // Single-lcore mode: give the core back to the loop (NIC, other hosts
   // driven by the same thread in tests); the policy picks again there.
@@ -258,7 +260,7 @@ void Worker::idle(size_t slot) {
 }
 
 uint64_t Worker::on_msg_start(size_t slot) {
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   HtsPolicy::on_msg_start(states_[slot], now);
   signals_.busy_since_tsc.store(now, std::memory_order_relaxed);
   publish_running();
@@ -271,7 +273,7 @@ void Worker::on_msg_done(size_t slot) {
   policy_.on_msg_done(states_[slot]);
   // One clock read for both: a TSC read costs ~12 ns on this VM, on every
   // message (nanopu-bench-thread-api's per-message cost).
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   signals_.busy_since_tsc.store(now, std::memory_order_relaxed);
   decide(/*at_msg_done=*/true, now);
 }
@@ -290,7 +292,7 @@ void Worker::on_async_signal() {
     ++w->stats_.async_deferred;  // the preempt word stays raised for the next safe point
     return;
   }
-  const uint64_t now = rte_rdtsc();
+  const uint64_t now = clock::ticks();
   store_if_changed(w->signals_.preempt, 0u);
   w->refresh_all();
   if (!w->policy_.should_switch(w->states_.data(), w->states_.size(), w->running_, now, false)) {

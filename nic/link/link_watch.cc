@@ -2,6 +2,8 @@
 #include "lib/base/log.h"
 
 #include <rte_cycles.h>
+
+#include "lib/contract/clock.h"
 #include <net/if.h>
 #include <rte_ethdev.h>
 #include <sys/ioctl.h>
@@ -48,7 +50,7 @@ bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
   rte_eth_link link{};
   const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 &&
                   link.link_status == RTE_ETH_LINK_UP && kernel_carrier();
-  const double hz = static_cast<double>(rte_get_tsc_hz());
+  const double hz = static_cast<double>(clock::hz());
   if (up) ever_up_ = true;
   if (up != up_) {
     up_ = up;

@@ -2,6 +2,8 @@
 
 #include <rte_cycles.h>
 
+#include "lib/contract/clock.h"
+
 #include <algorithm>
 
 #include "lib/wire/frame.h"
@@ -10,7 +12,7 @@ namespace nanopu {
 namespace {
 
 uint64_t tsc_from_ns(double ns) {
-  return static_cast<uint64_t>(ns * static_cast<double>(rte_get_tsc_hz()) / 1e9);
+  return static_cast<uint64_t>(ns * static_cast<double>(clock::hz()) / 1e9);
 }
 
 }  // namespace

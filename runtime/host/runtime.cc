@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
 #include "runtime/platform/capture.h"
@@ -65,7 +66,7 @@ int worker_main(void* arg) {
       idle_since = 0;
     } else if (l->idle_spin_tsc == 0) {
       rte_pause();
-    } else if (const uint64_t now = rte_rdtsc(); idle_since == 0) {
+    } else if (const uint64_t now = clock::ticks(); idle_since == 0) {
       idle_since = now;
     } else if (now - idle_since >= l->idle_spin_tsc) {
       l->worker->sleep_until_work(kWorkerSleepUs);
@@ -275,7 +276,7 @@ absl::Status Runtime::run_dedicated() {
     l->stop = &stop_;
     l->idle_spin_tsc = config_.poll == PollMode::kAdaptive
                            ? std::max<uint64_t>(1, static_cast<uint64_t>(config_.poll_spin_us * 1e-6 *
-                                                                         static_cast<double>(rte_get_tsc_hz())))
+                                                                         static_cast<double>(clock::hz())))
                            : 0;
     const unsigned lcore = config_.lcores[i + 1];
     if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {

@@ -1,0 +1,67 @@
+// The one clock the NIC core, the workers and the threads read: the TSC, or,
+// while a VirtualClock lives, modelled time in picoseconds (docs/design.md
+// §11: every host of a simulation runs its real code on one modelled clock).
+//
+// Why a global and not a clock handed to each part: the hot paths that read
+// it (a message's start and end on a worker, each NIC poll) would otherwise
+// pay an indirect call; a load of a pointer that is null outside a
+// simulation and a predicted branch cost under a nanosecond beside the
+// TSC read itself (nanopu-bench-thread-api). The ports, the EAL and the
+// platform's waits for a link keep reading the TSC: they are the real
+// world's, not the model's.
+#pragma once
+
+#include <rte_cycles.h>
+
+#include <cstdint>
+
+namespace nanopu::clock {
+
+inline constexpr uint64_t kVirtualHz = 1'000'000'000'000;  // a virtual tick is a picosecond
+
+namespace detail {
+// The modelled time; null: the TSC. Written only while no core runs.
+inline const uint64_t* g_virtual_now = nullptr;
+}  // namespace detail
+
+[[nodiscard]] inline bool is_virtual() { return detail::g_virtual_now != nullptr; }
+
+// Now, in ticks of hz().
+[[nodiscard]] inline uint64_t ticks() {
+  if (const uint64_t* v = detail::g_virtual_now; v != nullptr) [[unlikely]]
+    return *v;
+  return rte_rdtsc();
+}
+
+// Ticks per second.
+[[nodiscard]] inline uint64_t hz() { return is_virtual() ? kVirtualHz : rte_get_tsc_hz(); }
+
+// Nanoseconds per tick (the TSC's worked out once).
+[[nodiscard]] inline double ns_per_tick() {
+  if (is_virtual()) return 1e9 / static_cast<double>(kVirtualHz);
+  static const double kTsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  return kTsc;
+}
+
+// While one lives, ticks() is its time (picoseconds) and hz() 10^12: a
+// simulation's modelled clock, moved by the simulation alone. One at a
+// time; create it before the hosts it times (they convert their timeouts to
+// ticks when built) and destroy it after them.
+class VirtualClock {
+ public:
+  // start_ps > 0: some state takes a time of 0 for "never".
+  explicit VirtualClock(uint64_t start_ps = 1);
+  ~VirtualClock();
+  VirtualClock(const VirtualClock&) = delete;
+  VirtualClock& operator=(const VirtualClock&) = delete;
+
+  [[nodiscard]] uint64_t now_ps() const { return now_ps_; }
+  void advance_ps(uint64_t ps) { now_ps_ += ps; }
+  // Time never runs backwards: an earlier `ps` is ignored.
+  void set_ps(uint64_t ps) { now_ps_ = ps > now_ps_ ? ps : now_ps_; }
+
+ private:
+  uint64_t now_ps_;
+};
+
+}  // namespace nanopu::clock
