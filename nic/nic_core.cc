@@ -1,6 +1,5 @@
 #include "nic/nic_core.h"
 
-#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
 

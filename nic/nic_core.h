@@ -7,15 +7,13 @@
 // on a shared one.
 #pragma once
 
-#include <rte_cycles.h>
-
-#include "lib/contract/clock.h"
 #include <rte_mbuf.h>
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/thread_fifos.h"

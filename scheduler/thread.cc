@@ -4,9 +4,6 @@
 #include "lib/base/log.h"
 
 #include <rte_byteorder.h>
-#include <rte_cycles.h>
-
-#include "lib/contract/clock.h"
 #include <rte_mbuf.h>
 
 #include <algorithm>
@@ -14,6 +11,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "lib/contract/clock.h"
 #include "lib/contract/message.h"
 #include "nanopu/limits.h"
 #include "lib/contract/tx_message.h"

@@ -1,9 +1,6 @@
 #include "scheduler/worker.h"
 #include "lib/base/log.h"
 
-#include <rte_cycles.h>
-
-#include "lib/contract/clock.h"
 #include <rte_pause.h>
 
 #include <algorithm>
@@ -12,6 +9,7 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
+#include "lib/contract/clock.h"
 #include "nanopu/stats.h"
 #include "scheduler/async_preempt.h"
 

@@ -1,9 +1,6 @@
 #include "nic/link/link_watch.h"
 #include "lib/base/log.h"
 
-#include <rte_cycles.h>
-
-#include "lib/contract/clock.h"
 #include <net/if.h>
 #include <rte_ethdev.h>
 #include <sys/ioctl.h>
@@ -14,6 +11,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "lib/contract/clock.h"
 
 namespace nanopu {
 

@@ -1,11 +1,8 @@
 #include "runtime/host/host_params.h"
 
-#include <rte_cycles.h>
-
-#include "lib/contract/clock.h"
-
 #include <algorithm>
 
+#include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
 
 namespace nanopu {
