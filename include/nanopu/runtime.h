@@ -28,6 +28,7 @@ namespace nanopu {
 class ContextTable;
 class NicCore;
 class Port;
+class PacketIo;
 class Capture;
 struct ThreadFifos;
 namespace sched {
@@ -38,6 +39,10 @@ class Runtime {
  public:
   // Initialises the EAL (once per process) and opens the configured port.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Runtime>> create(const Config& config);
+  // A host whose frames go through `io` (it outlives the host) instead of
+  // a DPDK port or a socket: a modelled link of nanopu-sim (docs/design.md
+  // §11). Config's port and backend settings are not used.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Runtime>> create(const Config& config, PacketIo* io);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -54,9 +59,10 @@ class Runtime {
   [[nodiscard]] absl::Status run();
 
   // One NIC iteration and one scheduling round of each worker, on the calling
-  // thread: for tests that drive several hosts from one thread (single-lcore
-  // configurations only).
-  void poll_once();
+  // thread: for tests and simulations that drive several hosts from one
+  // thread (single-lcore configurations only). True if the NIC core or a
+  // thread did anything.
+  bool poll_once();
 
   // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
   void stop() { stop_.store(true, std::memory_order_relaxed); }
@@ -85,7 +91,7 @@ class Runtime {
 
  private:
   explicit Runtime(const Config& config);
-  absl::Status open();
+  absl::Status open(PacketIo* external_io);
   [[nodiscard]] bool should_stop();  // a signal arrived or stop() was called
   [[nodiscard]] absl::Status wait_link();
   bool run_workers_once();  // true if any thread ran

@@ -22,6 +22,8 @@ inline constexpr uint64_t kVirtualHz = 1'000'000'000'000;  // a virtual tick is 
 namespace detail {
 // The modelled time; null: the TSC. Written only while no core runs.
 inline const uint64_t* g_virtual_now = nullptr;
+// The last run number a host took under the VirtualClock.
+inline uint16_t* g_virtual_runs = nullptr;
 }  // namespace detail
 
 [[nodiscard]] inline bool is_virtual() { return detail::g_virtual_now != nullptr; }
@@ -62,6 +64,16 @@ class VirtualClock {
 
  private:
   uint64_t now_ps_;
+  uint16_t runs_ = 0;
 };
+
+// A host's run number (docs/wire.md, "Sender incarnation") under the
+// VirtualClock: 1, 2, ... in the order hosts are made, so a simulation
+// replayed gives its hosts the same runs (live hosts take the wall clock's).
+[[nodiscard]] inline uint16_t next_virtual_run() {
+  uint16_t& r = *detail::g_virtual_runs;
+  r = static_cast<uint16_t>(r == 0xffff ? 1 : r + 1);
+  return r;
+}
 
 }  // namespace nanopu::clock

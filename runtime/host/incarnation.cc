@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 
+#include "lib/contract/clock.h"
+
 namespace nanopu {
 
 uint16_t incarnation_after(uint64_t wall_ms, uint16_t previous) {
@@ -15,6 +17,7 @@ uint16_t incarnation_after(uint64_t wall_ms, uint16_t previous) {
 }
 
 uint16_t next_incarnation() {
+  if (clock::is_virtual()) return clock::next_virtual_run();  // a simulation replays exactly
   static std::atomic<uint16_t> last{0};
   const auto wall_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::system_clock::now().time_since_epoch())

@@ -104,13 +104,26 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(eal_params(config)); !s.ok()) return s;
   std::unique_ptr<Runtime> rt(new Runtime(config));
-  if (absl::Status s = rt->open(); !s.ok()) return s;
+  if (absl::Status s = rt->open(nullptr); !s.ok()) return s;
   return rt;
 }
 
-absl::Status Runtime::open() {
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, PacketIo* io) {
+  if (io == nullptr) return absl::InvalidArgumentError("Runtime::create: no PacketIo given");
+  if (!config.shared_core())
+    return absl::InvalidArgumentError("Runtime::create with a PacketIo: one lcore only (a simulation drives it)");
+  if (absl::Status s = config.validate(); !s.ok()) return s;
+  if (absl::Status s = eal_init(eal_params(config)); !s.ok()) return s;
+  std::unique_ptr<Runtime> rt(new Runtime(config));
+  if (absl::Status s = rt->open(io); !s.ok()) return s;
+  return rt;
+}
+
+absl::Status Runtime::open(PacketIo* external_io) {
+  const std::string tag = absl::StrCat(getpid(), "_", instance_);
   absl::StatusOr<std::unique_ptr<Port>> port =
-      Port::open(port_params(config_), absl::StrCat(getpid(), "_", instance_));
+      external_io != nullptr ? Port::open_external(port_params(config_), external_io, "modelled link", tag)
+                             : Port::open(port_params(config_), tag);
   if (!port.ok()) return port.status();
   port_ = std::move(*port);
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages);
@@ -187,12 +200,13 @@ bool Runtime::all_threads_finished() const {
   return true;
 }
 
-void Runtime::poll_once() {
-  nic_->poll();
+bool Runtime::poll_once() {
+  bool did = nic_->poll() != 0;
   for (auto& w : workers_) {
     w->attach_os_thread();
-    w->run_once();
+    did |= w->run_once();
   }
+  return did;
 }
 
 void Runtime::drain_tx() {
@@ -348,12 +362,12 @@ struct PortStats {
 }  // namespace
 
 void Runtime::print_stats(FILE* out) const {
-  if (port_->backend() == Backend::kDpdk)
+  if (port_->has_device())
     std::fprintf(out, "nanopu statistics (port %u, %s):\n", port_->id(), port_->driver().c_str());
   else
     std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
-  if (port_->backend() == Backend::kDpdk) {
+  if (port_->has_device()) {
     // What the port itself counted: frames lost before the NIC core saw
     // them (a full receive ring, no mbuf) show here and nowhere else.
     PortStats ps{};

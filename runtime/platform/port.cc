@@ -47,7 +47,20 @@ std::string describe_ports() {
   return out.empty() ? "none (add one with --vdev, e.g. --vdev=net_ring0)" : out;
 }
 
-PacketIo* Port::io() const { return uring_.get(); }
+PacketIo* Port::io() const { return external_ != nullptr ? external_ : uring_.get(); }
+
+absl::StatusOr<std::unique_ptr<Port>> Port::open_external(const PortParams& config, PacketIo* io,
+                                                          std::string driver, const std::string& name_tag) {
+  std::unique_ptr<Port> p(new Port);
+  p->id_ = UINT16_MAX;
+  absl::StatusOr<rte_mempool*> pool = create_pool(config, name_tag, SOCKET_ID_ANY, "lower --mbufs");
+  if (!pool.ok()) return pool.status();
+  p->pool_ = *pool;
+  p->external_ = io;
+  p->driver_ = std::move(driver);
+  p->mac_ = wire::mac_for_ipv4(config.ip);
+  return p;
+}
 
 absl::StatusOr<std::unique_ptr<Port>> Port::open_uring(const PortParams& config, const std::string& name_tag) {
   std::unique_ptr<Port> p(new Port);
@@ -185,7 +198,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
 }
 
 bool Port::wait_link_up(double seconds, absl::FunctionRef<bool()> stop) {
-  if (uring_) return true;  // a socket has no link to wait for
+  if (!has_device()) return true;  // a socket, or a modelled link: no link to wait for
   const uint64_t hz = rte_get_tsc_hz();
   const uint64_t start = rte_rdtsc();
   const uint64_t end = std::isinf(seconds) ? UINT64_MAX : start + static_cast<uint64_t>(seconds * static_cast<double>(hz));

@@ -43,6 +43,12 @@ class Port {
   // unique when one process runs several hosts (tests).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Port>> open(const PortParams& params,
                                                                  const std::string& name_tag);
+  // No device: frames go through `io` (not owned; it outlives the port),
+  // named `driver` in the counters. Only the pool is made here (nanopu-sim's
+  // modelled links, docs/design.md §11).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Port>> open_external(const PortParams& params, PacketIo* io,
+                                                                          std::string driver,
+                                                                          const std::string& name_tag);
   ~Port();
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
@@ -50,8 +56,11 @@ class Port {
   // The DPDK port id (kDpdk only: a uring port has none).
   [[nodiscard]] uint16_t id() const { return id_; }
   [[nodiscard]] Backend backend() const { return uring_ ? Backend::kUring : Backend::kDpdk; }
+  // A DPDK device behind it (not a socket, not an external PacketIo).
+  [[nodiscard]] bool has_device() const { return uring_ == nullptr && external_ == nullptr; }
   // Where the NIC core takes and sends frames: null for a DPDK port (the NIC
-  // core drives queue 0 of id() itself), the socket for kUring.
+  // core drives queue 0 of id() itself), the socket for kUring, or the
+  // external PacketIo.
   [[nodiscard]] PacketIo* io() const;
   [[nodiscard]] const UringPort* uring() const { return uring_.get(); }
   [[nodiscard]] rte_mempool* pool() const { return pool_; }
@@ -90,6 +99,7 @@ class Port {
   std::string kernel_iface_;
   bool started_ = false;
   std::unique_ptr<UringPort> uring_;
+  PacketIo* external_ = nullptr;
 };
 
 // Ports in probe order, for error messages ("port 1 of 1: net_ring0").

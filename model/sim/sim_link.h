@@ -1,0 +1,86 @@
+// A modelled link between two real hosts of a simulation (docs/design.md
+// §11): each end is the host's port (a PacketIo, the seam the io_uring port
+// uses too), and a frame sent at modelled time t is received by the other
+// end at t + its wait for the wire + its serialization at the link rate +
+// the link's latency. Time is the one clock (lib/contract/clock.h), which
+// must be a VirtualClock; nothing here reads the wall clock, so a run is
+// the same every time. Every frame received is folded into a trace hash
+// (FNV-1a over its arrival time, length and bytes): two runs that differ
+// anywhere differ there.
+//
+// Frames travel as the mbufs the sender handed over (as DPDK's net_ring
+// does): the hosts share one EAL, and the NIC core already hands a port its
+// own copy or clone of what it keeps for retransmission.
+#pragma once
+
+#include <rte_mbuf.h>
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+
+#include "nic/link/packet_io.h"
+
+namespace nanopu::model {
+
+struct SimLinkParams {
+  double gbps = 200;         // nanoPU OSDI'21 §5: 200 Gb/s links
+  double latency_ns = 43.75;  // and 43.75 ns of wire and serdes per hop
+};
+
+class SimLink;
+
+// One end of a SimLink: what its host sends goes to the other end.
+class SimPort final : public PacketIo {
+ public:
+  uint16_t rx_burst(rte_mbuf** pkts, uint16_t n) override;
+  uint16_t tx_burst(rte_mbuf** pkts, uint16_t n) override;
+  // When the next frame arrives here (modelled ticks); max() if none is on its way.
+  [[nodiscard]] uint64_t next_arrival() const {
+    return arriving_.empty() ? std::numeric_limits<uint64_t>::max() : arriving_.front().at;
+  }
+  [[nodiscard]] uint64_t frames_received() const { return received_; }
+
+ private:
+  friend class SimLink;
+  struct Arriving {
+    uint64_t at;
+    rte_mbuf* frame;
+  };
+  SimPort() = default;
+  ~SimPort() override;
+
+  SimLink* link_ = nullptr;
+  SimPort* peer_ = nullptr;
+  uint64_t wire_free_at_ = 0;     // when this end's wire has sent what it took
+  std::deque<Arriving> arriving_;  // in arrival order (one wire, FIFO)
+  uint64_t received_ = 0;
+};
+
+class SimLink {
+ public:
+  explicit SimLink(const SimLinkParams& params);
+  SimLink(const SimLink&) = delete;
+  SimLink& operator=(const SimLink&) = delete;
+
+  [[nodiscard]] SimPort& a() { return a_; }
+  [[nodiscard]] SimPort& b() { return b_; }
+  // The earliest frame still on its way, either direction; max() if none.
+  [[nodiscard]] uint64_t next_arrival() const;
+  [[nodiscard]] uint64_t trace_hash() const { return hash_; }
+  // Frees the frames still on their way: call before the hosts whose pools
+  // they come from are destroyed.
+  void discard_in_flight();
+
+ private:
+  friend class SimPort;
+  void fold(uint64_t at, const rte_mbuf* frame);
+
+  SimLinkParams p_;
+  uint64_t latency_ticks_;
+  double ticks_per_byte_;
+  uint64_t hash_ = 14695981039346656037ull;  // FNV-1a offset basis
+  SimPort a_, b_;
+};
+
+}  // namespace nanopu::model

@@ -1,0 +1,52 @@
+// The loop of a simulation (docs/design.md §11): real hosts, each polled as
+// a whole (its NIC core, then its worker cores' fibers: Runtime::poll_once),
+// on one thread and one VirtualClock, joined by SimLinks.
+//
+// At each instant every host is polled, in the order they were added, until
+// none does anything (or kMaxRoundsPerInstant rounds: a thread that polls
+// in a loop must not hold time still); then the clock jumps to the next
+// frame's arrival, or by `idle_step` when no frame is on its way sooner, so
+// that timers (retransmission, held ACKs, a thread's wait_for) fire at most
+// that late. No wall clock and a fixed order: the same hosts give the same
+// run, event for event.
+//
+// Not yet (design §11): time charged for the NIC's stages and the threads'
+// work — a host's code takes no modelled time, so a round trip is its
+// frames' time on the wires alone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "lib/contract/clock.h"
+#include "model/sim/sim_link.h"
+
+namespace nanopu::model {
+
+class SimLoop {
+ public:
+  static constexpr int kMaxRoundsPerInstant = 64;
+
+  SimLoop(clock::VirtualClock& clock, uint64_t idle_step_ticks) : clock_(clock), idle_step_(idle_step_ticks) {}
+
+  // poll: runs the host once; true if it did anything.
+  void add_host(std::function<bool()> poll) { hosts_.push_back(std::move(poll)); }
+  void add_link(const SimLink* link) { links_.push_back(link); }
+
+  // Runs until done() or the clock passes until_ticks; returns done().
+  bool run(const std::function<bool()>& done, uint64_t until_ticks);
+
+  [[nodiscard]] uint64_t instants() const { return instants_; }
+  [[nodiscard]] uint64_t polls() const { return polls_; }
+
+ private:
+  clock::VirtualClock& clock_;
+  uint64_t idle_step_;
+  std::vector<std::function<bool()>> hosts_;
+  std::vector<const SimLink*> links_;
+  uint64_t instants_ = 0;
+  uint64_t polls_ = 0;
+};
+
+}  // namespace nanopu::model
