@@ -166,8 +166,8 @@ void Worker::sleep_until_work(uint32_t timeout_us) {
   const uint64_t now = clock::ticks();
   for (const Slot& sl : slots_)
     if (sl.state == SlotState::kWaiting && sl.wake_tsc > now)
-      timeout_us = std::min<uint32_t>(
-          timeout_us, static_cast<uint32_t>((sl.wake_tsc - now) * 1000000 / clock::hz()) + 1);
+      timeout_us = static_cast<uint32_t>(std::min<double>(
+          timeout_us, static_cast<double>(sl.wake_tsc - now) * 1e6 / static_cast<double>(clock::hz()) + 1));
   ++stats_.sleeps;
   futex_wait(&signals_.sleeping, 1, timeout_us);
   signals_.sleeping.store(0, std::memory_order_relaxed);

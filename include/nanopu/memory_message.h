@@ -29,7 +29,7 @@ namespace nanopu {
 struct MemoryMessage {
   AppHeader header;                // source (ip, context) and length in bytes
   std::vector<uint64_t> payload;   // ceil(len/8) words, host order, the last zero-padded
-  uint64_t rx_tsc = 0;             // host TSC when the NIC core took it (Thread::rx_tsc())
+  uint64_t rx_tsc = 0;             // when the NIC core took it (Thread::rx_tsc(): the runtime's clock)
   double sender_core_ns = 0;       // as Thread::sender_core_ns(), kept past msg_done
 
   [[nodiscard]] std::span<const uint64_t> words() const { return payload; }

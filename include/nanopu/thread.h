@@ -51,8 +51,9 @@ class Thread {
   // lmsgsrdy: a message is waiting (or partly read).
   // (Not const: it may take the next message from the FIFO to look at it.)
   [[nodiscard]] bool msgs_ready() { return arm(has_message()); }
-  // Host TSC when the NIC core took the current message (or, before its
-  // first read, the message at the head of the RX queue); 0 if none.
+  // When the NIC core took the current message (or, before its first read,
+  // the message at the head of the RX queue), on the runtime's clock: the
+  // host TSC, or modelled picoseconds in a simulation; 0 if none.
   [[nodiscard]] uint64_t rx_tsc() const;
   // For the same message: the on-core time its sender's thread had spent on
   // the message it was serving when it wrote this one — for a reply, the

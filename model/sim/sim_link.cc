@@ -1,6 +1,7 @@
 #include "model/sim/sim_link.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 #include "lib/contract/clock.h"
@@ -37,7 +38,8 @@ uint16_t SimPort::rx_burst(rte_mbuf** pkts, uint16_t n) {
 }
 
 SimLink::SimLink(const SimLinkParams& params)
-    : p_(params),
+    : p_((assert(clock::is_virtual() && "a SimLink times frames in modelled ticks: make the VirtualClock first"),
+          params)),
       latency_ticks_(static_cast<uint64_t>(std::llround(params.latency_ns * 1e-9 * static_cast<double>(clock::hz())))),
       ticks_per_byte_(8.0 * static_cast<double>(clock::hz()) / (params.gbps * 1e9)) {
   a_.link_ = this;

@@ -10,22 +10,25 @@
 // twice (the fault soak, docs/status.md). So, as TCP's send window bounds
 // its sequence space (RFC 9293 §3.3.2), a message takes an id only while
 // its receiver's ids in flight span less than wire::kIdsInFlight; else it
-// is held here, with every later message to the same stream, until the
+// is held here, with every later message to the same receiver, until the
 // oldest leaves (acknowledged or given up).
 //
-// Ids come from one of kStreams counters, chosen by the receiver's address,
-// as PeerRuns and RttEstimator pick their entries: each receiver sees its
-// ids in order (gaps left by the others on its stream do no harm), a slow
-// receiver holds up only those that share its stream, and the state is the
-// same size whatever the number of peers.
+// One counter per receiver address, exactly: a receiver sees its ids
+// consecutive. Counters shared by several receivers (hashed) would leave a
+// rarely addressed receiver a gap of more than half the id space now and
+// then, which serial arithmetic reads as an id *behind* the window: a new
+// message could then be taken for a duplicate and dropped. The cost is a
+// few bytes per receiver ever sent to, kept for the sender's life (a
+// counter forgotten and started again at 0 could look old to a receiver
+// that still remembers the sender).
 #pragma once
 
 #include <rte_mbuf.h>
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "lib/wire/frame.h"
 #include "nic/packetizer/packetization_buffer.h"
 
@@ -33,62 +36,66 @@ namespace nanopu {
 
 class IdWindow {
  public:
-  static constexpr uint32_t kStreams = 256;
-
   // buffer: the sender's slots, where the messages in flight and their ids are.
   explicit IdWindow(const PacketizationBuffer& buffer) : buffer_(buffer) {}
   ~IdWindow();  // frees the messages still held
   IdWindow(const IdWindow&) = delete;
   IdWindow& operator=(const IdWindow&) = delete;
 
-  [[nodiscard]] static uint32_t stream_of(uint32_t dst_ip) { return (dst_ip * 0x9e3779b1u) >> 24; }
-
   // The id of a new message to dst_ip, false when it must wait (hold() it):
-  // its stream's window is full, or earlier messages on it wait already.
+  // its receiver's window is full, or earlier messages to it wait already.
   [[nodiscard]] bool try_take(uint32_t dst_ip, uint16_t* id);
-  // Keeps msg (to dst_ip) until its stream's window opens.
-  void hold(rte_mbuf* msg, uint32_t dst_ip);
+  // Keeps msg (to dst_ip, meant for its run dst_run as known when the
+  // thread's message was taken) until its receiver's window opens.
+  void hold(rte_mbuf* msg, uint32_t dst_ip, uint16_t dst_run);
   // Messages held: each will need a slot of the buffer.
   [[nodiscard]] uint32_t held() const { return static_cast<uint32_t>(held_.size()); }
-  // Calls fn(msg, id) for each held message whose window has opened, in the
-  // order they were held (per stream: the order they were sent). fn must
-  // not call back into this window.
+  // Calls fn(msg, id, dst_run) for each held message whose window has
+  // opened, in the order they were held (per receiver: the order they were
+  // sent). fn must not call back into this window.
   template <typename Fn>
   void release_ready(Fn&& fn);
 
  private:
-  struct Stream {
+  struct Peer {
     uint16_t next = 0;    // the next id
-    uint16_t oldest = 0;  // no id in flight on the stream is older (a bound until rescanned)
+    uint16_t oldest = 0;  // no id in flight to the peer is older (a bound until rescanned)
     uint32_t oldest_slot = UINT32_MAX;  // where `oldest` was found in flight, if it was
+    uint32_t held = 0;                  // messages held for it
+    uint32_t blocked_pass = 0;          // release_ready() pass in which one of them still waits
   };
   struct Held {
     rte_mbuf* msg;
     uint32_t dst_ip;
+    uint16_t dst_run;
   };
-  [[nodiscard]] bool take_from(uint32_t stream, uint16_t* id);
-  // The oldest message in flight on the stream, found in the buffer.
-  void rescan(uint32_t stream);
+  [[nodiscard]] Peer& peer(uint32_t ip);
+  [[nodiscard]] bool take_from(uint32_t ip, Peer& p, uint16_t* id);
+  // The oldest message in flight to ip, found in the buffer.
+  void rescan(uint32_t ip, Peer& p);
 
   const PacketizationBuffer& buffer_;
-  std::array<Stream, kStreams> streams_{};
-  std::array<uint32_t, kStreams> held_on_{};  // per stream: messages held
-  std::vector<Held> held_;                    // in the order held
+  std::vector<Peer> peers_;
+  absl::flat_hash_map<uint32_t, uint32_t> index_;  // address -> peers_ index
+  uint32_t last_ip_ = 0;                           // back-to-back messages to one peer skip the map
+  uint32_t last_index_ = UINT32_MAX;
+  std::vector<Held> held_;  // in the order held
+  uint32_t pass_ = 0;
 };
 
 template <typename Fn>
 void IdWindow::release_ready(Fn&& fn) {
   if (held_.empty()) return;
-  std::array<bool, kStreams> blocked{};  // a stream stays in order: once one waits, the rest do
+  ++pass_;  // a peer stays in order: once one of its messages waits, the rest do
   size_t kept = 0;
   for (const Held h : held_) {
-    const uint32_t s = stream_of(h.dst_ip);
+    Peer& p = peer(h.dst_ip);
     uint16_t id = 0;
-    if (!blocked[s] && take_from(s, &id)) {
-      --held_on_[s];
-      fn(h.msg, id);
+    if (p.blocked_pass != pass_ && take_from(h.dst_ip, p, &id)) {
+      --p.held;
+      fn(h.msg, id, h.dst_run);
     } else {
-      blocked[s] = true;
+      p.blocked_pass = pass_;
       held_[kept++] = h;
     }
   }

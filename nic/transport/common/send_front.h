@@ -31,11 +31,10 @@ inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, TxFailureRe
 }
 
 // msg, its id taken, into a free slot (one is always there for it: see
-// take_into_slot()).
-inline uint32_t take_held(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t id, const PeerRuns* peers) {
+// take_into_slot()), meant for the receiver's run dst_run.
+inline uint32_t take_held(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t id, uint16_t dst_run) {
   const auto slot = static_cast<uint32_t>(buffer.allocate());
-  const uint32_t dst_ip = AppHeader::from_word(msg_meta(msg)->app_header).ip;
-  take_message(buffer.at(slot), msg, id, peers != nullptr ? peers->lookup(dst_ip) : 0);
+  take_message(buffer.at(slot), msg, id, dst_run);
   return slot;
 }
 
@@ -56,13 +55,16 @@ inline uint32_t take_held(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t i
     ++counters->tx_msgs_failed;
     return -1;
   }
+  // The run is fixed now, held or not: a receiver that restarts while the
+  // message waits must refuse it, not take it for its own (peer_runs.h).
+  const uint16_t run = peers != nullptr ? peers->lookup(a.ip) : 0;
   uint16_t id = 0;
   if (!ids.try_take(a.ip, &id)) {
-    ids.hold(msg, a.ip);
+    ids.hold(msg, a.ip, run);
     ++counters->tx_msgs_held_for_ids;
     return -1;
   }
-  return static_cast<int>(take_held(buffer, msg, id, peers));
+  return static_cast<int>(take_held(buffer, msg, id, run));
 }
 
 // Whether a control packet from src_ip (either protocol's header) names the

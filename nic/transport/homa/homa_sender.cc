@@ -34,7 +34,8 @@ void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) 
 }
 
 void HomaSender::start_released(TransportSink& sink) {
-  ids_.release_ready([&](rte_mbuf* msg, uint16_t id) { start(take_held(buffer_, msg, id, peers_), sink); });
+  ids_.release_ready(
+      [&](rte_mbuf* msg, uint16_t id, uint16_t dst_run) { start(take_held(buffer_, msg, id, dst_run), sink); });
 }
 
 void HomaSender::start(uint32_t slot, TransportSink& sink) {
@@ -167,8 +168,9 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
 void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
+  const uint32_t free_before = buffer_.free_slots();
   handle_control(f, now, sink);
-  if (ids_.held() != 0) start_released(sink);  // a slot freed may open a window
+  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a window may open
 }
 
 void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
@@ -242,8 +244,9 @@ void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, Transp
 void HomaSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
+  const uint32_t free_before = buffer_.free_slots();
   timers_.poll(now);
-  if (ids_.held() != 0) start_released(sink);  // a message given up may open a window
+  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a give-up may open a window
   if (!ready_.empty()) send_scheduled(sink);
 }
 

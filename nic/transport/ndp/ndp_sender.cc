@@ -43,7 +43,8 @@ void NdpSender::start(uint32_t slot, TransportSink& sink) {
 }
 
 void NdpSender::start_released(TransportSink& sink) {
-  ids_.release_ready([&](rte_mbuf* msg, uint16_t id) { start(take_held(buffer_, msg, id, peers_), sink); });
+  ids_.release_ready(
+      [&](rte_mbuf* msg, uint16_t id, uint16_t dst_run) { start(take_held(buffer_, msg, id, dst_run), sink); });
 }
 
 void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
@@ -125,8 +126,9 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
 
 void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   now_ = now;
+  const uint32_t free_before = buffer_.free_slots();
   handle_control(h, now, sink);
-  if (ids_.held() != 0) start_released(sink);  // a slot freed may open a window
+  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a window may open
 }
 
 void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
@@ -169,8 +171,9 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
 void NdpSender::tick(uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
   now_ = now;
+  const uint32_t free_before = buffer_.free_slots();
   timers_.poll(now);
-  if (ids_.held() != 0) start_released(sink);  // a message given up may open a window
+  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a give-up may open a window
 }
 
 void NdpSender::resume(uint32_t peer_ip, uint64_t now) {

@@ -4,8 +4,10 @@
 // sink that records each DATA packet's header. A message left
 // unacknowledged while a window's worth of younger ones to the same
 // receiver complete holds the next ones back (never a copy older than the
-// receiver's memory); a receiver on another stream is not held up; the held
-// messages leave the moment the old one is acknowledged or given up.
+// receiver's memory), across the wrap of the 16-bit id too; another
+// receiver is not held up; the held messages leave the moment the old one
+// is acknowledged or given up, still meant for the receiver's run they were
+// sent to; a sender destroyed with messages held frees them.
 #include "nic/transport/common/id_window.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 
 #include "lib/contract/tx_message.h"
 #include "nanopu/app_header.h"
+#include "nic/transport/common/peer_runs.h"
 #include "nic/transport/homa/homa_sender.h"
 #include "nic/transport/ndp/ndp_sender.h"
 #include "tests/support/receiver_bench.h"
@@ -29,12 +32,8 @@ using testing::RecordingSink;
 constexpr uint32_t kSlow = 0x0a000002;
 constexpr uint16_t kIncarnation = 7;
 
-// An address on another id stream than kSlow's.
-uint32_t other_stream_peer() {
-  uint32_t ip = kSlow + 1;
-  while (IdWindow::stream_of(ip) == IdWindow::stream_of(kSlow)) ++ip;
-  return ip;
-}
+constexpr uint32_t kOther = 0x0a000003;
+constexpr uint16_t kSlowRun = 5;  // the receiver's run, as last heard
 
 // NDP or Homa behind one face: send, acknowledge, run timers.
 class Sender {
@@ -49,7 +48,8 @@ class Sender {
 
 class Ndp final : public Sender {
  public:
-  Ndp(const TransportParams& c, rte_mempool* pool, NicCounters* n) : s_(c, NdpParams{}, pool, n) {}
+  Ndp(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
+      : s_(c, NdpParams{}, pool, n, runs) {}
   void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
   void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
     wire::FrameHeader h;
@@ -69,7 +69,8 @@ class Ndp final : public Sender {
 
 class Homa final : public Sender {
  public:
-  Homa(const TransportParams& c, rte_mempool* pool, NicCounters* n) : s_(c, HomaParams{}, pool, n, nullptr) {}
+  Homa(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
+      : s_(c, HomaParams{}, pool, n, runs) {}
   void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
   void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
     wire::FrameHeader h;
@@ -95,10 +96,11 @@ class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
     c_.incarnation = kIncarnation;
     c_.rto_ticks = 1'000;
     c_.peer_dead_ticks = 1'000'000;
+    (void)runs_.heard(kSlow, kSlowRun);
     if (GetParam())
-      sender_ = std::make_unique<Homa>(c_, bench_.pool, &counters_);
+      sender_ = std::make_unique<Homa>(c_, bench_.pool, &counters_, &runs_);
     else
-      sender_ = std::make_unique<Ndp>(c_, bench_.pool, &counters_);
+      sender_ = std::make_unique<Ndp>(c_, bench_.pool, &counters_, &runs_);
   }
   void TearDown() override {
     sender_.reset();
@@ -117,39 +119,51 @@ class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
   [[nodiscard]] static uint16_t id_of(const RecordingSink::Control& d) {
     return d.protocol == wire::kIpProtoHoma ? d.homa.tx_msg_id : d.ndp.tx_msg_id;
   }
+  [[nodiscard]] static uint16_t run_of(const RecordingSink::Control& d) {
+    return d.protocol == wire::kIpProtoHoma ? d.homa.dst_incarnation : d.ndp.dst_incarnation;
+  }
+  // n messages to kSlow, each acknowledged at once.
+  void complete(uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const RecordingSink::Control* d = send(kSlow);
+      ASSERT_NE(d, nullptr) << "message " << i;
+      sender_->ack(*d, now_ += 10, sink_);
+    }
+  }
+  // A message to kSlow left unacknowledged, then a window's worth of younger
+  // ones completed: the next message to kSlow must wait. The stuck one's DATA.
+  RecordingSink::Control stick_one() {
+    const RecordingSink::Control* first = send(kSlow);
+    EXPECT_NE(first, nullptr);
+    const RecordingSink::Control stuck = first != nullptr ? *first : RecordingSink::Control{};
+    complete(wire::kIdsInFlight - 1);
+    return stuck;
+  }
 
   testing::ReceiverBench bench_;
   TransportParams c_;
   NicCounters counters_;
   RecordingSink sink_;
+  PeerRuns runs_;
   std::unique_ptr<Sender> sender_;
   uint64_t now_ = 1;
 };
 
 TEST_P(IdWindowTest, EachReceiverSeesItsOwnIdsInOrder) {
-  const uint32_t other = other_stream_peer();
   std::vector<uint16_t> slow_ids, other_ids;
   for (int i = 0; i < 6; ++i) {
-    const RecordingSink::Control* d = send(i % 3 == 0 ? other : kSlow);
+    const RecordingSink::Control* d = send(i % 3 == 0 ? kOther : kSlow);
     ASSERT_NE(d, nullptr);
-    (d->ip == other ? other_ids : slow_ids).push_back(id_of(*d));
+    (d->ip == kOther ? other_ids : slow_ids).push_back(id_of(*d));
     sender_->ack(*d, now_ += 10, sink_);
   }
   EXPECT_EQ(slow_ids, (std::vector<uint16_t>{0, 1, 2, 3}));
-  EXPECT_EQ(other_ids, (std::vector<uint16_t>{0, 1})) << "no gap for another stream's messages";
+  EXPECT_EQ(other_ids, (std::vector<uint16_t>{0, 1})) << "no gap for another receiver's messages";
 }
 
 TEST_P(IdWindowTest, AnOldUnacknowledgedMessageHoldsBackItsReceiversNextIdsOnly) {
-  const RecordingSink::Control* first = send(kSlow);
-  ASSERT_NE(first, nullptr);
-  const RecordingSink::Control stuck = *first;  // never acknowledged, yet
+  const RecordingSink::Control stuck = stick_one();
   ASSERT_EQ(id_of(stuck), 0);
-  for (uint32_t i = 1; i < wire::kIdsInFlight; ++i) {  // ids 1 .. 8191 go and complete
-    const RecordingSink::Control* d = send(kSlow);
-    ASSERT_NE(d, nullptr) << "message " << i;
-    ASSERT_EQ(id_of(*d), i);
-    sender_->ack(*d, now_ += 10, sink_);
-  }
   EXPECT_EQ(counters_.tx_msgs_held_for_ids, 0u);
   const uint32_t free_before = sender_->free_slots();
 
@@ -163,34 +177,50 @@ TEST_P(IdWindowTest, AnOldUnacknowledgedMessageHoldsBackItsReceiversNextIdsOnly)
   EXPECT_TRUE(sink_.failures.empty());
 
   // Another receiver is not held up.
-  const RecordingSink::Control* d = send(other_stream_peer());
+  const RecordingSink::Control* d = send(kOther);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(id_of(*d), 0);
   sender_->ack(*d, now_ += 10, sink_);
 
+  // The receiver restarts meanwhile (a GONE makes the transport forget its
+  // run): the held messages still name the run they were sent to, as every
+  // message is fixed to its run when the NIC takes it (peer_runs.h).
+  EXPECT_TRUE(runs_.forget(kSlow));
   // The old message acknowledged: both held messages leave at once, in order.
   const size_t before = sink_.data.size();
   sender_->ack(stuck, now_ += 10, sink_);
   ASSERT_EQ(sink_.data.size(), before + 2);
   EXPECT_EQ(id_of(sink_.data[before]), wire::kIdsInFlight);
   EXPECT_EQ(id_of(sink_.data[before + 1]), wire::kIdsInFlight + 1);
+  EXPECT_EQ(run_of(sink_.data[before]), kSlowRun);
+  EXPECT_EQ(run_of(sink_.data[before + 1]), kSlowRun);
   sender_->ack(sink_.data[before], now_ += 10, sink_);
   sender_->ack(sink_.data[before + 1], now_ += 10, sink_);
   EXPECT_EQ(sender_->in_flight(), 0u);
   EXPECT_TRUE(sink_.failures.empty());
 }
 
+// The same across the wrap of the 16-bit id: the old message is id 65530,
+// the held one would be 65530 + 8192 = 8186 (mod 2^16).
+TEST_P(IdWindowTest, TheWindowHoldsAcrossTheWrapOfTheSixteenBitId) {
+  complete(65530);
+  const RecordingSink::Control stuck = stick_one();
+  ASSERT_EQ(id_of(stuck), 65530);
+  EXPECT_EQ(send(kSlow), nullptr);
+  EXPECT_EQ(counters_.tx_msgs_held_for_ids, 1u);
+  const size_t before = sink_.data.size();
+  sender_->ack(stuck, now_ += 10, sink_);
+  ASSERT_EQ(sink_.data.size(), before + 1);
+  EXPECT_EQ(id_of(sink_.data[before]), static_cast<uint16_t>(65530 + wire::kIdsInFlight));
+  sender_->ack(sink_.data[before], now_ += 10, sink_);
+  EXPECT_EQ(sender_->in_flight(), 0u);
+}
+
 // The old message's peer goes silent: it is given up after peer_dead (by
 // the timer, in tick()), and the messages held behind it leave then.
 TEST_P(IdWindowTest, HeldMessagesLeaveWhenTheOldOneIsGivenUp) {
-  const RecordingSink::Control* first = send(kSlow);
-  ASSERT_NE(first, nullptr);
-  const uint64_t first_sent = now_;
-  for (uint32_t i = 1; i < wire::kIdsInFlight; ++i) {
-    const RecordingSink::Control* d = send(kSlow);
-    ASSERT_NE(d, nullptr);
-    sender_->ack(*d, now_ += 10, sink_);
-  }
+  const uint64_t first_sent = now_ + 10;
+  (void)stick_one();
   EXPECT_EQ(send(kSlow), nullptr);
   const size_t before = sink_.data.size();
   const uint64_t silent_from = now_;
@@ -205,6 +235,14 @@ TEST_P(IdWindowTest, HeldMessagesLeaveWhenTheOldOneIsGivenUp) {
   for (size_t i = before; i < sink_.data.size(); ++i) held_left |= id_of(sink_.data[i]) == wire::kIdsInFlight;
   EXPECT_TRUE(held_left) << "the held message went out when the window opened";
   sender_->ack(sink_.data.back(), now_ += 10, sink_);
+}
+
+// A sender that ends with messages held frees them (TearDown counts every
+// mbuf back in the pool).
+TEST_P(IdWindowTest, MessagesStillHeldAreFreedWithTheSender) {
+  (void)stick_one();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(send(kSlow), nullptr);
+  EXPECT_EQ(counters_.tx_msgs_held_for_ids, 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, IdWindowTest, ::testing::Values(false, true),
