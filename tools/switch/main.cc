@@ -33,7 +33,7 @@ ABSL_FLAG(bool, trimming, true, "NDP trimming when a data queue is full; false: 
 ABSL_FLAG(bool, priorities, false,
           "Eight strict-priority data queues per output, by the IPv4 TOS (Homa's data "
           "priority 0..7; NDP sends 0), sharing --queue_bytes; control always first.");
-ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us.");
+ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us (with --occupancy_csv only).");
 ABSL_FLAG(std::string, occupancy_csv, "", "Write queue occupancy over time here on exit.");
 
 namespace {
@@ -64,7 +64,11 @@ SwitchParams switch_params() {
   p.data_queue_bytes = absl::GetFlag(FLAGS_queue_bytes);
   p.trimming = absl::GetFlag(FLAGS_trimming);
   p.priorities = absl::GetFlag(FLAGS_priorities);
-  p.sample_period_us = absl::GetFlag(FLAGS_sample_us);
+  // Occupancy is sampled only for the CSV that asks for it: the samples
+  // are kept in memory until exit, and a packet stuck for a peer that went
+  // away keeps a queue non-empty, so the switch sampled every microsecond
+  // for as long as it ran (24 GB asked for after five minutes, std::bad_alloc).
+  p.sample_period_us = absl::GetFlag(FLAGS_occupancy_csv).empty() ? 0 : absl::GetFlag(FLAGS_sample_us);
   return p;
 }
 
