@@ -46,46 +46,37 @@ class Sender {
   [[nodiscard]] virtual uint32_t in_flight() const = 0;
 };
 
-class Ndp final : public Sender {
- public:
-  Ndp(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
-      : s_(c, NdpParams{}, pool, n, runs) {}
-  void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
-  void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
-    wire::FrameHeader h;
-    h.protocol = wire::kIpProtoNdp;
-    h.src_ip = d.ip;
-    h.ndp = d.ndp;
-    h.ndp.flags = wire::kFlagAck;
-    s_.on_control(h, now, sink);
-  }
-  void tick(uint64_t now, TransportSink& sink) override { s_.tick(now, sink); }
-  [[nodiscard]] uint32_t free_slots() const override { return s_.free_slots(); }
-  [[nodiscard]] uint32_t in_flight() const override { return s_.in_flight(); }
-
- private:
-  NdpSender s_;
-};
-
-class Homa final : public Sender {
- public:
-  Homa(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
-      : s_(c, HomaParams{}, pool, n, runs) {}
-  void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
-  void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
-    wire::FrameHeader h;
-    h.protocol = wire::kIpProtoHoma;
-    h.src_ip = d.ip;
+// The ACK its receiver would send for the DATA packet d, in d's protocol.
+wire::FrameHeader ack_for(const RecordingSink::Control& d) {
+  wire::FrameHeader h;
+  h.protocol = d.protocol;
+  h.src_ip = d.ip;
+  if (d.protocol == wire::kIpProtoHoma) {
     h.homa = d.homa;
     h.homa.flags = wire::kHomaAck;
-    s_.on_control(h, now, sink);
+  } else {
+    h.ndp = d.ndp;
+    h.ndp.flags = wire::kFlagAck;
+  }
+  return h;
+}
+
+// NdpSender or HomaSender (with its Params) behind the one face.
+template <typename S, typename P>
+class Driven final : public Sender {
+ public:
+  Driven(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
+      : s_(c, P{}, pool, n, runs) {}
+  void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
+  void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
+    s_.on_control(ack_for(d), now, sink);
   }
   void tick(uint64_t now, TransportSink& sink) override { s_.tick(now, sink); }
   [[nodiscard]] uint32_t free_slots() const override { return s_.free_slots(); }
   [[nodiscard]] uint32_t in_flight() const override { return s_.in_flight(); }
 
  private:
-  HomaSender s_;
+  S s_;
 };
 
 class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
@@ -98,9 +89,9 @@ class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
     c_.peer_dead_ticks = 1'000'000;
     (void)runs_.heard(kSlow, kSlowRun);
     if (GetParam())
-      sender_ = std::make_unique<Homa>(c_, bench_.pool, &counters_, &runs_);
+      sender_ = std::make_unique<Driven<HomaSender, HomaParams>>(c_, bench_.pool, &counters_, &runs_);
     else
-      sender_ = std::make_unique<Ndp>(c_, bench_.pool, &counters_, &runs_);
+      sender_ = std::make_unique<Driven<NdpSender, NdpParams>>(c_, bench_.pool, &counters_, &runs_);
   }
   void TearDown() override {
     sender_.reset();
