@@ -71,7 +71,7 @@ struct Options {
   uint64_t count = 0;        // stop after this many requests (0: use duration)
   double duration_s = 5;     // stop sending after this long (when count == 0)
   double drain_timeout_s = 1;  // a request with no reply of any request for this long is lost
-  bool progress = true;        // one stderr line per second on runs longer than 2 s
+  bool progress = true;        // a line at the first reply, then one a second on runs longer than 2 s
   uint64_t seed = 1;
 };
 
@@ -207,6 +207,7 @@ class Load {
   uint64_t end_ = 0;
   uint64_t last_reply_ = 0;
   uint64_t next_progress_s_ = 2;
+  bool first_reply_told_ = false;
   uint64_t failures_before_ = 0;
   uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten
   uint64_t given_up_by_client_ = 0;

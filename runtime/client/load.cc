@@ -115,6 +115,12 @@ void Load::run() {
     t = now();
     if (opts_.progress) {
       const double el = static_cast<double>(t - start_) / hz_;
+      // The moment the server is known to answer: what a user starting a
+      // client beside a server (or a switch) that is still coming up waits for.
+      if (!first_reply_told_ && r_->received > 0) {
+        first_reply_told_ = true;
+        std::fprintf(stderr, "[%5.1fs] first reply\n", el);
+      }
       if (el >= static_cast<double>(next_progress_s_)) {
         next_progress_s_ = static_cast<uint64_t>(el) + 1;
         std::fprintf(stderr, "[%5.1fs] sent %llu  received %llu  %.0f msg/s  p50 %.2f us  p99 %.2f us\n", el,

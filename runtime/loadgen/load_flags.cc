@@ -24,7 +24,7 @@ ABSL_FLAG(double, drain_timeout, 1,
           "at the end, how long to wait for the last replies).");
 ABSL_FLAG(std::string, json, "",
           "Also write the result as JSON to this file ('-' = stdout); tools/plot_latency.py draws it.");
-ABSL_FLAG(bool, progress, true, "Print one progress line per second on runs longer than 2 s.");
+ABSL_FLAG(bool, progress, true, "Print a line at the first reply, then one progress line per second on runs longer than 2 s.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
 ABSL_FLAG(bool, stats, false, "Print the client host's NIC and thread counters on exit.");
 ABSL_FLAG(std::string, timing_params, "osdi21",

@@ -11,7 +11,9 @@
 // fenced, is tests/e2e/churn_test.cc). A
 // killed process's port goes dark until its successor is ready, as a
 // memif link or a rebooting switch's ports do: the test sets its veth end
-// down, and up again once the new process is ready.
+// down, and up again once the new process is ready. The last test churns
+// the three over af_packet (the PMD of deploy/netns and the Ansible
+// playbook) as tests/e2e/churn_test.cc does over io_uring and memif.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/churn.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/netns.h"
 #include "tests/support/subprocess.h"
@@ -100,14 +103,14 @@ class ProcessRestartTest : public ::testing::Test {
     return rc;
   }
   // A load generator in the client namespace, in the background, writing
-  // loadgen.log and result.json; `load`: its load flags.
-  pid_t spawn_loadgen(const std::vector<std::string>& load) {
+  // `log` and result.json; `load`: its load flags.
+  pid_t spawn_loadgen(const std::vector<std::string>& load, const std::string& log = "loadgen.log") {
     std::vector<std::string> args = {NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off",
                                      "--vdev=net_af_packet0,iface=p0",
                                      "--server_context=1", "--poll=adaptive",
                                      "--json=" + dir_ + "/result.json"};
     args.insert(args.end(), load.begin(), load.end());
-    return spawn(client_ns_->exec(args), dir_ + "/loadgen.log");
+    return spawn(client_ns_->exec(args), dir_ + "/" + log);
   }
   // A closed-loop load generator, in the background; returns once it has
   // run for a while (its first progress line). drain_s: how long without a
@@ -243,6 +246,69 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
   EXPECT_NE(read_file(dir_ + "/server.log").find("link up again"), std::string::npos)
       << read_file(dir_ + "/server.log");
   EXPECT_EQ(stop(&server_), 0);
+}
+
+// Churn over af_packet through the switch: the server, the client and the
+// switch killed with SIGKILL and restarted in turn (tests/support/churn.h:
+// 50 in the test command; deploy/churn.sh af_packet for more), traffic
+// flowing. Each churned client hears its first reply (through the server
+// and switch restarted since it started) before it goes, no process dies on
+// its own, and a last client's 2000 requests are each answered once. The
+// ports stay up across a kill here: an af_packet socket holds no state a
+// successor needs, so the hosts' transports alone ride it out.
+TEST_F(ProcessRestartTest, ServerClientAndSwitchChurnedInTurnWithTrafficFlowing) {
+  using nanopu::testing::kill9_alive;
+  switched_links();
+  const std::vector<std::string> sw = {NANOPU_SWITCH_BIN, "--lcores=" + lcore_, "--huge=off",
+                                       "--vdev=net_af_packet0,iface=p0;net_af_packet1,iface=p1",
+                                       "--routes=10.0.0.1=0,10.0.0.2=1", "--poll=adaptive"};
+  const std::vector<std::string> server = {NANOPU_SERVER_BIN, "--lcores=" + lcore_, "--huge=off",
+                                           "--vdev=net_af_packet0,iface=p0", "--app=echo", "--context=1",
+                                           "--poll=adaptive"};
+  const std::vector<std::string> load = {"--duration=600", "--size=200", "--outstanding=4", "--calibrate=false",
+                                         "--drain_timeout=10"};
+  const auto log = [](const char* who, int run) { return std::string(who) + std::to_string(run) + ".log"; };
+  switch_ = start(*switch_ns_, sw, log("switch", 0));
+  server_ = start(*server_ns_, server, log("server", 0));
+  loadgen_ = spawn_loadgen(load, log("client", 0));
+  ASSERT_GT(loadgen_, 0);
+  const int restarts = nanopu::testing::churn_restarts();
+  int client_run = 0;
+  for (int i = 1; i <= restarts; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    switch ((i - 1) % 3) {
+      case 0:
+        kill9_alive(&server_, "server", i);
+        server_ = start(*server_ns_, server, log("server", i));
+        break;
+      case 1:
+        EXPECT_TRUE(wait_for_line(dir_ + "/" + log("client", client_run), "first reply", std::chrono::seconds(30)))
+            << "client " << client_run << " never answered";
+        kill9_alive(&loadgen_, "client", i);
+        loadgen_ = spawn_loadgen(load, log("client", i));
+        client_run = i;
+        break;
+      default:
+        kill9_alive(&switch_, "switch", i);
+        switch_ = start(*switch_ns_, sw, log("switch", i));
+        break;
+    }
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_TRUE(wait_for_line(dir_ + "/" + log("client", client_run), "first reply", std::chrono::seconds(60)));
+  kill9_alive(&loadgen_, "client", restarts + 1);
+  loadgen_ = spawn_loadgen({"--count=2000", "--size=200", "--outstanding=4", "--drain_timeout=10"});
+  ASSERT_GT(loadgen_, 0);
+  const std::string json = finish_loadgen();
+  EXPECT_EQ(json_number(json, "received"), 2000) << json;
+  EXPECT_EQ(stop(&server_), 0) << "the last server stops cleanly";
+  EXPECT_EQ(stop(&switch_), 0) << "the last switch stops cleanly";
+  for (int i = 0; i <= restarts; ++i)
+    for (const char* who : {"server", "client", "switch"}) {
+      const std::string text = read_file(dir_ + "/" + log(who, i));
+      EXPECT_EQ(text.find("SIGSEGV"), std::string::npos) << who << " " << i << "\n" << text;
+      EXPECT_EQ(text.find("Sanitizer"), std::string::npos) << who << " " << i << "\n" << text;
+    }
 }
 
 }  // namespace

@@ -34,6 +34,10 @@ ABSL_FLAG(bool, priorities, false,
           "Eight strict-priority data queues per output, by the IPv4 TOS (Homa's data "
           "priority 0..7; NDP sends 0), sharing --queue_bytes; control always first.");
 ABSL_FLAG(double, sample_us, 1, "Queue-occupancy sample period, us (with --occupancy_csv only).");
+ABSL_FLAG(double, stall_drop_ms, 100,
+          "Drop what is queued for a port that has taken nothing for this long (its host stopped "
+          "draining; the transports retransmit). A port whose link is down (a memif peer gone) is "
+          "dropped for at once.");
 ABSL_FLAG(std::string, occupancy_csv, "", "Write queue occupancy over time here on exit.");
 
 namespace {
@@ -64,6 +68,7 @@ SwitchParams switch_params() {
   p.data_queue_bytes = absl::GetFlag(FLAGS_queue_bytes);
   p.trimming = absl::GetFlag(FLAGS_trimming);
   p.priorities = absl::GetFlag(FLAGS_priorities);
+  p.stall_drop_ms = absl::GetFlag(FLAGS_stall_drop_ms);
   // Occupancy is sampled only for the CSV that asks for it: the samples
   // are kept in memory until exit, and a packet stuck for a peer that went
   // away keeps a queue non-empty, so the switch sampled every microsecond
@@ -115,7 +120,8 @@ void print_counters(const SoftwareSwitch& sw, bool priorities) {
   const auto& c = sw.counters();
   const std::pair<const char*, uint64_t> counters[] = {
       {"rx", c.rx}, {"forwarded", c.forwarded}, {"trimmed", c.trimmed}, {"tail_dropped", c.tail_dropped},
-      {"control_dropped", c.control_dropped}, {"no_route", c.no_route}, {"not_ipv4", c.not_ipv4}};
+      {"control_dropped", c.control_dropped}, {"no_route", c.no_route}, {"not_ipv4", c.not_ipv4},
+      {"dropped_port_down", c.dropped_port_down}, {"dropped_stalled", c.dropped_stalled}};
   for (const auto& [name, value] : counters)
     std::fprintf(stderr, "switch.%s %llu\n", name, static_cast<unsigned long long>(value));
   if (priorities)
@@ -146,6 +152,7 @@ int main(int argc, char** argv) {
   if (ports.size() < 2) return fail("a switch needs at least two ports (--vdev), each one started");
   const SwitchParams p = switch_params();
   if (p.link_gbps <= 0) return fail("--switch_gbps must be > 0");
+  if (!(p.stall_drop_ms > 0)) return fail("--stall_drop_ms must be > 0");
   SoftwareSwitch sw(p, ports, pool);
   if (std::string bad = add_routes(sw, ports.size()); !bad.empty()) return fail(bad);
   // --pcap: every port's frames in one file, one pcapng interface per port.

@@ -24,16 +24,46 @@ SoftwareSwitch::SoftwareSwitch(const SwitchParams& p, std::vector<SwitchPort> po
       out_(ports_.size()),
       tsc_per_bit_(static_cast<double>(rte_get_tsc_hz()) / (p.link_gbps * 1e9)),
       sample_period_tsc_(static_cast<uint64_t>(p.sample_period_us * 1e-6 *
-                                               static_cast<double>(rte_get_tsc_hz()))) {
+                                               static_cast<double>(rte_get_tsc_hz()))),
+      stall_tsc_(static_cast<uint64_t>(p.stall_drop_ms * 1e-3 * static_cast<double>(rte_get_tsc_hz()))) {
   routes_.reserve(1024);
   start_clock();
 }
 
 SoftwareSwitch::~SoftwareSwitch() {
-  for (Output& o : out_) {
-    for (auto& q : o.data)
-      for (rte_mbuf* m : q) rte_pktmbuf_free(m);
-    for (rte_mbuf* m : o.control) rte_pktmbuf_free(m);
+  for (Output& o : out_) (void)flush(o);
+}
+
+uint64_t SoftwareSwitch::flush(Output& o) {
+  uint64_t n = o.control.size();
+  for (rte_mbuf* m : o.control) rte_pktmbuf_free(m);
+  o.control.clear();
+  for (auto& q : o.data) {
+    n += q.size();
+    for (rte_mbuf* m : q) rte_pktmbuf_free(m);
+    q.clear();
+  }
+  o.data_bytes = o.control_bytes = 0;
+  o.refused_since_tsc = 0;
+  return n;
+}
+
+bool SoftwareSwitch::link_down(uint32_t port) const {
+  const SwitchPort& p = ports_[port];
+  if (p.from_host != nullptr) return false;  // in-process rings have no link
+  // memif reports its peer's connection as the link; reading it is a copy.
+  rte_eth_link link{};
+  return rte_eth_link_get_nowait(p.eth_port, &link) == 0 && link.link_status == RTE_ETH_LINK_DOWN;
+}
+
+void SoftwareSwitch::refused(uint32_t port, uint64_t now) {
+  Output& o = out_[port];
+  if (o.refused_since_tsc == 0) o.refused_since_tsc = now;
+  if (link_down(port)) {
+    o.port_down = true;
+    counters_.dropped_port_down += flush(o);
+  } else if (now - o.refused_since_tsc >= stall_tsc_) {
+    counters_.dropped_stalled += flush(o);
   }
 }
 
@@ -80,6 +110,14 @@ int SoftwareSwitch::top_data(const Output& o) {
 
 void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now) {
   Output& o = out_[port];
+  if (o.port_down) {
+    if (link_down(port)) {
+      ++counters_.dropped_port_down;
+      rte_pktmbuf_free(m);
+      return;
+    }
+    o.port_down = false;  // its host is back
+  }
   // An idle link starts serializing now; a busy one keeps its virtual
   // schedule, so a late poll sends every packet whose time has come.
   if (top_data(o) < 0 && o.control.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
@@ -149,26 +187,34 @@ unsigned SoftwareSwitch::poll() {
     }
     moved += n;
   }
-  // Serialize: each link sends what it has had time for, control first.
-  for (uint32_t o = 0; o < out_.size(); ++o) {
-    Output& q = out_[o];
-    for (int level = top_data(q); !q.control.empty() || level >= 0; level = top_data(q)) {
-      if (q.link_free_tsc > now) break;
-      const bool ctrl = !q.control.empty();
-      std::deque<rte_mbuf*>& from = ctrl ? q.control : q.data[level];
-      rte_mbuf* m = from.front();
-      const uint32_t bytes = m->pkt_len;  // before TX: a copying PMD frees m inside it
-      if (!tx(o, m)) break;  // host queue full: retry later
-      from.pop_front();
-      (ctrl ? q.control_bytes : q.data_bytes) -= bytes;
-      if (!ctrl) ++counters_.data_by_priority[level];
-      q.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
-      ++counters_.forwarded;
-      ++moved;
-    }
-  }
+  for (uint32_t o = 0; o < out_.size(); ++o) moved += serialize(o, now);
   sample(now);
   return moved;
+}
+
+unsigned SoftwareSwitch::serialize(uint32_t port, uint64_t now) {
+  unsigned sent = 0;
+  Output& q = out_[port];
+  // Control first, then the highest data queue.
+  for (int level = top_data(q); !q.control.empty() || level >= 0; level = top_data(q)) {
+    if (q.link_free_tsc > now) break;
+    const bool ctrl = !q.control.empty();
+    std::deque<rte_mbuf*>& from = ctrl ? q.control : q.data[level];
+    rte_mbuf* m = from.front();
+    const uint32_t bytes = m->pkt_len;  // before TX: a copying PMD frees m inside it
+    if (!tx(port, m)) {  // host queue full or link down: retry later, or drop
+      refused(port, now);
+      break;
+    }
+    q.refused_since_tsc = 0;
+    from.pop_front();
+    (ctrl ? q.control_bytes : q.data_bytes) -= bytes;
+    if (!ctrl) ++counters_.data_by_priority[level];
+    q.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
+    ++counters_.forwarded;
+    ++sent;
+  }
+  return sent;
 }
 
 bool SoftwareSwitch::write_csv(const std::string& path) const {

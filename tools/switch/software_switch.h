@@ -14,6 +14,15 @@
 //
 // Forwarding is by destination IPv4: static routes, else learned from the
 // source address of frames seen on a port.
+//
+// A port that refuses what is queued for it (its host's ring full, or its
+// link down because the host went away) holds its queue only so long: a
+// down link's queue is dropped at once, and so is everything that arrives
+// for it until the link is up again, as a hardware switch drops frames for
+// a port without carrier; a queue that could send nothing for
+// `stall_drop_ms` is dropped too. Either way the switch goes idle (an
+// adaptive poller may sleep) rather than retrying a dead peer flat out, and
+// the transports retransmit what mattered.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -37,11 +46,14 @@ struct SwitchParams {
   bool trimming = true;              // false: plain tail drop
   double sample_period_us = 1;       // queue-occupancy samples (0: none)
   bool priorities = false;           // eight strict-priority data queues by TOS
+  double stall_drop_ms = 100;        // a queue that sends nothing this long is dropped
 };
 
 struct SwitchCounters {
   uint64_t rx = 0, forwarded = 0, trimmed = 0, tail_dropped = 0, control_dropped = 0,
            no_route = 0, not_ipv4 = 0;
+  uint64_t dropped_port_down = 0;  // queued for, or sent to, a port whose link is down
+  uint64_t dropped_stalled = 0;    // queued for a port that took nothing for stall_drop_ms
   uint64_t data_by_priority[kSwitchPriorities] = {};  // data packets forwarded per queue
 };
 
@@ -86,12 +98,22 @@ class SoftwareSwitch {
     std::deque<rte_mbuf*> control;
     uint32_t data_bytes = 0, control_bytes = 0, max_data = 0;
     uint64_t link_free_tsc = 0;  // when the link finishes the packet on it
+    uint64_t refused_since_tsc = 0;  // first refused send since the last accepted one (0: none)
+    bool port_down = false;          // link seen down: arrivals are dropped until it is up
   };
   void enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now);
   // The highest non-empty data queue, or -1.
   [[nodiscard]] static int top_data(const Output& o);
   [[nodiscard]] rte_mbuf* trim(rte_mbuf* m);
   void sample(uint64_t now);
+  // Sends what output `port`'s link has had time for by `now`; packets sent.
+  unsigned serialize(uint32_t port, uint64_t now);
+  // A send to `port` refused at `now`: drop its queue if its link is down
+  // or it has refused for stall_drop_ms.
+  void refused(uint32_t port, uint64_t now);
+  // Frees everything queued on `o`; how many packets.
+  static uint64_t flush(Output& o);
+  [[nodiscard]] bool link_down(uint32_t port) const;
 
   SwitchParams p_;
   [[nodiscard]] uint16_t rx(uint32_t port, rte_mbuf** pkts, uint16_t n);
@@ -103,6 +125,7 @@ class SoftwareSwitch {
   absl::flat_hash_map<uint32_t, uint32_t> routes_;
   double tsc_per_bit_;
   uint64_t sample_period_tsc_;
+  uint64_t stall_tsc_;
   uint64_t next_sample_ = 0;
   uint64_t t0_ = 0;
   SwitchCounters counters_;

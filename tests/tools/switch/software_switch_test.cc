@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <rte_cycles.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
 #include <rte_ring.h>
 
 #include <atomic>
@@ -188,6 +190,82 @@ TEST(SoftwareSwitchTest, UnroutableAndNonIpFramesAreCounted) {
   sw.poll();
   EXPECT_EQ(sw.counters().no_route, 1u);
   EXPECT_EQ(sw.counters().not_ipv4, 1u);
+}
+
+// Polls for `ms` of wall time.
+void poll_for(SoftwareSwitch& sw, double ms) {
+  const uint64_t end = rte_rdtsc() + static_cast<uint64_t>(ms * 1e-3 * static_cast<double>(rte_get_tsc_hz()));
+  while (rte_rdtsc() < end) sw.poll();
+}
+
+// A host that stops draining its ring (stuck, or gone without a link to say
+// so): what the switch queued for it is dropped after stall_drop_ms, so the
+// switch goes idle instead of retrying forever, and the port works again
+// once the host drains.
+TEST(SoftwareSwitchTest, AQueueThatCannotSendForStallDropMsIsDropped) {
+  Fixture f = make();
+  rte_ring_free(f.ports[1].to_host);
+  f.ports[1].to_host = rte_ring_create("swt_stall", 4, SOCKET_ID_ANY, 0);  // holds 3
+  SwitchParams p;
+  p.stall_drop_ms = 200;  // far beyond the few polls below, even on a loaded machine
+  SoftwareSwitch sw(p, f.ports, f.pool);
+  sw.add_route(kReceiver, 1);
+  for (uint8_t i = 0; i < 10; ++i)
+    ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 64)), 0);
+  for (int i = 0; i < 3; ++i) sw.poll();
+  EXPECT_FALSE(sw.empty()) << "refused for less than stall_drop_ms: still held";
+  EXPECT_EQ(sw.counters().dropped_stalled, 0u);
+  poll_for(sw, 250);
+  EXPECT_TRUE(sw.empty());
+  EXPECT_EQ(sw.counters().dropped_stalled, 7u);
+  EXPECT_EQ(sw.counters().forwarded, 3u);
+  for (rte_mbuf* m : drain(f.ports[1].to_host)) rte_pktmbuf_free(m);
+  ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, 0, 64)), 0);
+  std::vector<rte_mbuf*> got;
+  run_until(sw, f.ports[1].to_host, 1, &got);
+  EXPECT_EQ(got.size(), 1u) << "the port forwards again once its host drains";
+  for (rte_mbuf* m : got) rte_pktmbuf_free(m);
+}
+
+// A port whose link goes down while packets wait for it (a memif host that
+// went away): its queue is dropped at once, what arrives for it meanwhile is
+// dropped on arrival (nothing held, the switch may sleep), and when the link
+// is up again it forwards. The port is a net_ring ethdev, whose link can be
+// set down, with a 3-packet ring standing in for the host that stopped.
+TEST(SoftwareSwitchTest, ALinkDownDropsItsQueueAndArrivalsUntilItIsUp) {
+  Fixture f = make();
+  rte_ring* to_host = rte_ring_create("swt_down_tx", 4, SOCKET_ID_ANY, 0);
+  rte_ring* from_host = rte_ring_create("swt_down_rx", 64, SOCKET_ID_ANY, 0);
+  const int eth = rte_eth_from_rings("swt_down", &from_host, 1, &to_host, 1, SOCKET_ID_ANY);
+  ASSERT_GE(eth, 0);
+  ASSERT_TRUE(start_switch_port(static_cast<uint16_t>(eth), f.pool));
+  f.ports[1] = SwitchPort{static_cast<uint16_t>(eth), nullptr, nullptr};
+  SwitchParams p;
+  p.stall_drop_ms = 60000;  // only the link may drop here
+  SoftwareSwitch sw(p, f.ports, f.pool);
+  sw.add_route(kReceiver, 1);
+  for (uint8_t i = 0; i < 10; ++i)
+    ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 64)), 0);
+  for (int i = 0; i < 3; ++i) sw.poll();
+  EXPECT_FALSE(sw.empty()) << "a full ring with the link up: held";
+  ASSERT_EQ(rte_eth_dev_set_link_down(static_cast<uint16_t>(eth)), 0);
+  sw.poll();
+  EXPECT_TRUE(sw.empty());
+  EXPECT_EQ(sw.counters().dropped_port_down, 7u);
+  ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, 0, 64)), 0);
+  sw.poll();
+  EXPECT_TRUE(sw.empty()) << "an arrival for a down port is not held";
+  EXPECT_EQ(sw.counters().dropped_port_down, 8u);
+  for (rte_mbuf* m : drain(to_host)) rte_pktmbuf_free(m);
+  ASSERT_EQ(rte_eth_dev_set_link_up(static_cast<uint16_t>(eth)), 0);
+  ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, 1, 64)), 0);
+  std::vector<rte_mbuf*> got;
+  run_until(sw, to_host, 1, &got);
+  EXPECT_EQ(got.size(), 1u) << "forwarded again once the link is up";
+  EXPECT_EQ(sw.counters().dropped_port_down, 8u);
+  for (rte_mbuf* m : got) rte_pktmbuf_free(m);
+  EXPECT_EQ(rte_eth_dev_stop(static_cast<uint16_t>(eth)), 0);
+  EXPECT_EQ(rte_eth_dev_close(static_cast<uint16_t>(eth)), 0);
 }
 
 }  // namespace
