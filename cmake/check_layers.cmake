@@ -35,7 +35,7 @@ set(kPublic
   base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
-  flags      flags,nanopu_main
+  flags      flags,nanopu_main,program_flags
   client     rpc,loadgen
   loadgen    loadgen_main)
 

@@ -3,20 +3,11 @@
 // object per thread.
 #include <vector>
 
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "apps/compute/compute_apps.h"
 #include "apps/server/server_app.h"
 
-ABSL_FLAG(std::string, setint_corpus, "/usr/share/common-licenses",
-          "setint: the documents' directory; each paragraph of each regular file is a document "
-          "(default: the license texts of base-files, the same on every Debian 12 host).");
-ABSL_FLAG(uint32_t, setint_documents, 100,
-          "setint: documents indexed, spread evenly over the corpus's paragraphs (0: all); the "
-          "default is the paper's scale, 100 articles.");
-ABSL_FLAG(uint32_t, setint_words, 200,
-          "setint: words indexed, the commonest (0: all); the paper's scale is 200.");
-ABSL_FLAG(uint32_t, classifier_rules, 10000, "classifier: rules drawn by the ClassBench-style generator.");
-ABSL_FLAG(uint64_t, int_heavy_threshold, 64, "int: reports from which a flow is a heavy hitter.");
 ABSL_FLAG(bool, jbsq, false,
           "compute services: every thread binds --context, and the NIC spreads requests over "
           "the workers by JBSQ (at most one thread per worker core). Default: thread i binds "

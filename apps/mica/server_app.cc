@@ -2,16 +2,12 @@
 // kv-naive (values copied through memory first), one partition per thread.
 #include <vector>
 
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "apps/mica/kv_service.h"
 #include "apps/mica/mica_table.h"
 #include "apps/server/server_app.h"
 
-ABSL_FLAG(bool, kv_jbsq, false,
-          "kv: every thread binds --context (JBSQ spreads requests over the workers, each "
-          "with its own partition, as the paper measured it: a GET may then miss a SET "
-          "another core served). Default: thread i binds --context + i and owns the keys a "
-          "client sends there (static partitioning by key hash).");
 ABSL_FLAG(uint32_t, kv_log_mb, 16, "kv: each partition's circular log, MiB (items are 536 bytes).");
 
 namespace nanopu::apps {

@@ -3,14 +3,12 @@
 // their minimax values; without, it searches.
 #include <vector>
 
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "apps/othello/othello_service.h"
 #include "apps/peers/peer_list.h"
 #include "apps/server/server_app.h"
 
-ABSL_FLAG(std::string, othello_workers, "",
-          "othello: the worker hosts a MAP's children go to, round-robin, as IP:CONTEXT,... (each "
-          "running --app=othello). Empty: search every MAP here.");
 ABSL_FLAG(uint32_t, othello_fanout_depth, 1,
           "othello: fan out MAPs whose cur_depth is below this (with --othello_workers).");
 

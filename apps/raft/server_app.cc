@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <vector>
 
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "apps/peers/peer_list.h"
 #include "apps/raft/raft_node.h"
 #include "apps/raft/raft_service.h"
 #include "apps/server/server_app.h"
 
-ABSL_FLAG(std::string, raft_cluster, "",
-          "raft: every server of the cluster as IP:CONTEXT,... in the same order on each; this "
-          "server is the entry with its --ip and --context (e.g. "
-          "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). State is in memory only: a restarted server must "
-          "not rejoin under the same entry.");
 ABSL_FLAG(double, raft_election_ms, 300,
           "raft: election timeout, drawn uniformly from [this, 2 x this] ms after the last word "
           "from a leader.");

@@ -40,6 +40,8 @@ class SimPort final : public PacketIo {
     return arriving_.empty() ? std::numeric_limits<uint64_t>::max() : arriving_.front().at;
   }
   [[nodiscard]] uint64_t frames_received() const { return received_; }
+  // When this end's wire will have sent everything handed to it.
+  [[nodiscard]] uint64_t wire_free_at() const { return wire_free_at_; }
 
  private:
   friend class SimLink;
@@ -68,6 +70,8 @@ class SimLink {
   // The earliest frame still on its way, either direction; max() if none.
   [[nodiscard]] uint64_t next_arrival() const;
   [[nodiscard]] uint64_t trace_hash() const { return hash_; }
+  // Frames received at either end so far.
+  [[nodiscard]] uint64_t frames_received() const { return a_.frames_received() + b_.frames_received(); }
   // Frees the frames still on their way: call before the hosts whose pools
   // they come from are destroyed.
   void discard_in_flight();

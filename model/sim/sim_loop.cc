@@ -20,6 +20,7 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
     const uint64_t now = clock_.now_ps();
     uint64_t next = std::numeric_limits<uint64_t>::max();
     for (const SimLink* l : links_) next = std::min(next, l->next_arrival());
+    for (const auto& w : wakeups_) next = std::min(next, w());
     // A frame due now (the hosts stopped within the round limit) still
     // moves time on, by the smallest step: time must pass for a poller.
     next = next <= now ? now + 1 : std::min(next, now + idle_step_);

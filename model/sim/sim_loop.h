@@ -5,7 +5,8 @@
 // At each instant every host is polled, in the order they were added, until
 // none does anything (or kMaxRoundsPerInstant rounds: a thread that polls
 // in a loop must not hold time still); then the clock jumps to the next
-// frame's arrival, or by `idle_step` when no frame is on its way sooner, so
+// frame's arrival (or wakeup: add_wakeup), or by `idle_step` when nothing
+// is due sooner, so
 // that timers (retransmission, held ACKs, a thread's wait_for) fire at most
 // that late. No wall clock and a fixed order: the same hosts give the same
 // run, event for event.
@@ -33,6 +34,9 @@ class SimLoop {
   // poll: runs the host once; true if it did anything.
   void add_host(std::function<bool()> poll) { hosts_.push_back(std::move(poll)); }
   void add_link(const SimLink* link) { links_.push_back(link); }
+  // Something with events of its own (a switch's queues, a host's start):
+  // when it next needs a poll, max() if it does not.
+  void add_wakeup(std::function<uint64_t()> next_event) { wakeups_.push_back(std::move(next_event)); }
 
   // Runs until done() or the clock passes until_ticks; returns done().
   bool run(const std::function<bool()>& done, uint64_t until_ticks);
@@ -45,6 +49,7 @@ class SimLoop {
   uint64_t idle_step_;
   std::vector<std::function<bool()>> hosts_;
   std::vector<const SimLink*> links_;
+  std::vector<std::function<uint64_t()>> wakeups_;
   uint64_t instants_ = 0;
   uint64_t polls_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/contract/clock.h"
 #include "nanopu/loadgen.h"
 
 namespace nanopu::loadgen {
@@ -62,9 +63,13 @@ void print(FILE* out, const Options& o, const Result& r, std::string_view what, 
                  "    server refused a request meant for its predecessor, named by the NIC;\n"
                  "    bad: a reply with a wrong header, length or word; duplicated: a second reply\n"
                  "    to one request (exactly-once broken); send-failures: no buffer\n");
-  std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (measured)\n",
-               r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, r.elapsed_s);
-  std::fprintf(out, "  latency (measured round trip, us)\n");
+  // Under a modelled clock (nanopu-sim: every host on one clock) the
+  // times are the model's, not this machine's.
+  const char* kind = clock::is_virtual() ? "modelled" : "measured";
+  std::fprintf(out, "  throughput  %.0f msg/s over %.3f s (%s)\n",
+               r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, r.elapsed_s,
+               clock::is_virtual() ? "modelled time, nanopu-sim" : "measured");
+  std::fprintf(out, "  latency (%s round trip, us)\n", kind);
   std::fprintf(out, "    %8s %8s %8s %8s %8s %8s %8s\n", "min", "mean", "p50", "p90", "p99", "p99.9", "max");
   std::fprintf(out, "    %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", us(h.min()), h.mean() / 1e3,
                us(h.quantile(0.5)), us(h.quantile(0.9)), us(h.quantile(0.99)), us(h.quantile(0.999)), us(h.max()));

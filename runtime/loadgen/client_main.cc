@@ -15,7 +15,6 @@
 #include "runtime/loadgen/measured_model.h"
 #include "runtime/loadgen/modelled_service.h"
 
-ABSL_DECLARE_FLAG(std::string, ip);
 
 namespace nanopu::loadgen {
 namespace {
@@ -58,7 +57,7 @@ void attach_model(const ClientProgram& p, const Options& o, const Calibration& c
 }  // namespace
 
 int client_main(int argc, char** argv, const ClientProgram& p) {
-  absl::SetFlag(&FLAGS_ip, "10.0.0.2");  // a client's own address by default
+  set_client_defaults();
   const std::string usage =
       (p.usage.empty() ? "drive a nanopu service with load" : p.usage) +
       "\nLoad: closed loop (--outstanding) or open loop (--rate, Poisson), --count or --duration; "

@@ -8,13 +8,12 @@
 #include "model/timing/timing_model.h"
 #include "nanopu/address.h"
 #include "nanopu/loadgen_main.h"
+#include "nanopu/program_flags.h"
 
-ABSL_FLAG(bool, check_flags, false,
-          "Check every flag, then exit: 0 if they are all good, 2 with one line naming the bad "
-          "one (deployment scripts validate a topology this way; nothing is started).");
+ABSL_DECLARE_FLAG(std::string, ip);
+
 ABSL_FLAG(std::string, server_ip, "10.0.0.1", "Server's IPv4 address.");
 ABSL_FLAG(uint32_t, server_context, 1, "Server's context (L4 port).");
-ABSL_FLAG(uint32_t, context, 2, "This client's context: replies arrive here.");
 ABSL_FLAG(double, rate, 0, "Open loop: Poisson arrivals at this many requests/s. 0 = closed loop.");
 ABSL_FLAG(uint32_t, outstanding, 1, "Closed loop: requests kept in flight.");
 ABSL_FLAG(uint64_t, count, 0, "Requests to send; 0 = run for --duration.");
@@ -26,7 +25,6 @@ ABSL_FLAG(std::string, json, "",
           "Also write the result as JSON to this file ('-' = stdout); tools/plot_latency.py draws it.");
 ABSL_FLAG(bool, progress, true, "Print a line at the first reply, then one progress line per second on runs longer than 2 s.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
-ABSL_FLAG(bool, stats, false, "Print the client host's NIC and thread counters on exit.");
 ABSL_FLAG(std::string, timing_params, "osdi21",
           "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
           "(model): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version).");
@@ -81,6 +79,11 @@ Calibration calibrate_if_asked(const model::TimingParams& p, const std::string& 
 }
 
 std::string json_path_flag() { return absl::GetFlag(FLAGS_json); }
+void set_client_defaults() {
+  absl::SetFlag(&FLAGS_ip, "10.0.0.2");
+  absl::SetFlag(&FLAGS_context, 2);
+}
+
 bool stats_flag() { return absl::GetFlag(FLAGS_stats); }
 bool check_flags_flag() { return absl::GetFlag(FLAGS_check_flags); }
 

@@ -23,6 +23,11 @@ struct Calibration {
 };
 [[nodiscard]] Calibration calibrate_if_asked(const model::TimingParams& p, const std::string& prefix);
 
+// A client's defaults where they differ from a server's (shared flags,
+// runtime/flags/program_flags.h): its own address 10.0.0.2, context 2.
+// Before parsing.
+void set_client_defaults();
+
 [[nodiscard]] std::string json_path_flag();
 [[nodiscard]] bool stats_flag();
 [[nodiscard]] bool check_flags_flag();

@@ -23,7 +23,6 @@ namespace {
 
 constexpr uint64_t kHugeMemoryNeededMb = 512;
 constexpr uint64_t kHugePageMb = 2;
-constexpr uint64_t kNoHugeMemoryMb = 1024;
 
 std::mutex g_eal_mu;
 bool g_eal_done = false;
@@ -89,7 +88,7 @@ std::vector<std::string> build_eal_args(const EalParams& config, bool use_huge) 
     // into its runtime directory (runtime_dir.h).
     args.push_back("--no-shconf");
     args.push_back("-m");
-    args.push_back(absl::StrCat(kNoHugeMemoryMb));
+    args.push_back(absl::StrCat(config.no_huge_memory_mb));
   }
   for (const std::string& v : config.vdevs) args.push_back(absl::StrCat("--vdev=", v));
   for (absl::string_view a : absl::StrSplit(config.extra_eal_args, ' ', absl::SkipEmpty()))

@@ -28,6 +28,9 @@ struct EalParams {
   // DPDK telemetry: a socket in the EAL's runtime directory that
   // dpdk-telemetry.py reads (counters while the host runs).
   bool telemetry = true;
+  // Without hugepages: the memory the EAL reserves at start (one process
+  // holding many hosts, nanopu-sim, needs more).
+  uint64_t no_huge_memory_mb = 1024;
 };
 
 struct HugepageInfo {

@@ -4,6 +4,7 @@
 #include <bit>
 #include <random>
 
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "tools/loadgen/cli/service_cli.h"
@@ -11,15 +12,8 @@
 #include "tools/loadgen/word_load.h"
 #include "apps/setint/corpus.h"
 
-ABSL_FLAG(std::string, setint_corpus, nanopu::apps::kDefaultCorpusDir,
-          "setint: the corpus directory; must be the server's (--setint_corpus there), since the "
-          "client computes every answer from it.");
-ABSL_FLAG(uint32_t, setint_documents, 100, "setint: the server's --setint_documents.");
-ABSL_FLAG(uint32_t, setint_words, 200, "setint: the server's --setint_words.");
 ABSL_FLAG(double, setint_zipf, 0.99, "setint: Zipf exponent of the query words (ranked by document frequency).");
-ABSL_FLAG(uint32_t, classifier_rules, 10000, "classifier: rules; must be the server's --classifier_rules.");
 ABSL_FLAG(uint32_t, int_flows, 1000, "int: distinct flows the reports come from (flow i with weight 1/(i+1)).");
-ABSL_FLAG(uint64_t, int_heavy_threshold, 64, "int: the server's --int_heavy_threshold.");
 ABSL_FLAG(std::string, compute_path, "registers",
           "setint, hdsearch, nbody, classifier, int: the server's message path, 'registers' (--app=NAME) or "
           "'memory' (--app=NAME-traditional); only the modelled column uses it.");

@@ -1,4 +1,5 @@
 // nanopu-loadgen --service=kv: the MICA key-value client (tools/loadgen/kv_client.h).
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "tools/loadgen/cli/service_cli.h"
@@ -11,9 +12,6 @@ ABSL_FLAG(double, kv_set_fraction, 0.5, "kv: fraction of requests that are SETs 
 ABSL_FLAG(uint32_t, kv_partitions, 1,
           "kv: the server's partitions (its --threads): a key goes to context --server_context + "
           "key_hash mod this.");
-ABSL_FLAG(bool, kv_jbsq, false,
-          "kv: the server runs --kv_jbsq (any core takes any key): misses and older values are "
-          "expected, only a wrong key's value or a corrupt one is bad.");
 ABSL_FLAG(std::string, kv_variant, "register-file",
           "kv: the server's variant, 'register-file' (--app=kv) or 'naive' (--app=kv-naive); "
           "only the modelled column uses it (the naive variant's declared copy work).");

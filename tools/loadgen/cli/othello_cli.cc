@@ -1,5 +1,9 @@
 // nanopu-loadgen --service=othello: the Othello client (tools/loadgen/othello_load.h).
+#include "apps/server/service_flags.h"
+#include <algorithm>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "tools/loadgen/cli/service_cli.h"
 #include "tools/loadgen/modelled_latency.h"
@@ -8,9 +12,6 @@
 
 ABSL_FLAG(uint32_t, othello_depth, 3,
           "othello (nanopu-server --app=othello): plies each MAP asks to search (its max_depth), 1..8.");
-ABSL_FLAG(uint32_t, othello_workers, 0,
-          "othello: the root's worker hosts (its --othello_workers count), for the modelled column: "
-          "0 searches at the root, else one fan-out level to that many workers.");
 
 namespace nanopu::apps {
 namespace {
@@ -20,7 +21,14 @@ class OthelloCli : public ServiceCli {
   std::string configure(const Config& c, LoadGenOptions*) override {
     ol_.client_ip = c.ip;
     ol_.depth = absl::GetFlag(FLAGS_othello_depth);
-    workers_ = absl::GetFlag(FLAGS_othello_workers);
+    // How many workers the root fans out to: a count, or the root's own list.
+    const std::string w = absl::GetFlag(FLAGS_othello_workers);
+    if (w.find(':') == std::string::npos) {
+      if (!w.empty() && !absl::SimpleAtoi(w, &workers_))
+        return "--othello_workers='" + w + "': a count, or the root's IP:CONTEXT,... list";
+    } else {
+      workers_ = static_cast<uint32_t>(std::count(w.begin(), w.end(), ',') + 1);
+    }
     if (ol_.depth == 0 || ol_.depth > kOthelloMaxDepth) return "--othello_depth must be 1..8";
     return "";
   }

@@ -1,4 +1,5 @@
 // nanopu-loadgen --service=raft: the Raft client (tools/loadgen/raft_load.h).
+#include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "tools/loadgen/cli/service_cli.h"
@@ -6,9 +7,6 @@
 #include "tools/loadgen/raft_load.h"
 #include "apps/raft/raft_service.h"
 
-ABSL_FLAG(std::string, raft_cluster, "",
-          "raft: the cluster's servers as IP:CONTEXT,... (nanopu-server --app=raft); requests go "
-          "to the leader, found by redirects.");
 ABSL_FLAG(uint32_t, raft_keys, 1000, "raft: keys, drawn uniformly.");
 ABSL_FLAG(double, raft_put_fraction, 0.5, "raft: fraction of requests that are PUTs.");
 ABSL_FLAG(bool, raft_preload, true,

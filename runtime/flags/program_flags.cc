@@ -1,0 +1,20 @@
+#include "nanopu/program_flags.h"
+
+#include "absl/flags/flag.h"
+
+ABSL_FLAG(bool, check_flags, false,
+          "Check every flag, then exit: 0 if they are all good, 2 with one line naming the bad "
+          "one (deployment scripts validate a topology this way; nothing is started).");
+ABSL_FLAG(uint32_t, context, 1,
+          "Context (L4 port): a server's first context served (default 1); a client's own, where "
+          "its replies arrive (clients default to 2).");
+ABSL_FLAG(bool, stats, false,
+          "Print the host's NIC and thread counters on exit (nanopu-server prints them by default).");
+ABSL_FLAG(std::string, app_mode, "register-file",
+          "How messages reach the program's threads: 'register-file' (the nanoPU's path: words read "
+          "from the RX FIFO and written to the TX FIFO one at a time) or 'traditional' (a "
+          "traditional NIC's: each message copied whole into memory, the reply built there and "
+          "handed over whole; nanopu/memory_message.h). nanopu-server: 'traditional' serves echo, "
+          "increment, service, service-tester, loopback-throughput and the compute services (for "
+          "those the same as NAME-traditional). nanopu-loadgen: the client's own path, "
+          "--service=echo only. Compare the two with --app_mode on both.");

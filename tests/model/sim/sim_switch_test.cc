@@ -1,0 +1,152 @@
+// The switch of a simulation (model/sim/sim_switch.h) on modelled links and
+// the modelled clock, with real mbufs: a frame crosses in exactly its
+// serialization times, the link latencies and the switch's latency; an
+// incast beyond the data queue is trimmed to headers that overtake the
+// queued data; and with trimming off the excess is dropped.
+#include "model/sim/sim_switch.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "lib/contract/clock.h"
+#include "lib/wire/frame.h"
+#include "model/sim/sim_loop.h"
+
+namespace nanopu::model {
+namespace {
+
+constexpr uint32_t kA = 0x0a000001, kB = 0x0a000002, kC = 0x0a000003;
+
+rte_mempool* pool() {
+  static std::atomic<int> n{0};
+  return rte_pktmbuf_pool_create(absl::StrCat("sst", n++).c_str(), 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+                                 SOCKET_ID_ANY);
+}
+
+rte_mbuf* frame(rte_mempool* p, uint32_t src, uint32_t dst, uint8_t flags, uint16_t payload, uint8_t offset = 0) {
+  rte_mbuf* m = rte_pktmbuf_alloc(p);
+  auto* b = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + payload));
+  wire::FrameHeader h;
+  h.protocol = wire::kIpProtoNdp;
+  h.src_ip = src;
+  h.dst_ip = dst;
+  h.ndp.flags = flags;
+  h.ndp.msg_len = 64 * 1024 - 1;
+  h.ndp.pkt_offset = offset;
+  wire::encode_frame_header(h, payload, b);
+  std::memset(b + wire::kFrameHeaderBytes, 0xab, payload);
+  return m;
+}
+
+// Runs the switch alone until nothing is on its way; returns what port
+// `to`'s host received, with arrival times.
+struct Got {
+  uint64_t at_ps;
+  rte_mbuf* m;
+};
+std::vector<Got> run(clock::VirtualClock& vc, SimSwitch& sw, uint32_t to) {
+  std::vector<Got> got;
+  SimLoop loop(vc, 1'000'000);
+  loop.add_host([&] {
+    bool any = sw.poll();
+    rte_mbuf* m[32];
+    for (uint16_t n; (n = sw.host_port(to).rx_burst(m, 32)) != 0; any = true)
+      for (uint16_t i = 0; i < n; ++i) got.push_back({vc.now_ps(), m[i]});
+    return any;
+  });
+  loop.add_wakeup([&] { return sw.next_event(); });
+  for (uint32_t i = 0; i < sw.ports(); ++i) loop.add_link(&sw.link(i));
+  const auto quiet = [&] {
+    for (uint32_t i = 0; i < sw.ports(); ++i)
+      if (sw.link(i).next_arrival() != UINT64_MAX) return false;
+    return sw.next_event() == UINT64_MAX;
+  };
+  EXPECT_TRUE(loop.run([&] { return vc.now_ps() > 1 && quiet(); }, 1'000'000'000'000));
+  return got;
+}
+
+TEST(SimSwitchTest, AFrameCrossesInItsSerializationsLatenciesAndTheSwitchLatency) {
+  clock::VirtualClock vc(1);
+  rte_mempool* p = pool();
+  SimSwitchParams sp;
+  sp.gbps = 100;  // 80 ps a byte
+  sp.link_latency_ns = 40;
+  sp.latency_ns = 300;
+  SimSwitch sw(sp, 2);
+  sw.add_route(kA, 0);
+  sw.add_route(kB, 1);
+  rte_mbuf* m = frame(p, kA, kB, wire::kFlagData, 936);  // 1000 bytes: 80 ns a hop
+  ASSERT_EQ(sw.host_port(0).tx_burst(&m, 1), 1);
+  const std::vector<Got> got = run(vc, sw, 1);
+  ASSERT_EQ(got.size(), 1u);
+  // Sent at 1 ps: 80 ns on the wire, 40 ns of link, 300 ns in the switch, 80 + 40 ns to B.
+  EXPECT_EQ(got[0].at_ps, 1 + (80 + 40 + 300 + 80 + 40) * 1000u);
+  EXPECT_EQ(sw.counters().forwarded, 1u);
+  rte_pktmbuf_free(got[0].m);
+  rte_mempool_free(p);
+}
+
+// Two senders at full rate into one output with room for four packets: the
+// rest is trimmed, and the headers go first.
+TEST(SimSwitchTest, AnIncastBeyondTheQueueIsTrimmedToHeadersThatOvertakeTheData) {
+  for (const bool trimming : {true, false}) {
+    clock::VirtualClock vc(1);
+    rte_mempool* p = pool();
+    SimSwitchParams sp;
+    sp.data_queue_bytes = 4 * 1088;
+    sp.trimming = trimming;
+    SimSwitch sw(sp, 3);
+    sw.add_route(kA, 0);
+    sw.add_route(kC, 1);
+    sw.add_route(kB, 2);
+    for (uint8_t i = 0; i < 10; ++i)
+      for (uint32_t from : {0u, 1u}) {
+        rte_mbuf* m = frame(p, from == 0 ? kA : kC, kB, wire::kFlagData, 1024, i);
+        ASSERT_EQ(sw.host_port(from).tx_burst(&m, 1), 1);
+      }
+    const std::vector<Got> got = run(vc, sw, 2);
+    size_t whole = 0, trimmed = 0, first_trimmed = got.size(), last_whole = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      const bool t = got[i].m->pkt_len == wire::kTrimmedFrameBytes;
+      (t ? trimmed : whole)++;
+      if (t) first_trimmed = std::min(first_trimmed, i);
+      else last_whole = i;
+      rte_pktmbuf_free(got[i].m);
+    }
+    if (trimming) {
+      EXPECT_EQ(whole + trimmed, 20u);
+      EXPECT_EQ(trimmed, sw.counters().trimmed);
+      // Two links into one for ten packet times: the output sends ten and
+      // queues four, so about six find no room.
+      EXPECT_GE(trimmed, 5u);
+      EXPECT_LE(trimmed, 8u);
+      EXPECT_LT(first_trimmed, last_whole) << "trimmed headers overtake queued data";
+    } else {
+      EXPECT_EQ(trimmed, 0u);
+      EXPECT_EQ(whole + sw.counters().tail_dropped, 20u);
+      EXPECT_GE(sw.counters().tail_dropped, 5u);
+    }
+    sw.discard_in_flight();
+    rte_mempool_free(p);
+  }
+}
+
+TEST(SimSwitchTest, AFrameForNoRouteIsCountedAndFreed) {
+  clock::VirtualClock vc(1);
+  rte_mempool* p = pool();
+  SimSwitch sw(SimSwitchParams{}, 2);
+  sw.add_route(kA, 0);
+  rte_mbuf* m = frame(p, kA, kB, wire::kFlagData, 8);
+  ASSERT_EQ(sw.host_port(0).tx_burst(&m, 1), 1);
+  EXPECT_TRUE(run(vc, sw, 1).empty());
+  EXPECT_EQ(sw.counters().no_route, 1u);
+  EXPECT_EQ(rte_mempool_in_use_count(p), 0u);
+  rte_mempool_free(p);
+}
+
+}  // namespace
+}  // namespace nanopu::model

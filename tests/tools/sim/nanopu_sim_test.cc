@@ -1,0 +1,117 @@
+// nanopu-sim as a user runs it: a topology's hosts, each the real runtime
+// running nanopu-server's or nanopu-loadgen's program, on one modelled
+// clock. One seed gives one run (the same results and trace hash, twice);
+// another seed another; the shipped chain-replication example runs
+// unchanged; and what it cannot run is refused with the file and line.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/scratch_dir.h"
+#include "tests/support/subprocess.h"
+
+using nanopu::testing::read_file;
+using nanopu::testing::spawn;
+using nanopu::testing::wait_for;
+
+namespace {
+
+class NanopuSimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "nanopu-sim-" + std::to_string(getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    mkdir(dir_.c_str(), 0755);
+  }
+  void TearDown() override { nanopu::testing::remove_if_passed(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  // Runs nanopu-sim; its exit status, stdout in *out, stderr in *err.
+  int sim(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr) {
+    static int run = 0;
+    const std::string o = dir_ + "/out" + std::to_string(run) + ".txt", e = dir_ + "/err" + std::to_string(run++) + ".txt";
+    std::vector<std::string> argv = {"/bin/sh", "-c", std::string("exec ") + NANOPU_SIM_BIN};
+    for (const std::string& a : args) argv[2] += " '" + a + "'";
+    argv[2] += " >" + o;
+    const pid_t p = spawn(argv, e);
+    const int rc = wait_for(p, std::chrono::seconds(240));
+    *out = read_file(o);
+    if (err != nullptr) *err = read_file(e);
+    return rc;
+  }
+  std::string dir_;
+};
+
+// The trace hash from the last line.
+std::string hash_of(const std::string& out) {
+  const size_t at = out.rfind("trace hash ");
+  return at == std::string::npos ? "" : out.substr(at + 11, 16);
+}
+// The load generators' results: everything before the summary line (which
+// also has the wall time, not part of the run).
+std::string results_of(const std::string& out) { return out.substr(0, out.rfind("nanopu-sim: ")); }
+
+// An echo server, a closed-loop client and an open-loop (Poisson) one through the switch.
+constexpr char kEcho3[] =
+    "switch sw --switch_gbps=100\n"
+    "host srv 10.0.0.1 02:00:00:00:00:01 server  --app=echo --context=1\n"
+    "host cla 10.0.0.2 02:00:00:00:00:02 loadgen --server_ip=10.0.0.1 --size=256 --outstanding=2 --count=3000\n"
+    "host clb 10.0.0.3 02:00:00:00:00:03 loadgen --server_ip=10.0.0.1 --size=3000 --rate=200000 --count=1000\n"
+    "link srv sw\nlink cla sw\nlink clb sw\n";
+
+TEST_F(NanopuSimTest, OneSeedOneRunAnotherSeedAnother) {
+  const std::string topo = write("echo3.topo", kEcho3);
+  std::string first, second, other, err;
+  ASSERT_EQ(sim({topo, "--sim_seed=7"}, &first, &err), 0) << first << err;
+  EXPECT_NE(first.find("sent 3000  received 3000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << first;
+  EXPECT_NE(first.find("sent 1000  received 1000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << first;
+  EXPECT_NE(first.find("latency (modelled round trip, us)"), std::string::npos) << first;
+  ASSERT_EQ(sim({topo, "--sim_seed=7"}, &second), 0) << second;
+  EXPECT_EQ(hash_of(first).size(), 16u) << first;
+  EXPECT_EQ(hash_of(first), hash_of(second));
+  EXPECT_EQ(results_of(first), results_of(second)) << "the same seed, the same numbers";
+  ASSERT_EQ(sim({topo, "--sim_seed=8"}, &other), 0) << other;
+  EXPECT_NE(hash_of(other), hash_of(first)) << "another seed, another run";
+}
+
+TEST_F(NanopuSimTest, TheChainReplicationExampleRunsUnchanged) {
+  std::string out, err;
+  ASSERT_EQ(sim({NANOPU_SOURCE_DIR "/deploy/netns/examples/chain-4hosts.topo"}, &out, &err), 0) << out << err;
+  EXPECT_NE(out.find("== client (10.0.0.2, loadgen)"), std::string::npos) << out;
+  EXPECT_NE(out.find("lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("WRITEs through 3 replicas"), std::string::npos) << out;
+  EXPECT_NE(out.find("nanopu-sim: 4 hosts"), std::string::npos) << out;
+}
+
+TEST_F(NanopuSimTest, WhatItCannotRunIsRefusedWithTheLine) {
+  const std::string base = "host a 10.0.0.1 02:00:00:00:00:01 server";
+  const std::string tail = "\nhost b 10.0.0.2 02:00:00:00:00:02 loadgen --count=10\nlink a b\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {base + " --service=kv" + tail, "bad.topo:1: host a: unknown flag --service (nanopu-server has none)"},
+      {base + " --backend=uring" + tail, "bad.topo:1: host a: --backend does not apply in virtual time"},
+      {base + " --app=nope" + tail, "bad.topo:1: host a: --app='nope'"},
+      {base + tail + "host c 10.0.0.3 02:00:00:00:00:03 server --scheduler=tis\nswitch s\n",
+       "bad.topo:4: host c has no link"},
+      {"switch s --priorities\n" + base + "\nhost b 10.0.0.2 02:00:00:00:00:02 loadgen\nlink a s\nlink b s\n",
+       "bad.topo:1: switch s: --priorities"},
+  };
+  for (const auto& [text, want] : cases) {
+    std::string out, err;
+    EXPECT_EQ(sim({write("bad.topo", text)}, &out, &err), 2) << text << out << err;
+    EXPECT_NE(err.find(want), std::string::npos) << "wanted: " << want << "\n" << err;
+  }
+  std::string out, err;
+  EXPECT_EQ(sim({write("ok.topo", base + tail), "--modelled_limit_s=0.000001"}, &out, &err), 1) << out << err;
+  EXPECT_NE(err.find("had not finished after"), std::string::npos) << err;
+}
+
+}  // namespace

@@ -1,0 +1,86 @@
+// nanopu-sim: every host of a topology in one process, on one modelled
+// clock (docs/design.md §11). Each host is the real runtime — its NIC
+// core's code and its threads' fibers under the HTS stand-in — running its
+// real program (nanopu-server's service, nanopu-loadgen's client) with the
+// flags the topology gives it; links and the switch are modelled. No wall
+// clock decides anything: one seed and one binary give one run, event for
+// event, and the trace hash printed at the end says so.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_format.h"
+#include "nanopu/flags.h"
+#include "runtime/platform/eal.h"
+#include "tools/sim/simulation.h"
+#include "tools/sim/topology.h"
+
+ABSL_FLAG(uint64_t, sim_seed, 1,
+          "The run's seed: when each host boots (within the first microsecond) and each load "
+          "generator's --seed where the topology gives none. Same seed, same binary: same run.");
+ABSL_FLAG(double, wire_gbps, 200, "A direct link's rate, Gb/s (a switch's links: its --switch_gbps).");
+ABSL_FLAG(double, wire_latency_ns, 43.75, "Every link's latency, ns (nanoPU OSDI'21 §5: 43.75).");
+ABSL_FLAG(double, switch_latency_ns, 0,
+          "The switch's port-to-port latency, ns, before its output queue (e.g. 300 for Table 2's "
+          "one-sided RDMA through a switch).");
+ABSL_FLAG(double, idle_step_ns, 1000,
+          "How far the clock moves when no frame or event is due sooner: timers fire at most this late.");
+ABSL_FLAG(double, modelled_limit_s, 60, "Give up (exit 1) if the load generators have not finished by this modelled time.");
+ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
+
+namespace {
+
+int fail(const std::string& why, int code) {
+  std::fprintf(stderr, "nanopu-sim: %s\n", why.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nanopu::init_flags_usage(
+      "run every host of a topology in one process on one modelled clock.\n"
+      "  nanopu-sim deploy/netns/examples/echo-3hosts.topo [--sim_seed=N]\n"
+      "The topology is deploy/netns/run.sh's (deploy/netns/topology.py has the format); each host\n"
+      "runs its program's real code with its flags there. Prints each load generator's result\n"
+      "(its times are modelled) and the run's trace hash. Exit status: the worst load\n"
+      "generator's (0 all answered, 3 some not), 1 a run that did not end, 2 a bad topology.");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() != 2) return fail("expected one topology file (--help)", 2);
+  absl::StatusOr<nanopu::sim::Topology> topo = nanopu::sim::read_topology(args[1]);
+  if (!topo.ok()) return fail(std::string(topo.status().message()), 2);
+  nanopu::sim::SimParams p;
+  p.seed = absl::GetFlag(FLAGS_sim_seed);
+  p.wire_gbps = absl::GetFlag(FLAGS_wire_gbps);
+  p.wire_latency_ns = absl::GetFlag(FLAGS_wire_latency_ns);
+  p.switch_latency_ns = absl::GetFlag(FLAGS_switch_latency_ns);
+  p.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
+  p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
+  p.progress = absl::GetFlag(FLAGS_sim_progress);
+  if (!(p.wire_gbps > 0) || p.wire_latency_ns < 0 || p.switch_latency_ns < 0 || !(p.idle_step_ns >= 0.001) ||
+      !(p.modelled_limit_s > 0))
+    return fail("--wire_gbps, --idle_step_ns (>= 0.001) and --modelled_limit_s must be > 0; latencies >= 0", 2);
+  // One EAL for every host: one lcore, no hugepages, room for their pools.
+  nanopu::EalParams eal;
+  eal.huge = nanopu::HugePages::kOff;
+  eal.telemetry = false;
+  eal.no_huge_memory_mb = 256 + 48 * topo->hosts.size();
+  if (absl::Status s = nanopu::eal_init(eal); !s.ok()) return fail(std::string(s.message()), 1);
+  nanopu::sim::Simulation sim(*topo, p);
+  if (absl::Status s = sim.build(); !s.ok()) return fail(std::string(s.message()), s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
+  const nanopu::sim::SimReport r = sim.run(stdout);
+  const double modelled_s = static_cast<double>(r.modelled_ps) / 1e12;
+  std::printf("nanopu-sim: %zu hosts, seed %llu: modelled %.6f s in %.2f s of wall time (%.0fx slower), %llu frames "
+              "(%.0f/s of wall time), %llu instants; trace hash %016llx\n",
+              topo->hosts.size(), static_cast<unsigned long long>(p.seed), modelled_s, r.wall_s,
+              modelled_s > 0 ? r.wall_s / modelled_s : 0.0, static_cast<unsigned long long>(r.frames),
+              r.wall_s > 0 ? static_cast<double>(r.frames) / r.wall_s : 0.0,
+              static_cast<unsigned long long>(r.instants), static_cast<unsigned long long>(r.trace_hash));
+  if (!r.ended)
+    return fail(absl::StrFormat("the load generators had not finished after %.3f modelled s (--modelled_limit_s)",
+                                p.modelled_limit_s),
+                1);
+  return r.exit_status;
+}

@@ -1,0 +1,177 @@
+#include "tools/sim/simulation.h"
+
+#include <chrono>
+#include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "model/sim/sim_loop.h"
+
+namespace nanopu::sim {
+namespace {
+
+// "--name=value" / "--name" / "--noname" of a switch line.
+struct SwitchFlag {
+  std::string name, value;
+  bool has_value;
+};
+SwitchFlag split_flag(const std::string& f) {
+  std::string body = f.substr(absl::StartsWith(f, "--") ? 2 : absl::StartsWith(f, "-") ? 1 : 0);
+  const size_t eq = body.find('=');
+  if (eq == std::string::npos) return {body, "", false};
+  return {body.substr(0, eq), body.substr(eq + 1), true};
+}
+
+}  // namespace
+
+absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology& t, const SimParams& p) {
+  model::SimSwitchParams s;
+  s.gbps = 200;
+  s.link_latency_ns = p.wire_latency_ns;
+  s.latency_ns = p.switch_latency_ns;
+  if (!t.sw) return s;
+  auto bad = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(t.path, ":", t.sw->line, ": switch ", t.sw->name, ": ", what));
+  };
+  for (const std::string& f : t.sw->flags) {
+    const SwitchFlag sf = split_flag(f);
+    if (sf.name == "switch_gbps") {
+      if (!absl::SimpleAtod(sf.value, &s.gbps) || !(s.gbps > 0)) return bad("--switch_gbps must be > 0");
+    } else if (sf.name == "queue_bytes") {
+      if (!absl::SimpleAtoi(sf.value, &s.data_queue_bytes)) return bad("--queue_bytes: a byte count");
+    } else if (sf.name == "trimming" || sf.name == "notrimming") {
+      if (sf.name == "notrimming") s.trimming = false;
+      else if (sf.has_value && !absl::SimpleAtob(sf.value, &s.trimming)) return bad("--trimming: true or false");
+    } else if (sf.name == "poll" || sf.name == "poll_spin_us" || sf.name == "stall_drop_ms") {
+      // How the real switch waits for frames: nothing to model.
+    } else if (sf.name == "routes" || sf.name == "vdev" || sf.name == "lcores") {
+      return bad("--" + sf.name + " is set by the runner, not the topology");
+    } else if (sf.name == "priorities") {
+      return bad("--priorities: strict-priority queues are not modelled in nanopu-sim yet");
+    } else {
+      return bad("--" + sf.name + ": nanopu-sim models --switch_gbps, --queue_bytes and --trimming");
+    }
+  }
+  return s;
+}
+
+Simulation::Simulation(const Topology& t, const SimParams& p) : t_(t), p_(p) {}
+
+Simulation::~Simulation() { teardown(); }
+
+absl::Status Simulation::build() {
+  absl::StatusOr<std::vector<SimHost>> hosts = make_sim_hosts(t_, p_.seed);
+  if (!hosts.ok()) return hosts.status();
+  hosts_ = std::move(*hosts);
+  if (t_.sw) {
+    absl::StatusOr<model::SimSwitchParams> sp = switch_params(t_, p_);
+    if (!sp.ok()) return sp.status();
+    switch_ = std::make_unique<model::SimSwitch>(*sp, static_cast<uint32_t>(t_.sw->ports.size()));
+    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i) switch_->add_route(t_.host(t_.sw->ports[i])->ip, i);
+  } else {
+    direct_ = std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns});
+  }
+  return start_hosts();
+}
+
+// Each host's runtime on its end of its link, its program's threads spawned.
+absl::Status Simulation::start_hosts() {
+  bool first_of_direct = true;
+  for (SimHost& h : hosts_) {
+    PacketIo* io = nullptr;
+    if (switch_) {
+      for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
+        if (t_.sw->ports[i] == h.topo->name) io = &switch_->host_port(i);
+    } else {
+      io = first_of_direct ? static_cast<PacketIo*>(&direct_->a()) : &direct_->b();
+      first_of_direct = false;
+    }
+    absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
+    if (rt.ok()) h.runtime = std::move(*rt);
+    absl::Status s = rt.ok() ? h.program->spawn(*h.runtime) : rt.status();
+    if (!s.ok()) return absl::InternalError(absl::StrCat(t_.path, ":", h.topo->line, ": host ", h.topo->name, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+uint64_t Simulation::trace_hash() const {
+  uint64_t h = 14695981039346656037ull;
+  auto fold = [&](uint64_t v) {
+    for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(v >> (8 * i))) * 1099511628211ull;
+  };
+  if (direct_) fold(direct_->trace_hash());
+  if (switch_)
+    for (uint32_t i = 0; i < switch_->ports(); ++i) fold(switch_->link(i).trace_hash());
+  return h;
+}
+
+uint64_t Simulation::frames() const {
+  auto of = [](const model::SimLink& l) { return l.frames_received(); };
+  uint64_t n = direct_ ? of(*direct_) : 0;
+  if (switch_)
+    for (uint32_t i = 0; i < switch_->ports(); ++i) n += of(switch_->link(i));
+  return n;
+}
+
+SimReport Simulation::run(FILE* out) {
+  SimReport r;
+  model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
+  for (SimHost& h : hosts_) {
+    SimHost* host = &h;
+    loop.add_host([host] { return clock::ticks() >= host->start_at_ticks && host->runtime->poll_once(); });
+    loop.add_wakeup([host] {
+      return clock::ticks() < host->start_at_ticks ? host->start_at_ticks : std::numeric_limits<uint64_t>::max();
+    });
+  }
+  if (direct_) loop.add_link(direct_.get());
+  if (switch_) {
+    for (uint32_t i = 0; i < switch_->ports(); ++i) loop.add_link(&switch_->link(i));
+    loop.add_host([this] { return switch_->poll(); });
+    loop.add_wakeup([this] { return switch_->next_event(); });
+  }
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto next_progress = wall0 + std::chrono::seconds(5);
+  const auto done = [&] {
+    if (p_.progress && std::chrono::steady_clock::now() >= next_progress) {  // output only: not the run
+      next_progress += std::chrono::seconds(5);
+      std::fprintf(stderr, "nanopu-sim: modelled %.3f ms, %llu frames\n", static_cast<double>(clock_.now_ps()) / 1e9,
+                   static_cast<unsigned long long>(frames()));
+    }
+    for (const SimHost& h : hosts_)
+      if (h.topo->role == Role::kLoadgen && !h.program->finished()) return false;
+    return true;
+  };
+  r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12));
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.modelled_ps = clock_.now_ps();
+  r.frames = frames();
+  r.instants = loop.instants();
+  r.polls = loop.polls();
+  r.trace_hash = trace_hash();
+  for (SimHost& h : hosts_) {
+    h.runtime->stop();
+    (void)h.runtime->poll_once();
+  }
+  for (SimHost& h : hosts_) {
+    if (h.topo->role != Role::kLoadgen) {
+      (void)h.program->report(*h.runtime, out);  // counters with --stats
+      continue;
+    }
+    std::fprintf(out, "== %s (%s, loadgen)\n", h.topo->name.c_str(), h.topo->ip_text.c_str());
+    r.exit_status = std::max(r.exit_status, h.program->report(*h.runtime, out));
+  }
+  return r;
+}
+
+void Simulation::teardown() {
+  if (direct_) direct_->discard_in_flight();
+  if (switch_) switch_->discard_in_flight();
+  for (SimHost& h : hosts_)
+    if (h.runtime) h.runtime->release_buffers();
+  hosts_.clear();
+  direct_.reset();
+  switch_.reset();
+}
+
+}  // namespace nanopu::sim

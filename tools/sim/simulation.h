@@ -1,0 +1,73 @@
+// nanopu-sim's run of a topology (docs/design.md §11): its hosts (real
+// runtimes running their real programs), their links and the switch, on
+// one modelled clock, polled by a SimLoop until every load generator has
+// run its load.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "lib/contract/clock.h"
+#include "model/sim/sim_link.h"
+#include "model/sim/sim_switch.h"
+#include "tools/sim/sim_hosts.h"
+#include "tools/sim/topology.h"
+
+namespace nanopu::sim {
+
+struct SimParams {
+  uint64_t seed = 1;
+  double wire_gbps = 200;           // a direct link's (a switch's: its --switch_gbps)
+  double wire_latency_ns = 43.75;   // every link (nanoPU OSDI'21 §5)
+  double switch_latency_ns = 0;     // port to port
+  double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
+  double modelled_limit_s = 60;     // a run that has not ended by then fails
+  bool progress = true;             // a line on stderr every few seconds of wall time
+};
+
+struct SimReport {
+  bool ended = false;               // every load generator ran its load
+  uint64_t modelled_ps = 0;
+  double wall_s = 0;
+  uint64_t frames = 0;              // received over every link, both ways
+  uint64_t instants = 0, polls = 0;
+  uint64_t trace_hash = 0;
+  int exit_status = 0;              // the worst of the load generators'
+};
+
+class Simulation {
+ public:
+  // The switch's flags (nanopu-switch's that nanopu-sim models) into
+  // SimSwitchParams; errors name the topology's line.
+  [[nodiscard]] static absl::StatusOr<model::SimSwitchParams> switch_params(const Topology& t, const SimParams& p);
+
+  Simulation(const Topology& t, const SimParams& p);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Makes the hosts (their programs from their flags) and joins them.
+  [[nodiscard]] absl::Status build();
+  // Runs to the end (or the modelled limit), stops every host and prints
+  // each load generator's result on `out`.
+  SimReport run(FILE* out);
+
+ private:
+  [[nodiscard]] absl::Status start_hosts();
+  [[nodiscard]] uint64_t trace_hash() const;
+  [[nodiscard]] uint64_t frames() const;
+  void teardown();
+
+  const Topology& t_;
+  SimParams p_;
+  clock::VirtualClock clock_;
+  std::vector<SimHost> hosts_;
+  std::unique_ptr<model::SimLink> direct_;     // two hosts, no switch
+  std::unique_ptr<model::SimSwitch> switch_;
+};
+
+}  // namespace nanopu::sim

@@ -1,0 +1,193 @@
+#include "tools/sim/topology.h"
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "nanopu/address.h"
+
+namespace nanopu::sim {
+namespace {
+
+// Names fit interface and namespace names (as deploy/netns/topology.py).
+bool good_name(const std::string& n) {
+  static const std::regex re("^[a-z][a-z0-9]{0,7}$");
+  return std::regex_match(n, re);
+}
+
+bool unicast_mac(const std::string& m) {
+  static const std::regex re("^([0-9a-f]{2}:){5}[0-9a-f]{2}$");
+  return std::regex_match(m, re) && (std::stoi(m.substr(0, 2), nullptr, 16) & 1) == 0;
+}
+
+// Flags the runner sets itself; a topology that sets them is refused.
+bool runner_flag(const std::string& flag) {
+  const std::string name = flag.substr(0, flag.find('='));
+  for (const char* f : {"--vdev", "--pci", "--ip", "--lcores", "--pin", "--file_prefix", "--json"})
+    if (name == f) return true;
+  return false;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string path) { t_.path = std::move(path); }
+
+  absl::Status line(int number, const std::vector<std::string>& words);
+  absl::Status finish();
+  Topology take() { return std::move(t_); }
+
+ private:
+  absl::Status err(int line, const std::string& what) const {
+    return absl::InvalidArgumentError(absl::StrCat(t_.path, ":", line, ": ", what));
+  }
+  // A name, address or MAC seen once only.
+  absl::Status claim(const std::string& kind, const std::string& value, int line) {
+    auto [it, fresh] = seen_.try_emplace(kind + " " + value, line);
+    if (fresh) return absl::OkStatus();
+    return err(line, absl::StrCat("duplicate ", kind, " ", value, " (first on line ", it->second, ")"));
+  }
+  absl::Status host(int number, const std::vector<std::string>& args);
+
+  Topology t_;
+  std::map<std::string, int> seen_;
+  struct Link {
+    std::string a, b;
+    int line;
+  };
+  std::vector<Link> links_;
+};
+
+absl::Status Parser::host(int number, const std::vector<std::string>& args) {
+  if (args.size() < 4) return err(number, "expected: host NAME IP MAC server|loadgen [flags]");
+  TopologyHost h;
+  h.name = args[0];
+  h.ip_text = args[1];
+  h.mac = args[2];
+  for (char& c : h.mac) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  h.line = number;
+  if (!good_name(h.name)) return err(number, "host name '" + h.name + "': a-z then a-z0-9, 8 characters at most");
+  const std::optional<uint32_t> ip = parse_ipv4(h.ip_text);
+  if (!ip) return err(number, "'" + h.ip_text + "' is not an IPv4 address");
+  if (*ip == 0 || (*ip >> 28) == 0xe || (*ip & 0xff) == 0xff) return err(number, h.ip_text + " cannot be a host's address");
+  h.ip = *ip;
+  if (!unicast_mac(h.mac)) return err(number, "'" + args[2] + "' is not a unicast MAC address (aa:bb:cc:dd:ee:ff)");
+  if (args[3] == "server") h.role = Role::kServer;
+  else if (args[3] == "loadgen") h.role = Role::kLoadgen;
+  else return err(number, "unknown role '" + args[3] + "': use server or loadgen");
+  h.flags.assign(args.begin() + 4, args.end());
+  for (const std::string& f : h.flags)
+    if (runner_flag(f)) return err(number, f.substr(0, f.find('=')) + " is set by the runner, not the topology");
+  for (const auto& [kind, value] : {std::pair{"name", h.name}, {"address", h.ip_text}, {"MAC", h.mac}})
+    if (absl::Status s = claim(kind, value, number); !s.ok()) return s;
+  t_.hosts.push_back(std::move(h));
+  return absl::OkStatus();
+}
+
+absl::Status Parser::line(int number, const std::vector<std::string>& words) {
+  const std::string& kind = words[0];
+  const std::vector<std::string> args(words.begin() + 1, words.end());
+  if (kind == "switch") {
+    if (t_.sw) return err(number, absl::StrCat("a second switch (the first is on line ", t_.sw->line, ")"));
+    if (args.empty() || !good_name(args[0]))
+      return err(number, "expected: switch NAME [flags]; NAME: a-z then a-z0-9, 8 at most");
+    if (absl::Status s = claim("name", args[0], number); !s.ok()) return s;
+    t_.sw = TopologySwitch{args[0], std::vector<std::string>(args.begin() + 1, args.end()), number, {}};
+    return absl::OkStatus();
+  }
+  if (kind == "host") return host(number, args);
+  if (kind == "link") {
+    if (args.size() != 2) return err(number, "expected: link NAME NAME");
+    if (args[0] == args[1]) return err(number, "a link from " + args[0] + " to itself");
+    links_.push_back({args[0], args[1], number});
+    return absl::OkStatus();
+  }
+  return err(number, "unknown statement '" + kind + "': use switch, host or link");
+}
+
+absl::Status Parser::finish() {
+  if (t_.hosts.empty()) return absl::InvalidArgumentError(t_.path + ": no host");
+  auto find = [&](const std::string& n) -> TopologyHost* {
+    for (TopologyHost& h : t_.hosts)
+      if (h.name == n) return &h;
+    return nullptr;
+  };
+  for (const Link& l : links_) {
+    for (const std::string* end : {&l.a, &l.b})
+      if (find(*end) == nullptr && (!t_.sw || *end != t_.sw->name))
+        return err(l.line, "link to " + *end + ", which no host or switch line names");
+    for (const auto& [end, other] : {std::pair{&l.a, &l.b}, {&l.b, &l.a}})
+      if (TopologyHost* h = find(*end)) {
+        if (!h->peer.empty()) return err(l.line, *end + " already has a link; a host has one port");
+        h->peer = *other;
+      }
+    if (t_.sw && (l.a == t_.sw->name || l.b == t_.sw->name)) t_.sw->ports.push_back(l.a == t_.sw->name ? l.b : l.a);
+  }
+  for (const TopologyHost& h : t_.hosts)
+    if (h.peer.empty()) return err(h.line, "host " + h.name + " has no link");
+  if (t_.sw && t_.sw->ports.size() < 2) return err(t_.sw->line, "the switch needs links to at least two hosts");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const TopologyHost* Topology::host(const std::string& name) const {
+  for (const TopologyHost& h : hosts)
+    if (h.name == name) return &h;
+  return nullptr;
+}
+
+std::optional<std::vector<std::string>> split_shell_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '#' && !in_word) break;  // a comment starts a word only
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+    } else if (c == '\'' || c == '"') {
+      const size_t close = line.find(c, i + 1);
+      if (close == std::string::npos) return std::nullopt;
+      word += line.substr(i + 1, close - i - 1);
+      i = close;
+    } else {
+      word += c;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+absl::StatusOr<Topology> parse_topology(const std::string& path, const std::string& text) {
+  Parser p(path);
+  std::istringstream in(text);
+  std::string raw;
+  for (int number = 1; std::getline(in, raw); ++number) {
+    const std::optional<std::vector<std::string>> words = split_shell_words(raw);
+    if (!words) return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": cannot split the line: no closing quotation"));
+    if (words->empty()) continue;
+    if (absl::Status s = p.line(number, *words); !s.ok()) return s;
+  }
+  if (absl::Status s = p.finish(); !s.ok()) return s;
+  return p.take();
+}
+
+absl::StatusOr<Topology> read_topology(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return absl::NotFoundError(path + ": cannot read it");
+  std::stringstream text;
+  text << f.rdbuf();
+  return parse_topology(path, text.str());
+}
+
+}  // namespace nanopu::sim
