@@ -5,6 +5,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -200,6 +201,9 @@ bool Thread::next_rx_message() {
   rx_bytes_left_ = h.len;
   rx_words_left_ = 1 + h.payload_words();
   rx_header_pending_ = true;
+  // Counted time (a simulation): taking a message costs its fixed work and
+  // half a cycle per word read (the other half when the reply's written).
+  clock::charge_cycles(clock::work_costs().msg_fixed_cycles + 0.5 * clock::work_costs().word_cycles * rx_words_left_);
   ++counters_->rx_msgs;
   msg_begin_tsc_ = worker_->on_msg_start(slot_);
   away_at_begin_ = away_tsc_;
@@ -250,6 +254,17 @@ ApiError Thread::read_word(uint64_t* word) {
   --rx_words_left_;
   *word = rte_be_to_cpu_64(be);
   return ApiError::kOk;
+}
+
+void Thread::compute(uint64_t cycles) {
+  constexpr double kModelledCoreGhz = 3.2;  // the nanoPU's core clock (nanoPU OSDI'21 §5)
+  if (clock::is_virtual()) {
+    clock::charge_cycles(static_cast<double>(cycles));
+    return;
+  }
+  const uint64_t end = clock::ticks() + static_cast<uint64_t>(static_cast<double>(cycles) / kModelledCoreGhz /
+                                                                 clock::ns_per_tick());
+  while (clock::ticks() < end) rte_pause();
 }
 
 void Thread::msg_done() {
@@ -314,6 +329,8 @@ ApiError Thread::write_word(uint64_t word) {
     tx_next_ += 8;
     --tx_seg_words_left_;
     if (--tx_words_left_ == 0) {
+      // Counted time: the words written, before the message leaves.
+      clock::charge_cycles(0.5 * clock::work_costs().word_cycles * tx_msg_words_);
       if (msg_begin_tsc_ != 0) msg_meta(tx_msg_)->core_time = core_time_16ths();
       // Space was reserved when the header was written; we are the only producer.
       (void)fifos_->tx.push(tx_msg_);
@@ -354,6 +371,7 @@ ApiError Thread::write_word(uint64_t word) {
   tx_next_ = tx_segment_payload(tx_seg_);
   tx_seg_words_left_ = tx_segment_words(tx_seg_);
   tx_words_left_ = h.payload_words();
+  tx_msg_words_ = 1 + h.payload_words();
   msg_meta(tx_msg_)->tag = ++tx_tag_;
   return ApiError::kOk;
 }

@@ -135,6 +135,8 @@ bool Worker::run_once() {
     store_if_changed(signals_.preempt, 0u);
     publish_running();
     tls_current = s.thread.get();
+    // Counted time (a simulation): another thread's state onto the core.
+    if (last_ != HtsPolicy::kNone && next != last_) clock::charge_cycles(clock::work_costs().context_switch_cycles);
     signals_.busy_since_tsc.store(clock::ticks(), std::memory_order_relaxed);
     ++stats_.switches;
     s.fiber->resume();

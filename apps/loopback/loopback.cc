@@ -1,7 +1,5 @@
 #include "apps/loopback/loopback.h"
 
-#include <rte_cycles.h>
-#include <rte_pause.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,13 +16,6 @@ namespace {
 // Words an echo moves per bulk call: one 1 KB packet segment.
 constexpr uint32_t kBulkWords = 128;
 
-void spin_cycles(uint64_t model_cycles) {
-  static const double tsc_per_ns = static_cast<double>(rte_get_tsc_hz()) / 1e9;
-  const uint64_t host =
-      static_cast<uint64_t>(static_cast<double>(model_cycles) / kServiceCyclesPerNs * tsc_per_ns);
-  const uint64_t end = rte_rdtsc() + host;
-  while (rte_rdtsc() < end) rte_pause();
-}
 
 // The same services on the traditional path: each request whole in memory
 // (m), the reply built in `out` and sent whole. Returns false when a
@@ -44,7 +35,7 @@ class MemoryLoopback {
         data_seen_ = 0;
         return true;
       }
-      if (in[0] == kTesterData && mode_ == LoopbackMode::kServiceTester && in.size() >= 2) spin_cycles(in[1]);
+      if (in[0] == kTesterData && mode_ == LoopbackMode::kServiceTester && in.size() >= 2) t_.compute(in[1]);
       if (in[0] == kTesterData && mode_ == LoopbackMode::kThroughput && config_msgs_ > 0 &&
           ++data_seen_ == config_msgs_) {
         if (in.size() >= 2) out_.back() = config_ts_;
@@ -52,7 +43,7 @@ class MemoryLoopback {
       }
     } else if (mode_ == LoopbackMode::kService && in.size() >= 2) {
       if (in[0] == 0) return false;  // the load generator's convention: service_time 0 ends the thread
-      spin_cycles(in[0]);
+      t_.compute(in[0]);
     } else if (mode_ == LoopbackMode::kIncrement) {
       for (uint64_t& w : out_) ++w;
     }
@@ -99,7 +90,7 @@ bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode 
       uint64_t second = 0;
       if (type == kTesterData && mode == LoopbackMode::kServiceTester && words >= 2) {
         second = t.read();
-        spin_cycles(second);
+        t.compute(second);
       }
       const bool last = type == kTesterData && mode == LoopbackMode::kThroughput && config_msgs > 0 &&
                         ++data_seen == config_msgs;
@@ -122,7 +113,7 @@ bool serve_loopback(Thread& t, uint16_t context, uint8_t priority, LoopbackMode 
         t.msg_done();
         return true;
       }
-      spin_cycles(service);
+      t.compute(service);
       (void)t.write(hdr);
       (void)t.write(service);
       (void)t.write(sent);

@@ -188,6 +188,14 @@ class Thread {
   // core, the NIC loop) run, then returns.
   void idle();
 
+  // Work a service declares rather than does (a modelled service time):
+  // `cycles` of the nanoPU's 3.2 GHz core (nanoPU OSDI'21 §5). Live, the
+  // thread spins that long on this machine's clock; in a simulation
+  // (nanopu-sim) they are charged to the core's modelled time instead. Not
+  // a safe point: as the work it stands for, only asynchronous preemption
+  // interrupts it.
+  void compute(uint64_t cycles);
+
   // A safe point for code that computes for long without other API calls:
   // the scheduler may switch to a better thread here (cheap when it need not).
   void preempt_point();
@@ -342,6 +350,7 @@ class Thread {
   uint8_t* tx_next_ = nullptr;   // where the next payload word goes
   uint32_t tx_seg_words_left_ = 0;
   uint32_t tx_words_left_ = 0;
+  uint32_t tx_msg_words_ = 0;  // the open message's words, header included (counted time)
   bool tx_discarding_ = false;   // the header failed: swallow its payload words
   ApiError tx_discard_error_ = ApiError::kOk;  // why (what each swallowed word returns)
 };

@@ -11,6 +11,8 @@ VirtualClock::VirtualClock(uint64_t start_ps) : now_ps_(start_ps == 0 ? 1 : star
 }
 
 VirtualClock::~VirtualClock() {
+  detail::g_charged_ps = 0;
+  detail::g_work_costs = WorkCosts{};
   detail::g_virtual_now = nullptr;
   detail::g_virtual_runs = nullptr;
 }

@@ -19,9 +19,23 @@ namespace nanopu::clock {
 
 inline constexpr uint64_t kVirtualHz = 1'000'000'000'000;  // a virtual tick is a picosecond
 
+// What a core's work costs in a simulation (docs/design.md §11, counted
+// time), in cycles of the modelled core clock; cycle_ps 0: work takes no
+// modelled time.
+struct WorkCosts {
+  double cycle_ps = 0;               // one cycle of the modelled clock
+  double msg_fixed_cycles = 0;       // a message taken: header read and write, msg_done
+  double word_cycles = 0;            // a word read and written (half charged on each side)
+  double context_switch_cycles = 0;  // the core switching to another thread
+};
+
 namespace detail {
 // The modelled time; null: the TSC. Written only while no core runs.
 inline const uint64_t* g_virtual_now = nullptr;
+// Work charged by the core being polled, on top of the modelled time (the
+// simulation takes it after each poll: that core is busy until then).
+inline uint64_t g_charged_ps = 0;
+inline WorkCosts g_work_costs;
 // The last run number a host took under the VirtualClock.
 inline uint16_t* g_virtual_runs = nullptr;
 }  // namespace detail
@@ -31,8 +45,18 @@ inline uint16_t* g_virtual_runs = nullptr;
 // Now, in ticks of hz().
 [[nodiscard]] inline uint64_t ticks() {
   if (const uint64_t* v = detail::g_virtual_now; v != nullptr) [[unlikely]]
-    return *v;
+    return *v + detail::g_charged_ps;
   return rte_rdtsc();
+}
+
+// The costs a simulation charges (all 0 outside one).
+[[nodiscard]] inline const WorkCosts& work_costs() { return detail::g_work_costs; }
+
+// Charges `cycles` of the modelled clock to the core being polled: its
+// ticks() move on by them. Nothing outside a simulation.
+inline void charge_cycles(double cycles) {
+  if (detail::g_virtual_now != nullptr) [[unlikely]]
+    detail::g_charged_ps += static_cast<uint64_t>(cycles * detail::g_work_costs.cycle_ps + 0.5);
 }
 
 // Ticks per second.
@@ -61,6 +85,15 @@ class VirtualClock {
   void advance_ps(uint64_t ps) { now_ps_ += ps; }
   // Time never runs backwards: an earlier `ps` is ignored.
   void set_ps(uint64_t ps) { now_ps_ = ps > now_ps_ ? ps : now_ps_; }
+  // What work costs from now on (default: nothing).
+  void set_work_costs(const WorkCosts& c) { detail::g_work_costs = c; }
+  // The work charged since the last call (by the core polled since), and
+  // back to none: the simulation polls one core at a time.
+  uint64_t take_charged_ps() {
+    const uint64_t c = detail::g_charged_ps;
+    detail::g_charged_ps = 0;
+    return c;
+  }
 
  private:
   uint64_t now_ps_;

@@ -19,8 +19,8 @@ uint16_t SimPort::tx_burst(rte_mbuf** pkts, uint16_t n) {
     // before it, then takes its own serialization time.
     const auto bytes = static_cast<double>(pkts[i]->pkt_len);
     const auto serialize = static_cast<uint64_t>(std::llround(bytes * link_->ticks_per_byte_));
-    wire_free_at_ = std::max(now, wire_free_at_) + serialize;
-    peer_->arriving_.push_back({wire_free_at_ + link_->latency_ticks_, pkts[i]});
+    wire_free_at_ = std::max(now + tx_delay_, wire_free_at_) + serialize;
+    peer_->arriving_.push_back({wire_free_at_ + link_->latency_ticks_ + peer_->rx_delay_, pkts[i]});
   }
   return n;  // the link takes everything: its queue is the wire's
 }

@@ -40,6 +40,14 @@ class SimPort final : public PacketIo {
     return arriving_.empty() ? std::numeric_limits<uint64_t>::max() : arriving_.front().at;
   }
   [[nodiscard]] uint64_t frames_received() const { return received_; }
+  // The NIC's own latency at this end (counted time, docs/design.md §11):
+  // a frame handed over starts on the wire `tx_ps` later (egress stages,
+  // MAC and serial I/O), and one arriving is seen `rx_ps` after its last
+  // bit (the same, ingress). 0 by default: the wire alone.
+  void set_nic_delays_ps(uint64_t rx_ps, uint64_t tx_ps) {
+    rx_delay_ = rx_ps;
+    tx_delay_ = tx_ps;
+  }
   // When this end's wire will have sent everything handed to it.
   [[nodiscard]] uint64_t wire_free_at() const { return wire_free_at_; }
 
@@ -55,6 +63,7 @@ class SimPort final : public PacketIo {
   SimLink* link_ = nullptr;
   SimPort* peer_ = nullptr;
   uint64_t wire_free_at_ = 0;     // when this end's wire has sent what it took
+  uint64_t rx_delay_ = 0, tx_delay_ = 0;
   std::deque<Arriving> arriving_;  // in arrival order (one wire, FIFO)
   uint64_t received_ = 0;
 };

@@ -11,9 +11,10 @@
 // that late. No wall clock and a fixed order: the same hosts give the same
 // run, event for event.
 //
-// Not yet (design §11): time charged for the NIC's stages and the threads'
-// work — a host's code takes no modelled time, so a round trip is its
-// frames' time on the wires alone.
+// Counted time (design §11): what a host's poll charges to its core
+// (clock::charge_cycles: a message's work, a thread switch, declared
+// compute) makes that core busy until the work is done; the loop takes the
+// charge after each poll and polls the host again only then.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,10 @@ class SimLoop {
 
   SimLoop(clock::VirtualClock& clock, uint64_t idle_step_ticks) : clock_(clock), idle_step_(idle_step_ticks) {}
 
-  // poll: runs the host once; true if it did anything.
-  void add_host(std::function<bool()> poll) { hosts_.push_back(std::move(poll)); }
+  // poll: runs the host once; true if it did anything. What a poll
+  // charges (counted time: clock::charge_cycles) keeps the host's core
+  // busy: it is not polled again until that work is done.
+  void add_host(std::function<bool()> poll) { hosts_.push_back({std::move(poll), 0}); }
   void add_link(const SimLink* link) { links_.push_back(link); }
   // Something with events of its own (a switch's queues, a host's start):
   // when it next needs a poll, max() if it does not.
@@ -47,7 +50,11 @@ class SimLoop {
  private:
   clock::VirtualClock& clock_;
   uint64_t idle_step_;
-  std::vector<std::function<bool()>> hosts_;
+  struct Host {
+    std::function<bool()> poll;
+    uint64_t busy_until_ps;
+  };
+  std::vector<Host> hosts_;
   std::vector<const SimLink*> links_;
   std::vector<std::function<uint64_t()>> wakeups_;
   uint64_t instants_ = 0;

@@ -13,6 +13,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "nanopu/flags.h"
+#include "runtime/loadgen/load_flags.h"
 #include "runtime/platform/eal.h"
 #include "tools/sim/simulation.h"
 #include "tools/sim/topology.h"
@@ -29,6 +30,11 @@ ABSL_FLAG(double, idle_step_ns, 1000,
           "How far the clock moves when no frame or event is due sooner: timers fire at most this late.");
 ABSL_FLAG(double, modelled_limit_s, 60, "Give up (exit 1) if the load generators have not finished by this modelled time.");
 ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
+ABSL_FLAG(std::string, charge, "counted",
+          "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
+          "each core's work — per message, per word, per thread switch, and Thread::compute() — from the "
+          "--timing_params set, default osdi21) or 'none' (a host's code takes no time: the wires' and "
+          "the switch's alone).");
 
 namespace {
 
@@ -59,6 +65,12 @@ int main(int argc, char** argv) {
   p.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
   p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   p.progress = absl::GetFlag(FLAGS_sim_progress);
+  const std::string charge = absl::GetFlag(FLAGS_charge);
+  if (charge != "counted" && charge != "none") return fail("--charge: counted or none", 2);
+  p.counted = charge == "counted";
+  absl::StatusOr<nanopu::model::TimingParams> timing = nanopu::loadgen::timing_from_flags();
+  if (!timing.ok()) return fail(std::string(timing.status().message()), 2);
+  p.timing = *timing;
   if (!(p.wire_gbps > 0) || p.wire_latency_ns < 0 || p.switch_latency_ns < 0 || !(p.idle_step_ns >= 0.001) ||
       !(p.modelled_limit_s > 0))
     return fail("--wire_gbps, --idle_step_ns (>= 0.001) and --modelled_limit_s must be > 0; latencies >= 0", 2);
@@ -72,9 +84,10 @@ int main(int argc, char** argv) {
   if (absl::Status s = sim.build(); !s.ok()) return fail(std::string(s.message()), s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
   const nanopu::sim::SimReport r = sim.run(stdout);
   const double modelled_s = static_cast<double>(r.modelled_ps) / 1e12;
-  std::printf("nanopu-sim: %zu hosts, seed %llu: modelled %.6f s in %.2f s of wall time (%.0fx slower), %llu frames "
+  const std::string time_is = p.counted ? "time counted (" + p.timing.name + ")" : "wires' time only (--charge=none)";
+  std::printf("nanopu-sim: %zu hosts, seed %llu, %s: modelled %.6f s in %.2f s of wall time (%.1fx), %llu frames "
               "(%.0f/s of wall time), %llu instants; trace hash %016llx\n",
-              topo->hosts.size(), static_cast<unsigned long long>(p.seed), modelled_s, r.wall_s,
+              topo->hosts.size(), static_cast<unsigned long long>(p.seed), time_is.c_str(), modelled_s, r.wall_s,
               modelled_s > 0 ? r.wall_s / modelled_s : 0.0, static_cast<unsigned long long>(r.frames),
               r.wall_s > 0 ? static_cast<double>(r.frames) / r.wall_s : 0.0,
               static_cast<unsigned long long>(r.instants), static_cast<unsigned long long>(r.trace_hash));

@@ -72,7 +72,28 @@ absl::Status Simulation::build() {
   } else {
     direct_ = std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns});
   }
-  return start_hosts();
+  if (absl::Status s = start_hosts(); !s.ok()) return s;
+  set_costs();
+  return absl::OkStatus();
+}
+
+void Simulation::set_costs() {
+  if (!p_.counted) return;
+  const model::TimingParams& t = p_.timing;
+  const double cycle_ps = 1000.0 / t.clock_ghz;
+  clock_.set_work_costs({cycle_ps, t.app_fixed_cycles, t.app_cycles_per_word, t.context_switch_cycles});
+  // The NIC's fast-path stages (nanoPU OSDI'21 §5.2.1), pipelined: latency
+  // at the port, not the core's time.
+  const auto rx = static_cast<uint64_t>(
+      t.mac_serial_io_ns * 1000 + (t.rx_pipeline_cycles + t.transport_cycles + t.core_select_cycles + t.rx_fifo_cycles) * cycle_ps);
+  const auto tx = static_cast<uint64_t>(
+      (t.tx_fifo_cycles + t.packetizer_cycles + t.tx_pipeline_cycles) * cycle_ps + t.mac_serial_io_ns * 1000);
+  if (direct_) {
+    direct_->a().set_nic_delays_ps(rx, tx);
+    direct_->b().set_nic_delays_ps(rx, tx);
+  }
+  if (switch_)
+    for (uint32_t i = 0; i < switch_->ports(); ++i) switch_->host_port(i).set_nic_delays_ps(rx, tx);
 }
 
 // Each host's runtime on its end of its link, its program's threads spawned.
@@ -119,9 +140,11 @@ SimReport Simulation::run(FILE* out) {
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
   for (SimHost& h : hosts_) {
     SimHost* host = &h;
-    loop.add_host([host] { return clock::ticks() >= host->start_at_ticks && host->runtime->poll_once(); });
-    loop.add_wakeup([host] {
-      return clock::ticks() < host->start_at_ticks ? host->start_at_ticks : std::numeric_limits<uint64_t>::max();
+    // A host runs once booted (the loop keeps it from running while its
+    // core is busy with work charged before: counted time).
+    loop.add_host([this, host] { return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_once(); });
+    loop.add_wakeup([this, host] {
+      return host->start_at_ticks > clock_.now_ps() ? host->start_at_ticks : std::numeric_limits<uint64_t>::max();
     });
   }
   if (direct_) loop.add_link(direct_.get());

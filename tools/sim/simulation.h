@@ -14,6 +14,7 @@
 #include "lib/contract/clock.h"
 #include "model/sim/sim_link.h"
 #include "model/sim/sim_switch.h"
+#include "model/timing/timing_params.h"
 #include "tools/sim/sim_hosts.h"
 #include "tools/sim/topology.h"
 
@@ -27,6 +28,12 @@ struct SimParams {
   double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
   double modelled_limit_s = 60;     // a run that has not ended by then fails
   bool progress = true;             // a line on stderr every few seconds of wall time
+  // Counted time: the NIC's stages as latencies at each host's port, and
+  // the threads' work (per message, per word, per switch, declared
+  // Thread::compute) charged to its core, from these parameters. Off: a
+  // host's code takes no modelled time (the wires' and switch's alone).
+  bool counted = true;
+  model::TimingParams timing;
 };
 
 struct SimReport {
@@ -58,6 +65,8 @@ class Simulation {
 
  private:
   [[nodiscard]] absl::Status start_hosts();
+  // Counted time: the clock's work costs and each host port's NIC delays.
+  void set_costs();
   [[nodiscard]] uint64_t trace_hash() const;
   [[nodiscard]] uint64_t frames() const;
   void teardown();
