@@ -61,12 +61,11 @@ absl::Status ChainClient::call(uint64_t to, bool write, const ChainKey& key, uin
 }
 
 bool ChainClient::await(uint64_t token) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(o_.timeout_s);
+  const uint64_t deadline_ns = t_.now_ns() + static_cast<uint64_t>(o_.timeout_s * 1e9);  // the thread's clock
   const uint64_t failures = t_.tx_failures();
   for (;;) {
     while (!t_.msgs_ready()) {
-      if (t_.stopping() || t_.tx_failures() != failures || std::chrono::steady_clock::now() > deadline)
+      if (t_.stopping() || t_.tx_failures() != failures || t_.now_ns() > deadline_ns)
         return false;
       t_.idle();
     }

@@ -22,10 +22,9 @@ bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& clus
   };
   auto log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   RaftNode node(config, send, log);
-  const auto epoch = std::chrono::steady_clock::now();
-  auto now_ms = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - epoch).count();
-  };
+  // The thread's clock (modelled time in a simulation), not the wall's.
+  const uint64_t epoch_ns = t.now_ns();
+  auto now_ms = [&] { return static_cast<double>(t.now_ns() - epoch_ns) / 1e6; };
   node.start(now_ms());
   uint64_t words[kRaftMaxWords];
   const auto step = std::chrono::microseconds(static_cast<int64_t>(config.heartbeat_ms * 1000 / 2));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "nanopu/program_flags.h"
 #include "apps/server/service_flags.h"
 #include "absl/flags/flag.h"
 #include "apps/peers/peer_list.h"
@@ -36,7 +37,10 @@ class RaftApp final : public ServerApp {
     config_.election_min_ms = absl::GetFlag(FLAGS_raft_election_ms);
     config_.election_max_ms = 2 * config_.election_min_ms;
     config_.heartbeat_ms = absl::GetFlag(FLAGS_raft_heartbeat_ms);
-    config_.seed = s.config->ip ^ static_cast<uint64_t>(getpid());
+    // --seed, else drawn anew by each process (a restarted server must not
+    // time out in step with its first run).
+    const uint64_t seed = absl::GetFlag(FLAGS_seed);
+    config_.seed = seed != 0 ? seed : s.config->ip ^ static_cast<uint64_t>(getpid());
     if (!(config_.heartbeat_ms > 0) || config_.election_min_ms < 2 * config_.heartbeat_ms)
       return "--raft_heartbeat_ms must be > 0 and at most half of --raft_election_ms";
     return "";

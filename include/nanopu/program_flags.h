@@ -16,3 +16,4 @@ ABSL_DECLARE_FLAG(bool, check_flags);
 ABSL_DECLARE_FLAG(uint32_t, context);
 ABSL_DECLARE_FLAG(bool, stats);
 ABSL_DECLARE_FLAG(std::string, app_mode);
+ABSL_DECLARE_FLAG(uint64_t, seed);

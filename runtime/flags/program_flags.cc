@@ -10,6 +10,10 @@ ABSL_FLAG(uint32_t, context, 1,
           "its replies arrive (clients default to 2).");
 ABSL_FLAG(bool, stats, false,
           "Print the host's NIC and thread counters on exit (nanopu-server prints them by default).");
+ABSL_FLAG(uint64_t, seed, 0,
+          "Seed of the program's randomness: a client's Poisson arrivals (0: 1), a Raft server's "
+          "election timeouts (0: from its address and process id, so that a restarted server draws "
+          "anew). nanopu-sim gives every host one drawn from its --sim_seed.");
 ABSL_FLAG(std::string, app_mode, "register-file",
           "How messages reach the program's threads: 'register-file' (the nanoPU's path: words read "
           "from the RX FIFO and written to the TX FIFO one at a time) or 'traditional' (a "

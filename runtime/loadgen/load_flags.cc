@@ -24,7 +24,6 @@ ABSL_FLAG(double, drain_timeout, 1,
 ABSL_FLAG(std::string, json, "",
           "Also write the result as JSON to this file ('-' = stdout); tools/plot_latency.py draws it.");
 ABSL_FLAG(bool, progress, true, "Print a line at the first reply, then one progress line per second on runs longer than 2 s.");
-ABSL_FLAG(uint64_t, seed, 1, "Seed of the Poisson arrival process.");
 ABSL_FLAG(std::string, timing_params, "osdi21",
           "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
           "(model): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version).");
@@ -58,7 +57,7 @@ absl::StatusOr<Options> options_from_flags(const Config& c) {
   o.drain_timeout_s = absl::GetFlag(FLAGS_drain_timeout);
   if (!(o.drain_timeout_s > 0)) return absl::InvalidArgumentError("--drain_timeout must be > 0 seconds");
   o.progress = absl::GetFlag(FLAGS_progress);
-  o.seed = absl::GetFlag(FLAGS_seed);
+  o.seed = absl::GetFlag(FLAGS_seed) == 0 ? 1 : absl::GetFlag(FLAGS_seed);  // the arrivals' seed
   return o;
 }
 

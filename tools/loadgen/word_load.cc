@@ -44,8 +44,8 @@ class WordLoad : public LoadSchedule {
       const uint64_t sent_time = next_sent_time(0);
       w_.make(rng_, sent_time, &req_, &e);
       if (!send(req_)) continue;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-      while (std::chrono::steady_clock::now() < deadline) {
+      const uint64_t deadline_ns = t_.now_ns() + 1'000'000'000;  // the thread's clock
+      while (t_.now_ns() < deadline_ns) {
         if (!t_.wait_for(std::chrono::milliseconds(100)) || !t_.msgs_ready()) continue;
         const std::vector<uint64_t> reply = take();
         if (w_.reply_tag(reply) == w_.tag_of(sent_time) && w_.check(reply, e)) return true;

@@ -91,6 +91,13 @@ int main(int argc, char** argv) {
               modelled_s > 0 ? r.wall_s / modelled_s : 0.0, static_cast<unsigned long long>(r.frames),
               r.wall_s > 0 ? static_cast<double>(r.frames) / r.wall_s : 0.0,
               static_cast<unsigned long long>(r.instants), static_cast<unsigned long long>(r.trace_hash));
+  if (r.has_switch) {
+    const nanopu::model::SimSwitchCounters& c = r.switch_counters;
+    std::printf("nanopu-sim: switch forwarded %llu, trimmed %llu, tail-dropped %llu, control-dropped %llu, no route %llu\n",
+                static_cast<unsigned long long>(c.forwarded), static_cast<unsigned long long>(c.trimmed),
+                static_cast<unsigned long long>(c.tail_dropped), static_cast<unsigned long long>(c.control_dropped),
+                static_cast<unsigned long long>(c.no_route));
+  }
   if (!r.ended)
     return fail(absl::StrFormat("the load generators had not finished after %.3f modelled s (--modelled_limit_s)",
                                 p.modelled_limit_s),

@@ -14,7 +14,6 @@
 #include "runtime/loadgen/load_flags.h"
 #include "tools/loadgen/loadgen_program.h"
 
-ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(uint32_t, mbufs);
 
 namespace nanopu::sim {
@@ -99,10 +98,8 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
   // load generators'.
   absl::SetFlag(&FLAGS_stats, false);
   absl::SetFlag(&FLAGS_mbufs, 4095);  // many hosts share one process's memory
-  if (h.role == Role::kLoadgen) {
-    loadgen::set_client_defaults();
-    absl::SetFlag(&FLAGS_seed, seed * 1000003 + index);
-  }
+  if (h.role == Role::kLoadgen) loadgen::set_client_defaults();
+  absl::SetFlag(&FLAGS_seed, seed * 1000003 + index + 1);  // unless its line gives one
   for (const std::string& f : h.flags)
     if (absl::Status s = set_flag(h.role, f); !s.ok()) return s;
   absl::StatusOr<Config> config = Config::from_flags();

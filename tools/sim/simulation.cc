@@ -172,6 +172,10 @@ SimReport Simulation::run(FILE* out) {
   r.instants = loop.instants();
   r.polls = loop.polls();
   r.trace_hash = trace_hash();
+  if (switch_) {
+    r.has_switch = true;
+    r.switch_counters = switch_->counters();
+  }
   for (SimHost& h : hosts_) {
     h.runtime->stop();
     (void)h.runtime->poll_once();

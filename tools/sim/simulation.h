@@ -44,6 +44,8 @@ struct SimReport {
   uint64_t instants = 0, polls = 0;
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the load generators'
+  model::SimSwitchCounters switch_counters;  // with a switch
+  bool has_switch = false;
 };
 
 class Simulation {
