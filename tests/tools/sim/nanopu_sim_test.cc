@@ -128,6 +128,7 @@ TEST_F(NanopuSimTest, WhatItCannotRunIsRefusedWithTheLine) {
       {base + " --service=kv" + tail, "bad.topo:1: host a: unknown flag --service (nanopu-server has none)"},
       {base + " --backend=uring" + tail, "bad.topo:1: host a: --backend does not apply in virtual time"},
       {base + " --app=nope" + tail, "bad.topo:1: host a: --app='nope'"},
+      {base + " --shared_workers=2" + tail, "bad.topo:1: host a: --shared_workers: one worker per host"},
       {base + tail + "host c 10.0.0.3 02:00:00:00:00:03 server --scheduler=tis\nswitch s\n",
        "bad.topo:4: host c has no link"},
       {"switch s --priorities\n" + base + "\nhost b 10.0.0.2 02:00:00:00:00:02 loadgen\nlink a s\nlink b s\n",
