@@ -63,6 +63,11 @@ class Runtime {
   // thread (single-lcore configurations only). True if the NIC core or a
   // thread did anything.
   bool poll_once();
+  // The same one core at a time, for a simulation that gives each core a
+  // clock of its own (docs/design.md §11): the NIC core's iteration, or
+  // worker `worker`'s round. poll_once() is the first, then each of these.
+  bool poll_nic_once();
+  bool poll_worker_once(size_t worker);
 
   // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
   void stop() { stop_.store(true, std::memory_order_relaxed); }

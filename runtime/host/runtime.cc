@@ -205,12 +205,16 @@ bool Runtime::all_threads_finished() const {
 }
 
 bool Runtime::poll_once() {
-  bool did = nic_->poll() != 0;
-  for (auto& w : workers_) {
-    w->attach_os_thread();
-    did |= w->run_once();
-  }
+  bool did = poll_nic_once();
+  for (size_t i = 0; i < workers_.size(); ++i) did |= poll_worker_once(i);
   return did;
+}
+
+bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
+
+bool Runtime::poll_worker_once(size_t worker) {
+  workers_[worker]->attach_os_thread();
+  return workers_[worker]->run_once();
 }
 
 void Runtime::drain_tx() {

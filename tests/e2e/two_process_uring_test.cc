@@ -96,7 +96,13 @@ TEST_F(TwoProcessUringTest, EchoOverLoopbackOfSmallAndLargestMessages) {
 TEST_F(TwoProcessUringTest, ExactlyOnceUnderTheFaultInjectingWire) {
   start_server({}, "127.0.2.1");
   EXPECT_EQ(run_loadgen({}, "127.0.2.2", "127.0.2.1",
-                        {"--count=20000", "--size=3000", "--outstanding=8", "--expect=echo",
+                        // A request whose packets keep being dropped retries for
+                        // as long as its peer answers anything: on a loaded
+                        // machine (round trips of milliseconds, timeouts that
+                        // follow them) that took 1.5 s once, past the default
+                        // 1 s drain (8 counted lost, none duplicated or wrong):
+                        // 30 s here.
+                        {"--count=20000", "--size=3000", "--outstanding=8", "--expect=echo", "--drain_timeout=30",
                          "--faults=drop=0.1,reorder=0.1,dup=0.05,trim=0.05"}),
             0)
       << read_file(dir_ + "/loadgen.log");

@@ -107,10 +107,6 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
   config->ip = h.ip;
   if (!config->shared_core() || config->lcores.front() != 0)
     return absl::InvalidArgumentError("--lcores: one core per host in virtual time");
-  // Workers beside the NIC core would share one core's modelled clock here:
-  // refused rather than modelled as one core (each needs a clock of its own).
-  if (config->shared_workers != 1)
-    return absl::InvalidArgumentError("--shared_workers: one worker per host in virtual time, for now");
   if (config->scheduler == SchedMode::kTis)
     return absl::InvalidArgumentError("--scheduler=tis does not run in virtual time (its tick is a polling loop)");
   config->telemetry = false;

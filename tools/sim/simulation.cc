@@ -140,9 +140,15 @@ SimReport Simulation::run(FILE* out) {
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
   for (SimHost& h : hosts_) {
     SimHost* host = &h;
-    // A host runs once booted (the loop keeps it from running while its
-    // core is busy with work charged before: counted time).
-    loop.add_host([this, host] { return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_once(); });
+    // A host's cores run once it has booted, each on a clock of its own:
+    // the loop keeps a core from running while it is busy with work charged
+    // before (counted time). The NIC core is the nanoPU's hardware: its
+    // stages are latencies at the port, and it charges nothing.
+    loop.add_host([this, host] { return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once(); });
+    for (size_t w = 0; w < host->runtime->worker_count(); ++w)
+      loop.add_host([this, host, w] {
+        return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
+      });
     loop.add_wakeup([this, host] {
       return host->start_at_ticks > clock_.now_ps() ? host->start_at_ticks : std::numeric_limits<uint64_t>::max();
     });
