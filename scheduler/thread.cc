@@ -31,7 +31,16 @@ Thread::Thread(uint32_t id, size_t slot, ThreadFifos* fifos, rte_mempool* pool,
       contexts_(contexts),
       worker_(worker),
       max_message_bytes_(max_message_bytes),
-      counters_(new ThreadCounters) {}
+      counters_(new ThreadCounters),
+      measure_app_(clock::work_costs().measured_ps_per_tsc > 0) {}
+
+void Thread::app_code_begins() { app_code_since_tsc_ = rte_rdtsc(); }
+
+void Thread::app_code_ends() {
+  if (app_code_since_tsc_ == 0) return;
+  const uint64_t tsc = rte_rdtsc() - app_code_since_tsc_;
+  clock::charge_ps(static_cast<uint64_t>(static_cast<double>(tsc) * clock::work_costs().measured_ps_per_tsc));
+}
 
 Thread::~Thread() {
   unbind();

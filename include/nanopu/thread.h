@@ -289,12 +289,14 @@ class Thread {
     // must not move code across the marks.
     explicit RuntimeScope(Thread* t) : t_(t) {
       t_->settle_runs();
+      if (t_->measure_app_ && t_->runtime_depth_ == 0) t_->app_code_ends();
       ++t_->runtime_depth_;
       std::atomic_signal_fence(std::memory_order_seq_cst);
     }
     ~RuntimeScope() {
       std::atomic_signal_fence(std::memory_order_seq_cst);
       --t_->runtime_depth_;
+      if (t_->measure_app_ && t_->runtime_depth_ == 0) t_->app_code_begins();
     }
     RuntimeScope(const RuntimeScope&) = delete;
     RuntimeScope& operator=(const RuntimeScope&) = delete;
@@ -320,6 +322,12 @@ class Thread {
   bool rx_armed_ = false;        // wait()/msgs_ready() reported a message since the last msg_done()
   uint64_t tx_tag_ = 0;
   uint32_t runtime_depth_ = 0;
+  // Measured time in a simulation (nanopu-sim --charge=measured): the
+  // thread's own code between API calls is charged to its core.
+  bool measure_app_ = false;
+  uint64_t app_code_since_tsc_ = 0;  // the last API call's return (0: none yet)
+  void app_code_begins();
+  void app_code_ends();
   uint64_t msg_start_tsc_ = 0;
   // On-core time of the message being (or last) served, stamped on each
   // message this thread sends (MsgMeta::core_time): from when it took the

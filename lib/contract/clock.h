@@ -27,6 +27,9 @@ struct WorkCosts {
   double msg_fixed_cycles = 0;       // a message taken: header read and write, msg_done
   double word_cycles = 0;            // a word read and written (half charged on each side)
   double context_switch_cycles = 0;  // the core switching to another thread
+  // Measured time: a thread's own code between its API calls, on this
+  // host's TSC, charged at this many picoseconds a tick (0: not measured).
+  double measured_ps_per_tsc = 0;
 };
 
 namespace detail {
@@ -51,6 +54,12 @@ inline uint16_t* g_virtual_runs = nullptr;
 
 // The costs a simulation charges (all 0 outside one).
 [[nodiscard]] inline const WorkCosts& work_costs() { return detail::g_work_costs; }
+
+// Charges `ps` of modelled time to the core being polled.
+inline void charge_ps(uint64_t ps) {
+  if (detail::g_virtual_now != nullptr) [[unlikely]]
+    detail::g_charged_ps += ps;
+}
 
 // Charges `cycles` of the modelled clock to the core being polled: its
 // ticks() move on by them. Nothing outside a simulation.

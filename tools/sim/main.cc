@@ -34,7 +34,8 @@ ABSL_FLAG(std::string, charge, "counted",
           "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
           "each core's work — per message, per word, per thread switch, and Thread::compute() — from the "
           "--timing_params set, default osdi21) or 'none' (a host's code takes no time: the wires' and "
-          "the switch's alone).");
+          "the switch's alone), or 'measured' (counted, and besides each thread's own code between its "
+          "API calls, as long as it took on this machine: compute-heavy services, but not replayable).");
 
 namespace {
 
@@ -66,8 +67,10 @@ int main(int argc, char** argv) {
   p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   p.progress = absl::GetFlag(FLAGS_sim_progress);
   const std::string charge = absl::GetFlag(FLAGS_charge);
-  if (charge != "counted" && charge != "none") return fail("--charge: counted or none", 2);
-  p.counted = charge == "counted";
+  if (charge != "counted" && charge != "none" && charge != "measured")
+    return fail("--charge: counted, measured or none", 2);
+  p.counted = charge != "none";
+  p.measured = charge == "measured";
   absl::StatusOr<nanopu::model::TimingParams> timing = nanopu::loadgen::timing_from_flags();
   if (!timing.ok()) return fail(std::string(timing.status().message()), 2);
   p.timing = *timing;
@@ -84,7 +87,9 @@ int main(int argc, char** argv) {
   if (absl::Status s = sim.build(); !s.ok()) return fail(std::string(s.message()), s.code() == absl::StatusCode::kInvalidArgument ? 2 : 1);
   const nanopu::sim::SimReport r = sim.run(stdout);
   const double modelled_s = static_cast<double>(r.modelled_ps) / 1e12;
-  const std::string time_is = p.counted ? "time counted (" + p.timing.name + ")" : "wires' time only (--charge=none)";
+  const std::string time_is = p.measured ? "time counted (" + p.timing.name + ") and measured (not replayable)"
+                              : p.counted ? "time counted (" + p.timing.name + ")"
+                                          : "wires' time only (--charge=none)";
   std::printf("nanopu-sim: %zu hosts, seed %llu, %s: modelled %.6f s in %.2f s of wall time (%.1fx), %llu frames "
               "(%.0f/s of wall time), %llu instants; trace hash %016llx\n",
               topo->hosts.size(), static_cast<unsigned long long>(p.seed), time_is.c_str(), modelled_s, r.wall_s,

@@ -1,5 +1,7 @@
 #include "tools/sim/simulation.h"
 
+#include <rte_cycles.h>
+
 #include <chrono>
 #include <limits>
 
@@ -72,16 +74,23 @@ absl::Status Simulation::build() {
   } else {
     direct_ = std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns});
   }
+  set_work_costs();
   if (absl::Status s = start_hosts(); !s.ok()) return s;
-  set_costs();
+  set_nic_delays();
   return absl::OkStatus();
 }
 
-void Simulation::set_costs() {
+void Simulation::set_work_costs() {
+  if (!p_.counted) return;
+  const model::TimingParams& t = p_.timing;
+  clock_.set_work_costs({1000.0 / t.clock_ghz, t.app_fixed_cycles, t.app_cycles_per_word, t.context_switch_cycles,
+                         p_.measured ? 1e12 / static_cast<double>(rte_get_tsc_hz()) : 0});
+}
+
+void Simulation::set_nic_delays() {
   if (!p_.counted) return;
   const model::TimingParams& t = p_.timing;
   const double cycle_ps = 1000.0 / t.clock_ghz;
-  clock_.set_work_costs({cycle_ps, t.app_fixed_cycles, t.app_cycles_per_word, t.context_switch_cycles});
   // The NIC's fast-path stages (nanoPU OSDI'21 §5.2.1), pipelined: latency
   // at the port, not the core's time.
   const auto rx = static_cast<uint64_t>(

@@ -33,6 +33,9 @@ struct SimParams {
   // Thread::compute) charged to its core, from these parameters. Off: a
   // host's code takes no modelled time (the wires' and switch's alone).
   bool counted = true;
+  // Measured time besides: a thread's own code between its API calls, as
+  // long as it took on this host (equal wall time). Not replayable.
+  bool measured = false;
   model::TimingParams timing;
 };
 
@@ -67,8 +70,11 @@ class Simulation {
 
  private:
   [[nodiscard]] absl::Status start_hosts();
-  // Counted time: the clock's work costs and each host port's NIC delays.
-  void set_costs();
+  // Counted time: the clock's work costs (before the hosts' threads exist:
+  // a thread learns at birth whether it is measured), then each host
+  // port's NIC delays.
+  void set_work_costs();
+  void set_nic_delays();
   [[nodiscard]] uint64_t trace_hash() const;
   [[nodiscard]] uint64_t frames() const;
   void teardown();
