@@ -39,6 +39,34 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
 
 NicCore::~NicCore() {
   for (uint16_t i = 0; i < stash_n_; ++i) rte_pktmbuf_free(stash_[i]);
+  for (rte_mbuf* m : not_ready_)
+    if (m != nullptr) rte_pktmbuf_free(m);
+}
+
+unsigned NicCore::take_tx(size_t ti, rte_mbuf** msgs, unsigned room) {
+  if (!clock::is_virtual()) [[likely]]
+    return threads_[ti]->tx.pop_burst(msgs, room);
+  // A simulation polls the worker cores on clocks of their own: a message
+  // a core finished ahead of this one's clock leaves when its work is done.
+  unsigned k = 0;
+  while (k < room) {
+    rte_mbuf* m = not_ready_[ti] != nullptr ? not_ready_[ti] : threads_[ti]->tx.pop();
+    not_ready_[ti] = nullptr;
+    if (m == nullptr) break;
+    if (msg_meta(m)->ready_tsc > now_) {
+      not_ready_[ti] = m;
+      break;
+    }
+    msgs[k++] = m;
+  }
+  return k;
+}
+
+uint64_t NicCore::next_tx_ready() const {
+  uint64_t next = UINT64_MAX;
+  for (const rte_mbuf* m : not_ready_)
+    if (m != nullptr) next = std::min(next, msg_meta(const_cast<rte_mbuf*>(m))->ready_tsc);
+  return next;
 }
 
 unsigned NicCore::poll() {
@@ -122,7 +150,7 @@ unsigned NicCore::gather() {
     const unsigned room = tx_room();
     if (room == 0) break;
     rte_mbuf* msgs[kBurst];
-    const unsigned k = threads_[ti]->tx.pop_burst(msgs, room);
+    const unsigned k = take_tx(ti, msgs, room);
     // The worker core wrote these: each first touch is a cache miss from
     // the other core (a third of the NIC core's time in the rate benchmark
     // went to the first read of the MsgMeta). Ask for all of them at once

@@ -98,6 +98,7 @@ class NicCore final : public TransportSink {
   // Call before the first poll().
   void add_thread(ThreadFifos* fifos) {
     threads_.push_back(fifos);
+    not_ready_.push_back(nullptr);
     staged_.reserve(threads_.size());  // push_to never allocates
   }
   void add_worker(CoreSignals* signals) { workers_.push_back(signals); }
@@ -117,6 +118,10 @@ class NicCore final : public TransportSink {
     return {[](void* nic) { return static_cast<NicCore*>(nic)->poll(); }, this};
   }
 
+  // In a simulation: when the earliest message a worker core finished
+  // ahead of this core's clock may be taken (max(): none waits).
+  [[nodiscard]] uint64_t next_tx_ready() const;
+
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
   // At the end of a run, on the polling thread: the port takes back what it
   // lent (PacketIo::quiesce).
@@ -134,6 +139,9 @@ class NicCore final : public TransportSink {
   // The rooms of a poll, in order.
   unsigned receive();          // a burst from the port through the pipeline to the transports
   unsigned gather();           // complete messages from the threads' TX FIFOs to the transports
+  // Up to `room` messages of thread ti's TX FIFO into msgs; in a
+  // simulation only those its core has finished by now.
+  unsigned take_tx(size_t ti, rte_mbuf** msgs, unsigned room);
   void tick_transports();      // timers and pacing (held while the link is down)
   void poll_link(bool was_holding);
   // The thread core selection picks for a message of e (nullptr: hold it;
@@ -182,6 +190,9 @@ class NicCore final : public TransportSink {
   rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
   uint16_t stash_n_ = 0;
   uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll
+  // Per thread, in a simulation: the message taken from its TX FIFO whose
+  // core finishes it later than now (MsgMeta::ready_tsc).
+  std::vector<rte_mbuf*> not_ready_;
 };
 
 }  // namespace nanopu

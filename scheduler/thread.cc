@@ -341,6 +341,8 @@ ApiError Thread::write_word(uint64_t word) {
       // Counted time: the words written, before the message leaves.
       clock::charge_cycles(0.5 * clock::work_costs().word_cycles * tx_msg_words_);
       if (msg_begin_tsc_ != 0) msg_meta(tx_msg_)->core_time = core_time_16ths();
+      if (clock::is_virtual()) [[unlikely]]
+        msg_meta(tx_msg_)->ready_tsc = clock::ticks();
       // Space was reserved when the header was written; we are the only producer.
       (void)fifos_->tx.push(tx_msg_);
       if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();

@@ -68,6 +68,10 @@ class Runtime {
   // worker `worker`'s round. poll_once() is the first, then each of these.
   bool poll_nic_once();
   bool poll_worker_once(size_t worker);
+  // When the NIC core next has work of its own in a simulation: the
+  // earliest message a worker core finished ahead of the NIC's clock
+  // (its work charged) may leave then. UINT64_MAX: none.
+  [[nodiscard]] uint64_t next_nic_ready_ticks() const;
 
   // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
   void stop() { stop_.store(true, std::memory_order_relaxed); }

@@ -25,6 +25,9 @@ struct MsgMeta {
   // TX: the sending thread's number for the message (Thread::tx_tag()),
   // named back to it if the message is given up or refused.
   uint64_t tag = 0;
+  // TX, in a simulation only: when the sending core finished the message on
+  // its own modelled clock (its work charged); the NIC takes it no sooner.
+  uint64_t ready_tsc = 0;
 };
 
 inline constexpr uint16_t kMsgMetaBytes =

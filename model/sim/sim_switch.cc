@@ -20,19 +20,21 @@ SimSwitch::~SimSwitch() { discard_in_flight(); }
 
 void SimSwitch::discard_in_flight() {
   for (Output& o : out_) {
-    for (auto* q : {&o.control, &o.data}) {
-      for (const Queued& f : *q) rte_pktmbuf_free(f.frame);
-      q->clear();
+    for (const Queued& f : o.control) rte_pktmbuf_free(f.frame);
+    o.control.clear();
+    for (auto& q : o.data) {
+      for (const Queued& f : q) rte_pktmbuf_free(f.frame);
+      q.clear();
     }
     o.control_bytes = o.data_bytes = 0;
   }
   for (auto& l : links_) l->discard_in_flight();
 }
 
-void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint64_t eligible_at) {
+void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at) {
   Output& o = out_[port];
   if (whole_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
-    o.data.push_back({eligible_at, m});
+    o.data[p_.priorities ? tos % kLevels : 0].push_back({eligible_at, m});
     o.data_bytes += m->pkt_len;
     return;
   }
@@ -67,15 +69,22 @@ void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint64_t el
   o.control_bytes += m->pkt_len;
 }
 
-// Hands output `port`'s next eligible frame (control first) to its link if
-// the link is free; true if it did.
+int SimSwitch::eligible_level(const Output& o, uint64_t now) {
+  for (int level = kLevels - 1; level >= 0; --level)
+    if (!o.data[level].empty() && o.data[level].front().eligible_at <= now) return level;
+  return -1;
+}
+
+// Hands output `port`'s next eligible frame (control first, then the
+// highest data queue) to its link if the link is free; true if it did.
 bool SimSwitch::serve(uint32_t port, uint64_t now) {
   Output& o = out_[port];
   SimPort& wire = links_[port]->b();
   if (wire.wire_free_at() > now) return false;
   const bool ctrl = !o.control.empty() && o.control.front().eligible_at <= now;
-  if (!ctrl && (o.data.empty() || o.data.front().eligible_at > now)) return false;
-  std::deque<Queued>& q = ctrl ? o.control : o.data;
+  const int level = ctrl ? -1 : eligible_level(o, now);
+  if (!ctrl && level < 0) return false;
+  std::deque<Queued>& q = ctrl ? o.control : o.data[level];
   rte_mbuf* m = q.front().frame;
   q.pop_front();
   (ctrl ? o.control_bytes : o.data_bytes) -= m->pkt_len;
@@ -101,7 +110,7 @@ bool SimSwitch::poll() {
           rte_pktmbuf_free(pkts[i]);
           continue;
         }
-        enqueue(r->second, pkts[i], g.is_whole_data(), now + latency_ticks_);
+        enqueue(r->second, pkts[i], g.is_whole_data(), g.tos, now + latency_ticks_);
       }
     }
   }
@@ -115,7 +124,8 @@ uint64_t SimSwitch::next_event() const {
     const Output& q = out_[o];
     uint64_t head = std::numeric_limits<uint64_t>::max();
     if (!q.control.empty()) head = q.control.front().eligible_at;
-    if (!q.data.empty()) head = std::min(head, q.data.front().eligible_at);
+    for (const auto& d : q.data)
+      if (!d.empty()) head = std::min(head, d.front().eligible_at);
     if (head == std::numeric_limits<uint64_t>::max()) continue;
     next = std::min(next, std::max(head, links_[o]->b().wire_free_at()));
   }

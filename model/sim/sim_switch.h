@@ -5,7 +5,9 @@
 // from the topology), after `latency_ns`, to an output queue: a bounded
 // data queue and a control queue that always goes first (control packets
 // and, with trimming, DATA trimmed to its header when the data queue is
-// full: NDP, nanoPU OSDI'21 §5). An output hands its next frame to its
+// full: NDP, nanoPU OSDI'21 §5). With `priorities` the data queue is eight
+// strict-priority queues by the IPv4 TOS sharing one buffer, as
+// nanopu-switch --priorities (Homa's priorities, SIGCOMM'18 §3.4). An output hands its next frame to its
 // link when the link has finished the one before, so the link's own
 // serialization is the output's.
 #pragma once
@@ -30,6 +32,7 @@ struct SimSwitchParams {
   uint32_t data_queue_bytes = 81 * 1024;  // per output (nanopu-switch --queue_bytes)
   uint32_t control_queue_bytes = 1u << 20;
   bool trimming = true;          // false: tail drop
+  bool priorities = false;       // eight strict-priority data queues by TOS
 };
 
 struct SimSwitchCounters {
@@ -64,11 +67,15 @@ class SimSwitch {
     uint64_t eligible_at;
     rte_mbuf* frame;
   };
+  static constexpr int kLevels = 8;
   struct Output {
-    std::deque<Queued> control, data;
+    std::deque<Queued> control;
+    std::deque<Queued> data[kLevels];  // [0] only without priorities
     uint32_t control_bytes = 0, data_bytes = 0;
   };
-  void enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint64_t eligible_at);
+  void enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at);
+  // The highest data queue whose head may leave by `now`, or -1.
+  [[nodiscard]] static int eligible_level(const Output& o, uint64_t now);
   bool serve(uint32_t port, uint64_t now);
 
   SimSwitchParams p_;

@@ -145,8 +145,12 @@ bool Client::Impl::take_reply(Completion* c) {
 }
 
 void Client::Impl::doom_calls_to(uint32_t ip, uint64_t at_ns) {
+  const size_t first = doomed_.size();
   for (const auto& [id, p] : pending_)
     if (p.to.ip == ip && p.sent_ns < at_ns) doomed_.push_back(id);
+  // In call order, not the hash map's (which differs from process to
+  // process): a simulation replays the same completions.
+  std::sort(doomed_.begin() + static_cast<std::ptrdiff_t>(first), doomed_.end());
 }
 
 bool Client::Impl::take_notice(Completion* c) {

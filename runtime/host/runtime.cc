@@ -135,8 +135,12 @@ absl::Status Runtime::open(PacketIo* external_io) {
   // process's with the same address (docs/wire.md).
   nic_ = std::make_unique<NicCore>(nic_params(config_, *port_, next_incarnation()), port_->pool(),
                                    contexts_.get());
+  // A worker sharing the NIC's core polls it at its safe points; not in a
+  // simulation, which polls the NIC core as a core of its own, in the
+  // order of the modelled clock (a worker ahead on its own clock would
+  // move the NIC's time backwards).
   const sched::WorkerParams wp =
-      worker_params(config_, config_.shared_core() ? nic_->poll_hook() : NicPollHook{});
+      worker_params(config_, config_.shared_core() && !clock::is_virtual() ? nic_->poll_hook() : NicPollHook{});
   for (size_t i = 0; i < config_.worker_count(); ++i) {
     workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i), wp, &stop_));
     nic_->add_worker(workers_.back()->signals());
@@ -211,6 +215,8 @@ bool Runtime::poll_once() {
 }
 
 bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
+
+uint64_t Runtime::next_nic_ready_ticks() const { return nic_->next_tx_ready(); }
 
 bool Runtime::poll_worker_once(size_t worker) {
   workers_[worker]->attach_os_thread();

@@ -68,8 +68,14 @@ absl::StatusOr<model::TimingParams> timing_from_flags() {
 }
 
 Calibration calibrate_if_asked(const model::TimingParams& p, const std::string& prefix) {
+  return calibrate_if(absl::GetFlag(FLAGS_calibrate), p, prefix);
+}
+
+bool calibrate_flag() { return absl::GetFlag(FLAGS_calibrate); }
+
+Calibration calibrate_if(bool asked, const model::TimingParams& p, const std::string& prefix) {
   Calibration c;
-  if (!absl::GetFlag(FLAGS_calibrate)) return c;
+  if (!asked) return c;
   const model::TimingModel model(p);
   c.costs = model::calibrate_host();
   std::fprintf(stderr, "%s: %s\n", prefix.c_str(), model::describe_calibration(*c.costs, model).c_str());

@@ -22,6 +22,9 @@ struct Calibration {
   std::string json;  // empty without
 };
 [[nodiscard]] Calibration calibrate_if_asked(const model::TimingParams& p, const std::string& prefix);
+// The same, `asked` read earlier (--calibrate: calibrate_flag()).
+[[nodiscard]] Calibration calibrate_if(bool asked, const model::TimingParams& p, const std::string& prefix);
+[[nodiscard]] bool calibrate_flag();
 
 // A client's defaults where they differ from a server's (shared flags,
 // runtime/flags/program_flags.h): its own address 10.0.0.2, context 2.

@@ -120,6 +120,7 @@ class LoadgenProgram final : public HostProgram {
     if (!timing.ok()) return std::string(timing.status().message());
     timing_ = *timing;
     json_path_ = loadgen::json_path_flag();
+    calibrate_ = loadgen::calibrate_flag();
     stats_ = loadgen::stats_flag();
     return "";
   }
@@ -128,7 +129,7 @@ class LoadgenProgram final : public HostProgram {
     // Under a modelled clock (nanopu-sim) the round trips are modelled time
     // already: nothing of this host to calibrate.
     modelled_clock_ = clock::is_virtual();
-    if (!modelled_clock_) cal_ = loadgen::calibrate_if_asked(timing_, "nanopu-loadgen");
+    if (!modelled_clock_) cal_ = loadgen::calibrate_if(calibrate_, timing_, "nanopu-loadgen");
     return rt.spawn([this](Thread& th) {
                 cli_->run(th, o_, &result_);
                 finished_ = true;
@@ -161,7 +162,7 @@ class LoadgenProgram final : public HostProgram {
   model::TimingParams timing_;
   loadgen::Calibration cal_;
   LoadGenResult result_;
-  bool stats_ = false, finished_ = false, modelled_clock_ = false;
+  bool stats_ = false, calibrate_ = true, finished_ = false, modelled_clock_ = false;
 };
 
 }  // namespace

@@ -212,7 +212,14 @@ void RaftLoad::retry_overdue() {
   failures_seen_ = failures;
   if (!gave_up && t_now < next_retry_scan_) return;
   next_retry_scan_ = t_now + retry_tsc_ / 4;
-  for (auto& [sent_time, q] : in_flight_) {
+  // Oldest first, not in the hash map's order (which differs from process
+  // to process): a simulation replays the same resends.
+  std::vector<uint64_t> order;
+  order.reserve(in_flight_.size());
+  for (const auto& entry : in_flight_) order.push_back(entry.first);
+  std::sort(order.begin(), order.end());
+  for (const uint64_t sent_time : order) {
+    Request& q = in_flight_.find(sent_time)->second;
     if (!gave_up && t_now - q.last_send < retry_tsc_) continue;
     if (gave_up && t_now - q.last_send < retry_tsc_ / 4) continue;
     q.target = (q.target + 1) % static_cast<uint32_t>(ro_.cluster.size());

@@ -19,8 +19,9 @@
 #include "tools/sim/topology.h"
 
 ABSL_FLAG(uint64_t, sim_seed, 1,
-          "The run's seed: when each host boots (within the first microsecond) and each load "
-          "generator's --seed where the topology gives none. Same seed, same binary: same run.");
+          "The run's seed: when each host boots (within the first microsecond) and every host's "
+          "--seed (a client's arrivals, a Raft server's timeouts) where the topology gives none. "
+          "Same seed, same binary: same run.");
 ABSL_FLAG(double, wire_gbps, 200, "A direct link's rate, Gb/s (a switch's links: its --switch_gbps).");
 ABSL_FLAG(double, wire_latency_ns, 43.75, "Every link's latency, ns (nanoPU OSDI'21 §5: 43.75).");
 ABSL_FLAG(double, switch_latency_ns, 0,

@@ -1,5 +1,6 @@
 #include "tools/sim/sim_hosts.h"
 
+#include <regex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -25,16 +26,21 @@ namespace {
 // told apart by the file that defines them (nanopu-sim links both
 // programs, so the registry alone would take either's flags for both).
 bool program_has(Role role, const absl::CommandLineFlag& flag) {
+  // The file's place in the source tree, whatever directory holds the tree.
+  static const std::regex host_flags("(^|/)runtime/flags/[a-z_]+\\.cc$");
+  static const std::regex server_flags("(^|/)apps/[a-z_]+/[a-z_]+\\.cc$");
+  static const std::regex client_flags(
+      "(^|/)(runtime/loadgen/[a-z_]+|tools/loadgen/[a-z_]+|tools/loadgen/cli/[a-z_]+|apps/server/service_flags)\\.cc$");
   const std::string file = flag.Filename();
-  if (absl::StrContains(file, "runtime/flags/")) return true;
-  if (role == Role::kServer) return absl::StrContains(file, "apps/");
-  return absl::StrContains(file, "runtime/loadgen/") || absl::StrContains(file, "tools/loadgen/") ||
-         absl::StrContains(file, "apps/server/service_flags");
+  if (std::regex_search(file, host_flags)) return true;
+  return std::regex_search(file, role == Role::kServer ? server_flags : client_flags);
 }
 
 // Host flags that mean something only on a real port or a real machine.
+// --boot_msg: its target is one per process (apps/boot), so two servers of
+// one simulation would share it.
 constexpr std::string_view kNotInVirtualTime[] = {"backend", "uring_sqpoll", "huge", "pcap", "pcap_snap",
-                                                  "telemetry", "extra_eal_args", "faults"};
+                                                  "telemetry", "extra_eal_args", "faults", "boot_msg"};
 
 // One host flag ("--name=value", "--name" or "--noname" for a bool) set.
 absl::Status set_flag(Role role, const std::string& arg) {

@@ -49,10 +49,11 @@ absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology&
       // How the real switch waits for frames: nothing to model.
     } else if (sf.name == "routes" || sf.name == "vdev" || sf.name == "lcores") {
       return bad("--" + sf.name + " is set by the runner, not the topology");
-    } else if (sf.name == "priorities") {
-      return bad("--priorities: strict-priority queues are not modelled in nanopu-sim yet");
+    } else if (sf.name == "priorities" || sf.name == "nopriorities") {
+      s.priorities = sf.name == "priorities";
+      if (sf.has_value && !absl::SimpleAtob(sf.value, &s.priorities)) return bad("--priorities: true or false");
     } else {
-      return bad("--" + sf.name + ": nanopu-sim models --switch_gbps, --queue_bytes and --trimming");
+      return bad("--" + sf.name + ": nanopu-sim models --switch_gbps, --queue_bytes, --trimming and --priorities");
     }
   }
   return s;
@@ -71,8 +72,6 @@ absl::Status Simulation::build() {
     if (!sp.ok()) return sp.status();
     switch_ = std::make_unique<model::SimSwitch>(*sp, static_cast<uint32_t>(t_.sw->ports.size()));
     for (uint32_t i = 0; i < t_.sw->ports.size(); ++i) switch_->add_route(t_.host(t_.sw->ports[i])->ip, i);
-  } else {
-    direct_ = std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns});
   }
   set_work_costs();
   if (absl::Status s = start_hosts(); !s.ok()) return s;
@@ -97,26 +96,33 @@ void Simulation::set_nic_delays() {
       t.mac_serial_io_ns * 1000 + (t.rx_pipeline_cycles + t.transport_cycles + t.core_select_cycles + t.rx_fifo_cycles) * cycle_ps);
   const auto tx = static_cast<uint64_t>(
       (t.tx_fifo_cycles + t.packetizer_cycles + t.tx_pipeline_cycles) * cycle_ps + t.mac_serial_io_ns * 1000);
-  if (direct_) {
-    direct_->a().set_nic_delays_ps(rx, tx);
-    direct_->b().set_nic_delays_ps(rx, tx);
+  for (auto& l : direct_) {
+    l->a().set_nic_delays_ps(rx, tx);
+    l->b().set_nic_delays_ps(rx, tx);
   }
   if (switch_)
     for (uint32_t i = 0; i < switch_->ports(); ++i) switch_->host_port(i).set_nic_delays_ps(rx, tx);
 }
 
+PacketIo* Simulation::port_of(const SimHost& h) {
+  if (t_.sw && h.topo->peer == t_.sw->name) {
+    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
+      if (t_.sw->ports[i] == h.topo->name) return &switch_->host_port(i);
+    return nullptr;
+  }
+  // A link between two hosts: its first host in the file takes end a, the
+  // other end b, whichever is made first.
+  for (size_t i = 0; i < direct_.size(); ++i)
+    if (direct_ends_[i] == h.topo->peer) return &direct_[i]->b();
+  direct_.push_back(std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns}));
+  direct_ends_.push_back(h.topo->name);
+  return &direct_.back()->a();
+}
+
 // Each host's runtime on its end of its link, its program's threads spawned.
 absl::Status Simulation::start_hosts() {
-  bool first_of_direct = true;
   for (SimHost& h : hosts_) {
-    PacketIo* io = nullptr;
-    if (switch_) {
-      for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
-        if (t_.sw->ports[i] == h.topo->name) io = &switch_->host_port(i);
-    } else {
-      io = first_of_direct ? static_cast<PacketIo*>(&direct_->a()) : &direct_->b();
-      first_of_direct = false;
-    }
+    PacketIo* io = port_of(h);
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
     if (rt.ok()) h.runtime = std::move(*rt);
     absl::Status s = rt.ok() ? h.program->spawn(*h.runtime) : rt.status();
@@ -130,7 +136,7 @@ uint64_t Simulation::trace_hash() const {
   auto fold = [&](uint64_t v) {
     for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(v >> (8 * i))) * 1099511628211ull;
   };
-  if (direct_) fold(direct_->trace_hash());
+  for (const auto& l : direct_) fold(l->trace_hash());
   if (switch_)
     for (uint32_t i = 0; i < switch_->ports(); ++i) fold(switch_->link(i).trace_hash());
   return h;
@@ -138,7 +144,8 @@ uint64_t Simulation::trace_hash() const {
 
 uint64_t Simulation::frames() const {
   auto of = [](const model::SimLink& l) { return l.frames_received(); };
-  uint64_t n = direct_ ? of(*direct_) : 0;
+  uint64_t n = 0;
+  for (const auto& l : direct_) n += of(*l);
   if (switch_)
     for (uint32_t i = 0; i < switch_->ports(); ++i) n += of(switch_->link(i));
   return n;
@@ -159,10 +166,11 @@ SimReport Simulation::run(FILE* out) {
         return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
       });
     loop.add_wakeup([this, host] {
-      return host->start_at_ticks > clock_.now_ps() ? host->start_at_ticks : std::numeric_limits<uint64_t>::max();
+      if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
+      return host->runtime->next_nic_ready_ticks();  // a reply whose work ends later
     });
   }
-  if (direct_) loop.add_link(direct_.get());
+  for (const auto& l : direct_) loop.add_link(l.get());
   if (switch_) {
     for (uint32_t i = 0; i < switch_->ports(); ++i) loop.add_link(&switch_->link(i));
     loop.add_host([this] { return switch_->poll(); });
@@ -201,18 +209,21 @@ SimReport Simulation::run(FILE* out) {
       continue;
     }
     std::fprintf(out, "== %s (%s, loadgen)\n", h.topo->name.c_str(), h.topo->ip_text.c_str());
-    r.exit_status = std::max(r.exit_status, h.program->report(*h.runtime, out));
+    // The worst: an error (1) over replies not all right (3) over 0.
+    const int s = h.program->report(*h.runtime, out);
+    auto rank = [](int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; };
+    if (rank(s) > rank(r.exit_status)) r.exit_status = s;
   }
   return r;
 }
 
 void Simulation::teardown() {
-  if (direct_) direct_->discard_in_flight();
+  for (auto& l : direct_) l->discard_in_flight();
   if (switch_) switch_->discard_in_flight();
   for (SimHost& h : hosts_)
     if (h.runtime) h.runtime->release_buffers();
   hosts_.clear();
-  direct_.reset();
+  direct_.clear();
   switch_.reset();
 }
 

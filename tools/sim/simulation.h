@@ -70,6 +70,8 @@ class Simulation {
 
  private:
   [[nodiscard]] absl::Status start_hosts();
+  // The host's end of its link: a switch port, or an end of a host-to-host link.
+  [[nodiscard]] PacketIo* port_of(const SimHost& h);
   // Counted time: the clock's work costs (before the hosts' threads exist:
   // a thread learns at birth whether it is measured), then each host
   // port's NIC delays.
@@ -83,7 +85,9 @@ class Simulation {
   SimParams p_;
   clock::VirtualClock clock_;
   std::vector<SimHost> hosts_;
-  std::unique_ptr<model::SimLink> direct_;     // two hosts, no switch
+  // Links between two hosts (no switch between them), and the host on end a of each.
+  std::vector<std::unique_ptr<model::SimLink>> direct_;
+  std::vector<std::string> direct_ends_;
   std::unique_ptr<model::SimSwitch> switch_;
 };
 
