@@ -40,7 +40,7 @@ bool program_has(Role role, const absl::CommandLineFlag& flag) {
 // --boot_msg: its target is one per process (apps/boot), so two servers of
 // one simulation would share it.
 constexpr std::string_view kNotInVirtualTime[] = {"backend", "uring_sqpoll", "huge", "pcap", "pcap_snap",
-                                                  "telemetry", "extra_eal_args", "faults", "boot_msg"};
+                                                  "telemetry", "extra_eal_args", "boot_msg"};
 
 // One host flag ("--name=value", "--name" or "--noname" for a bool) set.
 absl::Status set_flag(Role role, const std::string& arg) {
