@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "model/sim/counted_costs.h"
 #include "model/sim/sim_loop.h"
 
 namespace nanopu::sim {
@@ -79,23 +80,18 @@ absl::Status Simulation::build() {
   return absl::OkStatus();
 }
 
+model::CountedCosts Simulation::costs() const {
+  return model::counted_costs(p_.timing, p_.measured ? 1e12 / static_cast<double>(rte_get_tsc_hz()) : 0);
+}
+
 void Simulation::set_work_costs() {
-  if (!p_.counted) return;
-  const model::TimingParams& t = p_.timing;
-  clock_.set_work_costs({1000.0 / t.clock_ghz, t.app_fixed_cycles, t.app_cycles_per_word, t.context_switch_cycles,
-                         p_.measured ? 1e12 / static_cast<double>(rte_get_tsc_hz()) : 0});
+  if (p_.counted) clock_.set_work_costs(costs().work);
 }
 
 void Simulation::set_nic_delays() {
   if (!p_.counted) return;
-  const model::TimingParams& t = p_.timing;
-  const double cycle_ps = 1000.0 / t.clock_ghz;
-  // The NIC's fast-path stages (nanoPU OSDI'21 §5.2.1), pipelined: latency
-  // at the port, not the core's time.
-  const auto rx = static_cast<uint64_t>(
-      t.mac_serial_io_ns * 1000 + (t.rx_pipeline_cycles + t.transport_cycles + t.core_select_cycles + t.rx_fifo_cycles) * cycle_ps);
-  const auto tx = static_cast<uint64_t>(
-      (t.tx_fifo_cycles + t.packetizer_cycles + t.tx_pipeline_cycles) * cycle_ps + t.mac_serial_io_ns * 1000);
+  const model::CountedCosts c = costs();
+  const uint64_t rx = c.nic_rx_ps, tx = c.nic_tx_ps;
   for (auto& l : direct_) {
     l->a().set_nic_delays_ps(rx, tx);
     l->b().set_nic_delays_ps(rx, tx);

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "lib/contract/clock.h"
+#include "model/sim/counted_costs.h"
 #include "model/sim/sim_link.h"
 #include "model/sim/sim_switch.h"
 #include "model/timing/timing_params.h"
@@ -76,6 +77,7 @@ class Simulation {
   // a thread learns at birth whether it is measured), then each host
   // port's NIC delays.
   void set_work_costs();
+  [[nodiscard]] model::CountedCosts costs() const;
   void set_nic_delays();
   [[nodiscard]] uint64_t trace_hash() const;
   [[nodiscard]] uint64_t frames() const;

@@ -16,6 +16,7 @@
 
 #include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
+#include "model/sim/counted_costs.h"
 #include "model/sim/sim_link.h"
 #include "model/sim/sim_loop.h"
 #include "model/timing/timing_params.h"
@@ -52,31 +53,14 @@ bool same_bytes(const std::vector<uint64_t>& got, const std::vector<uint64_t>& s
   return same == tail && zero == 8 - tail;
 }
 
-// Counted time (docs/design.md §11): the NIC's stages as latencies at each
-// port and the threads' work charged to their cores, from a parameter set.
-struct Counted {
-  clock::WorkCosts costs;
-  uint64_t rx_delay_ps = 0, tx_delay_ps = 0;
-};
-Counted counted(const model::TimingParams& t) {
-  Counted c;
-  const double cycle_ps = 1000.0 / t.clock_ghz;
-  c.costs = {cycle_ps, t.app_fixed_cycles, t.app_cycles_per_word, t.context_switch_cycles};
-  c.rx_delay_ps = static_cast<uint64_t>(t.mac_serial_io_ns * 1000 + (t.rx_pipeline_cycles + t.transport_cycles +
-                                                                     t.core_select_cycles + t.rx_fifo_cycles) * cycle_ps);
-  c.tx_delay_ps = static_cast<uint64_t>((t.tx_fifo_cycles + t.packetizer_cycles + t.tx_pipeline_cycles) * cycle_ps +
-                                        t.mac_serial_io_ns * 1000);
-  return c;
-}
-
-EchoRun run_echo(const std::vector<uint16_t>& sizes, const Counted* costs = nullptr) {
+EchoRun run_echo(const std::vector<uint16_t>& sizes, const model::CountedCosts* costs = nullptr) {
   EchoRun out;
   clock::VirtualClock vc(1'000'000);
   model::SimLink link(model::SimLinkParams{});
   if (costs != nullptr) {
-    vc.set_work_costs(costs->costs);
-    link.a().set_nic_delays_ps(costs->rx_delay_ps, costs->tx_delay_ps);
-    link.b().set_nic_delays_ps(costs->rx_delay_ps, costs->tx_delay_ps);
+    vc.set_work_costs(costs->work);
+    link.a().set_nic_delays_ps(costs->nic_rx_ps, costs->nic_tx_ps);
+    link.b().set_nic_delays_ps(costs->nic_rx_ps, costs->nic_tx_ps);
   }
   auto server = Runtime::create(testing::host_config(0, kServer), &link.a());
   auto client = Runtime::create(testing::host_config(0, kClient), &link.b());
@@ -143,13 +127,17 @@ TEST(SimHostsTest, AOnePacketRoundTripIsItsFramesTimeOnTheWire) {
 TEST(SimHostsTest, CountedTimeAddsTheNicStagesAndTheThreadsWorkExactly) {
   const absl::StatusOr<model::TimingParams> t = model::builtin_timing_params("osdi21");
   ASSERT_TRUE(t.ok());
-  const Counted c = counted(*t);
+  const model::CountedCosts c = model::counted_costs(*t);
   const EchoRun r = run_echo({8, 8}, &c);
   ASSERT_EQ(r.rtt_ns.size(), 2u);
   EXPECT_TRUE(r.all_echoed);
   const double cycle_ns = 1 / t->clock_ghz, words = 2;  // the header and one payload word
   const double wire_ns = 72 * 0.04 + 43.75;
-  const double nic_ns = static_cast<double>(c.rx_delay_ps + c.tx_delay_ps) / 1000;
+  // Each NIC's stages, from the parameters themselves (MAC and serial I/O
+  // both ways, the ingress and egress cycles).
+  const double nic_ns = 2 * t->mac_serial_io_ns + (t->rx_pipeline_cycles + t->transport_cycles + t->core_select_cycles +
+                                                   t->rx_fifo_cycles + t->tx_fifo_cycles + t->packetizer_cycles +
+                                                   t->tx_pipeline_cycles) * cycle_ns;
   const double work_ns = (2 * t->app_fixed_cycles + 4 * 0.5 * t->app_cycles_per_word * words) * cycle_ns;
   for (const uint64_t rtt : r.rtt_ns) EXPECT_NEAR(static_cast<double>(rtt), 2 * (wire_ns + nic_ns) + work_ns, 1.5);
   EXPECT_GT(static_cast<double>(r.rtt_ns[1]), 2 * wire_ns + 100) << "more than the wire's alone";

@@ -8,13 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
 #include "model/sim/sim_loop.h"
+#include "tests/support/switch_frames.h"
 
 namespace nanopu::model {
 namespace {
@@ -27,22 +27,7 @@ rte_mempool* pool() {
                                  SOCKET_ID_ANY);
 }
 
-rte_mbuf* frame(rte_mempool* p, uint32_t src, uint32_t dst, uint8_t flags, uint16_t payload, uint8_t offset = 0,
-               uint8_t tos = 0) {
-  rte_mbuf* m = rte_pktmbuf_alloc(p);
-  auto* b = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + payload));
-  wire::FrameHeader h;
-  h.protocol = wire::kIpProtoNdp;
-  h.tos = tos;
-  h.src_ip = src;
-  h.dst_ip = dst;
-  h.ndp.flags = flags;
-  h.ndp.msg_len = 64 * 1024 - 1;
-  h.ndp.pkt_offset = offset;
-  wire::encode_frame_header(h, payload, b);
-  std::memset(b + wire::kFrameHeaderBytes, 0xab, payload);
-  return m;
-}
+using testing::switch_frame;
 
 // Runs the switch alone until nothing is on its way; returns what port
 // `to`'s host received, with arrival times.
@@ -81,7 +66,7 @@ TEST(SimSwitchTest, AFrameCrossesInItsSerializationsLatenciesAndTheSwitchLatency
   SimSwitch sw(sp, 2);
   sw.add_route(kA, 0);
   sw.add_route(kB, 1);
-  rte_mbuf* m = frame(p, kA, kB, wire::kFlagData, 936);  // 1000 bytes: 80 ns a hop
+  rte_mbuf* m = switch_frame(p, kA, kB, wire::kFlagData, 936);  // 1000 bytes: 80 ns a hop
   ASSERT_EQ(sw.host_port(0).tx_burst(&m, 1), 1);
   const std::vector<Got> got = run(vc, sw, 1);
   ASSERT_EQ(got.size(), 1u);
@@ -107,7 +92,7 @@ TEST(SimSwitchTest, AnIncastBeyondTheQueueIsTrimmedToHeadersThatOvertakeTheData)
     sw.add_route(kB, 2);
     for (uint8_t i = 0; i < 10; ++i)
       for (uint32_t from : {0u, 1u}) {
-        rte_mbuf* m = frame(p, from == 0 ? kA : kC, kB, wire::kFlagData, 1024, i);
+        rte_mbuf* m = switch_frame(p, from == 0 ? kA : kC, kB, wire::kFlagData, 1024, i);
         ASSERT_EQ(sw.host_port(from).tx_burst(&m, 1), 1);
       }
     const std::vector<Got> got = run(vc, sw, 2);
@@ -151,9 +136,9 @@ TEST(SimSwitchTest, WithPrioritiesHigherDataOvertakesQueuedLowerData) {
     sw.add_route(kB, 2);
     // Two senders into one output: it queues. One frame has TOS 7.
     for (uint8_t i = 0; i < 6; ++i) {
-      rte_mbuf* low = frame(p, kA, kB, wire::kFlagData, 1024, i, 0);
+      rte_mbuf* low = switch_frame(p, kA, kB, wire::kFlagData, 1024, i, 0);
       ASSERT_EQ(sw.host_port(0).tx_burst(&low, 1), 1);
-      rte_mbuf* mid = frame(p, kC, kB, wire::kFlagData, 1024, static_cast<uint8_t>(100 + i), i < 5 ? 0 : 7);
+      rte_mbuf* mid = switch_frame(p, kC, kB, wire::kFlagData, 1024, static_cast<uint8_t>(100 + i), i < 5 ? 0 : 7);
       ASSERT_EQ(sw.host_port(1).tx_burst(&mid, 1), 1);
     }
     const std::vector<Got> got = run(vc, sw, 2);
@@ -179,7 +164,7 @@ TEST(SimSwitchTest, AFrameForNoRouteIsCountedAndFreed) {
   rte_mempool* p = pool();
   SimSwitch sw(SimSwitchParams{}, 2);
   sw.add_route(kA, 0);
-  rte_mbuf* m = frame(p, kA, kB, wire::kFlagData, 8);
+  rte_mbuf* m = switch_frame(p, kA, kB, wire::kFlagData, 8);
   ASSERT_EQ(sw.host_port(0).tx_burst(&m, 1), 1);
   EXPECT_TRUE(run(vc, sw, 1).empty());
   EXPECT_EQ(sw.counters().no_route, 1u);

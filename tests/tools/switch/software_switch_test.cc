@@ -9,11 +9,11 @@
 #include <rte_ring.h>
 
 #include <atomic>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/wire/frame.h"
+#include "tests/support/switch_frames.h"
 
 namespace nanopu::apps {
 namespace {
@@ -40,21 +40,8 @@ Fixture make() {
   return f;
 }
 
-rte_mbuf* frame(rte_mempool* pool, uint8_t flags, uint8_t pkt_offset, uint16_t payload,
-               uint8_t tos = 0) {
-  rte_mbuf* m = rte_pktmbuf_alloc(pool);
-  auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + payload));
-  wire::FrameHeader h;
-  h.protocol = wire::kIpProtoNdp;
-  h.tos = tos;
-  h.src_ip = kSender;
-  h.dst_ip = kReceiver;
-  h.ndp.flags = flags;
-  h.ndp.msg_len = 64 * 1024 - 1;
-  h.ndp.pkt_offset = pkt_offset;
-  wire::encode_frame_header(h, payload, p);
-  std::memset(p + wire::kFrameHeaderBytes, 0xab, payload);
-  return m;
+rte_mbuf* frame(rte_mempool* pool, uint8_t flags, uint8_t pkt_offset, uint16_t payload, uint8_t tos = 0) {
+  return testing::switch_frame(pool, kSender, kReceiver, flags, payload, pkt_offset, tos);
 }
 
 std::vector<rte_mbuf*> drain(rte_ring* r) {
