@@ -162,10 +162,10 @@ bool Thread::wait() {
   return true;
 }
 
-bool Thread::wait_for(std::chrono::microseconds timeout) {
+bool Thread::wait_for(std::chrono::nanoseconds timeout) {
   RuntimeScope scope(this);
   const uint64_t deadline =
-      clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-6 *
+      clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-9 *
                                              static_cast<double>(clock::hz()));
   while (!has_work()) {
     if (worker_->stopping() || clock::ticks() >= deadline) return false;

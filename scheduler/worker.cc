@@ -246,6 +246,13 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
   slots_[slot].wake_tsc = 0;
 }
 
+uint64_t Worker::next_wake_tsc() const {
+  uint64_t next = UINT64_MAX;
+  for (const Slot& sl : slots_)
+    if (sl.state == SlotState::kWaiting && sl.wake_tsc != 0) next = std::min(next, sl.wake_tsc);
+  return next;
+}
+
 void Worker::idle(size_t slot) {
   ThreadState& st = states_[slot];
   const uint64_t now = clock::ticks();

@@ -69,6 +69,8 @@ class Worker {
   [[nodiscard]] uint32_t index() const { return index_; }
   [[nodiscard]] CoreSignals* signals() { return &signals_; }
   [[nodiscard]] const CoreCounters& stats() const { return stats_; }
+  // The earliest deadline of a thread waiting in wait_for(); UINT64_MAX: none.
+  [[nodiscard]] uint64_t next_wake_tsc() const;
   [[nodiscard]] bool stopping() const { return stop_->load(std::memory_order_relaxed); }
   // Records the OS thread running this worker (for asynchronous preemption).
   void attach_os_thread();

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nanopu/config.h"
+#include "nanopu/loadgen.h"
 #include "nanopu/runtime.h"
 
 namespace nanopu::apps {
@@ -31,6 +32,9 @@ class HostProgram {
   // result on `out`, counters on stderr); its exit status (0, 1 error,
   // 3 a client whose requests were not all answered right).
   [[nodiscard]] virtual int report(Runtime& rt, FILE* out) = 0;
+  // A client's result (its round trips, counts) once finished; a server has
+  // none. nanopu-sim hands it to whoever ran the simulation (nanopu-figures).
+  [[nodiscard]] virtual const loadgen::Result* load_result() const { return nullptr; }
 };
 
 // The flags' error (one line naming the bad flag, as the program prints it

@@ -69,11 +69,19 @@ bool fig7(const FigureOptions& o);
 bool fig8(const FigureOptions& o);
 bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
-// The mempool of the virtual-time network figures (starts DPDK's EAL once);
+// DPDK's EAL, started once (no hugepages, one lcore): false if it cannot.
+bool model_eal();
+// The mempool of the virtual-time network figures (starts the EAL);
 // nullptr if it cannot start.
 rte_mempool* model_mempool();
 
 bool incast(const FigureOptions& o);
 bool homa(const FigureOptions& o);
+
+// The multi-host services, every host's real code on one modelled clock
+// (nanopu-sim, tools/sim): bench/figures/service_figures.cc.
+bool raft(const FigureOptions& o);
+bool chain(const FigureOptions& o);
+bool rdma(const FigureOptions& o);
 
 }  // namespace nanopu::figures

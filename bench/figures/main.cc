@@ -14,13 +14,16 @@
 #include "bench/figures/figures.h"
 #include "bench/plot_csv.h"
 #include "nanopu/flags.h"
+#include "nanopu/program_flags.h"
 
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
 ABSL_FLAG(std::string, params, "osdi21",
           "Timing parameters: a built-in set (osdi21: 17/69 ns; tail: 13/65 ns, the tail-latency version) or a file "
           "(model/timing/nanopu-osdi21.params shows the format).");
 ABSL_FLAG(uint64_t, requests, 200000, "Measured requests per virtual-time load point.");
-ABSL_FLAG(uint64_t, seed, 1, "Seed of the virtual-time runs (same seed, same numbers).");
+// --seed is the programs' shared flag (nanopu/program_flags.h): raft, chain
+// and rdma run those programs in this process. Here it seeds the
+// virtual-time runs (same seed, same numbers); 0 means 1.
 ABSL_FLAG(bool, plot, true, "Also plot <name>.png with python3-matplotlib (if installed).");
 ABSL_FLAG(double, tolerance, 0.15, "Headline tolerance vs the paper (relative).");
 
@@ -82,29 +85,32 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
       "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
-      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|all>\n"
+      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|raft|chain|rdma|all>\n"
       "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
       "Exit status 0: every headline within --tolerance of the paper, or a miss the README\n"
       "documents whose figure then holds the paper's shape; 3: otherwise; 2: usage.\n"
       "incast runs the real NDP transport on 81 modelled hosts (it starts DPDK's EAL, no hugepages);\n"
       "homa runs the real Homa and NDP transports on 16 modelled hosts under the W3 workload;\n"
-      "nanopu-bench-incast measures the same experiment in real time.");
+      "nanopu-bench-incast measures the same experiment in real time;\n"
+      "raft, chain and rdma run the services' own code (nanopu-server's and nanopu-loadgen's programs)\n"
+      "on every host of the paper's topology, on one modelled clock (nanopu-sim; --seed replays a run).");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   using Fn = bool (*)(const nanopu::figures::FigureOptions&);
   const std::map<std::string, Fn> figs = {
       {"fig2", nanopu::figures::fig2}, {"fig3", nanopu::figures::fig3}, {"fig4", nanopu::figures::fig4},
       {"fig7", nanopu::figures::fig7}, {"fig8", nanopu::figures::fig8},
       {"jbsq", nanopu::figures::jbsq}, {"nebula", nanopu::figures::nebula},
-      {"incast", nanopu::figures::incast}, {"homa", nanopu::figures::homa}};
+      {"incast", nanopu::figures::incast}, {"homa", nanopu::figures::homa},
+      {"raft", nanopu::figures::raft}, {"chain", nanopu::figures::chain}, {"rdma", nanopu::figures::rdma}};
   if (args.size() != 2 || (figs.count(args[1]) == 0 && std::string(args[1]) != "all")) {
-    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|all> "
+    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|raft|chain|rdma|all> "
                          "(--help for flags)\n");
     return 2;
   }
   nanopu::figures::FigureOptions o;
   o.out_dir = absl::GetFlag(FLAGS_out);
   o.requests = absl::GetFlag(FLAGS_requests);
-  o.seed = absl::GetFlag(FLAGS_seed);
+  o.seed = absl::GetFlag(FLAGS_seed) == 0 ? 1 : absl::GetFlag(FLAGS_seed);
   o.plot = absl::GetFlag(FLAGS_plot);
   o.tolerance = absl::GetFlag(FLAGS_tolerance);
   const std::string params = absl::GetFlag(FLAGS_params);

@@ -1,5 +1,7 @@
-// The mempool the virtual-time network figures (incast, homa) run on: DPDK's
-// EAL started once per process (no hugepages), mbufs with nanopu's MsgMeta.
+// DPDK's EAL, started once per process (no hugepages), for the figures that
+// run real transports (incast, homa) or whole hosts (raft, chain, rdma) on
+// a modelled clock; and the mempool of incast's and homa's hosts, mbufs
+// with nanopu's MsgMeta.
 #include <rte_mbuf.h>
 
 #include "bench/figures/figures.h"
@@ -8,13 +10,21 @@
 
 namespace nanopu::figures {
 
-rte_mempool* model_mempool() {
-  static rte_mempool* pool = [] {
+bool model_eal() {
+  static const bool started = [] {
     EalParams c;
     c.lcores = {0};
     c.huge = HugePages::kOff;
     c.eal_log_level = 3;
-    if (!eal_init(c).ok()) return static_cast<rte_mempool*>(nullptr);
+    c.telemetry = false;
+    return eal_init(c).ok();
+  }();
+  return started;
+}
+
+rte_mempool* model_mempool() {
+  static rte_mempool* pool = [] {
+    if (!model_eal()) return static_cast<rte_mempool*>(nullptr);
     // Enough for the homa workload's 16 hosts, each with 64 messages of up
     // to 64 packets in flight.
     return rte_pktmbuf_pool_create("figures_model", 65535, 256, kMsgMetaBytes,

@@ -149,6 +149,10 @@ class Load {
   [[nodiscard]] virtual size_t in_flight_count() const = 0;
   // Forgets them (the engine counts them lost).
   virtual void forget_in_flight() = 0;
+  // When the client's own timer is next due (now() units; a request it
+  // sends again after a timeout): the engine's waits end then, and the
+  // next receive_all() runs it. UINT64_MAX: none.
+  [[nodiscard]] virtual uint64_t next_timer_ns() const { return UINT64_MAX; }
 
   // A unique, increasing send time at or after `want`.
   [[nodiscard]] uint64_t next_sent_time(uint64_t want);

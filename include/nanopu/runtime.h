@@ -72,6 +72,10 @@ class Runtime {
   // earliest message a worker core finished ahead of the NIC's clock
   // (its work charged) may leave then. UINT64_MAX: none.
   [[nodiscard]] uint64_t next_nic_ready_ticks() const;
+  // When a thread waiting in wait_for() is next due to wake (its deadline),
+  // so that a simulation's clock stops there rather than a step later.
+  // UINT64_MAX: none.
+  [[nodiscard]] uint64_t next_thread_wake_ticks() const;
 
   // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
   void stop() { stop_.store(true, std::memory_order_relaxed); }

@@ -73,7 +73,9 @@ class Thread {
   // elections) that must still give the core back while idle. The wake-up
   // is late by up to the idle core's sleep step (about 1 ms on a shared
   // core, 10 ms on a worker lcore of its own).
-  [[nodiscard]] bool wait_for(std::chrono::microseconds timeout);
+  // Any std::chrono duration; nanoseconds so that a modelled clock
+  // (nanopu-sim) wakes the thread at its deadline exactly.
+  [[nodiscard]] bool wait_for(std::chrono::nanoseconds timeout);
 
   // Failure notices (nanopu/tx_failure.h): each message this thread writes
   // has a tag (tx_tag(), numbered 1, 2, ... in the order their headers are

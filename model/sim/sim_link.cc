@@ -15,6 +15,11 @@ SimPort::~SimPort() {
 uint16_t SimPort::tx_burst(rte_mbuf** pkts, uint16_t n) {
   const uint64_t now = clock::ticks();
   for (uint16_t i = 0; i < n; ++i) {
+    if (link_->is_cut(now)) {
+      rte_pktmbuf_free(pkts[i]);
+      ++link_->cut_dropped_;
+      continue;
+    }
     // The wire sends one frame after the other: a frame waits for the one
     // before it, then takes its own serialization time.
     const auto bytes = static_cast<double>(pkts[i]->pkt_len);
@@ -29,6 +34,12 @@ uint16_t SimPort::rx_burst(rte_mbuf** pkts, uint16_t n) {
   const uint64_t now = clock::ticks();
   uint16_t k = 0;
   while (k < n && !arriving_.empty() && arriving_.front().at <= now) {
+    if (link_->is_cut(arriving_.front().at)) {  // lost on the cut wire
+      rte_pktmbuf_free(arriving_.front().frame);
+      arriving_.pop_front();
+      ++link_->cut_dropped_;
+      continue;
+    }
     link_->fold(arriving_.front().at, arriving_.front().frame);
     pkts[k++] = arriving_.front().frame;
     arriving_.pop_front();

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <vector>
 
 #include "nic/link/packet_io.h"
 
@@ -84,16 +85,31 @@ class SimLink {
   // Frees the frames still on their way: call before the hosts whose pools
   // they come from are destroyed.
   void discard_in_flight();
+  // Cuts the link over [from, until) (modelled ticks): a frame sent, or
+  // due to arrive, in that time is lost, either way (a partition that heals
+  // at `until`). Several cuts may be set.
+  void cut(uint64_t from_ticks, uint64_t until_ticks) { cuts_.push_back({from_ticks, until_ticks}); }
+  [[nodiscard]] uint64_t cut_dropped() const { return cut_dropped_; }
 
  private:
   friend class SimPort;
   void fold(uint64_t at, const rte_mbuf* frame);
+  [[nodiscard]] bool is_cut(uint64_t at) const {
+    for (const Cut& c : cuts_)
+      if (at >= c.from && at < c.until) return true;
+    return false;
+  }
+  struct Cut {
+    uint64_t from, until;
+  };
 
   SimLinkParams p_;
   uint64_t latency_ticks_;
   double ticks_per_byte_;
   uint64_t hash_ = 14695981039346656037ull;  // FNV-1a offset basis
   SimPort a_, b_;
+  std::vector<Cut> cuts_;
+  uint64_t cut_dropped_ = 0;
 };
 
 }  // namespace nanopu::model

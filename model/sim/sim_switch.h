@@ -49,6 +49,7 @@ class SimSwitch {
   // The host end of port i's link (the host's PacketIo).
   [[nodiscard]] SimPort& host_port(uint32_t i) { return links_[i]->a(); }
   [[nodiscard]] const SimLink& link(uint32_t i) const { return *links_[i]; }
+  [[nodiscard]] SimLink& link(uint32_t i) { return *links_[i]; }
   [[nodiscard]] uint32_t ports() const { return static_cast<uint32_t>(links_.size()); }
   void add_route(uint32_t ip, uint32_t port) { routes_[ip] = port; }
 

@@ -4,6 +4,7 @@
 // generator that spins keeps its CPU, and a server sharing that CPU was seen
 // starved for 5.7 s at a time (docs/status.md).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "nanopu/loadgen.h"
@@ -53,7 +54,7 @@ void Load::wait_until(uint64_t until) {
   // Nothing to wait for: still give the core away once (on a shared core
   // the NIC loop runs only when the thread lets it).
   if (until <= t) return t_.idle();
-  (void)t_.wait_for(std::chrono::microseconds((until - t) / 1000 + 1));
+  (void)t_.wait_for(std::chrono::nanoseconds(until - t));  // now() is in ns
 }
 
 bool Load::send_due(uint64_t t) {
@@ -91,7 +92,8 @@ void Load::drain(uint64_t t) {
   const uint64_t drain_end = t + static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
   while (!t_.stopping() && in_flight() > 0 && t < drain_end) {
     receive_all(true);
-    if (in_flight() > 0) wait_until(std::min(drain_end, last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_)));
+    if (in_flight() > 0)
+      wait_until(std::min({drain_end, last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_), next_timer_ns()}));
     t = now();
   }
 }
@@ -108,10 +110,12 @@ void Load::run() {
     // window's drain timeout (closed loop, all in flight); a client that
     // could not send (no slot, no buffer) tries again within a millisecond.
     const uint64_t drain_at = last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_) + 1;
-    uint64_t until = opts_.rate > 0 ? static_cast<uint64_t>(next_arrival_)
+    // (The next arrival rounded up: rounded down it would be "now" for up to
+    // a nanosecond without being due, and the thread would spin.)
+    uint64_t until = opts_.rate > 0 ? static_cast<uint64_t>(std::ceil(next_arrival_))
                                     : (in_flight() < opts_.outstanding ? now() : drain_at);
-    if (blocked_) until = std::min(drain_at, now() + 1000000);
-    wait_until(until);
+    if (blocked_) until = std::min(drain_at, now() + static_cast<uint64_t>(hz_ / 1000));  // 1 ms
+    wait_until(std::min(until, next_timer_ns()));
     t = now();
     if (opts_.progress) {
       const double el = static_cast<double>(t - start_) / hz_;

@@ -203,7 +203,7 @@ bool Client::Impl::next(Completion* c, std::chrono::microseconds timeout) {
     if (now >= end || t_.stopping()) return false;
     uint64_t until = end;
     if (!deadlines_.empty()) until = std::min(until, deadlines_.top().first);
-    (void)t_.wait_for(std::chrono::microseconds((until - std::min(until, now)) / 1000 + 1));
+    (void)t_.wait_for(std::chrono::nanoseconds(until - std::min(until, now)));
   }
 }
 

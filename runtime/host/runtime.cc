@@ -218,6 +218,12 @@ bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
 
 uint64_t Runtime::next_nic_ready_ticks() const { return nic_->next_tx_ready(); }
 
+uint64_t Runtime::next_thread_wake_ticks() const {
+  uint64_t next = UINT64_MAX;
+  for (const auto& w : workers_) next = std::min(next, w->next_wake_tsc());
+  return next;
+}
+
 bool Runtime::poll_worker_once(size_t worker) {
   workers_[worker]->attach_os_thread();
   return workers_[worker]->run_once();

@@ -28,7 +28,18 @@ bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
 
 bool CheckedClient::send_next(uint64_t sent_tsc) {
   const bool write = is_write_(rng_);
-  return issue(write, key_(rng_), sent_tsc);
+  uint32_t key = key_(rng_);
+  // A write goes to the next key with none in flight (there is one: fewer
+  // requests are in flight than there are keys, or reads fill the rest).
+  for (uint32_t tries = 0; write && tries < keys_ && write_in_flight(key); ++tries) key = (key + 1) % keys_;
+  if (write && write_in_flight(key)) return false;  // every key has a write in flight: wait for one
+  return issue(write, key, sent_tsc);
+}
+
+bool CheckedClient::write_in_flight(uint32_t key) const {
+  for (const auto& [sent, f] : in_flight_)
+    if (f.write && f.key == key) return true;
+  return false;
 }
 
 void CheckedClient::receive_all(bool measure) {
@@ -68,8 +79,11 @@ bool CheckedClient::touch_every_key(bool write) {
     const size_t before = in_flight_.size();
     receive_all(false);
     const uint64_t t_now = now();
-    if (in_flight_.size() != before) last_progress = t_now;
-    else if (t_now - last_progress > drain) return false;  // nothing answers
+    if (in_flight_.size() != before) {
+      last_progress = t_now;
+      continue;  // a reply freed a slot: the next key goes at once
+    }
+    if (t_now - last_progress > drain) return false;  // nothing answers
     wait_until(now() + 1000000);  // a reply or 1 ms: never a spin
   }
   return true;

@@ -138,6 +138,7 @@ class LoadgenProgram final : public HostProgram {
   }
   std::string banner() const override { return ""; }
   bool finished() const override { return finished_; }
+  const loadgen::Result* load_result() const override { return finished_ ? &result_ : nullptr; }
   int report(Runtime& rt, FILE* out) override {
     if (!result_.error.empty()) {
       std::fprintf(stderr, "nanopu-loadgen: %s\n", result_.error.c_str());

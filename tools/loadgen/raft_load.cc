@@ -89,6 +89,8 @@ class RaftLoad : public LoadSchedule {
   [[nodiscard]] bool check(const AppHeader& h, const uint64_t* w, const Request& q);
   void report_bad(const char* why, const AppHeader& h, const uint64_t* w, const Request* q);
   void retry_overdue();
+  // Requests in flight are looked at every quarter of --raft_retry_ms.
+  uint64_t next_timer_ns() const override { return in_flight_.empty() ? UINT64_MAX : next_retry_scan_; }
 
   const RaftLoadOptions& ro_;
   RaftLoadResult* rr_;
@@ -162,8 +164,11 @@ bool RaftLoad::preload_keys() {
     const size_t before = in_flight_.size();
     receive_all(false);
     const uint64_t t_now = now();
-    if (in_flight_.size() != before) last_progress = t_now;
-    else if (t_now - last_progress > patience) return false;
+    if (in_flight_.size() != before) {
+      last_progress = t_now;
+      continue;  // a reply freed a slot: the next key goes at once
+    }
+    if (t_now - last_progress > patience) return false;
     wait_until(now() + 1000000);  // a reply or 1 ms: never a spin
   }
   const bool clean = r_->bad_replies == 0 && r_->send_failures == 0;

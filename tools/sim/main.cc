@@ -11,7 +11,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "nanopu/flags.h"
 #include "runtime/loadgen/load_flags.h"
 #include "runtime/platform/eal.h"
@@ -30,6 +33,10 @@ ABSL_FLAG(double, switch_latency_ns, 0,
 ABSL_FLAG(double, idle_step_ns, 1000,
           "How far the clock moves when no frame or event is due sooner: timers fire at most this late.");
 ABSL_FLAG(double, modelled_limit_s, 60, "Give up (exit 1) if the load generators have not finished by this modelled time.");
+ABSL_FLAG(std::string, cut, "",
+          "Partitions that heal: HOST@FROM_MS+FOR_MS[,...] cuts HOST's link from FROM_MS for FOR_MS "
+          "(modelled ms); every frame sent or due to arrive meanwhile is lost, both ways. "
+          "E.g. --cut=r0@500+50 isolates r0 for 50 ms.");
 ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
 ABSL_FLAG(std::string, charge, "counted",
           "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
@@ -39,6 +46,22 @@ ABSL_FLAG(std::string, charge, "counted",
           "API calls, as long as it took on this machine: compute-heavy services, but not replayable).");
 
 namespace {
+
+// --cut's list: "HOST@FROM_MS+FOR_MS,...".
+absl::StatusOr<std::vector<nanopu::sim::SimCut>> parse_cuts(const std::string& text) {
+  std::vector<nanopu::sim::SimCut> cuts;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    const size_t at = item.find('@'), plus = item.find('+');
+    double from_ms = 0, for_ms = 0;
+    if (at == absl::string_view::npos || plus == absl::string_view::npos || plus < at || at == 0 ||
+        !absl::SimpleAtod(item.substr(at + 1, plus - at - 1), &from_ms) ||
+        !absl::SimpleAtod(item.substr(plus + 1), &for_ms) || from_ms < 0 || !(for_ms > 0))
+      return absl::InvalidArgumentError(absl::StrCat("--cut: '", item, "' is not HOST@FROM_MS+FOR_MS (FOR_MS > 0)"));
+    const auto from_ps = static_cast<uint64_t>(from_ms * 1e9);
+    cuts.push_back({std::string(item.substr(0, at)), from_ps, from_ps + static_cast<uint64_t>(for_ms * 1e9)});
+  }
+  return cuts;
+}
 
 int fail(const std::string& why, int code) {
   std::fprintf(stderr, "nanopu-sim: %s\n", why.c_str());
@@ -67,6 +90,9 @@ int main(int argc, char** argv) {
   p.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
   p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   p.progress = absl::GetFlag(FLAGS_sim_progress);
+  absl::StatusOr<std::vector<nanopu::sim::SimCut>> cuts = parse_cuts(absl::GetFlag(FLAGS_cut));
+  if (!cuts.ok()) return fail(std::string(cuts.status().message()), 2);
+  p.cuts = *cuts;
   const std::string charge = absl::GetFlag(FLAGS_charge);
   if (charge != "counted" && charge != "none" && charge != "measured")
     return fail("--charge: counted, measured or none", 2);
@@ -104,6 +130,8 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(c.tail_dropped), static_cast<unsigned long long>(c.control_dropped),
                 static_cast<unsigned long long>(c.no_route));
   }
+  if (!p.cuts.empty())
+    std::printf("nanopu-sim: %llu frames lost on cut links\n", static_cast<unsigned long long>(r.cut_dropped));
   if (!r.ended)
     return fail(absl::StrFormat("the load generators had not finished after %.3f modelled s (--modelled_limit_s)",
                                 p.modelled_limit_s),

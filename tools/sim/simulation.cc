@@ -2,6 +2,7 @@
 
 #include <rte_cycles.h>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -77,6 +78,28 @@ absl::Status Simulation::build() {
   set_work_costs();
   if (absl::Status s = start_hosts(); !s.ok()) return s;
   set_nic_delays();
+  return set_cuts();
+}
+
+model::SimLink* Simulation::link_of(const std::string& host) {
+  const TopologyHost* h = t_.host(host);
+  if (h == nullptr) return nullptr;
+  if (t_.sw && h->peer == t_.sw->name) {
+    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
+      if (t_.sw->ports[i] == host) return &switch_->link(i);
+    return nullptr;
+  }
+  for (size_t i = 0; i < direct_.size(); ++i)
+    if (direct_ends_[i] == host || direct_ends_[i] == h->peer) return direct_[i].get();
+  return nullptr;
+}
+
+absl::Status Simulation::set_cuts() {
+  for (const SimCut& c : p_.cuts) {
+    model::SimLink* l = link_of(c.host);
+    if (l == nullptr) return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --cut: no host ", c.host));
+    l->cut(c.from_ps, c.until_ps);
+  }
   return absl::OkStatus();
 }
 
@@ -163,7 +186,8 @@ SimReport Simulation::run(FILE* out) {
       });
     loop.add_wakeup([this, host] {
       if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
-      return host->runtime->next_nic_ready_ticks();  // a reply whose work ends later
+      // A reply whose work ends later; a thread's wait_for() deadline.
+      return std::min(host->runtime->next_nic_ready_ticks(), host->runtime->next_thread_wake_ticks());
     });
   }
   for (const auto& l : direct_) loop.add_link(l.get());
@@ -188,6 +212,9 @@ SimReport Simulation::run(FILE* out) {
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.modelled_ps = clock_.now_ps();
   r.frames = frames();
+  for (const auto& l : direct_) r.cut_dropped += l->cut_dropped();
+  if (switch_)
+    for (uint32_t i = 0; i < switch_->ports(); ++i) r.cut_dropped += switch_->link(i).cut_dropped();
   r.instants = loop.instants();
   r.polls = loop.polls();
   r.trace_hash = trace_hash();
@@ -207,6 +234,7 @@ SimReport Simulation::run(FILE* out) {
     std::fprintf(out, "== %s (%s, loadgen)\n", h.topo->name.c_str(), h.topo->ip_text.c_str());
     // The worst: an error (1) over replies not all right (3) over 0.
     const int s = h.program->report(*h.runtime, out);
+    if (const loadgen::Result* lr = h.program->load_result()) r.clients.push_back({h.topo->name, *lr});
     auto rank = [](int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; };
     if (rank(s) > rank(r.exit_status)) r.exit_status = s;
   }

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "lib/contract/clock.h"
+#include "nanopu/loadgen.h"
 #include "model/sim/counted_costs.h"
 #include "model/sim/sim_link.h"
 #include "model/sim/sim_switch.h"
@@ -20,6 +21,13 @@
 #include "tools/sim/topology.h"
 
 namespace nanopu::sim {
+
+// A host's link cut for a while (a partition of that host from the rest,
+// healed at `until_ps`): every frame it sends or is sent meanwhile is lost.
+struct SimCut {
+  std::string host;
+  uint64_t from_ps = 0, until_ps = 0;
+};
 
 struct SimParams {
   uint64_t seed = 1;
@@ -38,6 +46,13 @@ struct SimParams {
   // long as it took on this host (equal wall time). Not replayable.
   bool measured = false;
   model::TimingParams timing;
+  std::vector<SimCut> cuts;
+};
+
+// A load generator's result, as its host's name.
+struct SimClientResult {
+  std::string host;
+  loadgen::Result result;  // round trips in modelled ns
 };
 
 struct SimReport {
@@ -45,11 +60,13 @@ struct SimReport {
   uint64_t modelled_ps = 0;
   double wall_s = 0;
   uint64_t frames = 0;              // received over every link, both ways
+  uint64_t cut_dropped = 0;         // lost on a cut link (SimParams::cuts)
   uint64_t instants = 0, polls = 0;
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the load generators'
   model::SimSwitchCounters switch_counters;  // with a switch
   bool has_switch = false;
+  std::vector<SimClientResult> clients;  // each load generator's, in topology order
 };
 
 class Simulation {
@@ -73,6 +90,9 @@ class Simulation {
   [[nodiscard]] absl::Status start_hosts();
   // The host's end of its link: a switch port, or an end of a host-to-host link.
   [[nodiscard]] PacketIo* port_of(const SimHost& h);
+  // The link between the host and its peer (the switch, or a host), once made.
+  [[nodiscard]] model::SimLink* link_of(const std::string& host);
+  [[nodiscard]] absl::Status set_cuts();
   // Counted time: the clock's work costs (before the hosts' threads exist:
   // a thread learns at birth whether it is measured), then each host
   // port's NIC delays.

@@ -1,0 +1,54 @@
+// nanopu-dst's parts that need no run: a seed's case is always the same
+// case (its replay command means something), seeds differ, and Raft's
+// invariant reads the servers' log lines as they print them.
+#include "tools/sim/dst.h"
+
+#include <gtest/gtest.h>
+
+namespace nanopu::sim {
+namespace {
+
+TEST(DstCaseTest, ASeedAlwaysDrawsTheSameCaseAndSeedsDiffer) {
+  for (DstService s : {DstService::kRaft, DstService::kChain, DstService::kKv}) {
+    const DstCase a = make_dst_case(s, 42), b = make_dst_case(s, 42), c = make_dst_case(s, 43);
+    EXPECT_EQ(a.topology, b.topology);
+    EXPECT_EQ(a.faults, b.faults);
+    ASSERT_EQ(a.cuts.size(), b.cuts.size());
+    EXPECT_NE(a.topology + a.faults, c.topology + c.faults) << dst_service_name(s);
+    EXPECT_TRUE(parse_topology("<case>", a.topology).ok()) << a.topology;
+  }
+}
+
+TEST(DstCaseTest, SeedsCoverBothTransportsCutsAndFaultyWires) {
+  int homa = 0, cut = 0, faulty = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const DstCase c = make_dst_case(DstService::kRaft, seed);
+    homa += c.topology.find("--transport=homa") != std::string::npos;
+    cut += !c.cuts.empty();
+    faulty += c.topology.find("--faults=") != std::string::npos;
+    for (const SimCut& k : c.cuts) EXPECT_LT(k.from_ps, k.until_ps);
+  }
+  EXPECT_GT(homa, 10);
+  EXPECT_LT(homa, 50);
+  EXPECT_GT(cut, 20);
+  EXPECT_GT(faulty, 40);
+}
+
+TEST(OneLeaderPerTermTest, TwoLeadersOfOneTermAreCaughtAndNewTermsAreNot) {
+  uint64_t terms = 0;
+  EXPECT_EQ(check_one_leader_per_term("raft: server 0 is the leader of term 1\n"
+                                      "raft: server 2 heard no leader for 22 ms: election for term 2\n"
+                                      "raft: server 2 is the leader of term 2\n"
+                                      "raft: server 2 is the leader of term 2\n",
+                                      &terms),
+            "");
+  EXPECT_EQ(terms, 2u);
+  EXPECT_EQ(check_one_leader_per_term("raft: server 0 is the leader of term 3\nraft: server 1 is the leader of term 3\n",
+                                      &terms),
+            "term 3 had 2 leaders");
+  EXPECT_EQ(check_one_leader_per_term("", &terms), "");
+  EXPECT_EQ(terms, 0u);
+}
+
+}  // namespace
+}  // namespace nanopu::sim

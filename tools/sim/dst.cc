@@ -1,0 +1,211 @@
+#include "tools/sim/dst.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace nanopu::sim {
+namespace {
+
+// The seed's draws: splitmix64, written out so that a seed means the same
+// run with any standard library (std::uniform_*_distribution is not
+// specified bit for bit).
+class Draw {
+ public:
+  explicit Draw(uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) {}
+  uint64_t next() {
+    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  uint64_t below(uint64_t n) { return next() % n; }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double between(double lo, double hi) { return lo + (hi - lo) * unit(); }
+
+ private:
+  uint64_t s_;
+};
+
+std::string ip_of(size_t i) { return absl::StrCat("10.0.0.", i == 0 ? 1 : i + 2); }  // the client is .2
+
+// A host's wire faults: often none, else a few percent of each kind.
+std::string wire_faults(Draw& d, uint64_t seed) {
+  if (d.below(3) == 0) return "";
+  return absl::StrFormat("--faults=drop=%.3f,dup=%.3f,reorder=%.3f,trim=%.3f,seed=%d", d.between(0, 0.05),
+                         d.between(0, 0.02), d.between(0, 0.05), d.between(0, 0.02), seed % 1000003);
+}
+
+}  // namespace
+
+const char* dst_service_name(DstService s) {
+  switch (s) {
+    case DstService::kRaft: return "raft";
+    case DstService::kChain: return "chain";
+    case DstService::kKv: return "kv";
+  }
+  return "?";
+}
+
+DstCase make_dst_case(DstService service, uint64_t seed) {
+  Draw d(seed * 3 + static_cast<uint64_t>(service));
+  DstCase c;
+  c.service = service;
+  c.seed = seed;
+  const size_t servers = service == DstService::kKv ? 1 : 3;
+  const std::string transport = d.below(2) ? "--transport=homa" : "--transport=ndp";
+  std::string members;
+  for (size_t i = 0; i < servers; ++i) absl::StrAppend(&members, i ? "," : "", ip_of(i), ":5");
+  // Raft's timers short (elections in 10-20 ms, heartbeats every 2 ms), so
+  // that a cut of a few tens of ms elects another leader.
+  const std::string server_app = service == DstService::kRaft
+                                     ? "--app=raft --raft_election_ms=20 --raft_heartbeat_ms=2 --raft_cluster=" + members
+                                 : service == DstService::kChain ? "--app=chain"
+                                                                 : "--app=kv";
+  const std::string client =
+      service == DstService::kRaft
+          ? "--service=raft --raft_cluster=" + members + " --raft_keys=64 --raft_retry_ms=5"
+      : service == DstService::kChain
+          ? "--service=chain --context=7 --chain=" + members + " --chain_keys=64"
+          : "--service=kv --server_context=5 --kv_keys=64";
+  c.topology = "switch sw\n";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < servers; ++i) names.push_back(absl::StrCat("s", i));
+  names.push_back("client");
+  for (size_t i = 0; i <= servers; ++i) {
+    const bool is_client = i == servers;
+    const std::string faults = wire_faults(d, seed * 31 + i);
+    if (!faults.empty()) absl::StrAppend(&c.faults, names[i], " ", faults.substr(9), "; ");
+    absl::StrAppend(&c.topology, "host ", names[i], " ", is_client ? "10.0.0.2" : ip_of(i), " 02:00:00:00:00:",
+                    absl::Hex(i + 16, absl::kZeroPad2), is_client ? " loadgen " : " server ",
+                    is_client ? client : server_app + " --context=5", " ", transport, " ", faults,
+                    // Open loop for 30-60 ms of modelled time, through the cuts.
+                    is_client ? absl::StrFormat(" --rate=10000 --count=%d --outstanding=%d --progress=false --drain_timeout=10",
+                                                300 + d.below(300), 1 + d.below(4))
+                              : "",
+                    "\n");
+  }
+  for (const std::string& n : names) absl::StrAppend(&c.topology, "link ", n, " sw\n");
+  // Partitions that heal: up to two hosts (servers, mostly) cut off for a
+  // while, during the load. Raft's first leader is elected by about 20 ms,
+  // and its load starts then.
+  const uint64_t cuts = d.below(3);
+  for (uint64_t k = 0; k < cuts; ++k) {
+    const size_t victim = d.below(names.size() + 1) % names.size();
+    const double from_ms = service == DstService::kRaft ? d.between(20, 60) : d.between(0, 40);
+    const double for_ms = d.between(0.05, service == DstService::kRaft ? 60 : 20);
+    const auto from = static_cast<uint64_t>(from_ms * 1e9);
+    c.cuts.push_back({names[victim], from, from + static_cast<uint64_t>(for_ms * 1e9)});
+    absl::StrAppend(&c.faults, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", names[victim], from_ms, for_ms));
+  }
+  absl::StrAppend(&c.faults, transport.substr(12));
+  return c;
+}
+
+std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
+  static const std::regex line("raft: server ([0-9]+) is the leader of term ([0-9]+)");
+  std::map<uint64_t, std::set<uint64_t>> leaders;
+  for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
+    leaders[std::stoull((*it)[2])].insert(std::stoull((*it)[1]));
+  if (terms != nullptr) *terms = leaders.size();
+  for (const auto& [term, who] : leaders)
+    if (who.size() > 1) return absl::StrCat("term ", term, " had ", who.size(), " leaders");
+  return "";
+}
+
+namespace {
+
+// What a run writes on a file descriptor (the hosts' stderr lines: Raft's
+// leaders), captured into a string.
+class Capture {
+ public:
+  explicit Capture(int fd) : fd_(fd), file_(std::tmpfile()) {
+    std::fflush(nullptr);
+    saved_ = dup(fd_);
+    if (file_ != nullptr) dup2(fileno(file_), fd_);
+  }
+  ~Capture() { (void)take(); }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  std::string take() {
+    if (saved_ < 0) return text_;
+    std::fflush(nullptr);
+    dup2(saved_, fd_);
+    close(saved_);
+    saved_ = -1;
+    if (file_ == nullptr) return text_;
+    std::rewind(file_);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, file_)) > 0;) text_.append(buf, n);
+    std::fclose(file_);
+    file_ = nullptr;
+    return text_;
+  }
+
+ private:
+  int fd_, saved_ = -1;
+  std::FILE* file_;
+  std::string text_;
+};
+
+}  // namespace
+
+DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
+  DstOutcome o;
+  absl::StatusOr<Topology> t = parse_topology(absl::StrCat("<", dst_service_name(c.service), " seed ", c.seed, ">"), c.topology);
+  if (!t.ok()) {
+    o.why = std::string(t.status().message());
+    return o;
+  }
+  SimParams p;
+  p.seed = c.seed;
+  p.progress = false;
+  p.timing = timing;
+  p.cuts = c.cuts;
+  p.modelled_limit_s = 20;
+  std::FILE* report = std::tmpfile();
+  SimReport r;
+  {
+    Capture err(STDERR_FILENO);
+    Simulation s(*t, p);
+    if (absl::Status st = s.build(); !st.ok()) {
+      o.why = std::string(st.message());
+      o.log = err.take();
+      if (report != nullptr) std::fclose(report);
+      return o;
+    }
+    r = s.run(report != nullptr ? report : stderr);
+    o.log = err.take();
+  }
+  if (report != nullptr) {
+    std::rewind(report);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, report)) > 0;) o.client_report.append(buf, n);
+    std::fclose(report);
+  }
+  o.trace_hash = r.trace_hash;
+  o.modelled_ps = r.modelled_ps;
+  o.frames = r.frames;
+  o.cut_dropped = r.cut_dropped;
+  if (!r.ended) o.why = "the client had not finished after 20 modelled seconds";
+  else if (r.clients.size() != 1) o.why = "no client result";
+  else {
+    const loadgen::Result& res = r.clients.front().result;
+    if (res.bad_replies != 0) o.why = absl::StrCat(res.bad_replies, " replies broke the reference (wrong value or version)");
+    else if (res.duplicates != 0) o.why = absl::StrCat(res.duplicates, " requests answered twice");
+    else if (!res.clean())
+      o.why = absl::StrCat("not every request answered: ", res.received, " of ", res.sent, ", lost ", res.lost,
+                           ", given up ", res.given_up);
+  }
+  if (o.why.empty() && c.service == DstService::kRaft) o.why = check_one_leader_per_term(o.log, &o.leader_terms);
+  o.passed = o.why.empty();
+  return o;
+}
+
+}  // namespace nanopu::sim

@@ -1,0 +1,57 @@
+// Deterministic simulation testing (docs/design.md §11; FoundationDB's and
+// TigerBeetle's way): a replicated service's real code on every host of a
+// small cluster, on one modelled clock, under a fault schedule drawn from a
+// seed — frames dropped, duplicated, reordered and trimmed on every host's
+// wire, one host cut off for a while and healed, NDP or Homa — and its
+// invariants checked after the run:
+//   - every request answered exactly once and right: the clients check each
+//     reply against their own reference (kv: the value last written; chain:
+//     a READ sees at least the last acknowledged WRITE; Raft: a GET sees at
+//     least the last acknowledged PUT, so every acknowledged write survived);
+//   - Raft: at most one leader per term (from the servers' own log lines).
+// One seed is one run, event for event: a failing seed replays alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/timing/timing_params.h"
+#include "tools/sim/simulation.h"
+
+namespace nanopu::sim {
+
+enum class DstService { kRaft, kChain, kKv };
+[[nodiscard]] const char* dst_service_name(DstService s);
+
+// One seed's cluster and faults.
+struct DstCase {
+  DstService service = DstService::kKv;
+  uint64_t seed = 1;
+  std::string topology;     // a topology file's text
+  std::vector<SimCut> cuts;
+  std::string faults;       // in words, for the report
+};
+
+// The case seed `seed` draws for `service`.
+[[nodiscard]] DstCase make_dst_case(DstService service, uint64_t seed);
+
+struct DstOutcome {
+  bool passed = false;
+  std::string why;          // the first invariant broken, or the run's error
+  uint64_t trace_hash = 0;
+  uint64_t modelled_ps = 0;
+  uint64_t frames = 0, cut_dropped = 0;
+  uint64_t leader_terms = 0;  // Raft: terms that had a leader
+  std::string client_report;  // the load generator's result lines
+  std::string log;            // what the hosts wrote on stderr
+};
+
+// Runs the case (DPDK's EAL must be up) and checks its invariants.
+[[nodiscard]] DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing);
+
+// Raft's invariant from its servers' log: "raft: server I is the leader of
+// term T" lines; empty if no term had two leaders, else the first such term.
+[[nodiscard]] std::string check_one_leader_per_term(const std::string& log, uint64_t* terms);
+
+}  // namespace nanopu::sim
