@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/support/sanitizers.h"
@@ -257,6 +258,41 @@ TEST_F(NanopuSimTest, AnOpenLoopSendsEachRequestWhenItIsDue) {
   ASSERT_EQ(sim({write("closed.topo", hosts + "--outstanding=1\nlink srv cli\n")}, &closed), 0) << closed;
   ASSERT_GT(p50_us(closed), 0) << closed;
   EXPECT_EQ(p50_us(open), p50_us(closed)) << open << closed;
+}
+
+// Seeds nanopu-dst failed on, kept as they failed (tools/sim/dst.h): a kv
+// client with three requests in flight under drops, duplicates and
+// reordering (two SETs of one key could be applied in either order, and
+// the client's reference took the last acknowledged for the value held);
+// and a Raft client whose request went to a leader cut off by a partition
+// (its resend waited for the 10 s drain timeout instead of --raft_retry_ms).
+TEST_F(NanopuSimTest, SeedsNanopuDstFailedOnPass) {
+  const std::string kv = write("kv9.topo",
+      "switch sw\n"
+      "host s0 10.0.0.1 02:00:00:00:00:10 server --app=kv --context=5 --transport=ndp "
+      "--faults=drop=0.028,dup=0.014,reorder=0.039,trim=0.017,seed=279\n"
+      "host client 10.0.0.2 02:00:00:00:00:11 loadgen --service=kv --server_context=5 --kv_keys=64 "
+      "--count=364 --outstanding=3 --drain_timeout=10\n"
+      "link s0 sw\nlink client sw\n");
+  const std::string cluster = "--raft_cluster=10.0.0.1:5,10.0.0.3:5,10.0.0.4:5";
+  const std::string server = " server --app=raft --raft_election_ms=20 --raft_heartbeat_ms=2 --context=5 " + cluster;
+  const std::string raft = write("raft289.topo",
+      "switch sw\n"
+      "host s0 10.0.0.1 02:00:00:00:00:10" + server + "\n"
+      "host s1 10.0.0.3 02:00:00:00:00:11" + server + "\n"
+      "host s2 10.0.0.4 02:00:00:00:00:12" + server + " --faults=drop=0.022,dup=0.002,reorder=0.030,trim=0.016,seed=8961\n"
+      "host client 10.0.0.2 02:00:00:00:00:13 loadgen --service=raft " + cluster +
+      " --raft_keys=64 --raft_retry_ms=5 --faults=drop=0.013,dup=0.018,reorder=0.013,trim=0.008,seed=8962"
+      " --count=222 --outstanding=1 --drain_timeout=10\n"
+      "link s0 sw\nlink s1 sw\nlink s2 sw\nlink client sw\n");
+  for (const auto& [topo, seed, cut] : {std::tuple<std::string, std::string, std::string>{kv, "1", ""},
+                                        {kv, "4", ""}, {raft, "289", "--cut=s2@24.532+34.781"}}) {
+    std::vector<std::string> args = {topo, "--sim_seed=" + seed};
+    if (!cut.empty()) args.push_back(cut);
+    std::string out, err;
+    EXPECT_EQ(sim(args, &out, &err), 0) << topo << " seed " << seed << "\n" << out << err;
+    EXPECT_NE(out.find("lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  }
 }
 
 // Measured time charges what the threads' own code takes between their API
