@@ -98,9 +98,11 @@ class HtsPolicy {
   [[nodiscard]] uint64_t time_deadline(const ThreadState& running) const;
 
   [[nodiscard]] const HtsParams& params() const { return p_; }
+  // Whether active thread a goes before b: better priority, then the older
+  // head message (FIFO among equals).
+  [[nodiscard]] static bool better(const ThreadState& a, const ThreadState& b);
 
  private:
-  [[nodiscard]] static bool better(const ThreadState& a, const ThreadState& b);
   HtsParams p_;
 };
 

@@ -299,7 +299,18 @@ class Model {
       const bool boot = core.last < 0;
       if (boot || policy_.tis_tick_due(core.last_tick, now, &tick)) {
         if (!boot) core.last_tick = tick;
-        const int best = policy_.best_active(core.ts.data(), n);
+        // The tick is at `tick`, not now: it swaps in a thread only for a
+        // message already there then. A message that arrived since (the core
+        // idle, no event between the tick and it) waits for the next tick,
+        // as it would on a core whose timer fires on time.
+        const uint64_t seen_at = boot ? now : tick;
+        int best = sched::HtsPolicy::kNone;
+        for (size_t i = 0; i < n; ++i) {
+          const sched::ThreadState& t = core.ts[i];
+          if (!t.present || !t.has_msg || t.head_ts > seen_at) continue;
+          if (best == sched::HtsPolicy::kNone || sched::HtsPolicy::better(t, core.ts[static_cast<size_t>(best)]))
+            best = static_cast<int>(i);
+        }
         if (best != sched::HtsPolicy::kNone && best != core.last) switch_to(c, best, now);
       }
       if (core.running < 0 && core.last >= 0) core.running = core.last;
