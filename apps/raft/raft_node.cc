@@ -6,10 +6,32 @@
 
 namespace nanopu::apps {
 
-RaftNode::RaftNode(const RaftNodeConfig& config, Send send, Log log)
-    : c_(config), send_(std::move(send)), log_line_(std::move(log)), rng_(config.seed * 7919 + config.self),
-      next_(config.servers, 1), match_(config.servers, 0), awaiting_(config.servers, 0),
-      last_answer_ms_(config.servers, 0), last_sent_ms_(config.servers, 0) {}
+RaftNode::RaftNode(const RaftNodeConfig& config, Send send, Log log, RaftStorage* storage)
+    : c_(config), storage_(storage), send_(std::move(send)), log_line_(std::move(log)),
+      rng_(config.seed * 7919 + config.self), next_(config.servers, 1), match_(config.servers, 0),
+      awaiting_(config.servers, 0), last_answer_ms_(config.servers, 0), last_sent_ms_(config.servers, 0) {
+  if (storage_ != nullptr) {  // what this server promised before it restarted
+    term_ = storage_->recovered().term;
+    voted_for_ = storage_->recovered().vote;
+    log_ = storage_->recovered().log;
+  }
+}
+
+void RaftNode::set_term_vote(uint64_t term, int vote) {
+  term_ = term;
+  voted_for_ = vote;
+  if (storage_ != nullptr) storage_->save_term_vote(term, vote);
+}
+
+void RaftNode::log_append(const RaftEntry& e) {
+  log_.push_back(e);
+  if (storage_ != nullptr) storage_->append(e);
+}
+
+void RaftNode::log_truncate(uint64_t entries) {
+  log_.resize(entries);
+  if (storage_ != nullptr) storage_->truncate(entries);
+}
 
 void RaftNode::start(double now_ms) { arm_election(now_ms); }
 
@@ -37,8 +59,7 @@ void RaftNode::tick(double now_ms) {
 
 void RaftNode::become_follower(uint64_t term, double now_ms) {
   if (term > term_) {
-    term_ = term;
-    voted_for_ = -1;
+    set_term_vote(term, -1);
     // A new term's leader is unknown until it is heard from (Raft §5.2):
     // keeping the old one would send clients to a server that may be dead,
     // and back there again on every redirect.
@@ -56,10 +77,9 @@ void RaftNode::start_election(double now_ms) {
   log_line_(absl::StrCat("raft: server ", c_.self, " heard no leader for ",
                          static_cast<int64_t>(now_ms - last_heard_ms_), " ms: election for term ", term_ + 1));
   last_heard_ms_ = now_ms;
-  ++term_;
+  set_term_vote(term_ + 1, static_cast<int>(c_.self));
   ++stats_.elections;
   role_ = Role::kCandidate;
-  voted_for_ = static_cast<int>(c_.self);
   leader_ = -1;
   votes_ = 1;
   voted_for_me_.assign(c_.servers, 0);
@@ -88,7 +108,7 @@ void RaftNode::become_leader(double now_ms) {
   // (Raft §5.4.2: a leader counts replicas only of its own term's entries).
   RaftEntry noop;
   noop.term = term_;
-  log_.push_back(noop);
+  log_append(noop);
   match_[c_.self] = log_.size();
   next_heartbeat_ = now_ms;  // announce at once
   tick(now_ms);
@@ -198,7 +218,7 @@ void RaftNode::on_request_vote(const uint64_t* w, double now_ms) {
   const bool up_to_date = last_t > last_term() || (last_t == last_term() && last_index >= log_.size());
   const bool grant = term == term_ && (voted_for_ < 0 || voted_for_ == static_cast<int>(cand)) && up_to_date;
   if (grant) {
-    voted_for_ = static_cast<int>(cand);
+    set_term_vote(term_, static_cast<int>(cand));
     arm_election(now_ms);
   }
   send_({false, static_cast<uint32_t>(cand), 0, {raft_w0(term_, RaftType::kRequestVoteResponse), c_.self, grant ? 1u : 0u}});
@@ -240,7 +260,7 @@ void RaftNode::on_append(const uint64_t* w, uint32_t n, uint16_t len, double now
     const uint64_t idx = prev + 1 + i;
     if (idx <= log_.size()) {
       if (log_[idx - 1].term == e[0]) continue;  // already have it
-      log_.resize(idx - 1);  // a conflict: drop it and what follows (never committed)
+      log_truncate(idx - 1);  // a conflict: drop it and what follows (never committed)
     }
     RaftEntry entry;
     entry.term = e[0];
@@ -249,7 +269,7 @@ void RaftNode::on_append(const uint64_t* w, uint32_t n, uint16_t len, double now
     entry.op = static_cast<RaftOp>(e[3]);
     entry.key = {e[4], e[5]};
     std::copy(e + 6, e + 6 + kRaftValueWords, entry.value.begin());
-    log_.push_back(entry);
+    log_append(entry);
   }
   if (commit > commit_) {
     commit_ = std::min<uint64_t>(commit, prev + count);
@@ -310,7 +330,7 @@ void RaftNode::on_client(const uint64_t* w, uint32_t n, uint16_t len) {
   e.op = op;
   e.key = {w[5], w[6]};
   if (op == RaftOp::kPut) std::copy(w + 7, w + 7 + kRaftValueWords, e.value.begin());
-  log_.push_back(e);
+  log_append(e);
   match_[c_.self] = log_.size();
   pending_[{client, seq}] = Pending{sent_time};
   for (uint32_t p = 0; p < c_.servers; ++p)

@@ -6,9 +6,11 @@
 // through a callback and time comes in as an argument, so tests can drive a
 // cluster deterministically; apps/raft/raft_service.h runs it on a thread.
 //
-// Volatile: term, vote and log live in memory. A server that restarts has
-// lost its promises (its vote, its log) and must not rejoin under the same
-// index; the cluster survives the loss of a minority of servers.
+// Term, vote and log live in memory, and also in a RaftStorage when one is
+// given (--raft_state): a server restarted with it keeps its promises and
+// may rejoin under the same index. Without one a restarted server has lost
+// its vote and its log and must not rejoin; the cluster survives the loss
+// of a minority of servers.
 #pragma once
 
 #include <cstdint>
@@ -19,18 +21,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "apps/raft/raft_entry.h"
 #include "apps/raft/raft_protocol.h"
+#include "apps/raft/raft_storage.h"
 
 namespace nanopu::apps {
-
-struct RaftEntry {
-  uint64_t term = 0;
-  uint64_t client = 0;      // ctx << 32 | ip: where the reply goes
-  uint64_t client_seq = 0;
-  RaftOp op = RaftOp::kNoop;
-  RaftKey key{};
-  RaftValue value{};
-};
 
 struct RaftNodeConfig {
   uint32_t self = 0;
@@ -59,7 +54,10 @@ class RaftNode {
   using Send = std::function<void(const Out&)>;
   using Log = std::function<void(const std::string&)>;
 
-  RaftNode(const RaftNodeConfig& config, Send send, Log log);
+  // With `storage` (may be null: volatile), the node starts from what it
+  // recovered and writes every change of term, vote and log to it before
+  // sending anything that depends on the change.
+  RaftNode(const RaftNodeConfig& config, Send send, Log log, RaftStorage* storage = nullptr);
 
   void start(double now_ms);
   // Timers: an election when no leader was heard from in time; heartbeats.
@@ -104,8 +102,13 @@ class RaftNode {
   void on_append_response(const uint64_t* w, double now_ms);
   void on_client(const uint64_t* w, uint32_t n, uint16_t len);
   [[nodiscard]] bool valid_peer(uint64_t id) const { return id < c_.servers && id != c_.self; }
+  // Every change of the persistent state goes through these (storage_).
+  void set_term_vote(uint64_t term, int vote);
+  void log_append(const RaftEntry& e);
+  void log_truncate(uint64_t entries);
 
   RaftNodeConfig c_;
+  RaftStorage* storage_;
   Send send_;
   Log log_line_;
   std::mt19937_64 rng_;

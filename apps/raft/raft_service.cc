@@ -10,7 +10,7 @@
 namespace nanopu::apps {
 
 bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
-                const RaftNodeConfig& config, RaftStats* stats) {
+                const RaftNodeConfig& config, RaftStats* stats, RaftStorage* storage) {
   const RaftServer& me = cluster[config.self];
   if (!bind_service(t, me.context, priority, "raft")) return false;
   auto send = [&](const RaftNode::Out& o) {
@@ -21,7 +21,7 @@ bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& clus
     for (uint64_t w : o.words) (void)t.write(w);
   };
   auto log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  RaftNode node(config, send, log);
+  RaftNode node(config, send, log, storage);
   // The thread's clock (modelled time in a simulation), not the wall's.
   const uint64_t epoch_ns = t.now_ns();
   auto now_ms = [&] { return static_cast<double>(t.now_ns() - epoch_ns) / 1e6; };

@@ -18,8 +18,9 @@ using RaftServer = Peer;
 
 // Serves as cluster[config.self] until the runtime stops; false if the
 // bind fails. Leadership changes are logged to stderr ("raft: server S is
-// the leader of term T"); *stats is updated as it runs.
+// the leader of term T"); *stats is updated as it runs. With `storage`
+// (may be null) the node's term, vote and log persist in it.
 bool serve_raft(Thread& t, uint8_t priority, const std::vector<RaftServer>& cluster,
-                const RaftNodeConfig& config, RaftStats* stats);
+                const RaftNodeConfig& config, RaftStats* stats, RaftStorage* storage = nullptr);
 
 }  // namespace nanopu::apps

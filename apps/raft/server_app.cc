@@ -17,6 +17,11 @@ ABSL_FLAG(double, raft_election_ms, 300,
           "raft: election timeout, drawn uniformly from [this, 2 x this] ms after the last word "
           "from a leader.");
 ABSL_FLAG(double, raft_heartbeat_ms, 20, "raft: a leader's heartbeat period, ms.");
+ABSL_FLAG(std::string, raft_state, "",
+          "raft: a file for this server's term, vote and log (created if missing, read back at "
+          "start): a server killed and started again with it keeps its promises and may rejoin. "
+          "Written before each reply that depends on it, not fsynced (a process crash keeps it, a "
+          "power loss may not). Empty: in memory only, and a restarted server must not rejoin.");
 
 namespace nanopu::apps {
 namespace {
@@ -43,11 +48,16 @@ class RaftApp final : public ServerApp {
     config_.seed = seed != 0 ? seed : s.config->ip ^ static_cast<uint64_t>(getpid());
     if (!(config_.heartbeat_ms > 0) || config_.election_min_ms < 2 * config_.heartbeat_ms)
       return "--raft_heartbeat_ms must be > 0 and at most half of --raft_election_ms";
+    if (const std::string path = absl::GetFlag(FLAGS_raft_state); !path.empty()) {
+      absl::StatusOr<std::unique_ptr<RaftStorage>> st = RaftStorage::open(path);
+      if (!st.ok()) return std::string(st.status().message());
+      storage_ = std::move(*st);
+    }
     return "";
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t) override {
     const auto priority = s.priority;
-    return [this, priority](Thread& t) { (void)serve_raft(t, priority, cluster_, config_, &stats_); };
+    return [this, priority](Thread& t) { (void)serve_raft(t, priority, cluster_, config_, &stats_, storage_.get()); };
   }
   void print_stats(FILE* out) const override {
     const RaftStats& s = stats_;
@@ -63,6 +73,7 @@ class RaftApp final : public ServerApp {
   std::vector<RaftServer> cluster_;
   RaftNodeConfig config_;
   RaftStats stats_;
+  std::unique_ptr<RaftStorage> storage_;  // --raft_state
 };
 
 }  // namespace

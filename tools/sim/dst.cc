@@ -53,7 +53,7 @@ const char* dst_service_name(DstService s) {
   return "?";
 }
 
-DstCase make_dst_case(DstService service, uint64_t seed) {
+DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir) {
   Draw d(seed * 3 + static_cast<uint64_t>(service));
   DstCase c;
   c.service = service;
@@ -82,9 +82,14 @@ DstCase make_dst_case(DstService service, uint64_t seed) {
     const bool is_client = i == servers;
     const std::string faults = wire_faults(d, seed * 31 + i);
     if (!faults.empty()) absl::StrAppend(&c.faults, names[i], " ", faults.substr(9), "; ");
+    std::string state;
+    if (service == DstService::kRaft && !is_client) {
+      c.state_files.push_back(absl::StrCat(state_dir, "/dst-", seed, "-", names[i], ".raft"));
+      state = " --raft_state=" + c.state_files.back();
+    }
     absl::StrAppend(&c.topology, "host ", names[i], " ", is_client ? "10.0.0.2" : ip_of(i), " 02:00:00:00:00:",
                     absl::Hex(i + 16, absl::kZeroPad2), is_client ? " loadgen " : " server ",
-                    is_client ? client : server_app + " --context=5", " ", transport, " ", faults,
+                    is_client ? client : server_app + " --context=5" + state, " ", transport, " ", faults,
                     // Open loop for 30-60 ms of modelled time, through the cuts.
                     is_client ? absl::StrFormat(" --rate=10000 --count=%d --outstanding=%d --progress=false --drain_timeout=10",
                                                 300 + d.below(300), 1 + d.below(4))
@@ -103,6 +108,17 @@ DstCase make_dst_case(DstService service, uint64_t seed) {
     const auto from = static_cast<uint64_t>(from_ms * 1e9);
     c.cuts.push_back({names[victim], from, from + static_cast<uint64_t>(for_ms * 1e9)});
     absl::StrAppend(&c.faults, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", names[victim], from_ms, for_ms));
+  }
+  // Raft: a server killed and started again from its state file, half the
+  // time (the kv store and the chain's replicas keep nothing on disk: a
+  // restarted one has lost its data by design).
+  if (service == DstService::kRaft && d.below(2) == 0) {
+    const size_t victim = d.below(servers);
+    const double at_ms = d.between(20, 60), down_ms = d.between(0.5, 40);
+    const auto at = static_cast<uint64_t>(at_ms * 1e9);
+    c.crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9)});
+    absl::StrAppend(&c.faults, absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", names[victim],
+                                               at_ms, down_ms));
   }
   absl::StrAppend(&c.faults, transport.substr(12));
   return c;
@@ -168,6 +184,8 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   p.progress = false;
   p.timing = timing;
   p.cuts = c.cuts;
+  p.crashes = c.crashes;
+  for (const std::string& f : c.state_files) unlink(f.c_str());  // a fresh cluster
   p.modelled_limit_s = 20;
   std::FILE* report = std::tmpfile();
   SimReport r;
@@ -189,10 +207,12 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
     for (size_t n; (n = std::fread(buf, 1, sizeof buf, report)) > 0;) o.client_report.append(buf, n);
     std::fclose(report);
   }
+  for (const std::string& f : c.state_files) unlink(f.c_str());
   o.trace_hash = r.trace_hash;
   o.modelled_ps = r.modelled_ps;
   o.frames = r.frames;
   o.cut_dropped = r.cut_dropped;
+  o.restarts = r.restarts;
   if (!r.ended) o.why = "the client had not finished after 20 modelled seconds";
   else if (r.clients.size() != 1) o.why = "no client result";
   else {

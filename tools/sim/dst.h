@@ -2,7 +2,8 @@
 // TigerBeetle's way): a replicated service's real code on every host of a
 // small cluster, on one modelled clock, under a fault schedule drawn from a
 // seed — frames dropped, duplicated, reordered and trimmed on every host's
-// wire, one host cut off for a while and healed, NDP or Homa — and its
+// wire, hosts cut off for a while and healed, a Raft server killed and
+// restarted from its --raft_state, NDP or Homa — and its
 // invariants checked after the run:
 //   - every request answered exactly once and right: the clients check each
 //     reply against their own reference (kv: the value last written; chain:
@@ -30,18 +31,21 @@ struct DstCase {
   uint64_t seed = 1;
   std::string topology;     // a topology file's text
   std::vector<SimCut> cuts;
+  std::vector<SimCrash> crashes;  // Raft: a server killed and restarted
+  std::vector<std::string> state_files;  // Raft's --raft_state, removed after the run
   std::string faults;       // in words, for the report
 };
 
-// The case seed `seed` draws for `service`.
-[[nodiscard]] DstCase make_dst_case(DstService service, uint64_t seed);
+// The case seed `seed` draws for `service`; Raft servers keep their state
+// in files under `state_dir` (they may be crashed and restarted).
+[[nodiscard]] DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir = "/tmp");
 
 struct DstOutcome {
   bool passed = false;
   std::string why;          // the first invariant broken, or the run's error
   uint64_t trace_hash = 0;
   uint64_t modelled_ps = 0;
-  uint64_t frames = 0, cut_dropped = 0;
+  uint64_t frames = 0, cut_dropped = 0, restarts = 0;
   uint64_t leader_terms = 0;  // Raft: terms that had a leader
   std::string client_report;  // the load generator's result lines
   std::string log;            // what the hosts wrote on stderr

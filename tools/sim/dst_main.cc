@@ -2,6 +2,9 @@
 // (tools/sim/dst.h): seed after seed, a cluster's real code under a fault
 // schedule drawn from the seed, invariants checked after each run. A failing
 // seed prints the command that replays it alone.
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -27,7 +30,7 @@ ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a fa
 namespace {
 
 struct Tally {
-  uint64_t runs = 0, passed = 0, cut_dropped = 0, frames = 0, leader_terms = 0, replayed = 0;
+  uint64_t runs = 0, passed = 0, cut_dropped = 0, frames = 0, leader_terms = 0, replayed = 0, restarts = 0;
   double modelled_s = 0;
 };
 
@@ -39,7 +42,8 @@ int main(int argc, char** argv) {
       "  nanopu-dst [--services=raft,chain,kv] [--first_seed=1] [--seeds=100] [--verbose]\n"
       "Each seed runs one service's real code (nanopu-server's and nanopu-loadgen's programs) on\n"
       "every host of a small cluster on one modelled clock, with drops, duplicates, reordering and\n"
-      "trimming on the hosts' wires, one host cut off and healed, NDP or Homa; then checks that\n"
+      "trimming on the hosts' wires, hosts cut off and healed, a Raft server killed and restarted\n"
+      "from its state file, NDP or Homa; then checks that\n"
       "every request was answered exactly once and right (the clients' references) and, for Raft,\n"
       "one leader per term. Exit status 0: every seed passed; 1: a seed failed (its replay\n"
       "command is printed); 2: usage.");
@@ -76,6 +80,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-dst: %s\n", std::string(s.message()).c_str());
     return 1;
   }
+  // Raft's state files, one directory per run of this program.
+  char dir_template[] = "/tmp/nanopu-dst-XXXXXX";
+  const char* state_dir = mkdtemp(dir_template);
+  if (state_dir == nullptr) {
+    std::fprintf(stderr, "nanopu-dst: cannot make a directory in /tmp for Raft's state files\n");
+    return 1;
+  }
   const bool verbose = absl::GetFlag(FLAGS_verbose);
   const uint64_t first = absl::GetFlag(FLAGS_first_seed), n = absl::GetFlag(FLAGS_seeds);
   Tally tally;
@@ -84,11 +95,12 @@ int main(int argc, char** argv) {
   auto next_progress = wall0 + std::chrono::seconds(10);
   for (uint64_t seed = first; seed < first + n; ++seed) {
     const nanopu::sim::DstService service = services[(seed - first) % services.size()];
-    const nanopu::sim::DstCase c = nanopu::sim::make_dst_case(service, seed);
+    const nanopu::sim::DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
     const nanopu::sim::DstOutcome o = nanopu::sim::run_dst_case(c, *timing);
     ++tally.runs;
     tally.passed += o.passed;
     tally.cut_dropped += o.cut_dropped;
+    tally.restarts += o.restarts;
     tally.frames += o.frames;
     tally.leader_terms += o.leader_terms;
     tally.modelled_s += static_cast<double>(o.modelled_ps) / 1e12;
@@ -118,11 +130,13 @@ int main(int argc, char** argv) {
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   std::printf("nanopu-dst: %llu seeds from %llu: %llu passed, %zu failed; %.1f modelled s in %.1f s of wall time, "
-              "%llu frames, %llu lost on cut links, %llu Raft terms with a leader; %llu replayed\n",
+              "%llu frames, %llu lost on cut links, %llu servers restarted, %llu Raft terms with a leader; %llu replayed\n",
               static_cast<unsigned long long>(tally.runs), static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(tally.passed), failures.size(), tally.modelled_s, wall_s,
               static_cast<unsigned long long>(tally.frames), static_cast<unsigned long long>(tally.cut_dropped),
+              static_cast<unsigned long long>(tally.restarts),
               static_cast<unsigned long long>(tally.leader_terms), static_cast<unsigned long long>(tally.replayed));
   for (const std::string& f : failures) std::printf("%s\n", f.c_str());
+  rmdir(state_dir);
   return failures.empty() ? 0 : 1;
 }

@@ -37,6 +37,10 @@ ABSL_FLAG(std::string, cut, "",
           "Partitions that heal: HOST@FROM_MS+FOR_MS[,...] cuts HOST's link from FROM_MS for FOR_MS "
           "(modelled ms); every frame sent or due to arrive meanwhile is lost, both ways. "
           "E.g. --cut=r0@500+50 isolates r0 for 50 ms.");
+ABSL_FLAG(std::string, crash, "",
+          "Servers crashed and restarted: HOST@AT_MS+DOWN_MS[,...] kills HOST's process at AT_MS "
+          "(modelled ms; frames to it are lost) and starts it again DOWN_MS later as a new process "
+          "(a new incarnation, its flags read again); HOST@AT_MS leaves it down.");
 ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
 ABSL_FLAG(std::string, charge, "counted",
           "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
@@ -47,20 +51,27 @@ ABSL_FLAG(std::string, charge, "counted",
 
 namespace {
 
-// --cut's list: "HOST@FROM_MS+FOR_MS,...".
-absl::StatusOr<std::vector<nanopu::sim::SimCut>> parse_cuts(const std::string& text) {
-  std::vector<nanopu::sim::SimCut> cuts;
+// A list "HOST@FROM_MS+FOR_MS,..." (--cut, --crash) as (host, from, until)
+// in ps; with `open_ended`, "HOST@FROM_MS" too (until 0: for good).
+struct HostWindow {
+  std::string host;
+  uint64_t from_ps = 0, until_ps = 0;
+};
+absl::StatusOr<std::vector<HostWindow>> parse_windows(const char* flag, const std::string& text, bool open_ended) {
+  std::vector<HostWindow> out;
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     const size_t at = item.find('@'), plus = item.find('+');
+    const bool has_for = plus != absl::string_view::npos;
     double from_ms = 0, for_ms = 0;
-    if (at == absl::string_view::npos || plus == absl::string_view::npos || plus < at || at == 0 ||
-        !absl::SimpleAtod(item.substr(at + 1, plus - at - 1), &from_ms) ||
-        !absl::SimpleAtod(item.substr(plus + 1), &for_ms) || from_ms < 0 || !(for_ms > 0))
-      return absl::InvalidArgumentError(absl::StrCat("--cut: '", item, "' is not HOST@FROM_MS+FOR_MS (FOR_MS > 0)"));
+    if (at == absl::string_view::npos || at == 0 || (has_for && plus < at) || (!has_for && !open_ended) ||
+        !absl::SimpleAtod(item.substr(at + 1, has_for ? plus - at - 1 : absl::string_view::npos), &from_ms) ||
+        (has_for && (!absl::SimpleAtod(item.substr(plus + 1), &for_ms) || !(for_ms > 0))) || from_ms < 0)
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", item, "' is not HOST@FROM_MS+FOR_MS",
+                                                     open_ended ? " or HOST@FROM_MS" : "", " (FOR_MS > 0)"));
     const auto from_ps = static_cast<uint64_t>(from_ms * 1e9);
-    cuts.push_back({std::string(item.substr(0, at)), from_ps, from_ps + static_cast<uint64_t>(for_ms * 1e9)});
+    out.push_back({std::string(item.substr(0, at)), from_ps, has_for ? from_ps + static_cast<uint64_t>(for_ms * 1e9) : 0});
   }
-  return cuts;
+  return out;
 }
 
 int fail(const std::string& why, int code) {
@@ -90,9 +101,12 @@ int main(int argc, char** argv) {
   p.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
   p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   p.progress = absl::GetFlag(FLAGS_sim_progress);
-  absl::StatusOr<std::vector<nanopu::sim::SimCut>> cuts = parse_cuts(absl::GetFlag(FLAGS_cut));
+  absl::StatusOr<std::vector<HostWindow>> cuts = parse_windows("cut", absl::GetFlag(FLAGS_cut), false);
   if (!cuts.ok()) return fail(std::string(cuts.status().message()), 2);
-  p.cuts = *cuts;
+  for (const HostWindow& w : *cuts) p.cuts.push_back({w.host, w.from_ps, w.until_ps});
+  absl::StatusOr<std::vector<HostWindow>> crashes = parse_windows("crash", absl::GetFlag(FLAGS_crash), true);
+  if (!crashes.ok()) return fail(std::string(crashes.status().message()), 2);
+  for (const HostWindow& w : *crashes) p.crashes.push_back({w.host, w.from_ps, w.until_ps});
   const std::string charge = absl::GetFlag(FLAGS_charge);
   if (charge != "counted" && charge != "none" && charge != "measured")
     return fail("--charge: counted, measured or none", 2);
@@ -130,6 +144,9 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(c.tail_dropped), static_cast<unsigned long long>(c.control_dropped),
                 static_cast<unsigned long long>(c.no_route));
   }
+  if (!p.crashes.empty())
+    std::printf("nanopu-sim: %llu crashes, %llu restarts\n", static_cast<unsigned long long>(r.crashes),
+                static_cast<unsigned long long>(r.restarts));
   if (!p.cuts.empty())
     std::printf("nanopu-sim: %llu frames lost on cut links\n", static_cast<unsigned long long>(r.cut_dropped));
   if (!r.ended)

@@ -119,6 +119,7 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
   config->link_wait_s = 0;
   SimHost host;
   host.topo = &h;
+  host.index = index;
   host.config = *config;
   absl::StatusOr<std::unique_ptr<apps::HostProgram>> p =
       h.role == Role::kServer ? apps::make_server_program(*config) : apps::make_loadgen_program(*config);
@@ -130,13 +131,19 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
 
 }  // namespace
 
+absl::StatusOr<SimHost> make_sim_host(const Topology& t, size_t index, uint64_t seed) {
+  const TopologyHost& h = t.hosts[index];
+  absl::StatusOr<SimHost> host = make_host(h, seed, index);
+  if (!host.ok())
+    return absl::InvalidArgumentError(absl::StrCat(t.path, ":", h.line, ": host ", h.name, ": ", host.status().message()));
+  return host;
+}
+
 absl::StatusOr<std::vector<SimHost>> make_sim_hosts(const Topology& t, uint64_t seed) {
   std::vector<SimHost> hosts;
   for (size_t i = 0; i < t.hosts.size(); ++i) {
-    const TopologyHost& h = t.hosts[i];
-    absl::StatusOr<SimHost> host = make_host(h, seed, i);
-    if (!host.ok())
-      return absl::InvalidArgumentError(absl::StrCat(t.path, ":", h.line, ": host ", h.name, ": ", host.status().message()));
+    absl::StatusOr<SimHost> host = make_sim_host(t, i, seed);
+    if (!host.ok()) return host.status();
     hosts.push_back(std::move(*host));
   }
   return hosts;

@@ -19,6 +19,9 @@ namespace nanopu::sim {
 
 struct SimHost {
   const TopologyHost* topo = nullptr;
+  size_t index = 0;                  // in the topology
+  PacketIo* io = nullptr;            // its end of its link, once made
+  bool down = false;                 // crashed (SimCrash), not yet restarted
   Config config;
   std::unique_ptr<apps::HostProgram> program;
   std::unique_ptr<Runtime> runtime;  // once its port exists
@@ -31,5 +34,7 @@ struct SimHost {
 // its program does not have, a bad value, or one nanopu-sim does not run in
 // virtual time.
 [[nodiscard]] absl::StatusOr<std::vector<SimHost>> make_sim_hosts(const Topology& t, uint64_t seed);
+// Host `index` alone, as make_sim_hosts makes it (a crashed host restarted).
+[[nodiscard]] absl::StatusOr<SimHost> make_sim_host(const Topology& t, size_t index, uint64_t seed);
 
 }  // namespace nanopu::sim

@@ -1,9 +1,11 @@
 #include "tools/sim/simulation.h"
 
 #include <rte_cycles.h>
+#include <rte_mbuf.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <limits>
 
 #include "absl/strings/match.h"
@@ -25,6 +27,17 @@ SwitchFlag split_flag(const std::string& f) {
   const size_t eq = body.find('=');
   if (eq == std::string::npos) return {body, "", false};
   return {body.substr(0, eq), body.substr(eq + 1), true};
+}
+
+// Frees what arrived for a crashed host: its NIC is gone.
+bool drop_arrivals(PacketIo& io) {
+  rte_mbuf* frames[32];
+  bool any = false;
+  for (uint16_t n; (n = io.rx_burst(frames, 32)) > 0;) {
+    rte_pktmbuf_free_bulk(frames, n);
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace
@@ -78,7 +91,75 @@ absl::Status Simulation::build() {
   set_work_costs();
   if (absl::Status s = start_hosts(); !s.ok()) return s;
   set_nic_delays();
+  if (absl::Status s = check_crashes(); !s.ok()) return s;
   return set_cuts();
+}
+
+absl::Status Simulation::check_crashes() const {
+  for (const SimCrash& c : p_.crashes) {
+    const TopologyHost* h = t_.host(c.host);
+    if (h == nullptr) return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: no host ", c.host));
+    if (h->role != Role::kServer)
+      return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: ", c.host,
+                                                     " is a load generator (its load would start again): crash servers"));
+  }
+  return absl::OkStatus();
+}
+
+uint64_t Simulation::next_crash_event() const {
+  uint64_t next = UINT64_MAX;
+  for (size_t i = 0; i < p_.crashes.size(); ++i) {
+    if (!crash_done_[i]) next = std::min(next, p_.crashes[i].at_ps);
+    else if (!restart_done_[i] && p_.crashes[i].restart_ps != 0) next = std::min(next, p_.crashes[i].restart_ps);
+  }
+  return next;
+}
+
+bool Simulation::apply_crashes(SimReport* r) {
+  bool any = false;
+  const uint64_t now = clock_.now_ps();
+  for (size_t i = 0; i < p_.crashes.size(); ++i) {
+    const SimCrash& c = p_.crashes[i];
+    SimHost* h = nullptr;
+    for (SimHost& x : hosts_)
+      if (x.topo->name == c.host) h = &x;
+    if (!crash_done_[i] && now >= c.at_ps) {
+      crash_done_[i] = 1;
+      if (!h->down) crash(*h), ++r->crashes, any = true;
+    }
+    if (crash_done_[i] && !restart_done_[i] && c.restart_ps != 0 && now >= c.restart_ps) {
+      restart_done_[i] = 1;
+      if (h->down) restart(*h), ++r->restarts, any = true;
+    }
+  }
+  return any;
+}
+
+// The process is gone: nothing of it runs again, nothing it held is freed
+// (its pool's mbufs may be on the wire or in a peer's hands).
+void Simulation::crash(SimHost& h) {
+  h.down = true;
+  dead_runtimes_.push_back(std::move(h.runtime));
+  dead_programs_.push_back(std::move(h.program));
+}
+
+// A new process on the same port: its program made from its flags again
+// (another seed: a restarted Raft server draws new timeouts), a new
+// incarnation, booting now.
+void Simulation::restart(SimHost& h) {
+  absl::StatusOr<SimHost> fresh = make_sim_host(t_, h.index, p_.seed + 7919 * (dead_runtimes_.size() + 1));
+  absl::StatusOr<std::unique_ptr<Runtime>> rt =
+      fresh.ok() ? Runtime::create(fresh->config, h.io) : absl::StatusOr<std::unique_ptr<Runtime>>(fresh.status());
+  absl::Status s = rt.ok() ? fresh->program->spawn(**rt) : rt.status();
+  if (!s.ok()) {  // it started once with these flags: say so and leave it down
+    std::fprintf(stderr, "nanopu-sim: host %s could not restart: %s\n", h.topo->name.c_str(),
+                 std::string(s.message()).c_str());
+    return;
+  }
+  h.runtime = std::move(*rt);
+  h.program = std::move(fresh->program);
+  h.start_at_ticks = clock_.now_ps();
+  h.down = false;
 }
 
 model::SimLink* Simulation::link_of(const std::string& host) {
@@ -140,8 +221,11 @@ PacketIo* Simulation::port_of(const SimHost& h) {
 
 // Each host's runtime on its end of its link, its program's threads spawned.
 absl::Status Simulation::start_hosts() {
+  crash_done_.assign(p_.crashes.size(), 0);
+  restart_done_.assign(p_.crashes.size(), 0);
   for (SimHost& h : hosts_) {
     PacketIo* io = port_of(h);
+    h.io = io;
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
     if (rt.ok()) h.runtime = std::move(*rt);
     absl::Status s = rt.ok() ? h.program->spawn(*h.runtime) : rt.status();
@@ -173,18 +257,26 @@ uint64_t Simulation::frames() const {
 SimReport Simulation::run(FILE* out) {
   SimReport r;
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
+  if (!p_.crashes.empty()) {
+    loop.add_host([this, &r] { return apply_crashes(&r); });
+    loop.add_wakeup([this] { return next_crash_event(); });
+  }
   for (SimHost& h : hosts_) {
     SimHost* host = &h;
     // A host's cores run once it has booted, each on a clock of its own:
     // the loop keeps a core from running while it is busy with work charged
     // before (counted time). The NIC core is the nanoPU's hardware: its
     // stages are latencies at the port, and it charges nothing.
-    loop.add_host([this, host] { return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once(); });
+    loop.add_host([this, host] {
+      if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
+      return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
+    });
     for (size_t w = 0; w < host->runtime->worker_count(); ++w)
       loop.add_host([this, host, w] {
-        return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
+        return !host->down && clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
       });
     loop.add_wakeup([this, host] {
+      if (host->down) return UINT64_MAX;
       if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
       // A reply whose work ends later; a thread's wait_for() deadline.
       return std::min(host->runtime->next_nic_ready_ticks(), host->runtime->next_thread_wake_ticks());
@@ -223,10 +315,12 @@ SimReport Simulation::run(FILE* out) {
     r.switch_counters = switch_->counters();
   }
   for (SimHost& h : hosts_) {
+    if (h.down) continue;
     h.runtime->stop();
     (void)h.runtime->poll_once();
   }
   for (SimHost& h : hosts_) {
+    if (h.down) continue;
     if (h.topo->role != Role::kLoadgen) {
       (void)h.program->report(*h.runtime, out);  // counters with --stats
       continue;
@@ -244,9 +338,14 @@ SimReport Simulation::run(FILE* out) {
 void Simulation::teardown() {
   for (auto& l : direct_) l->discard_in_flight();
   if (switch_) switch_->discard_in_flight();
+  // Every runtime's buffers back to their pools while every pool still
+  // exists (a host may hold a crashed one's frames, and the reverse).
   for (SimHost& h : hosts_)
     if (h.runtime) h.runtime->release_buffers();
+  for (auto& rt : dead_runtimes_) rt->release_buffers();
   hosts_.clear();
+  dead_programs_.clear();
+  dead_runtimes_.clear();
   direct_.clear();
   switch_.reset();
 }

@@ -29,6 +29,15 @@ struct SimCut {
   uint64_t from_ps = 0, until_ps = 0;
 };
 
+// A server crashed at `at_ps` (its process gone: its threads stop where
+// they are, frames to it are lost) and, if `restart_ps` is not 0, started
+// again then as a new process (a new incarnation; what it kept is what its
+// program keeps on disk, e.g. Raft's --raft_state).
+struct SimCrash {
+  std::string host;
+  uint64_t at_ps = 0, restart_ps = 0;
+};
+
 struct SimParams {
   uint64_t seed = 1;
   double wire_gbps = 200;           // a direct link's (a switch's: its --switch_gbps)
@@ -47,6 +56,7 @@ struct SimParams {
   bool measured = false;
   model::TimingParams timing;
   std::vector<SimCut> cuts;
+  std::vector<SimCrash> crashes;
 };
 
 // A load generator's result, as its host's name.
@@ -61,6 +71,7 @@ struct SimReport {
   double wall_s = 0;
   uint64_t frames = 0;              // received over every link, both ways
   uint64_t cut_dropped = 0;         // lost on a cut link (SimParams::cuts)
+  uint64_t crashes = 0, restarts = 0;
   uint64_t instants = 0, polls = 0;
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the load generators'
@@ -93,6 +104,12 @@ class Simulation {
   // The link between the host and its peer (the switch, or a host), once made.
   [[nodiscard]] model::SimLink* link_of(const std::string& host);
   [[nodiscard]] absl::Status set_cuts();
+  [[nodiscard]] absl::Status check_crashes() const;
+  // Crashes and restarts due now; true if any. The next one's time.
+  bool apply_crashes(SimReport* r);
+  [[nodiscard]] uint64_t next_crash_event() const;
+  void crash(SimHost& h);
+  void restart(SimHost& h);
   // Counted time: the clock's work costs (before the hosts' threads exist:
   // a thread learns at birth whether it is measured), then each host
   // port's NIC delays.
@@ -111,6 +128,11 @@ class Simulation {
   std::vector<std::unique_ptr<model::SimLink>> direct_;
   std::vector<std::string> direct_ends_;
   std::unique_ptr<model::SimSwitch> switch_;
+  // A crashed host's runtime and program, kept until the end: frames it
+  // sent (its pool's mbufs) may still be on the wire or held by its peers.
+  std::vector<std::unique_ptr<Runtime>> dead_runtimes_;
+  std::vector<std::unique_ptr<apps::HostProgram>> dead_programs_;
+  std::vector<uint8_t> crash_done_, restart_done_;  // per SimParams::crashes entry
 };
 
 }  // namespace nanopu::sim

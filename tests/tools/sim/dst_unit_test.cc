@@ -20,18 +20,23 @@ TEST(DstCaseTest, ASeedAlwaysDrawsTheSameCaseAndSeedsDiffer) {
 }
 
 TEST(DstCaseTest, SeedsCoverBothTransportsCutsAndFaultyWires) {
-  int homa = 0, cut = 0, faulty = 0;
+  int homa = 0, cut = 0, faulty = 0, crash = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     const DstCase c = make_dst_case(DstService::kRaft, seed);
     homa += c.topology.find("--transport=homa") != std::string::npos;
     cut += !c.cuts.empty();
     faulty += c.topology.find("--faults=") != std::string::npos;
+    crash += !c.crashes.empty();
+    EXPECT_EQ(c.state_files.size(), 3u);  // every Raft server keeps its state
+    for (const SimCrash& k : c.crashes) EXPECT_LT(k.at_ps, k.restart_ps);
     for (const SimCut& k : c.cuts) EXPECT_LT(k.from_ps, k.until_ps);
   }
   EXPECT_GT(homa, 10);
   EXPECT_LT(homa, 50);
   EXPECT_GT(cut, 20);
   EXPECT_GT(faulty, 40);
+  EXPECT_GT(crash, 15);
+  EXPECT_TRUE(make_dst_case(DstService::kKv, 5).crashes.empty()) << "the kv store keeps nothing on disk";
 }
 
 TEST(OneLeaderPerTermTest, TwoLeadersOfOneTermAreCaughtAndNewTermsAreNot) {

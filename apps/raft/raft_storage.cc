@@ -1,0 +1,106 @@
+#include "apps/raft/raft_storage.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace nanopu::apps {
+namespace {
+
+// Records: a type word, then a fixed number of words for that type.
+enum RecordType : uint64_t { kTermVote = 1, kEntry = 2, kTruncate = 3 };
+constexpr size_t kEntryWords = 6 + kRaftValueWords;  // term, client, seq, op, key[2], value
+size_t words_of(uint64_t type) {
+  switch (type) {
+    case kTermVote: return 2;
+    case kEntry: return kEntryWords;
+    case kTruncate: return 1;
+    default: return 0;
+  }
+}
+
+RaftEntry entry_of(const uint64_t* w) {
+  RaftEntry e;
+  e.term = w[0];
+  e.client = w[1];
+  e.client_seq = w[2];
+  e.op = static_cast<RaftOp>(w[3]);
+  e.key = {w[4], w[5]};
+  std::copy(w + 6, w + 6 + kRaftValueWords, e.value.begin());
+  return e;
+}
+
+// Replays the file's records into *s; a short or unknown tail (a crash
+// mid-write) ends the replay.
+void replay(int fd, RaftStorage::State* s) {
+  std::vector<uint64_t> words;
+  uint64_t buf[512];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) words.insert(words.end(), buf, buf + n / 8);
+  for (size_t i = 0; i < words.size();) {
+    const uint64_t type = words[i];
+    const size_t need = words_of(type);
+    if (need == 0 || i + 1 + need > words.size()) break;
+    const uint64_t* w = &words[i + 1];
+    if (type == kTermVote) {
+      s->term = w[0];
+      s->vote = static_cast<int>(static_cast<int64_t>(w[1]));
+    } else if (type == kEntry) {
+      s->log.push_back(entry_of(w));
+    } else {
+      s->log.resize(std::min<uint64_t>(w[0], s->log.size()));
+    }
+    i += 1 + need;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return absl::FailedPreconditionError(absl::StrCat("--raft_state ", path, ": ", std::strerror(errno)));
+  std::unique_ptr<RaftStorage> s(new RaftStorage(fd));
+  replay(fd, &s->recovered_);
+  return s;
+}
+
+RaftStorage::~RaftStorage() { ::close(fd_); }
+
+void RaftStorage::put(const uint64_t* words, size_t n) {
+  const auto* p = reinterpret_cast<const char*>(words);
+  size_t left = n * 8;
+  while (left > 0) {
+    const ssize_t w = ::write(fd_, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (!failed_) std::fprintf(stderr, "raft: --raft_state write failed: %s\n", std::strerror(errno));
+      failed_ = true;
+      return;
+    }
+    p += w;
+    left -= static_cast<size_t>(w);
+  }
+}
+
+void RaftStorage::save_term_vote(uint64_t term, int vote) {
+  const uint64_t r[] = {kTermVote, term, static_cast<uint64_t>(static_cast<int64_t>(vote))};
+  put(r, 3);
+}
+
+void RaftStorage::append(const RaftEntry& e) {
+  uint64_t r[1 + kEntryWords] = {kEntry, e.term, e.client, e.client_seq, static_cast<uint64_t>(e.op), e.key[0], e.key[1]};
+  std::copy(e.value.begin(), e.value.end(), r + 7);
+  put(r, 1 + kEntryWords);
+}
+
+void RaftStorage::truncate(uint64_t entries) {
+  const uint64_t r[] = {kTruncate, entries};
+  put(r, 2);
+}
+
+}  // namespace nanopu::apps
