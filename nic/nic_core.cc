@@ -343,7 +343,11 @@ bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
   if (dst->held.empty()) {
     const AppHeader src = AppHeader::from_word(msg_meta(msg)->app_header);
     bool no_thread = false;
-    ThreadFifos* t = choose(dst, flow_hash(src.ip, src.context), &no_thread);
+    // RSS: the source's hash; random: a fresh draw per message (splitmix64
+    // of a count: the same run, the same draws).
+    const uint64_t hash = params_.core_select == CoreSelectPolicy::kRandom ? draw_core_hash()
+                                                                           : flow_hash(src.ip, src.context);
+    ThreadFifos* t = choose(dst, hash, &no_thread);
     if (no_thread) {
       ++counters_.rx_drop_no_thread;
       dst->packets -= msg->nb_segs;

@@ -293,7 +293,13 @@ void Thread::msg_done() {
   rte_pktmbuf_free(rx_msg_);
   rx_msg_ = rx_seg_ = nullptr;
   rx_words_left_ = rx_bytes_left_ = 0;
-  // Return the JBSQ credit (nanoPU §3.2); we are the only writer.
+  // Return the JBSQ credit (nanoPU §3.2); we are the only writer. In a
+  // simulation the NIC sees it at this core's time, after the work charged.
+  if (clock::is_virtual()) [[unlikely]] {
+    const uint64_t now = clock::ticks();
+    while (!fifos_->done_at.empty() && fifos_->done_at.front() <= now) fifos_->done_at.pop_front();
+    fifos_->done_at.push_back(now);
+  }
   fifos_->done.store(fifos_->done.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   worker_->on_msg_done(slot_);
 }

@@ -29,6 +29,7 @@ struct ServerSetup {
   uint8_t priority = 0;        // --priority
   uint32_t workers = 1;        // worker cores
   MessagePath path = MessagePath::kRegisters;  // --app_mode
+  bool shared_context = false;  // --shared_context: every thread binds first_context
 };
 
 class ServerApp {
@@ -39,9 +40,10 @@ class ServerApp {
   [[nodiscard]] virtual std::string configure(const ServerSetup& s) = 0;
   // Whether --app_mode=traditional means something for it.
   [[nodiscard]] virtual bool has_traditional_path() const { return false; }
-  // The context thread i serves (the banner's range): first + i by default.
+  // The context thread i serves (the banner's range): first + i by default,
+  // first for every thread with --shared_context.
   [[nodiscard]] virtual uint16_t context_of(const ServerSetup& s, uint32_t i) const {
-    return static_cast<uint16_t>(s.first_context + i);
+    return static_cast<uint16_t>(s.shared_context ? s.first_context : s.first_context + i);
   }
   // Thread i's body (after configure).
   [[nodiscard]] virtual std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) = 0;

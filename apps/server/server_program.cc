@@ -48,6 +48,10 @@ ABSL_FLAG(std::string, boot_msg, "",
 ABSL_FLAG(uint32_t, threads, 1,
           "Threads to run; thread i serves context + i, spread round-robin over the workers.");
 ABSL_FLAG(uint32_t, priority, 0, "Priority of the service threads (0 is best).");
+ABSL_FLAG(bool, shared_context, false,
+          "Every thread binds --context, so the NIC's core selection (--core_select: jbsq, rss) "
+          "spreads that context's messages over the worker cores, as the paper measured JBSQ "
+          "(nanoPU OSDI'21 §5.2.3). Off: thread i serves --context + i.");
 
 namespace nanopu::apps {
 namespace {
@@ -86,6 +90,7 @@ std::string read_setup(const Config& config, ServerSetup* s) {
   s->threads = threads;
   s->priority = static_cast<uint8_t>(priority);
   s->workers = static_cast<uint32_t>(config.worker_count());
+  s->shared_context = absl::GetFlag(FLAGS_shared_context);
   return "";
 }
 
@@ -130,6 +135,8 @@ class ServerProgram final : public HostProgram {
     boot_ = boot_target(&bad_boot);
     if (bad_boot) return "--boot_msg='" + absl::GetFlag(FLAGS_boot_msg) + "': expected IP:CONTEXT, e.g. 10.0.0.2:7";
     if (std::string bad = app_->configure(setup_); !bad.empty()) return bad;
+    if (setup_.shared_context && setup_.threads > 1 && app_->context_of(setup_, 1) != setup_.first_context)
+      return "--shared_context: --app=" + setup_.app + " chooses its threads' contexts itself (kv: --kv_jbsq)";
     if (const std::string what = app_->what(); !what.empty())
       std::fprintf(stderr, "nanopu-server: %s: %s\n", setup_.app.c_str(), what.c_str());
     stats_ = absl::GetFlag(FLAGS_stats);

@@ -15,71 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
+#include "bench/figures/sim_run.h"
 #include "tools/sim/simulation.h"
 #include "tools/sim/topology.h"
 
 namespace nanopu::figures {
 namespace {
-
-// The paper's network (nanoPU OSDI'21 §5: 200 Gb/s links of 43 ns; the
-// switch's port-to-port latency per figure).
-struct Net {
-  double switch_latency_ns = 0;
-  double link_latency_ns = 43.75;
-};
-
-struct SimRun {
-  bool ok = false;
-  std::string error;
-  loadgen::Result result;  // the one load generator's; modelled ns
-  uint64_t trace_hash = 0;
-  double wall_s = 0;
-};
-
-enum class Charge { kWiresOnly, kCounted, kMeasured };
-
-// One run of `text` (a topology file's) on the modelled clock: the wires'
-// and the switch's time only, counted time, or counted time and each
-// thread's own code as long as it took on this machine (not replayable).
-SimRun simulate(const FigureOptions& o, const std::string& name, const std::string& text, const Net& net,
-                Charge charge) {
-  SimRun run;
-  if (!model_eal()) {
-    run.error = "DPDK's EAL did not start";
-    return run;
-  }
-  absl::StatusOr<sim::Topology> t = sim::parse_topology("<" + name + ">", text);
-  if (!t.ok()) {
-    run.error = std::string(t.status().message());
-    return run;
-  }
-  sim::SimParams p;
-  p.seed = o.seed;
-  p.wire_latency_ns = net.link_latency_ns;
-  p.switch_latency_ns = net.switch_latency_ns;
-  p.progress = false;
-  p.counted = charge != Charge::kWiresOnly;
-  p.measured = charge == Charge::kMeasured;
-  p.timing = o.params;
-  sim::Simulation s(*t, p);
-  if (absl::Status st = s.build(); !st.ok()) {
-    run.error = std::string(st.message());
-    return run;
-  }
-  std::FILE* sink = std::fopen("/dev/null", "w");  // the clients' own result lines
-  const sim::SimReport r = s.run(sink != nullptr ? sink : stderr);
-  if (sink != nullptr) std::fclose(sink);
-  run.trace_hash = r.trace_hash;
-  run.wall_s = r.wall_s;
-  if (!r.ended || r.exit_status != 0 || r.clients.size() != 1) {
-    run.error = absl::StrFormat("%s: the run %s (exit status %d)", name,
-                                r.ended ? "ended with replies lost or wrong" : "did not end", r.exit_status);
-    return run;
-  }
-  run.result = r.clients.front().result;
-  run.ok = true;
-  return run;
-}
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 

@@ -11,8 +11,11 @@ namespace nanopu {
 
 // nanoPU (OSDI'21) §2.3, §3.2: among the cores whose threads bind a message's
 // context, JBSQ(n) picks the one holding the fewest of its messages (< n);
-// RSS hashes the message's source; static always takes the first core.
-enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic };
+// RSS hashes the message's source; static always takes the first core;
+// random draws a core for each message (the "random core assignment" JBSQ
+// is compared with in nanoPU OSDI'21 §5.2.3: RSS over many sources, even
+// when one client sends every request).
+enum class CoreSelectPolicy : uint8_t { kJbsq, kRss, kStatic, kRandom };
 
 // nanoPU (OSDI'21) §2.2 and §5.2.2: the hardware thread scheduler (HTS), or
 // the timer-interrupt scheduler (TIS) baseline it is compared with.

@@ -11,7 +11,8 @@ template <typename E>
 using Names = std::pair<E, std::string_view>;
 
 constexpr Names<CoreSelectPolicy> kCoreSelectNames[] = {
-    {CoreSelectPolicy::kJbsq, "jbsq"}, {CoreSelectPolicy::kRss, "rss"}, {CoreSelectPolicy::kStatic, "static"}};
+    {CoreSelectPolicy::kJbsq, "jbsq"}, {CoreSelectPolicy::kRss, "rss"}, {CoreSelectPolicy::kStatic, "static"},
+    {CoreSelectPolicy::kRandom, "random"}};
 constexpr Names<SchedMode> kSchedModeNames[] = {{SchedMode::kHts, "hts"}, {SchedMode::kTis, "tis"}};
 constexpr Names<DemotionMode> kDemotionNames[] = {{DemotionMode::kPermanent, "permanent"},
                                                   {DemotionMode::kUntilDone, "until_done"}};

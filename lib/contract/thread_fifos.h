@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 
+#include "lib/contract/clock.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/msg_fifo.h"
 #include "lib/contract/notice_fifo.h"
@@ -41,9 +43,27 @@ struct ThreadFifos {
   alignas(64) std::atomic<uint64_t> tx_failed{0};
   // Worker only (read by the NIC): msg_done()s, each returning a JBSQ credit.
   alignas(64) std::atomic<uint64_t> done{0};
+  // In a simulation only (one thread runs every core): when each recent
+  // msg_done() happened on its core's own clock. A core that was charged
+  // 5 us for a message ends it 5 us after the instant its poll ran; the
+  // NIC must not see the credit before then (JBSQ would send the next
+  // message to a core still busy). Oldest first; pruned by the worker.
+  std::deque<uint64_t> done_at;
 
   [[nodiscard]] uint32_t outstanding() const {
-    return static_cast<uint32_t>(delivered - done.load(std::memory_order_acquire));
+    uint64_t d = done.load(std::memory_order_acquire);
+    if (!done_at.empty()) [[unlikely]] {
+      const uint64_t now = clock::ticks();
+      for (uint64_t at : done_at) d -= at > now;  // not yet done on the core's clock
+    }
+    return static_cast<uint32_t>(delivered - d);
+  }
+  // Simulation: when the next credit not yet visible becomes so (max: none).
+  [[nodiscard]] uint64_t next_credit_at() const {
+    const uint64_t now = clock::ticks();
+    for (uint64_t at : done_at)
+      if (at > now) return at;
+    return UINT64_MAX;
   }
 };
 

@@ -20,7 +20,8 @@ int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t 
       }
       return best_count < (count == 1 ? single_core_n_ : n_) ? best : kHold;
     }
-    case CoreSelectPolicy::kRss: {
+    case CoreSelectPolicy::kRss:
+    case CoreSelectPolicy::kRandom: {  // the caller's hash: the source's, or a draw per message
       size_t count = 0;
       for (size_t i = 0; i < bindings; ++i) count += bound[i];
       if (count == 0) return kHold;

@@ -133,7 +133,8 @@ ABSL_FLAG(bool, grant_when_core_free, false,
           "core (its JBSQ queues have room); answer BUSY otherwise.");
 ABSL_FLAG(std::string, core_select, "jbsq",
           "How the NIC picks among cores whose threads share a context: 'jbsq' (JBSQ(n), "
-          "nanoPU §3.2), 'rss' (hash of the source), 'static' (first bound core).");
+          "nanoPU §3.2), 'rss' (hash of the source), 'static' (first bound core), 'random' (a core "
+          "drawn per message: the random assignment JBSQ is compared with, §5.2.3).");
 ABSL_FLAG(uint32_t, jbsq_n, 2, "JBSQ(n): most messages outstanding per (core, context).");
 ABSL_FLAG(uint32_t, global_queue_messages, 4096,
           "Depth of each context's global RX queue (messages waiting for a JBSQ credit).");
@@ -303,7 +304,7 @@ absl::Status read_transport_flags(Config& c) {
 // Core selection, the thread scheduler, polling.
 absl::Status read_scheduling_flags(Config& c) {
   if (absl::Status s = parse_flag("core_select", absl::GetFlag(FLAGS_core_select),
-                                  parse_core_select_policy, "use jbsq, rss or static", &c.core_select);
+                                  parse_core_select_policy, "use jbsq, rss, static or random", &c.core_select);
       !s.ok())
     return s;
   c.jbsq_n = absl::GetFlag(FLAGS_jbsq_n);

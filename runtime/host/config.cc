@@ -103,8 +103,8 @@ absl::Status check_transport(const Config& c) {
 // Core selection, the thread scheduler and polling.
 absl::Status check_scheduling(const Config& c) {
   if (c.core_select != CoreSelectPolicy::kJbsq && c.core_select != CoreSelectPolicy::kRss &&
-      c.core_select != CoreSelectPolicy::kStatic)
-    return invalid("core_select", static_cast<int>(c.core_select), "kJbsq, kRss or kStatic");
+      c.core_select != CoreSelectPolicy::kStatic && c.core_select != CoreSelectPolicy::kRandom)
+    return invalid("core_select", static_cast<int>(c.core_select), "kJbsq, kRss, kStatic or kRandom");
   if (c.jbsq_n == 0) return invalid("jbsq_n", c.jbsq_n, "JBSQ needs n >= 1 (n = 1 is a single queue)");
   if (c.jbsq_n > c.fifo_messages)
     return invalid("jbsq_n", c.jbsq_n, absl::StrCat("must not exceed fifo_messages=", c.fifo_messages));

@@ -216,7 +216,11 @@ bool Runtime::poll_once() {
 
 bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
 
-uint64_t Runtime::next_nic_ready_ticks() const { return nic_->next_tx_ready(); }
+uint64_t Runtime::next_nic_ready_ticks() const {
+  uint64_t next = nic_->next_tx_ready();
+  for (const auto& f : fifos_) next = std::min(next, f->next_credit_at());  // a JBSQ credit due later
+  return next;
+}
 
 uint64_t Runtime::next_thread_wake_ticks() const {
   uint64_t next = UINT64_MAX;

@@ -34,7 +34,12 @@ class EchoLoad final : public LoadSchedule {
   }
 
  protected:
-  bool send_next(uint64_t sent_ns) override { return send(next_sent_time(sent_ns), o_.service_cycles); }
+  bool send_next(uint64_t sent_ns) override {
+    uint64_t service = o_.service_cycles;
+    if (o_.service_long_fraction > 0 && static_cast<double>(rng_() >> 11) * 0x1.0p-53 < o_.service_long_fraction)
+      service = o_.service_long_cycles;
+    return send(next_sent_time(sent_ns), service);
+  }
   void receive_all(bool measure) override;
   // Sent and not answered, bad or lost (duplicates are extra replies), less
   // those forgotten when a stuck window was counted (the given-up among them).
@@ -103,7 +108,8 @@ bool EchoLoad::check(uint32_t n, uint64_t* sent, uint64_t* seq) {
     if (i == 1) *sent = v - add;
     if (i == 2) *seq = v - add;
     if (!verify || !ok) continue;
-    if (i == 0) ok = v == expected(o_.service_cycles, 0);
+    if (i == 0)
+      ok = v == expected(o_.service_cycles, 0) || (o_.service_long_fraction > 0 && v == expected(o_.service_long_cycles, 0));
     else if (i == 2 && has_seq) ok = *seq < r_->sent;
     else if (i >= 3 && has_seq) ok = v == expected(fill_word_impl(*seq, i), i);
   }

@@ -26,6 +26,9 @@ enum class Expect : uint8_t { kEcho, kIncrement, kNone };
 // The engine's options and what nanopu's own request format adds.
 struct LoadGenOptions : loadgen::Options {
   uint64_t service_cycles = 1;  // service_time word; >= 1 (0 tells a service server to exit)
+  // A bimodal service time: this fraction of requests asks service_long_cycles.
+  uint64_t service_long_cycles = 0;
+  double service_long_fraction = 0;
   Expect expect = Expect::kEcho;
   bool stop_server = false;     // finally send service_time 0 (ends a service-mode server)
   MessagePath path = MessagePath::kRegisters;  // the client's own path (--app_mode)

@@ -23,6 +23,10 @@ ABSL_FLAG(uint32_t, size, 64,
           "sequence number, then fill words that replies are checked against.");
 ABSL_FLAG(double, service_ns, 0,
           "Service time asked of a 'service' server, in ns (sent as 3.2 GHz cycles, at least 1).");
+ABSL_FLAG(double, service_long_ns, 0,
+          "A bimodal service time: --service_long_fraction of the requests ask this many ns instead of "
+          "--service_ns (the paper's JBSQ experiment, nanoPU OSDI'21 §5.2.3: 500 ns, and 0.5% of 5000 ns).");
+ABSL_FLAG(double, service_long_fraction, 0, "The fraction of requests that ask --service_long_ns (0..1).");
 ABSL_FLAG(std::string, expect, "echo",
           "Reply check: 'echo' (words equal the request's), 'increment' (each word + 1), 'none'.");
 ABSL_FLAG(bool, stop_server, false,
@@ -63,6 +67,11 @@ std::string read_load_flags(const Config& config, LoadGenOptions* o) {
   const double service_ns = absl::GetFlag(FLAGS_service_ns);
   if (service_ns < 0) return "--service_ns must be >= 0";
   o->service_cycles = std::max<uint64_t>(1, static_cast<uint64_t>(service_ns * kServiceCyclesPerNs));
+  const double long_ns = absl::GetFlag(FLAGS_service_long_ns), long_fraction = absl::GetFlag(FLAGS_service_long_fraction);
+  if (long_ns < 0 || !(long_fraction >= 0 && long_fraction <= 1) || ((long_fraction > 0) != (long_ns > 0)))
+    return "--service_long_ns (> 0) and --service_long_fraction (0..1) go together";
+  o->service_long_cycles = std::max<uint64_t>(1, static_cast<uint64_t>(long_ns * kServiceCyclesPerNs));
+  o->service_long_fraction = long_fraction;
   o->stop_server = absl::GetFlag(FLAGS_stop_server);
   return "";
 }

@@ -34,6 +34,13 @@ ModelledLatency model_latency(const LoadGenOptions& o, uint64_t samples, const m
   s.kinds = {rpc_kind(m, 1, o.msg_bytes, o.msg_bytes, service_cycles)};
   s.how = absl::StrFormat("%u-byte loopback with %.0f ns of declared service time", o.msg_bytes,
                           static_cast<double>(o.service_cycles) / kServiceCyclesPerNs);
+  if (o.service_long_fraction > 0) {  // bimodal: the long requests are a kind of their own
+    const double long_cycles = static_cast<double>(o.service_long_cycles) / kServiceCyclesPerNs * p.clock_ghz;
+    s.kinds[0].share = 1 - o.service_long_fraction;
+    s.kinds.push_back(rpc_kind(m, o.service_long_fraction, o.msg_bytes, o.msg_bytes, long_cycles));
+    s.how += absl::StrFormat(", %.2f%% of the requests %.0f ns", 100 * o.service_long_fraction,
+                             static_cast<double>(o.service_long_cycles) / kServiceCyclesPerNs);
+  }
   return model_service(s, o, samples, p);
 }
 

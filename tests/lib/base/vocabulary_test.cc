@@ -30,12 +30,13 @@ TEST(AddressTest, ParsesAndFormatsMac) {
 }
 
 TEST(PoliciesTest, NamesRoundTripAndUnknownNamesAreRejected) {
-  for (CoreSelectPolicy p : {CoreSelectPolicy::kJbsq, CoreSelectPolicy::kRss, CoreSelectPolicy::kStatic})
+  for (CoreSelectPolicy p :
+       {CoreSelectPolicy::kJbsq, CoreSelectPolicy::kRss, CoreSelectPolicy::kStatic, CoreSelectPolicy::kRandom})
     EXPECT_EQ(parse_core_select_policy(core_select_policy_name(p)), p);
   for (SchedMode m : {SchedMode::kHts, SchedMode::kTis}) EXPECT_EQ(parse_sched_mode(sched_mode_name(m)), m);
   for (HugePages h : {HugePages::kAuto, HugePages::kOn, HugePages::kOff})
     EXPECT_EQ(parse_huge_pages(huge_pages_name(h)), h);
-  EXPECT_FALSE(parse_core_select_policy("random"));
+  EXPECT_FALSE(parse_core_select_policy("round-robin"));
   EXPECT_FALSE(parse_sched_mode("cfs"));
   EXPECT_FALSE(parse_huge_pages("maybe"));
   for (Pinning p : {Pinning::kOn, Pinning::kOff}) EXPECT_EQ(parse_pinning(pinning_name(p)), p);

@@ -17,6 +17,12 @@ class EchoCli : public ServiceCli {
     return model_latency(*o, samples, p);
   }
   std::optional<MeasuredService> measured_service(const LoadGenOptions& o) const override {
+    if (o.service_long_fraction > 0)
+      return MeasuredService{1, false,
+                             absl::StrFormat("%u-byte requests, %.0f ns declared service, %.2f%% of them %.0f ns",
+                                             o.msg_bytes, static_cast<double>(o.service_cycles) / kServiceCyclesPerNs,
+                                             100 * o.service_long_fraction,
+                                             static_cast<double>(o.service_long_cycles) / kServiceCyclesPerNs)};
     if (o.service_cycles > 1)
       return MeasuredService{1, false,
                              absl::StrFormat("%u-byte requests, %.0f ns declared service", o.msg_bytes,
