@@ -268,7 +268,19 @@ ApiError Thread::read_word(uint64_t* word) {
 void Thread::compute(uint64_t cycles) {
   constexpr double kModelledCoreGhz = 3.2;  // the nanoPU's core clock (nanoPU OSDI'21 §5)
   if (clock::is_virtual()) {
-    clock::charge_cycles(static_cast<double>(cycles));
+    // Modelled time moves only between polls: the work is charged a slice
+    // at a time and the core given back to the loop after each, so that a
+    // message arriving meanwhile preempts it within a slice, as the
+    // hardware's scheduler preempts on arrival (nanoPU OSDI'21 §3.3), and a
+    // message running past t0 is demoted then (bounded processing time).
+    constexpr double kSliceCycles = 100;  // 31 ns at 3.2 GHz
+    RuntimeScope scope(this);
+    for (double left = static_cast<double>(cycles); left > 0;) {
+      const double slice = std::min(left, kSliceCycles);
+      clock::charge_cycles(slice);
+      left -= slice;
+      if (left > 0) worker_->yield_for_time();
+    }
     return;
   }
   const uint64_t end = clock::ticks() + static_cast<uint64_t>(static_cast<double>(cycles) / kModelledCoreGhz /

@@ -253,6 +253,16 @@ uint64_t Worker::next_wake_tsc() const {
   return next;
 }
 
+void Worker::yield_for_time() {
+  const uint64_t now = clock::ticks();
+  refresh_all();
+  ThreadState& r = states_[static_cast<size_t>(running_)];
+  const bool was_demoted = r.demoted;
+  if (policy_.should_switch(states_.data(), states_.size(), running_, now, false)) ++stats_.preemptions;
+  if (r.demoted && !was_demoted) ++stats_.demotions;
+  switch_out(SlotState::kRunnable);  // the next poll picks (HtsPolicy::pick): this thread, or a better one
+}
+
 void Worker::idle(size_t slot) {
   ThreadState& st = states_[slot];
   const uint64_t now = clock::ticks();

@@ -82,6 +82,11 @@ class Worker {
   // wait() with no message; wake_tsc != 0: runnable again from then on (wait_for).
   void park(size_t slot, uint64_t wake_tsc = 0);
   void idle(size_t slot);        // idle()
+  // A simulation only: the running thread, mid-computation, gives the core
+  // back to the loop so that modelled time passes (Thread::compute); what
+  // arrived meanwhile may then preempt it, and its demotion (t0) is decided
+  // as at a safe point.
+  void yield_for_time();
   void safe_point() {
     if (signals_.preempt.load(std::memory_order_relaxed) != 0 || --countdown_ == 0)
       slow_safe_point();

@@ -18,7 +18,7 @@ class ChainApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     ChainStore* store = &stores_[i];
     ChainReplicaStats* st = &stats_[i];
     return [=](Thread& t) { (void)serve_chain(t, ctx, priority, store, st); };

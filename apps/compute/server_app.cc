@@ -42,7 +42,7 @@ class ComputeServerApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     WordService* service = app_.threads[i].get();
     const MessagePath path = app_.path;
     ComputeStats* st = &stats_[i];

@@ -17,7 +17,7 @@ class DotApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     const DotVariant variant = variant_;
     DotStats* st = &stats_[i];
     return [=](Thread& t) { (void)serve_dot(t, ctx, priority, variant, st); };

@@ -16,7 +16,7 @@ class LoopbackApp final : public ServerApp {
     const uint16_t ctx = context_of(s, i);
     const LoopbackMode mode = mode_;
     const MessagePath path = s.path;
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     if (lnic_) return [ctx](Thread&) { nanopu_lnic_loopback_plus1(ctx); };
     return [=](Thread& t) { (void)serve_loopback(t, ctx, priority, mode, path); };
   }

@@ -36,7 +36,7 @@ class KvApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     const KvVariant variant = variant_;
     MicaTable* table = tables_[i].get();
     KvServiceStats* st = &stats_[i];

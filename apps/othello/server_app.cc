@@ -29,7 +29,7 @@ class OthelloApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     const uint32_t self_ip = s.config->ip;
     OthelloStats* st = &stats_[i];
     return [this, ctx, priority, self_ip, st](Thread& t) {

@@ -56,7 +56,7 @@ class RaftApp final : public ServerApp {
     return "";
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t) override {
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(0);
     return [this, priority](Thread& t) { (void)serve_raft(t, priority, cluster_, config_, &stats_, storage_.get()); };
   }
   void print_stats(FILE* out) const override {

@@ -23,7 +23,7 @@ class RdmaApp final : public ServerApp {
   }
   std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) override {
     const uint16_t ctx = context_of(s, i);
-    const auto priority = s.priority;
+    const auto priority = s.priority_of(i);
     RdmaRegion* region = region_.get();
     RdmaServiceStats* st = &stats_[i];
     return [=](Thread& t) { (void)serve_rdma(t, ctx, priority, region, st); };

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct ServerSetup {
   uint32_t workers = 1;        // worker cores
   MessagePath path = MessagePath::kRegisters;  // --app_mode
   bool shared_context = false;  // --shared_context: every thread binds first_context
+  std::vector<uint8_t> thread_priorities;  // --thread_priorities (empty: --priority for all)
+  // Thread i's priority: --thread_priorities' entry i (round-robin), else --priority.
+  [[nodiscard]] uint8_t priority_of(uint32_t i) const {
+    return thread_priorities.empty() ? priority : thread_priorities[i % thread_priorities.size()];
+  }
 };
 
 class ServerApp {

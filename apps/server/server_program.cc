@@ -7,8 +7,10 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "apps/boot/bind_service.h"
 #include "apps/boot/boot_message.h"
 #include "apps/server/host_program.h"
@@ -48,6 +50,9 @@ ABSL_FLAG(std::string, boot_msg, "",
 ABSL_FLAG(uint32_t, threads, 1,
           "Threads to run; thread i serves context + i, spread round-robin over the workers.");
 ABSL_FLAG(uint32_t, priority, 0, "Priority of the service threads (0 is best).");
+ABSL_FLAG(std::vector<std::string>, thread_priorities, {},
+          "Each thread's priority, thread i taking entry i (round-robin), e.g. 0,1: two threads of "
+          "one core at priorities 0 and 1, as nanoPU OSDI'21 Figure 7 runs them. Empty: --priority.");
 ABSL_FLAG(bool, shared_context, false,
           "Every thread binds --context, so the NIC's core selection (--core_select: jbsq, rss) "
           "spreads that context's messages over the worker cores, as the paper measured JBSQ "
@@ -91,6 +96,11 @@ std::string read_setup(const Config& config, ServerSetup* s) {
   s->priority = static_cast<uint8_t>(priority);
   s->workers = static_cast<uint32_t>(config.worker_count());
   s->shared_context = absl::GetFlag(FLAGS_shared_context);
+  for (const std::string& p : absl::GetFlag(FLAGS_thread_priorities)) {
+    uint32_t v = 0;
+    if (!absl::SimpleAtoi(p, &v) || v > 0xff) return "--thread_priorities: '" + p + "' is not a priority 0..255";
+    s->thread_priorities.push_back(static_cast<uint8_t>(v));
+  }
   return "";
 }
 

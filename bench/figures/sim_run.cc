@@ -38,12 +38,13 @@ SimRun simulate(const FigureOptions& o, const std::string& name, const std::stri
   if (sink != nullptr) std::fclose(sink);
   run.trace_hash = r.trace_hash;
   run.wall_s = r.wall_s;
-  if (!r.ended || r.exit_status != 0 || r.clients.size() != 1) {
+  if (!r.ended || r.exit_status != 0 || r.clients.empty()) {
     run.error = absl::StrFormat("%s: the run %s (exit status %d)", name,
                                 r.ended ? "ended with replies lost or wrong" : "did not end", r.exit_status);
     return run;
   }
   run.result = r.clients.front().result;
+  for (const sim::SimClientResult& c : r.clients) run.clients.push_back(c.result);
   run.ok = true;
   return run;
 }

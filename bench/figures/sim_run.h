@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bench/figures/figures.h"
 #include "nanopu/loadgen.h"
@@ -22,14 +23,15 @@ struct Net {
 struct SimRun {
   bool ok = false;
   std::string error;
-  loadgen::Result result;  // the one load generator's; modelled ns
+  loadgen::Result result;  // the first load generator's; modelled ns
+  std::vector<loadgen::Result> clients;  // every load generator's, in topology order
   uint64_t trace_hash = 0;
   double wall_s = 0;
 };
 
 enum class Charge { kWiresOnly, kCounted, kMeasured };
 
-// One run of `text` (a topology file's, one load generator) with o.seed and
+// One run of `text` (a topology file's) with o.seed and
 // o.params: the wires' and the switch's time only, counted time, or counted
 // time and each thread's own code as long as it took on this machine (not
 // replayable). Not ok when a reply was lost or wrong, or the run did not end.
