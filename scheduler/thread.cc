@@ -274,6 +274,7 @@ void Thread::compute(uint64_t cycles) {
     // hardware's scheduler preempts on arrival (nanoPU OSDI'21 §3.3), and a
     // message running past t0 is demoted then (bounded processing time).
     constexpr double kSliceCycles = 100;  // 31 ns at 3.2 GHz
+    if (clock::work_costs().cycle_ps == 0) return;  // work takes no time (--charge=none)
     RuntimeScope scope(this);
     for (double left = static_cast<double>(cycles); left > 0;) {
       const double slice = std::min(left, kSliceCycles);
@@ -308,9 +309,11 @@ void Thread::msg_done() {
   // Return the JBSQ credit (nanoPU §3.2); we are the only writer. In a
   // simulation the NIC sees it at this core's time, after the work charged.
   if (clock::is_virtual()) [[unlikely]] {
-    const uint64_t now = clock::ticks();
-    while (!fifos_->done_at.empty() && fifos_->done_at.front() <= now) fifos_->done_at.pop_front();
-    fifos_->done_at.push_back(now);
+    // Prune what the NIC sees already (its time: the instant's, not this
+    // core's, which is ahead by what it was charged).
+    const uint64_t seen = clock::instant_ticks();
+    while (!fifos_->done_at.empty() && fifos_->done_at.front() <= seen) fifos_->done_at.pop_front();
+    fifos_->done_at.push_back(clock::ticks());
   }
   fifos_->done.store(fifos_->done.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   worker_->on_msg_done(slot_);

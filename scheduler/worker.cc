@@ -4,6 +4,7 @@
 #include <rte_pause.h>
 
 #include <algorithm>
+#include <utility>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -150,8 +151,10 @@ bool Worker::run_once() {
       s.thread->unbind();
     }
     ran = true;
-    // Single-lcore mode: the NIC must run between threads too.
-    if (params_.shared_nic.present()) break;
+    // Single-lcore mode: the NIC must run between threads too. A thread
+    // that gave the core back for modelled time to pass (yield_for_time)
+    // ends the poll too: the loop moves the clock before it runs again.
+    if (params_.shared_nic.present() || std::exchange(time_yield_, false)) break;
   }
   return ran;
 }
@@ -260,6 +263,7 @@ void Worker::yield_for_time() {
   const bool was_demoted = r.demoted;
   if (policy_.should_switch(states_.data(), states_.size(), running_, now, false)) ++stats_.preemptions;
   if (r.demoted && !was_demoted) ++stats_.demotions;
+  time_yield_ = true;                // run_once() returns: the clock moves
   switch_out(SlotState::kRunnable);  // the next poll picks (HtsPolicy::pick): this thread, or a better one
 }
 

@@ -127,6 +127,7 @@ class Worker {
   const std::atomic<bool>* stop_;
   CoreSignals signals_;
   std::vector<Slot> slots_;
+  bool time_yield_ = false;  // yield_for_time(): end this run_once()
   std::vector<ThreadState> states_;  // parallel to slots_, the policy's input
   int running_ = HtsPolicy::kNone;
   int last_ = HtsPolicy::kNone;

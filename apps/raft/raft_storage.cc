@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 
@@ -37,12 +39,15 @@ RaftEntry entry_of(const uint64_t* w) {
 }
 
 // Replays the file's records into *s; a short or unknown tail (a crash
-// mid-write) ends the replay.
-void replay(int fd, RaftStorage::State* s) {
-  std::vector<uint64_t> words;
-  uint64_t buf[512];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) words.insert(words.end(), buf, buf + n / 8);
-  for (size_t i = 0; i < words.size();) {
+// mid-write) ends the replay. Returns the bytes of whole records read.
+size_t replay(int fd, RaftStorage::State* s) {
+  std::string bytes;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<size_t>(n));
+  std::vector<uint64_t> words(bytes.size() / 8);
+  std::memcpy(words.data(), bytes.data(), words.size() * 8);
+  size_t i = 0;
+  while (i < words.size()) {
     const uint64_t type = words[i];
     const size_t need = words_of(type);
     if (need == 0 || i + 1 + need > words.size()) break;
@@ -57,6 +62,15 @@ void replay(int fd, RaftStorage::State* s) {
     }
     i += 1 + need;
   }
+  return i * 8;
+}
+
+// A promise that cannot be kept must not be made: like etcd on a failed WAL
+// write, the server stops rather than answer without its state on disk.
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "raft: --raft_state %s: %s; stopping (its state is not on disk)\n", what, std::strerror(errno));
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 }  // namespace
@@ -65,7 +79,10 @@ absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::open(const std::string
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return absl::FailedPreconditionError(absl::StrCat("--raft_state ", path, ": ", std::strerror(errno)));
   std::unique_ptr<RaftStorage> s(new RaftStorage(fd));
-  replay(fd, &s->recovered_);
+  s->size_ = replay(fd, &s->recovered_);
+  // A torn tail goes, so that what is appended next is read back aligned.
+  if (ftruncate(fd, static_cast<off_t>(s->size_)) != 0)
+    return absl::FailedPreconditionError(absl::StrCat("--raft_state ", path, ": ", std::strerror(errno)));
   return s;
 }
 
@@ -78,13 +95,13 @@ void RaftStorage::put(const uint64_t* words, size_t n) {
     const ssize_t w = ::write(fd_, p, left);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
-      if (!failed_) std::fprintf(stderr, "raft: --raft_state write failed: %s\n", std::strerror(errno));
-      failed_ = true;
-      return;
+      (void)ftruncate(fd_, static_cast<off_t>(size_));  // no torn record behind
+      fail("write failed");
     }
     p += w;
     left -= static_cast<size_t>(w);
   }
+  size_ += n * 8;
 }
 
 void RaftStorage::save_term_vote(uint64_t term, int vote) {

@@ -4,7 +4,8 @@
 // node sends anything that depends on it. A killed process keeps it (the
 // kernel has the bytes); a machine that loses power may not (no fsync:
 // nanopu's Raft is measured in memory, as the paper's is). A record cut
-// short by a crash mid-write is dropped when the file is read back.
+// short by a crash mid-write is cut off when the file is opened again. A
+// write that fails stops the server (it must not answer without its state).
 #pragma once
 
 #include <cstdint>
@@ -42,8 +43,8 @@ class RaftStorage {
   void put(const uint64_t* words, size_t n);
 
   int fd_;
+  size_t size_ = 0;  // bytes of whole records in the file
   State recovered_;
-  bool failed_ = false;  // a write failed: said once on stderr
 };
 
 }  // namespace nanopu::apps

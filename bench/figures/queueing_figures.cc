@@ -213,6 +213,34 @@ bool fig7(const FigureOptions& o) {
          ok;
 }
 
+// fig8 with real threads (nanopu-sim): two priority-0 threads on one core,
+// the misbehaving one's client asking 5 us of 1% of its requests at random
+// (the model: every 100th); bounded (t0 = 1 us) and not. *order: bounded
+// under half of unbounded at every load; *gap: the largest relative gap to
+// the model's bounded p99. False if a run failed.
+static bool fig8_real_threads(const FigureOptions& o, const VirtualHostConfig& c, Table* real, bool* order, double* gap) {
+  *real = Table{{"load", "real threads bounded well-behaved p99 us", "real threads unbounded well-behaved p99 us",
+                 "model bounded well-behaved p99 us"},
+                {}};
+  *order = true;
+  std::printf("  with real threads (nanopu-sim): load, well-behaved p99 bounded / unbounded us, model bounded:\n");
+  for (double load : {0.5, 0.9}) {
+    const std::string clients[2] = {"--service_ns=500",
+                                    "--service_ns=500 --service_long_ns=5000 --service_long_fraction=0.01"};
+    const std::vector<double> b =
+        two_thread_p99_us(o, "fig8 bounded", "--bounded=true --t0_ns=1000", clients, load * capacity(c) / 2);
+    const std::vector<double> u =
+        two_thread_p99_us(o, "fig8 unbounded", "--bounded=false", clients, load * capacity(c) / 2);
+    if (b.empty() || u.empty()) return false;
+    const double model = steady_p99_at(c, load, 0);
+    std::printf("    %.2f  %5.2f / %6.2f   model %5.2f\n", load, b[0], u[0], model);
+    real->rows.push_back({absl::StrCat(load), absl::StrCat(b[0]), absl::StrCat(u[0]), absl::StrCat(model)});
+    *order &= b[0] < u[0] / 2;
+    *gap = std::max(*gap, std::fabs(b[0] / model - 1));
+  }
+  return write_figure(o, "fig8_threads", *real, "line", "bounded processing time, real threads (modelled time)", "p99 us");
+}
+
 bool fig8(const FigureOptions& o) {
   VirtualHostConfig c = base(o, 1);
   ServiceTime bad = fixed(500);
@@ -262,33 +290,10 @@ bool fig8(const FigureOptions& o) {
     if (k == 2) worst_k2 = w;
   }
   const bool ok = write_figure(o, "fig8", s.table, "line", "p99 vs load, bounded processing time (modelled)", "p99 us");
-  // With real threads (nanopu-sim): two priority-0 threads on one core, the
-  // misbehaving one's client asking 5 us of 1% of its requests at random
-  // (the model: every 100th); bounded (t0 = 1 us) and not.
-  Table real{{"load", "real threads bounded well-behaved p99 us", "real threads unbounded well-behaved p99 us",
-              "model bounded well-behaved p99 us"},
-             {}};
-  bool real_ok = true, real_order = true;
+  Table real;
+  bool real_order = false;
   double real_worst_gap = 0;
-  std::printf("  with real threads (nanopu-sim): load, well-behaved p99 bounded / unbounded us, model bounded:\n");
-  for (double load : {0.5, 0.9}) {
-    const std::string clients[2] = {"--service_ns=500",
-                                    "--service_ns=500 --service_long_ns=5000 --service_long_fraction=0.01"};
-    const std::vector<double> b =
-        two_thread_p99_us(o, "fig8 bounded", "--bounded=true --t0_ns=1000", clients, load * capacity(c) / 2);
-    const std::vector<double> u =
-        two_thread_p99_us(o, "fig8 unbounded", "--bounded=false", clients, load * capacity(c) / 2);
-    if (b.empty() || u.empty()) {
-      real_ok = false;
-      break;
-    }
-    const double model = steady_p99_at(c, load, 0);
-    std::printf("    %.2f  %5.2f / %6.2f   model %5.2f\n", load, b[0], u[0], model);
-    real.rows.push_back({absl::StrCat(load), absl::StrCat(b[0]), absl::StrCat(u[0]), absl::StrCat(model)});
-    real_order &= b[0] < u[0] / 2;
-    real_worst_gap = std::max(real_worst_gap, std::fabs(b[0] / model - 1));
-  }
-  real_ok = real_ok && write_figure(o, "fig8_threads", real, "line", "bounded processing time, real threads (modelled time)", "p99 us");
+  const bool real_ok = fig8_real_threads(o, c, &real, &real_order, &real_worst_gap);
   Headline wb{"well-behaved p99 max up to load 0.9, bounded (paper: never above), us", worst, 2.1};
   wb.upper_bound = true;
   return report(o, "fig8", {wb, {"simulated worst case, k = 2, us (paper's bound)", worst_k2 / 1000, 2.15}},

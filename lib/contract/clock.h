@@ -52,6 +52,14 @@ inline uint16_t* g_virtual_runs = nullptr;
   return rte_rdtsc();
 }
 
+// A simulation's time at this instant, before what the core being polled
+// was charged (the NIC core's view); ticks() outside one.
+[[nodiscard]] inline uint64_t instant_ticks() {
+  if (const uint64_t* v = detail::g_virtual_now; v != nullptr) [[unlikely]]
+    return *v;
+  return rte_rdtsc();
+}
+
 // The costs a simulation charges (all 0 outside one).
 [[nodiscard]] inline const WorkCosts& work_costs() { return detail::g_work_costs; }
 

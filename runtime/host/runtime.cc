@@ -98,6 +98,9 @@ void Runtime::release_buffers() {
   workers_.clear();
   nic_.reset();
   fifos_.clear();
+  // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
+  // back to their pools while every pool still exists.
+  contexts_.reset();
 }
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {

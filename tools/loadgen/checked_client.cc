@@ -23,6 +23,7 @@ bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
   }
   if (write) sent_version_[key] = f.version;
   in_flight_[sent_time] = f;
+  if (write) ++writes_in_flight_[key];
   return true;
 }
 
@@ -36,10 +37,9 @@ bool CheckedClient::send_next(uint64_t sent_tsc) {
   return issue(write, key, sent_tsc);
 }
 
-bool CheckedClient::write_in_flight(uint32_t key) const {
-  for (const auto& [sent, f] : in_flight_)
-    if (f.write && f.key == key) return true;
-  return false;
+void CheckedClient::forget_in_flight() {
+  in_flight_.clear();
+  std::fill(writes_in_flight_.begin(), writes_in_flight_.end(), 0);
 }
 
 void CheckedClient::receive_all(bool measure) {
@@ -59,6 +59,7 @@ void CheckedClient::receive_all(bool measure) {
     }
     const InFlight f = it->second;
     in_flight_.erase(it);
+    if (f.write) --writes_in_flight_[f.key];
     if (!check(h, words, f)) {
       ++r_->bad_replies;
       continue;
@@ -98,7 +99,7 @@ bool CheckedClient::preload_keys() {
   }
   if (!touch_every_key(true)) return false;
   // Preloading is not measured: start the counts from here.
-  in_flight_.clear();
+  forget_in_flight();
   reset_counts();
   const bool clean = r_->bad_replies == 0 && r_->duplicates == 0 && r_->send_failures == 0;
   r_->bad_replies = r_->duplicates = r_->send_failures = 0;

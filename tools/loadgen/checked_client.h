@@ -85,10 +85,10 @@ class CheckedClient : public LoadSchedule {
  private:
   bool issue(bool write, uint32_t key, uint64_t sent_tsc);
   bool send_next(uint64_t sent_tsc) override;
-  [[nodiscard]] bool write_in_flight(uint32_t key) const;
+  [[nodiscard]] bool write_in_flight(uint32_t key) const { return writes_in_flight_[key] != 0; }
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
-  void forget_in_flight() override { in_flight_.clear(); }
+  void forget_in_flight() override;
   [[nodiscard]] bool preload_keys();
   [[nodiscard]] bool touch_every_key(bool write);
 
@@ -96,6 +96,7 @@ class CheckedClient : public LoadSchedule {
   std::uniform_int_distribution<uint32_t> key_;
   std::bernoulli_distribution is_write_;
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by sent_time
+  std::vector<uint16_t> writes_in_flight_ = std::vector<uint16_t>(keys_, 0);  // by key: 0 or 1 (send_next keeps it so)
 };
 
 }  // namespace nanopu::apps

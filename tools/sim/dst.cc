@@ -147,6 +147,7 @@ class Capture {
     if (file_ != nullptr) dup2(fileno(file_), fd_);
   }
   ~Capture() { (void)take(); }
+  [[nodiscard]] bool capturing() const { return file_ != nullptr && saved_ >= 0; }
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
   std::string take() {
@@ -191,6 +192,11 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   SimReport r;
   {
     Capture err(STDERR_FILENO);
+    if (!err.capturing()) {  // Raft's invariant reads the log: no log, no pass
+      o.why = "cannot capture the hosts' log (tmpfile failed)";
+      if (report != nullptr) std::fclose(report);
+      return o;
+    }
     Simulation s(*t, p);
     if (absl::Status st = s.build(); !st.ok()) {
       o.why = std::string(st.message());

@@ -29,10 +29,81 @@ ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a fa
 
 namespace {
 
+using nanopu::sim::DstCase;
+using nanopu::sim::DstOutcome;
+using nanopu::sim::DstService;
+
 struct Tally {
   uint64_t runs = 0, passed = 0, cut_dropped = 0, frames = 0, leader_terms = 0, replayed = 0, restarts = 0;
   double modelled_s = 0;
+  std::vector<std::string> failures;
+  void add(const DstOutcome& o) {
+    ++runs;
+    passed += o.passed;
+    cut_dropped += o.cut_dropped;
+    restarts += o.restarts;
+    frames += o.frames;
+    leader_terms += o.leader_terms;
+    modelled_s += static_cast<double>(o.modelled_ps) / 1e12;
+  }
 };
+
+// --services as the list it names; empty (said on stderr) when it is wrong.
+std::vector<DstService> parse_services(const std::string& text) {
+  std::vector<DstService> services;
+  for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    if (s == "raft") services.push_back(DstService::kRaft);
+    else if (s == "chain") services.push_back(DstService::kChain);
+    else if (s == "kv") services.push_back(DstService::kKv);
+    else {
+      std::fprintf(stderr, "nanopu-dst: --services: '%s' is not raft, chain or kv\n", std::string(s).c_str());
+      return {};
+    }
+  }
+  if (services.empty()) std::fprintf(stderr, "nanopu-dst: --services must name at least one\n");
+  return services;
+}
+
+// One seed: its case run, checked, told (when it fails or with --verbose),
+// and replayed in this process every --replay_every seeds.
+void run_seed(uint64_t seed, uint64_t first, DstService service, const char* state_dir,
+              const nanopu::model::TimingParams& timing, Tally* tally) {
+  const char* name = nanopu::sim::dst_service_name(service);
+  const DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
+  const DstOutcome o = nanopu::sim::run_dst_case(c, timing);
+  tally->add(o);
+  const bool verbose = absl::GetFlag(FLAGS_verbose);
+  if (verbose || !o.passed)
+    std::printf("seed %llu %s: %s (%s); trace hash %016llx\n", static_cast<unsigned long long>(seed), name,
+                o.passed ? "passed" : ("FAILED: " + o.why).c_str(), c.faults.c_str(),
+                static_cast<unsigned long long>(o.trace_hash));
+  if (!o.passed) {
+    tally->failures.push_back(absl::StrFormat(
+        "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1 --verbose", seed, name, o.why,
+        name, seed));
+    if (verbose)
+      std::printf("--- topology\n%s--- client\n%s--- log\n%s---\n", c.topology.c_str(), o.client_report.c_str(),
+                  o.log.c_str());
+  }
+  if (const uint64_t every = absl::GetFlag(FLAGS_replay_every); every != 0 && (seed - first) % every == 0) {
+    const DstOutcome again = nanopu::sim::run_dst_case(c, timing);
+    ++tally->replayed;
+    if (again.trace_hash != o.trace_hash || again.passed != o.passed)
+      tally->failures.push_back(absl::StrFormat("seed %d (%s) did not replay: trace hash %016x, then %016x", seed, name,
+                                                o.trace_hash, again.trace_hash));
+  }
+}
+
+void print_summary(const Tally& t, uint64_t first, double wall_s) {
+  std::printf("nanopu-dst: %llu seeds from %llu: %llu passed, %zu failed; %.1f modelled s in %.1f s of wall time, "
+              "%llu frames, %llu lost on cut links, %llu servers restarted, %llu Raft terms with a leader; %llu replayed\n",
+              static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(first),
+              static_cast<unsigned long long>(t.passed), t.failures.size(), t.modelled_s, wall_s,
+              static_cast<unsigned long long>(t.frames), static_cast<unsigned long long>(t.cut_dropped),
+              static_cast<unsigned long long>(t.restarts), static_cast<unsigned long long>(t.leader_terms),
+              static_cast<unsigned long long>(t.replayed));
+  for (const std::string& f : t.failures) std::printf("%s\n", f.c_str());
+}
 
 }  // namespace
 
@@ -43,27 +114,18 @@ int main(int argc, char** argv) {
       "Each seed runs one service's real code (nanopu-server's and nanopu-loadgen's programs) on\n"
       "every host of a small cluster on one modelled clock, with drops, duplicates, reordering and\n"
       "trimming on the hosts' wires, hosts cut off and healed, a Raft server killed and restarted\n"
-      "from its state file, NDP or Homa; then checks that\n"
-      "every request was answered exactly once and right (the clients' references) and, for Raft,\n"
-      "one leader per term. Exit status 0: every seed passed; 1: a seed failed (its replay\n"
-      "command is printed); 2: usage.");
+      "from its state file, NDP or Homa; then checks that every request was answered exactly once\n"
+      "and right (the clients' references) and, for Raft, one leader per term. Exit status 0: every\n"
+      "seed passed; 1: a seed failed (its replay command is printed); 2: usage.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 1) {
     std::fprintf(stderr, "nanopu-dst: takes no arguments (--help)\n");
     return 2;
   }
-  std::vector<nanopu::sim::DstService> services;
-  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_services), ',', absl::SkipEmpty())) {
-    if (s == "raft") services.push_back(nanopu::sim::DstService::kRaft);
-    else if (s == "chain") services.push_back(nanopu::sim::DstService::kChain);
-    else if (s == "kv") services.push_back(nanopu::sim::DstService::kKv);
-    else {
-      std::fprintf(stderr, "nanopu-dst: --services: '%s' is not raft, chain or kv\n", std::string(s).c_str());
-      return 2;
-    }
-  }
-  if (services.empty() || absl::GetFlag(FLAGS_seeds) == 0) {
-    std::fprintf(stderr, "nanopu-dst: --services and --seeds must name at least one\n");
+  const std::vector<DstService> services = parse_services(absl::GetFlag(FLAGS_services));
+  if (services.empty()) return 2;
+  if (absl::GetFlag(FLAGS_seeds) == 0) {
+    std::fprintf(stderr, "nanopu-dst: --seeds must be at least 1\n");
     return 2;
   }
   absl::StatusOr<nanopu::model::TimingParams> timing = nanopu::loadgen::timing_from_flags();
@@ -80,63 +142,25 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nanopu-dst: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  // Raft's state files, one directory per run of this program.
-  char dir_template[] = "/tmp/nanopu-dst-XXXXXX";
+  char dir_template[] = "/tmp/nanopu-dst-XXXXXX";  // Raft's state files, one directory per run
   const char* state_dir = mkdtemp(dir_template);
   if (state_dir == nullptr) {
     std::fprintf(stderr, "nanopu-dst: cannot make a directory in /tmp for Raft's state files\n");
     return 1;
   }
-  const bool verbose = absl::GetFlag(FLAGS_verbose);
   const uint64_t first = absl::GetFlag(FLAGS_first_seed), n = absl::GetFlag(FLAGS_seeds);
   Tally tally;
-  std::vector<std::string> failures;
   const auto wall0 = std::chrono::steady_clock::now();
   auto next_progress = wall0 + std::chrono::seconds(10);
   for (uint64_t seed = first; seed < first + n; ++seed) {
-    const nanopu::sim::DstService service = services[(seed - first) % services.size()];
-    const nanopu::sim::DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
-    const nanopu::sim::DstOutcome o = nanopu::sim::run_dst_case(c, *timing);
-    ++tally.runs;
-    tally.passed += o.passed;
-    tally.cut_dropped += o.cut_dropped;
-    tally.restarts += o.restarts;
-    tally.frames += o.frames;
-    tally.leader_terms += o.leader_terms;
-    tally.modelled_s += static_cast<double>(o.modelled_ps) / 1e12;
-    if (verbose || !o.passed)
-      std::printf("seed %llu %s: %s (%s); trace hash %016llx\n", static_cast<unsigned long long>(seed),
-                  nanopu::sim::dst_service_name(service), o.passed ? "passed" : ("FAILED: " + o.why).c_str(),
-                  c.faults.c_str(), static_cast<unsigned long long>(o.trace_hash));
-    if (!o.passed) {
-      failures.push_back(absl::StrFormat("seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1 --verbose",
-                                         seed, nanopu::sim::dst_service_name(service), o.why,
-                                         nanopu::sim::dst_service_name(service), seed));
-      if (verbose) std::printf("--- topology\n%s--- client\n%s--- log\n%s---\n", c.topology.c_str(),
-                               o.client_report.c_str(), o.log.c_str());
-    }
-    if (const uint64_t every = absl::GetFlag(FLAGS_replay_every); every != 0 && (seed - first) % every == 0) {
-      const nanopu::sim::DstOutcome again = nanopu::sim::run_dst_case(c, *timing);
-      ++tally.replayed;
-      if (again.trace_hash != o.trace_hash || again.passed != o.passed)
-        failures.push_back(absl::StrFormat("seed %d (%s) did not replay: trace hash %016x, then %016x", seed,
-                                           nanopu::sim::dst_service_name(service), o.trace_hash, again.trace_hash));
-    }
-    if (std::chrono::steady_clock::now() >= next_progress) {
+    run_seed(seed, first, services[(seed - first) % services.size()], state_dir, *timing, &tally);
+    if (std::chrono::steady_clock::now() >= next_progress) {  // output only: not the runs
       next_progress += std::chrono::seconds(10);
       std::fprintf(stderr, "nanopu-dst: %llu of %llu seeds, %zu failed\n", static_cast<unsigned long long>(tally.runs),
-                   static_cast<unsigned long long>(n), failures.size());
+                   static_cast<unsigned long long>(n), tally.failures.size());
     }
   }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  std::printf("nanopu-dst: %llu seeds from %llu: %llu passed, %zu failed; %.1f modelled s in %.1f s of wall time, "
-              "%llu frames, %llu lost on cut links, %llu servers restarted, %llu Raft terms with a leader; %llu replayed\n",
-              static_cast<unsigned long long>(tally.runs), static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(tally.passed), failures.size(), tally.modelled_s, wall_s,
-              static_cast<unsigned long long>(tally.frames), static_cast<unsigned long long>(tally.cut_dropped),
-              static_cast<unsigned long long>(tally.restarts),
-              static_cast<unsigned long long>(tally.leader_terms), static_cast<unsigned long long>(tally.replayed));
-  for (const std::string& f : failures) std::printf("%s\n", f.c_str());
+  print_summary(tally, first, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
   rmdir(state_dir);
-  return failures.empty() ? 0 : 1;
+  return tally.failures.empty() ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 // flags the topology gives it; links and the switch are modelled. No wall
 // clock decides anything: one seed and one binary give one run, event for
 // event, and the trace hash printed at the end says so.
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -59,15 +60,20 @@ struct HostWindow {
 };
 absl::StatusOr<std::vector<HostWindow>> parse_windows(const char* flag, const std::string& text, bool open_ended) {
   std::vector<HostWindow> out;
+  constexpr double kMaxMs = 1e9;  // 11 days of modelled time: anything longer is a typo
+  auto ms_ok = [](double v) { return std::isfinite(v) && v >= 0 && v <= kMaxMs; };
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    const size_t at = item.find('@'), plus = item.find('+');
+    const size_t at = item.find('@');
+    const size_t plus = at == absl::string_view::npos ? at : item.find('+', at);  // plain decimals: no exponents
     const bool has_for = plus != absl::string_view::npos;
     double from_ms = 0, for_ms = 0;
-    if (at == absl::string_view::npos || at == 0 || (has_for && plus < at) || (!has_for && !open_ended) ||
+    if (at == absl::string_view::npos || at == 0 || (!has_for && !open_ended) ||
         !absl::SimpleAtod(item.substr(at + 1, has_for ? plus - at - 1 : absl::string_view::npos), &from_ms) ||
-        (has_for && (!absl::SimpleAtod(item.substr(plus + 1), &for_ms) || !(for_ms > 0))) || from_ms < 0)
+        (has_for && (!absl::SimpleAtod(item.substr(plus + 1), &for_ms) || !ms_ok(for_ms) || for_ms == 0)) ||
+        !ms_ok(from_ms))
       return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", item, "' is not HOST@FROM_MS+FOR_MS",
-                                                     open_ended ? " or HOST@FROM_MS" : "", " (FOR_MS > 0)"));
+                                                     open_ended ? " or HOST@FROM_MS" : "",
+                                                     " (0 <= FROM_MS, 0 < FOR_MS, each at most 1e9)"));
     const auto from_ps = static_cast<uint64_t>(from_ms * 1e9);
     out.push_back({std::string(item.substr(0, at)), from_ps, has_for ? from_ps + static_cast<uint64_t>(for_ms * 1e9) : 0});
   }

@@ -72,10 +72,21 @@ TEST(RaftStorageTest, ARecordCutShortByACrashIsDropped) {
   const uint64_t half[] = {2, 3, 7};  // an entry record's first words only
   ASSERT_EQ(write(fd, half, sizeof half), static_cast<ssize_t>(sizeof half));
   close(fd);
+  {
+    auto s = RaftStorage::open(path);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ((*s)->recovered().term, 2u);
+    EXPECT_EQ((*s)->recovered().log.size(), 1u);
+    // What is written after the torn tail reads back aligned: the tail was cut.
+    (*s)->save_term_vote(3, 0);
+    (*s)->append(entry(3, 5));
+  }
   auto s = RaftStorage::open(path);
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ((*s)->recovered().term, 2u);
-  EXPECT_EQ((*s)->recovered().log.size(), 1u);
+  EXPECT_EQ((*s)->recovered().term, 3u);
+  EXPECT_EQ((*s)->recovered().vote, 0);
+  ASSERT_EQ((*s)->recovered().log.size(), 2u);
+  EXPECT_EQ((*s)->recovered().log[1].key[0], 5u);
   unlink(path.c_str());
 }
 
