@@ -54,7 +54,7 @@ TEST(ConfigFlagsTest, BadStringsNameTheFlag) {
     const char* mention;
   };
   const Case cases[] = {
-      {[] { absl::SetFlag(&FLAGS_core_select, "random"); }, "--core_select='random'"},
+      {[] { absl::SetFlag(&FLAGS_core_select, "round-robin"); }, "--core_select='round-robin'"},
       {[] { absl::SetFlag(&FLAGS_scheduler, "cfs"); }, "--scheduler='cfs'"},
       {[] { absl::SetFlag(&FLAGS_demotion, "sometimes"); }, "--demotion='sometimes'"},
       {[] { absl::SetFlag(&FLAGS_faults, "explode=0.1"); }, "unknown fault 'explode'"},
