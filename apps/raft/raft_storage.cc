@@ -45,7 +45,7 @@ size_t replay(int fd, RaftStorage::State* s) {
   char buf[4096];
   for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<size_t>(n));
   std::vector<uint64_t> words(bytes.size() / 8);
-  std::memcpy(words.data(), bytes.data(), words.size() * 8);
+  if (!words.empty()) std::memcpy(words.data(), bytes.data(), words.size() * 8);
   size_t i = 0;
   while (i < words.size()) {
     const uint64_t type = words[i];
