@@ -19,6 +19,7 @@
 #include "lib/contract/thread_fifos.h"
 #include "lib/contract/wakeup.h"
 #include "nanopu/stats.h"
+#include "lib/base/mix64.h"
 #include "nic/core_select/core_selector.h"
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/idle_sleep.h"
@@ -173,12 +174,7 @@ class NicCore final : public TransportSink {
   CoreSelector selector_;
   // --core_select=random: a core drawn per message (a count's splitmix64).
   uint64_t core_draws_ = 0;
-  [[nodiscard]] uint64_t draw_core_hash() {
-    uint64_t z = ++core_draws_ * 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  [[nodiscard]] uint64_t draw_core_hash() { return mix64(++core_draws_ * kGoldenGamma); }
   // Every transport, in kTransportProtocols' order (transport_for).
   std::array<std::unique_ptr<Transport>, kTransportProtocols.size()> transports_;
   PeerProtocols peer_protocols_;

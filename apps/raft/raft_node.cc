@@ -125,11 +125,8 @@ void RaftNode::send_append(uint32_t peer) {
   Out o{false, peer, 0, {}};
   o.words.reserve(kRaftAppendHeadWords + n * kRaftEntryWords);
   o.words = {raft_w0(term_, RaftType::kAppendEntries), c_.self, prev, term_at(prev), commit_, n};
-  for (uint64_t i = prev; i < prev + n; ++i) {
-    const RaftEntry& e = log_[i];
-    o.words.insert(o.words.end(), {e.term, e.client, e.client_seq, static_cast<uint64_t>(e.op), e.key[0], e.key[1]});
-    o.words.insert(o.words.end(), e.value.begin(), e.value.end());
-  }
+  o.words.resize(kRaftAppendHeadWords + n * kRaftEntryWords);
+  for (uint64_t i = 0; i < n; ++i) raft_entry_to_words(log_[prev + i], &o.words[kRaftAppendHeadWords + i * kRaftEntryWords]);
   send_(o);
 }
 
@@ -262,14 +259,7 @@ void RaftNode::on_append(const uint64_t* w, uint32_t n, uint16_t len, double now
       if (log_[idx - 1].term == e[0]) continue;  // already have it
       log_truncate(idx - 1);  // a conflict: drop it and what follows (never committed)
     }
-    RaftEntry entry;
-    entry.term = e[0];
-    entry.client = e[1];
-    entry.client_seq = e[2];
-    entry.op = static_cast<RaftOp>(e[3]);
-    entry.key = {e[4], e[5]};
-    std::copy(e + 6, e + 6 + kRaftValueWords, entry.value.begin());
-    log_append(entry);
+    log_append(raft_entry_from_words(e));
   }
   if (commit > commit_) {
     commit_ = std::min<uint64_t>(commit, prev + count);

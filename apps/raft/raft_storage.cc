@@ -17,7 +17,7 @@ namespace {
 
 // Records: a type word, then a fixed number of words for that type.
 enum RecordType : uint64_t { kTermVote = 1, kEntry = 2, kTruncate = 3 };
-constexpr size_t kEntryWords = 6 + kRaftValueWords;  // term, client, seq, op, key[2], value
+constexpr size_t kEntryWords = kRaftEntryWords;  // raft_entry_to_words()
 size_t words_of(uint64_t type) {
   switch (type) {
     case kTermVote: return 2;
@@ -25,17 +25,6 @@ size_t words_of(uint64_t type) {
     case kTruncate: return 1;
     default: return 0;
   }
-}
-
-RaftEntry entry_of(const uint64_t* w) {
-  RaftEntry e;
-  e.term = w[0];
-  e.client = w[1];
-  e.client_seq = w[2];
-  e.op = static_cast<RaftOp>(w[3]);
-  e.key = {w[4], w[5]};
-  std::copy(w + 6, w + 6 + kRaftValueWords, e.value.begin());
-  return e;
 }
 
 // Replays the file's records into *s; a short or unknown tail (a crash
@@ -56,7 +45,7 @@ size_t replay(int fd, RaftStorage::State* s) {
       s->term = w[0];
       s->vote = static_cast<int>(static_cast<int64_t>(w[1]));
     } else if (type == kEntry) {
-      s->log.push_back(entry_of(w));
+      s->log.push_back(raft_entry_from_words(w));
     } else {
       s->log.resize(std::min<uint64_t>(w[0], s->log.size()));
     }
@@ -110,8 +99,8 @@ void RaftStorage::save_term_vote(uint64_t term, int vote) {
 }
 
 void RaftStorage::append(const RaftEntry& e) {
-  uint64_t r[1 + kEntryWords] = {kEntry, e.term, e.client, e.client_seq, static_cast<uint64_t>(e.op), e.key[0], e.key[1]};
-  std::copy(e.value.begin(), e.value.end(), r + 7);
+  uint64_t r[1 + kEntryWords] = {kEntry};
+  raft_entry_to_words(e, r + 1);
   put(r, 1 + kEntryWords);
 }
 

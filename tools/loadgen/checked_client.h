@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/base/mix64.h"
 #include "absl/container/flat_hash_map.h"
 #include "tools/loadgen/load_schedule.h"
 
@@ -38,11 +39,7 @@ class CheckedClient : public LoadSchedule {
   // Binds o.context, preloads (if asked), runs; sets r->error on failure.
   void run(bool preload, const std::string& preload_error);
 
-  static uint64_t mix(uint64_t x) {  // splitmix64
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  }
+  static uint64_t mix(uint64_t x) { return mix64(x); }
   // Word i of the value of key k at `version`: word 0 names both, the
   // others derive from them (a reply of another key or version shows).
   static uint64_t value_word(uint32_t k, uint32_t version, uint32_t i) {

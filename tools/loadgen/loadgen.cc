@@ -1,3 +1,4 @@
+#include "lib/base/mix64.h"
 #include "tools/loadgen/loadgen.h"
 
 #include <algorithm>
@@ -68,11 +69,7 @@ class EchoLoad final : public LoadSchedule {
 };
 
 uint64_t fill_word_impl(uint64_t seq, uint32_t i) {
-  // splitmix64 of (seq, i): every word of every request differs.
-  uint64_t z = seq * 0x9e3779b97f4a7c15ull + i;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+  return mix64(seq * kGoldenGamma + i);  // every word of every request differs
 }
 
 bool EchoLoad::send(uint64_t sent, uint64_t service) {

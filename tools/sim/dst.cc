@@ -9,22 +9,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/mix64.h"
 
 namespace nanopu::sim {
 namespace {
 
-// The seed's draws: splitmix64, written out so that a seed means the same
-// run with any standard library (std::uniform_*_distribution is not
-// specified bit for bit).
+// The seed's draws: splitmix64 (lib/base/mix64.h: a seed means the same
+// run with any standard library).
 class Draw {
  public:
-  explicit Draw(uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) {}
-  uint64_t next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  explicit Draw(uint64_t seed) : s_(seed * kGoldenGamma + 0x632be59bd9b4e019ull) {}
+  uint64_t next() { return mix64(s_ += kGoldenGamma); }
   uint64_t below(uint64_t n) { return next() % n; }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   double between(double lo, double hi) { return lo + (hi - lo) * unit(); }

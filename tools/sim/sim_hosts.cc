@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "lib/base/mix64.h"
 #include "lib/contract/clock.h"
 #include "nanopu/program_flags.h"
 #include "runtime/loadgen/load_flags.h"
@@ -70,11 +71,7 @@ absl::Status set_flag(Role role, const std::string& arg) {
 // A host's boot within the first microsecond, from the seed: hosts of a
 // real cluster do not boot at one instant, and another seed is another run.
 uint64_t start_offset_ticks(uint64_t seed, size_t index) {
-  uint64_t z = seed * 0x9e3779b97f4a7c15ull + index + 1;  // splitmix64
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return z % (clock::hz() / 1'000'000 + 1);  // up to 1 us
+  return mix64(seed * kGoldenGamma + index + 1) % (clock::hz() / 1'000'000 + 1);  // up to 1 us
 }
 
 // Every flag's value when made, put back when it goes: each host's flags
