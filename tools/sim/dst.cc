@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -132,6 +133,17 @@ std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
 
 namespace {
 
+// Everything written to a temporary file, which is then closed ("" for none).
+std::string read_and_close(std::FILE* f) {
+  std::string text;
+  if (f == nullptr) return text;
+  std::rewind(f);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
 // What a run writes on a file descriptor (the hosts' stderr lines: Raft's
 // leaders), captured into a string.
 class Capture {
@@ -151,12 +163,7 @@ class Capture {
     dup2(saved_, fd_);
     close(saved_);
     saved_ = -1;
-    if (file_ == nullptr) return text_;
-    std::rewind(file_);
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, file_)) > 0;) text_.append(buf, n);
-    std::fclose(file_);
-    file_ = nullptr;
+    text_ = read_and_close(std::exchange(file_, nullptr));
     return text_;
   }
 
@@ -189,25 +196,20 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
     Capture err(STDERR_FILENO);
     if (!err.capturing()) {  // Raft's invariant reads the log: no log, no pass
       o.why = "cannot capture the hosts' log (tmpfile failed)";
-      if (report != nullptr) std::fclose(report);
+      (void)read_and_close(report);
       return o;
     }
     Simulation s(*t, p);
     if (absl::Status st = s.build(); !st.ok()) {
       o.why = std::string(st.message());
       o.log = err.take();
-      if (report != nullptr) std::fclose(report);
+      (void)read_and_close(report);
       return o;
     }
     r = s.run(report != nullptr ? report : stderr);
     o.log = err.take();
   }
-  if (report != nullptr) {
-    std::rewind(report);
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, report)) > 0;) o.client_report.append(buf, n);
-    std::fclose(report);
-  }
+  o.client_report = read_and_close(report);
   for (const std::string& f : c.state_files) unlink(f.c_str());
   o.trace_hash = r.trace_hash;
   o.modelled_ps = r.modelled_ps;
