@@ -87,7 +87,7 @@ tsan_targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test schedule
               scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test)
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-  -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF >/dev/null
+  -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
 ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"

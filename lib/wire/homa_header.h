@@ -27,6 +27,8 @@ inline constexpr uint8_t kHomaGone = 0x80;
 // Homa's eight priority levels travel in the IPv4 TOS byte as 0..7 (7 the
 // highest); anything above is a counted drop (ParseError::kBadPriority).
 inline constexpr uint8_t kHomaPriorities = 8;
+// GRANTs, RESENDs and BUSYs go at the highest, overtaking data (Homa §3.4).
+inline constexpr uint8_t kHomaControlPriority = kHomaPriorities - 1;
 
 struct HomaHeader {
   uint8_t flags = 0;

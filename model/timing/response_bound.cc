@@ -4,14 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "model/timing/picoseconds.h"
 #include "model/virtual/virtual_host.h"
 
 namespace nanopu::model {
-namespace {
-
-uint64_t ps(double ns) { return static_cast<uint64_t>(ns * 1000 + 0.5); }
-
-}  // namespace
 
 double worst_case_response_ns(const TimingModel& m, const WorstCaseSearch& s) {
   const double t_n = 2 * m.params().link_latency_ns + m.loopback_ns(8);

@@ -22,6 +22,7 @@
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/thread_fifos.h"
+#include "model/timing/picoseconds.h"
 #include "nanopu/stats.h"
 #include "nic/transport/transport.h"
 
@@ -41,8 +42,6 @@ struct FabricConfig {
   uint32_t overcommit = 8;       // Homa
   uint32_t outbound_slots = 16;  // messages a host has in flight; the rest wait their turn
 };
-
-[[nodiscard]] inline uint64_t ps(double ns) { return static_cast<uint64_t>(ns * 1000 + 0.5); }
 
 class Fabric {
  public:

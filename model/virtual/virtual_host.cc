@@ -7,10 +7,10 @@
 #include <queue>
 #include <random>
 
+#include "model/timing/picoseconds.h"
+
 namespace nanopu::model {
 namespace {
-
-uint64_t ps(double ns) { return static_cast<uint64_t>(std::llround(ns * 1000)); }
 
 struct Msg {
   uint64_t arrival = 0;  // at the NIC

@@ -9,7 +9,7 @@
 namespace nanopu::apps {
 namespace {
 
-ChainKey key_of(uint32_t k) { return {0x6368616900000000ull | k, CheckedClient::mix(k + 7)}; }  // "chai" + id
+ChainKey chain_key(uint32_t k) { return {0x6368616900000000ull | k, CheckedClient::mix(k + 7)}; }  // "chai" + id
 
 class ChainLoad : public CheckedClient {
  public:
@@ -31,7 +31,7 @@ class ChainLoad : public CheckedClient {
     const ChainMeta m{static_cast<uint8_t>(kChainFromTester | (f.write ? kChainWrite : kChainRead)),
                       static_cast<uint8_t>(f.version), rest, static_cast<uint8_t>(o_.context),
                       c_.client_ip};
-    const ChainKey k = key_of(f.key);
+    const ChainKey k = chain_key(f.key);
     for (uint64_t w : {o_.service_cycles, sent_tsc, m.word()}) (void)t_.write(w);
     for (uint32_t i = 1; i <= rest; ++i) (void)t_.write(c_.chain[i]);
     for (uint64_t w : {k[0], k[1], kv_key_hash(k)}) (void)t_.write(w);
@@ -44,7 +44,7 @@ class ChainLoad : public CheckedClient {
   bool check(const AppHeader& h, const uint64_t* w, const InFlight& f) override {
     const uint64_t tail = c_.chain.back();
     const ChainMeta m = ChainMeta::from_word(w[2]);
-    const ChainKey k = key_of(f.key);
+    const ChainKey k = chain_key(f.key);
     bool ok = h.ip == static_cast<uint32_t>(tail) && h.context == static_cast<uint16_t>(tail >> 32) &&
               w[0] == o_.service_cycles && (m.flags & kChainBad) == 0 && w[3] == k[0] && w[4] == k[1];
     if (f.write) return ok && h.len == chain_len(0, false) && (m.flags & kChainWrite) != 0;

@@ -9,13 +9,13 @@
 namespace nanopu::apps {
 namespace {
 
-KvKey key_of(uint32_t k) { return {0x6b65792d00000000ull | k, CheckedClient::mix(k + 1)}; }  // "key-" + id
+KvKey kv_key(uint32_t k) { return {0x6b65792d00000000ull | k, CheckedClient::mix(k + 1)}; }  // "key-" + id
 
 class KvClient : public CheckedClient {
  public:
   KvClient(Thread& t, const LoadGenOptions& o, const KvOptions& kv, LoadGenResult* r, KvResult* kr)
       : CheckedClient(t, o, kv.keys, kv.set_fraction, r), kv_(kv), kr_(kr), hashes_(kv.keys) {
-    for (uint32_t k = 0; k < kv.keys; ++k) hashes_[k] = kv_key_hash(key_of(k));
+    for (uint32_t k = 0; k < kv.keys; ++k) hashes_[k] = kv_key_hash(kv_key(k));
   }
 
  private:
@@ -25,7 +25,7 @@ class KvClient : public CheckedClient {
   bool send(const InFlight& f, uint64_t sent_tsc) override {
     const uint16_t len = f.write ? kKvSetBytes : kKvGetBytes;
     if (t_.write(AppHeader{o_.server_ip, context_of(f.key), len}.word()) != ApiError::kOk) return false;
-    const KvKey k = key_of(f.key);
+    const KvKey k = kv_key(f.key);
     for (uint64_t w : {o_.service_cycles, sent_tsc, f.write ? kKvSet : kKvGet, k[0], k[1], hashes_[f.key]})
       (void)t_.write(w);
     if (f.write)

@@ -15,7 +15,7 @@
 namespace nanopu::apps {
 namespace {
 
-RaftKey key_of(uint32_t k) { return {0x7261667400000000ull | k, CheckedClient::mix(k + 3)}; }  // "raft" + id
+RaftKey raft_key(uint32_t k) { return {0x7261667400000000ull | k, CheckedClient::mix(k + 3)}; }  // "raft" + id
 
 struct Request {
   uint32_t slot = 0;
@@ -117,7 +117,7 @@ bool RaftLoad::send(Request& q, uint64_t sent_time) {
     return false;
   }
   const uint64_t client = uint64_t{q.slot} << 48 | uint64_t{o_.context} << 32 | ro_.client_ip;
-  const RaftKey k = key_of(q.key);
+  const RaftKey k = raft_key(q.key);
   for (uint64_t w : {raft_w0(0, RaftType::kClientRequest), sent_time, client, q.seq,
                      static_cast<uint64_t>(op), k[0], k[1]})
     (void)t_.write(w);

@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <map>
-#include <regex>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -121,10 +122,21 @@ DstCase make_dst_case(DstService service, uint64_t seed, const std::string& stat
 }
 
 std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
-  static const std::regex line("raft: server ([0-9]+) is the leader of term ([0-9]+)");
+  // The servers' lines "raft: server <id> is the leader of term <term>".
+  constexpr std::string_view kHead = "raft: server ", kMid = " is the leader of term ";
+  auto number = [&](size_t* at, uint64_t* v) {
+    const auto [end, ec] = std::from_chars(log.data() + *at, log.data() + log.size(), *v);
+    *at = static_cast<size_t>(end - log.data());
+    return ec == std::errc();
+  };
   std::map<uint64_t, std::set<uint64_t>> leaders;
-  for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
-    leaders[std::stoull((*it)[2])].insert(std::stoull((*it)[1]));
+  for (size_t at = log.find(kHead); at != std::string::npos; at = log.find(kHead, at)) {
+    at += kHead.size();
+    uint64_t id = 0, term = 0;
+    if (!number(&at, &id) || log.compare(at, kMid.size(), kMid) != 0) continue;
+    at += kMid.size();
+    if (number(&at, &term)) leaders[term].insert(id);
+  }
   if (terms != nullptr) *terms = leaders.size();
   for (const auto& [term, who] : leaders)
     if (who.size() > 1) return absl::StrCat("term ", term, " had ", who.size(), " leaders");

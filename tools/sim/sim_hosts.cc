@@ -1,6 +1,7 @@
 #include "tools/sim/sim_hosts.h"
 
-#include <regex>
+#include <algorithm>
+#include <initializer_list>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -21,6 +22,22 @@ ABSL_DECLARE_FLAG(uint32_t, mbufs);
 namespace nanopu::sim {
 namespace {
 
+// Whether the path ends in `pattern`'s components, "*" standing for any
+// [a-z_]+ name and the file's own name ending ".cc" (the tree's file names).
+bool path_ends_in(std::string_view file, std::initializer_list<std::string_view> pattern) {
+  if (file.size() < 3 || file.substr(file.size() - 3) != ".cc") return false;
+  file.remove_suffix(3);
+  auto name_chars = [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; };
+  for (auto want = std::rbegin(pattern); want != std::rend(pattern); ++want) {
+    if (file.empty()) return false;  // the path has fewer components
+    const size_t slash = file.rfind('/');
+    const std::string_view got = slash == std::string_view::npos ? file : file.substr(slash + 1);
+    if (*want != "*" ? got != *want : got.empty() || !std::all_of(got.begin(), got.end(), name_chars)) return false;
+    file = slash == std::string_view::npos ? std::string_view() : file.substr(0, slash);
+  }
+  return true;
+}
+
 // Whether `flag` is one of `role`'s program's: nanopu-server has the host
 // flags and apps/'s; nanopu-loadgen the host flags, the load flags, its
 // services' and the flags a service's server and client share. Flags are
@@ -28,13 +45,12 @@ namespace {
 // programs, so the registry alone would take either's flags for both).
 bool program_has(Role role, const absl::CommandLineFlag& flag) {
   // The file's place in the source tree, whatever directory holds the tree.
-  static const std::regex host_flags("(^|/)runtime/flags/[a-z_]+\\.cc$");
-  static const std::regex server_flags("(^|/)apps/[a-z_]+/[a-z_]+\\.cc$");
-  static const std::regex client_flags(
-      "(^|/)(runtime/loadgen/[a-z_]+|tools/loadgen/[a-z_]+|tools/loadgen/cli/[a-z_]+|apps/server/service_flags)\\.cc$");
   const std::string file = flag.Filename();
-  if (std::regex_search(file, host_flags)) return true;
-  return std::regex_search(file, role == Role::kServer ? server_flags : client_flags);
+  if (path_ends_in(file, {"runtime", "flags", "*"})) return true;
+  if (role == Role::kServer) return path_ends_in(file, {"apps", "*", "*"});
+  return path_ends_in(file, {"runtime", "loadgen", "*"}) || path_ends_in(file, {"tools", "loadgen", "*"}) ||
+         path_ends_in(file, {"tools", "loadgen", "cli", "*"}) ||
+         path_ends_in(file, {"apps", "server", "service_flags"});
 }
 
 // Host flags that mean something only on a real port or a real machine.

@@ -1,8 +1,8 @@
 #include "tools/sim/topology.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -14,13 +14,20 @@ namespace {
 
 // Names fit interface and namespace names (as deploy/netns/topology.py).
 bool good_name(const std::string& n) {
-  static const std::regex re("^[a-z][a-z0-9]{0,7}$");
-  return std::regex_match(n, re);
+  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return !n.empty() && n.size() <= 8 && n[0] >= 'a' && n[0] <= 'z' &&
+         std::all_of(n.begin(), n.end(), lower_or_digit);
 }
 
+// aa:bb:cc:dd:ee:ff, lower-case hex, the group bit of the first octet clear.
 bool unicast_mac(const std::string& m) {
-  static const std::regex re("^([0-9a-f]{2}:){5}[0-9a-f]{2}$");
-  return std::regex_match(m, re) && (std::stoi(m.substr(0, 2), nullptr, 16) & 1) == 0;
+  if (m.size() != 17) return false;
+  for (size_t i = 0; i < m.size(); ++i) {
+    const char c = m[i];
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (i % 3 == 2 ? c != ':' : !hex) return false;
+  }
+  return (std::stoi(m.substr(0, 2), nullptr, 16) & 1) == 0;
 }
 
 // Flags the runner sets itself; a topology that sets them is refused.

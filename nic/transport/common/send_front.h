@@ -8,6 +8,7 @@
 
 #include <rte_mbuf.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "lib/contract/message.h"
@@ -15,10 +16,25 @@
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/transport/common/id_window.h"
+#include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
+
+// When m's retransmit timer is due: its peer's measured timeout, doubled per
+// timeout without progress (a peer whose round trip is 20 ms, or that stalls
+// for seconds, is waited for, not flooded), never beyond rto_max, and never
+// later than the moment the peer counts as dead (peer_liveness.h).
+[[nodiscard]] inline uint64_t retransmit_due(const RttEstimator& rtt, const PeerLiveness& live,
+                                             const OutboundMessage& m, uint64_t peer_dead, uint64_t now) {
+  constexpr uint32_t kMaxBackoffShift = 20;  // the ceiling binds first
+  const uint64_t base = rtt.rto(m.dst_ip);
+  const uint32_t shift = std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
+  const uint64_t rto = base > (rtt.ceiling() >> shift) ? rtt.ceiling() : base << shift;
+  return std::min(now + rto, give_up_at(live, m.dst_ip, m.last_progress, peer_dead));
+}
 
 // Frees slot's message and tells its sending thread it was given up (why).
 inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, TxFailureReason why,

@@ -7,7 +7,6 @@
 
 namespace nanopu {
 namespace {
-constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;  // GRANTs overtake data (§3.4)
 constexpr uint32_t kMaxOvercommit = 64;
 }  // namespace
 
@@ -24,7 +23,7 @@ void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_o
   wire::HomaHeader c = control_about<wire::HomaHeader>(m, flags, pkt_offset);
   c.grant_offset = grant_offset;
   c.grant_prio = m.grant_priority;
-  sink.send_control(m.src_ip, wire::TransportHeader::of(c, kControlPriority));
+  sink.send_control(m.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
 }
 
 void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
@@ -35,7 +34,7 @@ void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t 
   c.dst_context = f.homa.src_context;
   c.grant_offset = grant_offset;
   c.core_time = 0;
-  sink.send_control(f.src_ip, wire::TransportHeader::of(c, kControlPriority));
+  sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
 }
 
 void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,

@@ -5,10 +5,6 @@
 #include "nic/transport/common/send_front.h"
 
 namespace nanopu {
-namespace {
-constexpr uint32_t kMaxBackoffShift = 20;  // as NDP: the ceiling (rto_max) binds first
-constexpr uint8_t kControlPriority = wire::kHomaPriorities - 1;
-}  // namespace
 
 HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
                        NicCounters* counters, const PeerRuns* peers, RttEstimator* rtt, PeerLiveness* live)
@@ -121,12 +117,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
 }
 
 void HomaSender::arm(uint32_t slot, uint64_t now) {
-  const OutboundMessage& m = buffer_.at(slot);
-  // The peer's measured timeout, doubled per silent timeout, up to rto_max.
-  const uint64_t base = rtt_->rto(m.dst_ip);
-  const uint32_t shift = std::min(m.timeouts, kMaxBackoffShift);
-  const uint64_t rto = base > (rtt_->ceiling() >> shift) ? rtt_->ceiling() : base << shift;
-  timers_.schedule(slot, std::min(now + rto, give_up_at(*live_, m.dst_ip, m.last_progress, c_.peer_dead())));
+  timers_.schedule(slot, retransmit_due(*rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
 }
 
 void HomaSender::resume(uint32_t peer_ip, uint64_t now) {
@@ -162,7 +153,7 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
   c.src_context = f.homa.dst_context;
   c.dst_context = f.homa.src_context;
   ++counters_->tx_busy;
-  sink.send_control(f.src_ip, wire::TransportHeader::of(c, kControlPriority));
+  sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
 }
 
 void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {

@@ -5,13 +5,6 @@
 #include "nic/transport/common/send_front.h"
 
 namespace nanopu {
-namespace {
-// Timeouts double while no progress is made, up to rto_max (as a measured
-// round trip may raise them): a peer whose round trip is 20 ms, or that
-// stalls for seconds, is waited for, not flooded.
-constexpr uint32_t kMaxBackoffShift = 20;
-}  // namespace
-
 NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool,
                      NicCounters* counters, const PeerRuns* peers, HeldAcks* held, PeerLiveness* live)
     : c_(c),
@@ -82,13 +75,7 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 }
 
 void NdpSender::arm(uint32_t slot, uint64_t now) {
-  const OutboundMessage& m = buffer_.at(slot);
-  // The peer's measured timeout, backed off while no progress is made
-  // (2x per timeout), never beyond rto_max.
-  const uint64_t base = rtt_.rto(m.dst_ip);
-  const uint32_t shift = std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
-  const uint64_t rto = base > (rtt_.ceiling() >> shift) ? rtt_.ceiling() : base << shift;
-  timers_.schedule(slot, std::min(now + rto, give_up_at(*live_, m.dst_ip, m.last_progress, c_.peer_dead())));
+  timers_.schedule(slot, retransmit_due(rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
 }
 
 void NdpSender::complete(uint32_t slot) {
