@@ -239,8 +239,9 @@ void Thread::grant_rx_run() {
   // Full payload words only, inside this packet's segment: a short last
   // word, the next segment and the message's end stay out of line.
   const uint32_t words = std::min({rx_bytes_left_ / 8, (rx_seg_len_ - rx_seg_off_) / 8, kFastWordsPerSafePoint});
-  rx_run_granted_ = rx_run_left_ = words;
-  rx_run_next_ = rx_seg_data_ + rx_seg_off_;
+  rx_run_granted_ = words;
+  rx_run_idx_ = -static_cast<int64_t>(words);
+  rx_run_end_ = rx_seg_data_ + rx_seg_off_ + 8 * words;
 }
 
 ApiError Thread::read_word(uint64_t* word) {
@@ -332,7 +333,9 @@ void Thread::grant_tx_run() {
   // sends on the last one).
   if (tx_msg_ == nullptr || tx_discarding_ || tx_words_left_ <= 1) return;
   const uint32_t words = std::min({tx_seg_words_left_, tx_words_left_ - 1, kFastWordsPerSafePoint});
-  tx_run_granted_ = tx_run_left_ = words;
+  tx_run_granted_ = words;
+  tx_run_idx_ = -static_cast<int64_t>(words);
+  tx_run_end_ = tx_next_ + 8 * words;
 }
 
 uint32_t Thread::core_time_16ths() const {

@@ -99,20 +99,20 @@ class Thread {
   // and records the error (last_error(), counters) — never stale data.
   // Inline fast path: a word of the run of full payload words the last
   // out-of-line read granted (inside one packet, at most
-  // kFastWordsPerSafePoint): one test and a load, no atomic (the run's two
-  // fields still go through memory in a loop, which the possible
-  // out-of-line call keeps there). The run's end is the next safe point:
+  // kFastWordsPerSafePoint): one test and a load, no atomic. The run is an
+  // end pointer and a negative index counting up to 0, so a word moves one
+  // field (the index) through memory, where the possible out-of-line call
+  // keeps it in a loop. The run's end is the next safe point:
   // a preemption raised meanwhile is seen at most kFastWordsPerSafePoint
   // words later (tens of ns). Everything else (headers, segment ends,
   // errors) takes the out-of-line path, which settles the run's words into
   // the message's counts first. (The hardware reads a word a cycle: this is
   // the emulator's hottest call, measured by nanopu-bench-thread-api.)
   [[nodiscard]] uint64_t read() {
-    if (rx_run_left_ != 0) {
-      --rx_run_left_;
+    if (rx_run_idx_ != 0) {
       uint64_t be;
-      std::memcpy(&be, rx_run_next_, 8);
-      rx_run_next_ += 8;
+      std::memcpy(&be, rx_run_end_ + 8 * rx_run_idx_, 8);
+      ++rx_run_idx_;
       return from_wire(be);
     }
     uint64_t w = 0;
@@ -121,7 +121,7 @@ class Thread {
   }
   ApiError read(uint64_t* word);
   // Words of the current message not yet read (header included).
-  [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_ - (rx_run_granted_ - rx_run_left_); }
+  [[nodiscard]] uint32_t rx_words_left() const { return rx_words_left_ - rx_run_used(); }
   // Bulk netRX: the same as words.size() read() calls (the header first if
   // the message is new), copied a packet segment at a time instead of a
   // call per word. Stops at the first error (kRxEmpty, or kReadPastEnd at
@@ -146,17 +146,16 @@ class Thread {
     // Inline fast path: a word of the run the last out-of-line write
     // granted (payload words that neither open a packet nor end the
     // message; bounded and without an atomic, as read()'s run).
-    if (tx_run_left_ != 0) {
-      --tx_run_left_;
+    if (tx_run_idx_ != 0) {
       const uint64_t be = from_wire(word);
-      std::memcpy(tx_next_, &be, 8);
-      tx_next_ += 8;
+      std::memcpy(tx_run_end_ + 8 * tx_run_idx_, &be, 8);
+      ++tx_run_idx_;
       return ApiError::kOk;
     }
     return write_slow(word);
   }
   // Words still owed to the message being written (0: none open).
-  [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_ - (tx_run_granted_ - tx_run_left_); }
+  [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_ - tx_run_used(); }
   // A header checked where it is made: reserves the message as
   // write(AppHeader{...}.word()) does, but takes the length as a size and
   // names each misuse: kTooLong past 65535 bytes or --max_message_bytes,
@@ -262,19 +261,24 @@ class Thread {
   // call begins (RuntimeScope), so everything out of line sees exact state.
   void grant_rx_run();
   void grant_tx_run();
+  [[nodiscard]] uint32_t rx_run_used() const { return rx_run_granted_ - static_cast<uint32_t>(-rx_run_idx_); }
+  [[nodiscard]] uint32_t tx_run_used() const { return tx_run_granted_ - static_cast<uint32_t>(-tx_run_idx_); }
   void settle_runs() {
     if (rx_run_granted_ != 0) {
-      const uint32_t used = rx_run_granted_ - rx_run_left_;
+      const uint32_t used = rx_run_used();
       rx_seg_off_ += 8 * used;
       rx_bytes_left_ -= 8 * used;
       rx_words_left_ -= used;
-      rx_run_granted_ = rx_run_left_ = 0;
+      rx_run_granted_ = 0;
+      rx_run_idx_ = 0;
     }
-    if (tx_run_granted_ != 0) {  // tx_next_ moved with each word
-      const uint32_t used = tx_run_granted_ - tx_run_left_;
+    if (tx_run_granted_ != 0) {
+      const uint32_t used = tx_run_used();
+      tx_next_ += 8 * used;
       tx_seg_words_left_ -= used;
       tx_words_left_ -= used;
-      tx_run_granted_ = tx_run_left_ = 0;
+      tx_run_granted_ = 0;
+      tx_run_idx_ = 0;
     }
   }
   // Wire words are big-endian (docs/wire.md); the swap is its own inverse.
@@ -337,9 +341,14 @@ class Thread {
   uint64_t msg_begin_tsc_ = 0;
   uint64_t away_tsc_ = 0;
   uint64_t away_at_begin_ = 0;
-  uint32_t rx_run_left_ = 0, rx_run_granted_ = 0;  // read()'s run (settle_runs())
-  const uint8_t* rx_run_next_ = nullptr;           // its next word
-  uint32_t tx_run_left_ = 0, tx_run_granted_ = 0;  // write()'s run (it writes at tx_next_)
+  // read()'s and write()'s runs (settle_runs()): the next word is at
+  // end + 8 * idx; idx counts up from -granted to 0 (0: no run).
+  int64_t rx_run_idx_ = 0;
+  const uint8_t* rx_run_end_ = nullptr;
+  uint32_t rx_run_granted_ = 0;
+  int64_t tx_run_idx_ = 0;
+  uint8_t* tx_run_end_ = nullptr;  // tx_next_ + 8 * granted: tx_next_ moves when the run settles
+  uint32_t tx_run_granted_ = 0;
 
   // RX: the message being read, and the next one taken from the FIFO early
   // so the scheduler can see when it arrived.
