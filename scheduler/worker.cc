@@ -4,10 +4,10 @@
 #include <rte_pause.h>
 
 #include <algorithm>
-#include <utility>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "lib/contract/clock.h"
@@ -126,7 +126,15 @@ bool Worker::run_once() {
   // yields, is preempted or ends.
   for (size_t guard = 0; guard < 4 * slots_.size() + 1; ++guard) {
     refresh_all();
-    const int next = policy_.pick(states_.data(), states_.size(), last_, clock::ticks());
+    int next = HtsPolicy::kNone;
+    if (hold_ != HtsPolicy::kNone) {  // TIS in virtual time: the core is this thread's until then
+      const bool ready = stopping() || clock::ticks() >= hold_until_ ||
+                         (hold_for_message_ && slots_[static_cast<size_t>(hold_)].thread->has_work());
+      if (!ready) break;
+      next = std::exchange(hold_, HtsPolicy::kNone);
+    } else {
+      next = policy_.pick(states_.data(), states_.size(), last_, clock::ticks());
+    }
     if (next == HtsPolicy::kNone) break;
     Slot& s = slots_[static_cast<size_t>(next)];
     running_ = next;
@@ -240,6 +248,10 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
       if (params_.shared_nic.present()) poll_shared_nic(t);
       if (slots_[slot].thread->has_work() || stopping()) return;
       if (policy_.tis_tick_due(last_tick_, t, &tick)) break;
+      if (clock::is_virtual()) {
+        hold(slot, next_tis_tick(t), /*for_message=*/true);
+        continue;
+      }
       rte_pause();
     }
     last_tick_ = tick;
@@ -249,8 +261,21 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
   slots_[slot].wake_tsc = 0;
 }
 
+void Worker::hold(size_t slot, uint64_t until, bool for_message) {
+  hold_ = static_cast<int>(slot);
+  hold_until_ = until;
+  hold_for_message_ = for_message;
+  time_yield_ = true;
+  switch_out(SlotState::kRunnable);
+}
+
+uint64_t Worker::next_tis_tick(uint64_t now) const {
+  const uint64_t period = policy_.params().tis_period;
+  return last_tick_ + ((now - last_tick_) / period + 1) * period;
+}
+
 uint64_t Worker::next_wake_tsc() const {
-  uint64_t next = UINT64_MAX;
+  uint64_t next = hold_ != HtsPolicy::kNone ? hold_until_ : UINT64_MAX;
   for (const Slot& sl : slots_)
     if (sl.state == SlotState::kWaiting && sl.wake_tsc != 0) next = std::min(next, sl.wake_tsc);
   return next;
@@ -258,6 +283,14 @@ uint64_t Worker::next_wake_tsc() const {
 
 void Worker::yield_for_time() {
   const uint64_t now = clock::ticks();
+  if (policy_.params().mode == SchedMode::kTis) {
+    uint64_t tick = 0;
+    if (!policy_.tis_tick_due(last_tick_, now, &tick)) {  // TIS: the core stays with it until a tick
+      hold(static_cast<size_t>(running_), now, /*for_message=*/false);
+      return;
+    }
+    last_tick_ = tick;
+  }
   refresh_all();
   ThreadState& r = states_[static_cast<size_t>(running_)];
   const bool was_demoted = r.demoted;

@@ -120,6 +120,13 @@ class Worker {
   void switch_out(SlotState new_state);
   void publish_running();
   void poll_shared_nic(uint64_t now);
+  // Virtual time (nanopu-sim) under TIS: modelled time passes only between
+  // polls, so a thread that keeps the core — polling for its message
+  // between ticks, or computing between ticks — gives the loop the core and
+  // is resumed, without the policy choosing, once the clock reaches `until`
+  // or (for_message) its message is there.
+  void hold(size_t slot, uint64_t until, bool for_message);
+  [[nodiscard]] uint64_t next_tis_tick(uint64_t now) const;
 
   uint32_t index_;
   WorkerParams params_;
@@ -128,6 +135,9 @@ class Worker {
   CoreSignals signals_;
   std::vector<Slot> slots_;
   bool time_yield_ = false;  // yield_for_time(): end this run_once()
+  int hold_ = HtsPolicy::kNone;  // hold(): the slot the core stays with
+  uint64_t hold_until_ = 0;
+  bool hold_for_message_ = false;
   std::vector<ThreadState> states_;  // parallel to slots_, the policy's input
   int running_ = HtsPolicy::kNone;
   int last_ = HtsPolicy::kNone;

@@ -115,10 +115,6 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, P
   if (io == nullptr) return absl::InvalidArgumentError("Runtime::create: no PacketIo given");
   if (!config.shared_core())
     return absl::InvalidArgumentError("Runtime::create with a PacketIo: one lcore only (a simulation drives it)");
-  // TIS keeps the core in a polling loop until its next tick: under a
-  // modelled clock, which moves only between polls, that tick never comes.
-  if (config.scheduler == SchedMode::kTis && clock::is_virtual())
-    return absl::InvalidArgumentError("Runtime::create with a PacketIo: --scheduler=tis does not run in virtual time");
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(eal_params(config)); !s.ok()) return s;
   std::unique_ptr<Runtime> rt(new Runtime(config));

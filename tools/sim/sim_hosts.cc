@@ -126,8 +126,6 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
   config->ip = h.ip;
   if (!config->shared_core() || config->lcores.front() != 0)
     return absl::InvalidArgumentError("--lcores: one core per host in virtual time");
-  if (config->scheduler == SchedMode::kTis)
-    return absl::InvalidArgumentError("--scheduler=tis does not run in virtual time (its tick is a polling loop)");
   config->telemetry = false;
   config->link_wait_s = 0;
   SimHost host;
