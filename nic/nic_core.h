@@ -13,13 +13,13 @@
 #include <memory>
 #include <vector>
 
+#include "lib/base/mix64.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/thread_fifos.h"
 #include "lib/contract/wakeup.h"
 #include "nanopu/stats.h"
-#include "lib/base/mix64.h"
 #include "nic/core_select/core_selector.h"
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/idle_sleep.h"

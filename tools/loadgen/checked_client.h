@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/base/mix64.h"
 #include "absl/container/flat_hash_map.h"
+#include "lib/base/mix64.h"
 #include "tools/loadgen/load_schedule.h"
 
 namespace nanopu::apps {

@@ -1,4 +1,3 @@
-#include "lib/base/mix64.h"
 #include "tools/loadgen/loadgen.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/mix64.h"
 #include "nanopu/memory_message.h"
 #include "tools/loadgen/load_schedule.h"
 
