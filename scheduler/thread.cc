@@ -273,27 +273,38 @@ ApiError Thread::read_word(uint64_t* word) {
   return ApiError::kOk;
 }
 
+void Thread::spend_modelled_cycles(double cycles) {
+  // Modelled time moves only between polls: the work is charged a slice
+  // at a time and the core given back to the loop after each, so that a
+  // message arriving meanwhile preempts it within a slice, as the
+  // hardware's scheduler preempts on arrival (nanoPU OSDI'21 §3.3), and a
+  // message running past t0 is demoted then (bounded processing time).
+  if (clock::work_costs().cycle_ps == 0) return;  // work takes no time (--charge=none)
+  RuntimeScope scope(this);
+  for (double left = cycles; left > 0;) {
+    const double slice = std::min(left, kSliceCycles);
+    clock::charge_cycles(slice);
+    left -= slice;
+    if (left > 0) worker_->yield_for_time();
+  }
+}
+
 void Thread::compute(uint64_t cycles) {
   constexpr double kModelledCoreGhz = 3.2;  // the nanoPU's core clock (nanoPU OSDI'21 §5)
   if (clock::is_virtual()) {
-    // Modelled time moves only between polls: the work is charged a slice
-    // at a time and the core given back to the loop after each, so that a
-    // message arriving meanwhile preempts it within a slice, as the
-    // hardware's scheduler preempts on arrival (nanoPU OSDI'21 §3.3), and a
-    // message running past t0 is demoted then (bounded processing time).
-    if (clock::work_costs().cycle_ps == 0) return;  // work takes no time (--charge=none)
-    RuntimeScope scope(this);
-    for (double left = static_cast<double>(cycles); left > 0;) {
-      const double slice = std::min(left, kSliceCycles);
-      clock::charge_cycles(slice);
-      left -= slice;
-      if (left > 0) worker_->yield_for_time();
-    }
+    spend_modelled_cycles(static_cast<double>(cycles));
     return;
   }
   const uint64_t end = clock::ticks() + static_cast<uint64_t>(static_cast<double>(cycles) / kModelledCoreGhz /
                                                                  clock::ns_per_tick());
   while (clock::ticks() < end) rte_pause();
+}
+
+void Thread::charge_work(double cycles) {
+  // Live, the code took its own time; measured time (--charge=measured)
+  // times the code itself, so the declaration would count it twice.
+  if (!clock::is_virtual() || measure_app_ || !(cycles > 0)) return;
+  spend_modelled_cycles(cycles);
 }
 
 void Thread::msg_done() {

@@ -18,7 +18,9 @@ Outcome ClassifierService::answer(std::span<const uint64_t> r, std::vector<uint6
   if (r.size() != 4) return error_reply(r, kErrBadLength, reply);
   Header h;
   if (!parse_header(r[2], r[3], &h)) return error_reply(r, kErrBadValue, reply);
-  const uint32_t id = rules_->classify(h);
+  uint32_t probes = 0;
+  const uint32_t id = rules_->classify(h, &probes);
+  work_cycles_ = kClassifierCyclesPerProbe * probes;
   reply->assign({r[0], r[1], id == kNoRule ? kNoMatch : id});
   return Outcome::kAnswered;
 }

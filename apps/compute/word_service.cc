@@ -32,8 +32,12 @@ bool serve_words(Thread& t, uint16_t context, uint8_t priority, WordService& ser
     // RX queue), the reply assembled in memory and handed over whole.
     serve_from_memory(t, [&](const MemoryMessage& m) {
       reply.clear();
+      service.clear_work();
       Outcome o = service.answer(m.words(), &reply);
       if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
+      // The service's work and the copies through memory (counted time only).
+      t.charge_work(service.work_cycles() +
+                    kMemoryPathCyclesPerWord * static_cast<double>(m.words().size() + reply.size()));
       if (!reply.empty())
         (void)t.send_message(AppHeader{m.header.ip, m.header.context, static_cast<uint16_t>(8 * reply.size())},
                              reply);
@@ -51,7 +55,9 @@ bool serve_words(Thread& t, uint16_t context, uint8_t priority, WordService& ser
     if (!fits) in_memory.resize(words);
     uint64_t* in = fits ? regs.data() : in_memory.data();
     (void)t.read_words({in, words});  // the register reads, a packet segment per copy
+    service.clear_work();
     Outcome o = service.answer({in, words}, &reply);
+    t.charge_work(service.work_cycles());  // counted time only (Thread::charge_work)
     if (reply.size() > kMaxReplyWords) reply.clear(), o = Outcome::kDropped;
     if (!reply.empty()) write_reply(t, h, reply);
     t.msg_done();  // after the reply, as Listing 1: the message's time includes answering it

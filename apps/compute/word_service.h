@@ -45,6 +45,15 @@ class WordService {
   [[nodiscard]] virtual Outcome answer(std::span<const uint64_t> request, std::vector<uint64_t>* reply) = 0;
   // The largest reply this service ever sends, in words.
   [[nodiscard]] virtual uint32_t max_reply_words() const = 0;
+  // The declared cycles of the last answer()'s own work, from the
+  // operations it did (each service's constants, docs/apps.md: nanopu's
+  // estimates), for Thread::charge_work: what counted time in nanopu-sim
+  // charges for the service's code. 0 when it did none.
+  [[nodiscard]] double work_cycles() const { return work_cycles_; }
+  void clear_work() { work_cycles_ = 0; }
+
+ protected:
+  double work_cycles_ = 0;  // set by answer() when it works; serve_words() clears it before each
 };
 
 // kRegisters reads a request of at most this many words onto the stack; a

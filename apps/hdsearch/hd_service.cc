@@ -42,6 +42,7 @@ Outcome HdSearchService::answer(std::span<const uint64_t> r, std::vector<uint64_
     if (!std::isfinite(q[k])) return error_reply(r, kErrBadValue, reply);
   }
   const HdMatch m = hd_nearest(q);
+  work_cycles_ = kHdCyclesPerCoordinate * kHdDims * kHdVectors;
   reply->assign({r[0], r[1], m.id, std::bit_cast<uint64_t>(m.distance2)});
   return Outcome::kAnswered;
 }

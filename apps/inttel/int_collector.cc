@@ -34,6 +34,7 @@ Outcome IntCollector::answer(std::span<const uint64_t> r, std::vector<uint64_t>*
     ++untracked_;
   }
   reply->assign({r[0], r[1], path, bottleneck, deepest, reports, reports >= heavy_ ? 1u : 0u});
+  work_cycles_ = kIntCyclesPerReport + kIntCyclesPerHop * static_cast<double>(hops);
   return Outcome::kAnswered;
 }
 

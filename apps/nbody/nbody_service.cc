@@ -39,6 +39,7 @@ Outcome NbodyService::answer(std::span<const uint64_t> r, std::vector<uint64_t>*
   const double x = std::bit_cast<double>(r[1]), y = std::bit_cast<double>(r[2]);
   if (!std::isfinite(x) || !std::isfinite(y)) return nbody_error(kErrBadValue, ts, reply);
   reply->assign({kNbodyReply, std::bit_cast<uint64_t>(nbody_force(x_com_, y_com_, x, y)), ts << 32});
+  work_cycles_ = kNbodyCycles;
   return Outcome::kAnswered;
 }
 

@@ -48,7 +48,8 @@ Outcome SetIntersectionService::answer(std::span<const uint64_t> r, std::vector<
   const std::span<const uint64_t> query = r.subspan(3, count);
   for (uint64_t w : query)
     if (w >= index_->words()) return Outcome::kAnswered;  // an unknown word: no document holds it
-  (void)index_->intersect(query, &scratch_);
+  const uint64_t visited = index_->intersect(query, &scratch_);
+  work_cycles_ = kSetCyclesPerWord * static_cast<double>(count) + kSetCyclesPerPosting * static_cast<double>(visited);
   (*reply)[2] = scratch_.size();
   reply->insert(reply->end(), scratch_.begin(), scratch_.end());
   return Outcome::kAnswered;

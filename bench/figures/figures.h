@@ -83,5 +83,8 @@ bool homa(const FigureOptions& o);
 bool raft(const FigureOptions& o);
 bool chain(const FigureOptions& o);
 bool rdma(const FigureOptions& o);
+// The single-host services' curves from their code: bench/figures/service_curves.cc.
+bool mica(const FigureOptions& o);
+bool setint(const FigureOptions& o);
 
 }  // namespace nanopu::figures

@@ -9,7 +9,7 @@
 namespace nanopu::figures {
 
 SimRun simulate(const FigureOptions& o, const std::string& name, const std::string& text, const Net& net,
-                Charge charge) {
+                Charge charge, double modelled_limit_s) {
   SimRun run;
   if (!model_eal()) {
     run.error = "DPDK's EAL did not start";
@@ -28,6 +28,7 @@ SimRun simulate(const FigureOptions& o, const std::string& name, const std::stri
   p.counted = charge != Charge::kWiresOnly;
   p.measured = charge == Charge::kMeasured;
   p.timing = o.params;
+  p.modelled_limit_s = modelled_limit_s;
   sim::Simulation s(*t, p);
   if (absl::Status st = s.build(); !st.ok()) {
     run.error = std::string(st.message());

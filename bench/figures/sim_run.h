@@ -35,7 +35,8 @@ enum class Charge { kWiresOnly, kCounted, kMeasured };
 // o.params: the wires' and the switch's time only, counted time, or counted
 // time and each thread's own code as long as it took on this machine (not
 // replayable). Not ok when a reply was lost or wrong, or the run did not end.
+// A run whose modelled time passes `modelled_limit_s` fails.
 [[nodiscard]] SimRun simulate(const FigureOptions& o, const std::string& name, const std::string& text,
-                              const Net& net, Charge charge);
+                              const Net& net, Charge charge, double modelled_limit_s = 60);
 
 }  // namespace nanopu::figures

@@ -196,6 +196,14 @@ class Thread {
   // a safe point: as the work it stands for, only asynchronous preemption
   // interrupts it.
   void compute(uint64_t cycles);
+  // The work the code just did, as cycles of the nanoPU's core, counted by
+  // the service from its own operations (postings merged, values copied,
+  // at cycles per operation it declares): in a simulation with counted
+  // time (nanopu-sim), charged to the core's modelled time like compute(),
+  // so that a compute-heavy service's curve has a knee and the run still
+  // replays. Live, and under nanopu-sim --charge=measured (which times the
+  // code itself), it costs nothing.
+  void charge_work(double cycles);
 
   // A safe point for code that computes for long without other API calls:
   // the scheduler may switch to a better thread here (cheap when it need not).
@@ -333,6 +341,7 @@ class Thread {
   bool measure_app_ = false;
   uint64_t app_code_since_tsc_ = 0;  // the last API call's return (0: none yet)
   void app_code_begins();
+  void spend_modelled_cycles(double cycles);  // virtual time: compute() and charge_work()
   void app_code_ends();
   uint64_t msg_start_tsc_ = 0;
   // On-core time of the message being (or last) served, stamped on each
