@@ -106,6 +106,15 @@ class NicCore final : public TransportSink {
 
   // One iteration. Returns the number of packets and messages handled.
   unsigned poll();
+  // poll() in two halves, for a core the NIC shares with its workers: the
+  // frames received and their messages handed to the threads, then (after
+  // the workers ran them) the threads' messages sent, the timers, the link.
+  // So a request's reply leaves in the poll that delivered the request,
+  // rather than after the next poll's receive, timers and link checks
+  // (issue 37). `fresh_clock`: the workers ran in between; read the clock
+  // again, and send what they wrote at once.
+  unsigned poll_receive();
+  unsigned poll_finish(unsigned received, bool fresh_clock);
   // Adaptive polling, after each poll(): sleeps once the NIC has had no work
   // for idle_spin_tsc, holds nothing in flight, and no thread runs on any
   // worker core (workers_idle; a running thread is watched for t0 and the

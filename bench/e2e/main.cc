@@ -176,12 +176,13 @@ int main_impl() {
       }
       if (!ok) break;
       const std::string on = absl::StrCat(", ", pmd_name(pmd));
+      // Issue 37's targets, the goal beside them.
       Row p50{"loopback RTT p50" + on, median(np[0]), "ns", "raw DPDK ping-pong p50", median(raw[0]),
-              "<= ref + 1000 ns"};
-      p50.target_met = p50.value <= p50.ref_value + 1000;
+              "<= ref + 500 ns (goal ref + 300)"};
+      p50.target_met = p50.value <= p50.ref_value + 500;
       Row p99{"loopback RTT p99" + on, median(np[1]), "ns", "raw DPDK ping-pong p99", median(raw[1]),
-              "<= 2x ref"};
-      p99.target_met = p99.value <= 2 * p99.ref_value;
+              "<= 3x ref"};
+      p99.target_met = p99.value <= 3 * p99.ref_value;
       Row p999{"loopback RTT p99.9" + on, median(np[2]), "ns", "raw DPDK ping-pong p99.9",
                median(raw[2]), ""};
       rows.insert(rows.end(), {p50, p99, p999});

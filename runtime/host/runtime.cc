@@ -296,8 +296,11 @@ absl::Status Runtime::run_shared_core() {
   run_workers_once();
   absl::Status link = wait_link();
   while (link.ok() && !should_stop() && !all_threads_finished()) {
-    const unsigned work = nic_->poll();
+    // The workers run inside the NIC's poll, between its receive and its
+    // send: a reply leaves in the poll that delivered its request.
+    unsigned work = nic_->poll_receive();
     const bool ran = run_workers_once();
+    work += nic_->poll_finish(work, /*fresh_clock=*/ran);
     nic_->idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
   }
   stop();
