@@ -50,8 +50,8 @@ uint64_t per_point(const FigureOptions& o) { return std::clamp<uint64_t>(o.reque
 // a full context (the slow-peer behaviour docs/status.md describes): the
 // sweep ends at the first load whose p99 is ten times the lowest load's,
 // or whose run does not end within fifty times its sending time.
-Curve sweep_load(const FigureOptions& o, const std::string& label, const std::string& server, const std::string& client,
-            const std::vector<double>& loads_mrps) {
+Curve sweep_load(const FigureOptions& o, const std::string& label, const std::string& server,
+                 const std::string& client, const std::vector<double>& loads_mrps) {
   Curve c{label, {}, 0, 0};
   for (double load : loads_mrps) {
     const std::string flags = absl::StrCat(client, " --outstanding=200 --progress=false --count=", per_point(o),
@@ -105,8 +105,7 @@ void print_curve(const Curve& c, Table* t) {
 
 // The lowest load's run again, to the same trace hash: the curve replays.
 bool replays(const FigureOptions& o, const Curve& c, const std::string& server, const std::string& client) {
-  FigureOptions one = o;
-  const Curve again = sweep_load(one, c.label, server, client, {c.points.front().load_mrps});
+  const Curve again = sweep_load(o, c.label, server, client, {c.points.front().load_mrps});
   return !again.points.empty() && again.trace_hash == c.trace_hash &&
          again.points.front().p99_us == c.points.front().p99_us;
 }
