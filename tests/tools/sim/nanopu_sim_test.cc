@@ -72,6 +72,20 @@ std::string hash_of(const std::string& out) {
 // The load generators' results: everything before the summary lines (the
 // first has the wall time, not part of the run).
 std::string results_of(const std::string& out) { return out.substr(0, out.find("\nnanopu-sim: ")); }
+// Two runs that are one run, event for event: the same trace hash and the
+// same load generators' results.
+::testing::AssertionResult same_run(const std::string& a, const std::string& b) {
+  if (hash_of(a) != hash_of(b))
+    return ::testing::AssertionFailure() << "trace hashes differ: " << hash_of(a) << " and " << hash_of(b);
+  if (results_of(a) != results_of(b))
+    return ::testing::AssertionFailure() << "the same seed, other numbers:\n" << results_of(a) << "\n" << results_of(b);
+  return ::testing::AssertionSuccess();
+}
+// A load generator's result line when each of its `n` requests was answered
+// once and right.
+std::string all_answered(const std::string& n) {
+  return "sent " + n + "  received " + n + "  lost 0  given-up 0  bad 0  duplicated 0";
+}
 
 // An echo server, a closed-loop client and an open-loop (Poisson) one through the switch.
 constexpr char kEcho3[] =
@@ -85,13 +99,12 @@ TEST_F(NanopuSimTest, OneSeedOneRunAnotherSeedAnother) {
   const std::string topo = write("echo3.topo", kEcho3);
   std::string first, second, other, err;
   ASSERT_EQ(sim({topo, "--sim_seed=7"}, &first, &err), 0) << first << err;
-  EXPECT_NE(first.find("sent 3000  received 3000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << first;
-  EXPECT_NE(first.find("sent 1000  received 1000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << first;
+  EXPECT_NE(first.find(all_answered("3000")), std::string::npos) << first;
+  EXPECT_NE(first.find(all_answered("1000")), std::string::npos) << first;
   EXPECT_NE(first.find("latency (modelled round trip, us)"), std::string::npos) << first;
   ASSERT_EQ(sim({topo, "--sim_seed=7"}, &second), 0) << second;
   EXPECT_EQ(hash_of(first).size(), 16u) << first;
-  EXPECT_EQ(hash_of(first), hash_of(second));
-  EXPECT_EQ(results_of(first), results_of(second)) << "the same seed, the same numbers";
+  EXPECT_TRUE(same_run(first, second));
   ASSERT_EQ(sim({topo, "--sim_seed=8"}, &other), 0) << other;
   EXPECT_NE(hash_of(other), hash_of(first)) << "another seed, another run";
 }
@@ -112,11 +125,10 @@ TEST_F(NanopuSimTest, TheChainReplicationExampleRunsUnchanged) {
 TEST_F(NanopuSimTest, TheRaftExampleRunsUnchangedAndReplays) {
   std::string out, err, again;
   ASSERT_EQ(sim(example("raft-3servers.topo"), &out, &err), 0) << out << err;
-  EXPECT_NE(out.find("sent 10000  received 10000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  EXPECT_NE(out.find(all_answered("10000")), std::string::npos) << out;
   EXPECT_NE(err.find("is the leader of term"), std::string::npos) << err;
   ASSERT_EQ(sim(example("raft-3servers.topo"), &again), 0) << again;
-  EXPECT_EQ(hash_of(out), hash_of(again));
-  EXPECT_EQ(results_of(out), results_of(again));
+  EXPECT_TRUE(same_run(out, again));
 }
 
 // 81 hosts, each its real program: 80 clients' 8 KB requests into one echo
@@ -133,7 +145,7 @@ TEST_F(NanopuSimTest, TheEightyOneHostIncastRunsUnchanged) {
   }
   std::string out, err;
   ASSERT_EQ(sim({topo}, &out, &err), 0) << out << err;
-  const std::string line = "sent " + count + "  received " + count + "  lost 0  given-up 0  bad 0  duplicated 0";
+  const std::string line = all_answered(count);
   size_t answered = 0;
   for (size_t at = 0; (at = out.find(line, at)) != std::string::npos; ++at) ++answered;
   EXPECT_EQ(answered, 80u) << out;
@@ -220,10 +232,9 @@ TEST_F(NanopuSimTest, AFaultyWireLosesNothingAndReplays) {
                                  "link srv cli\n");
   std::string out, again;
   ASSERT_EQ(sim({topo, "--sim_seed=5"}, &out), 0) << out;
-  EXPECT_NE(out.find("sent 2000  received 2000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  EXPECT_NE(out.find(all_answered("2000")), std::string::npos) << out;
   ASSERT_EQ(sim({topo, "--sim_seed=5"}, &again), 0) << again;
-  EXPECT_EQ(hash_of(out), hash_of(again));
-  EXPECT_EQ(results_of(out), results_of(again));
+  EXPECT_TRUE(same_run(out, again));
 }
 
 // A partition that heals (--cut): the server's link is cut for 2 ms while a
@@ -237,7 +248,7 @@ TEST_F(NanopuSimTest, ACutLinkLosesFramesAndTheTransportRecoversAfterItHeals) {
                                  "link srv cli\n");
   std::string out, err;
   ASSERT_EQ(sim({topo, "--cut=srv@3+2"}, &out, &err), 0) << out << err;
-  EXPECT_NE(out.find("sent 1000  received 1000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  EXPECT_NE(out.find(all_answered("1000")), std::string::npos) << out;
   const size_t at = out.find(" frames lost on cut links");
   ASSERT_NE(at, std::string::npos) << out;
   EXPECT_GT(std::stoull(out.substr(out.rfind(' ', at - 1) + 1)), 0u) << out;
@@ -271,7 +282,7 @@ TEST_F(NanopuSimTest, RaftServersKilledAndRestartedFromTheirStateRejoin) {
              "link s0 sw\nlink s1 sw\nlink s2 sw\nlink client sw\n";
     return write(name + ".topo", hosts);
   };
-  const std::string clean = "sent 800  received 800  lost 0  given-up 0  bad 0  duplicated 0";
+  const std::string clean = all_answered("800");
   std::string out, err;
   ASSERT_EQ(sim({topology("all", true), "--crash=s0@40+20,s1@40+20,s2@40+20"}, &out, &err), 0) << out << err;
   EXPECT_NE(out.find(clean), std::string::npos) << out;
@@ -305,7 +316,7 @@ TEST_F(NanopuSimTest, JbsqKeepsShortRequestsFromWaitingBehindLongOnes) {
         "link srv cli\n");
     std::string out;
     EXPECT_EQ(sim({topo}, &out), 0) << out;
-    EXPECT_NE(out.find("sent 20000  received 20000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+    EXPECT_NE(out.find(all_answered("20000")), std::string::npos) << out;
     return p99_us(out);
   };
   const double random = p99_of("random"), jbsq = p99_of("jbsq");
@@ -333,13 +344,12 @@ TEST_F(NanopuSimTest, UnderTisAMessageForTheOtherThreadWaitsForTheTick) {
   ASSERT_EQ(run("hts", &hts), 0) << hts;
   ASSERT_EQ(run("tis", &tis), 0) << tis;
   ASSERT_EQ(run("tis", &again), 0) << again;
-  EXPECT_NE(tis.find("sent 2000  received 2000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << tis;
+  EXPECT_NE(tis.find(all_answered("2000")), std::string::npos) << tis;
   const double h = p99_us(hts), t = p99_us(tis);
   ASSERT_GT(h, 0) << hts;
   EXPECT_GT(t, h + 2.5) << "HTS " << h << " us, TIS " << t << " us";
   EXPECT_LT(t, h + 5.5) << "at most a tick more: HTS " << h << " us, TIS " << t << " us";
-  EXPECT_EQ(hash_of(tis), hash_of(again));
-  EXPECT_EQ(results_of(tis), results_of(again));
+  EXPECT_TRUE(same_run(tis, again));
 }
 
 // A client faster than its server: the server's context fills, its NIC
@@ -355,7 +365,7 @@ TEST_F(NanopuSimTest, AClientFasterThanItsServerWaitsInModelledTime) {
       "link srv cli\n");
   std::string out;
   ASSERT_EQ(sim({topo}, &out), 0) << out;
-  EXPECT_NE(out.find("sent 3000  received 3000  lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
+  EXPECT_NE(out.find(all_answered("3000")), std::string::npos) << out;
   const size_t at = out.find("throughput");
   ASSERT_NE(at, std::string::npos) << out;
   const double per_s = std::stod(out.substr(at + 10));
