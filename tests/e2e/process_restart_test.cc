@@ -255,7 +255,7 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
 
 // Churn over af_packet through the switch: the server, the client and the
 // switch killed with SIGKILL and restarted in turn (tests/support/churn.h:
-// 50 in the test command; deploy/churn.sh af_packet for more), traffic
+// 24 in the test command; deploy/churn.sh af_packet for more), traffic
 // flowing. Each churned client hears its first reply (through the server
 // and switch restarted since it started) before it goes, no process dies on
 // its own, and a last client's 2000 requests are each answered once. The
