@@ -12,7 +12,8 @@
 #        bash deploy/test.sh --quick    the normal build and every test that
 #                                       starts no second process (the inner loop)
 # Environment: NANOPU_TEST_JOBS (ctest -j, default: the CPU count),
-#              NANOPU_FUZZ_SECONDS (per fuzz target, default 10).
+#              NANOPU_FUZZ_SECONDS (per fuzz target, default 5: a smoke run;
+#              deploy/fuzz.sh 3600 fuzzes at depth).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,7 @@ case "${1:-}" in
 esac
 
 jobs=${NANOPU_TEST_JOBS:-$(nproc)}
-fuzz_seconds=${NANOPU_FUZZ_SECONDS:-10}
+fuzz_seconds=${NANOPU_FUZZ_SECONDS:-5}
 phases=()
 t_all=$(date +%s)
 t_phase=$t_all
@@ -38,51 +39,15 @@ phase() {  # phase NAME: ends the running phase and starts NAME
 }
 report() {
   local rc=$? now; now=$(date +%s)
-  [ -n "${bg_pid:-}" ] && kill -- "-$bg_pid" 2>/dev/null
   [ -n "$current" ] && phases+=("$current|$((now - t_phase))")
   echo
   echo "== phase times =="
-  printf '%-64s %8s\n' phase seconds
-  for p in "${phases[@]}"; do printf '%-64s %8s\n' "${p%%|*}" "${p##*|}"; done
-  printf '%-64s %8s\n' "total" "$((now - t_all))"
+  printf '%-44s %8s\n' phase seconds
+  for p in "${phases[@]}"; do printf '%-44s %8s\n' "${p%%|*}" "${p##*|}"; done
+  printf '%-44s %8s\n' "total" "$((now - t_all))"
   [ "$rc" -eq 0 ] && echo "test.sh: all passed" || echo "test.sh: FAILED in phase '$current' (exit $rc)"
 }
 trap report EXIT
-
-# background FUNCTION: runs one of the builds below at nice 19, in a
-# process group of its own, its output to FUNCTION.log; foreground: gives
-# it its normal priority back and waits for it.
-bg_pid="" bg_log=""
-background() {
-  bg_log=build/$1.log
-  setsid nice -n 19 bash -c "$1" >"$bg_log" 2>&1 &
-  bg_pid=$!
-}
-foreground() {
-  renice -n 0 -g "$bg_pid" >/dev/null 2>&1 || true
-  local rc=0
-  wait "$bg_pid" || rc=$?
-  bg_pid=""
-  if [ "$rc" -ne 0 ]; then tail -n 60 "$bg_log"; echo "test.sh: the build failed ($bg_log)" >&2; exit "$rc"; fi
-  tail -n 1 "$bg_log"
-}
-# -O1: ASan's own guidance for usable speed; Debug keeps asserts on.
-asan_build() {
-  CC=clang CXX=clang++ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
-    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" \
-    -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_BENCH=OFF
-}
-# Only the targets the TSan run needs; its ctest regex below names their tests.
-tsan_build() {
-  local targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
-                 scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
-                 scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test)
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-    -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
-  ninja -C build-tsan "${targets[@]}"
-}
-export -f asan_build tsan_build
 
 phase "set-up"
 bash deploy/setup.sh
@@ -99,30 +64,35 @@ if [ "$quick" -eq 1 ]; then
   exit 0
 fi
 
-# The next build starts beside each test phase at the lowest CPU priority
-# (nice 19): the tests wait on timers, links and other processes for about
-# a third of their run, and the compiler takes only that idle CPU. When the
-# tests end, the build gets its normal priority back and its phase times
-# what is left of it. (Beside a busy machine it gets nearly nothing until
-# then: the saving is on a quiet one.)
-phase "tests (the ASan build beside them, nice 19)"
-background asan_build
+phase "tests"
 (cd build && ctest -j"$jobs" --output-on-failure)
 
-phase "build (clang, ASan+UBSan, fuzz coverage): the rest"
-foreground
+# -O1: ASan's own guidance for usable speed; Debug keeps asserts on.
+phase "build (clang, ASan+UBSan, fuzz coverage)"
+CC=clang CXX=clang++ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
+  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" \
+  -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_BENCH=OFF
 
-phase "tests under ASan+UBSan (the TSan build beside them, nice 19)"
-background tsan_build
+# Not the tests labelled tooling (tests/CMakeLists.txt): their subject is
+# a script, a playbook, the install tree or the layering, which a sanitizer
+# does not see.
+phase "tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
-   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure)
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure -LE tooling)
 
 phase "fuzz smoke run (${fuzz_seconds} s per target)"
 bash deploy/fuzz.sh "$fuzz_seconds" build-asan
 
-phase "build (ThreadSanitizer, rings and scheduler): the rest"
-foreground
+# Only the targets the TSan run needs; the regex below names their tests.
+phase "build (ThreadSanitizer, rings and scheduler)"
+tsan_targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
+              scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
+              scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test)
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
+ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
