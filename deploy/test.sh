@@ -2,8 +2,10 @@
 # Builds and runs every test, each configuration in its own build directory:
 #   1. the normal build (gcc, RelWithDebInfo) and the whole suite;
 #   2. one clang build with AddressSanitizer + UndefinedBehaviorSanitizer and
-#      libFuzzer's coverage: the whole suite again, then every fuzz target for
-#      its smoke time (deploy/fuzz.sh) from the same objects;
+#      libFuzzer's coverage: the suite again but for the tests labelled
+#      tooling (scripts, the playbook, the install tree: nothing compiled),
+#      then every fuzz target for its smoke time (deploy/fuzz.sh) from the
+#      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
 # A table of phase times is printed at the end, pass or fail.
