@@ -19,6 +19,7 @@ PACKAGES=(
   libabsl-dev                     # flags, Status, containers, strings
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev        # libFuzzer targets and sanitizer runtimes
+  lld                             # the linker (GNU ld took 20x as long on a sanitizer build's programs)
   python3 python3-matplotlib      # figures
   iproute2                        # hosts in network namespaces (deploy/netns, tests)
   tshark                          # captures read through tools/wireshark/nanopu.lua (tests)
