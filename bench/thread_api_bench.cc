@@ -242,8 +242,10 @@ void print_summary(const std::string& json_path) {
   rows.push_back({"  read() per word", slope(0, true), "ns", "", 0, "", true});
   // Beside each, the library calls it makes, bare (BM_MessageFloor): a
   // message's mbuf is taken on write and given back on msg_done, it crosses
-  // one SPSC hand-off each way, and the scheduler reads the TSC about once
-  // per side. The ratio says how much of the cost is the API's own.
+  // one SPSC hand-off each way, and the TSC is read once on the write side
+  // (the message's core time) and twice on the read side (its start, and
+  // the scheduler's decision at msg_done). The ratio says how much of the
+  // cost is the API's own.
   const double write_floor = g_floor.mbuf / 2 + g_floor.ring / 2 + g_floor.tsc;
   const double read_floor = g_floor.mbuf / 2 + g_floor.ring / 2 + 2 * g_floor.tsc;
   rows.push_back({"write() per message, fixed", fixed(0, false), "ns",

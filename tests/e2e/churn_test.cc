@@ -116,10 +116,8 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
   }
   void kill9(pid_t* p, const std::string& what, int run) { nanopu::testing::kill9_alive(p, what, run); }
 
-  // Whether a running client's progress lines ("received N", once a second
-  // after the first two) show a reply within `limit`.
-  // "received N" with N > 0 (searched by hand: <regex> alone took most of
-  // this file's compile time).
+  // Whether a log has a progress line "received N" with N > 0 (searched by
+  // hand: <regex> alone took most of this file's compile time).
   static bool shows_a_reply(const std::string& log) {
     for (size_t at = log.find("received "); at != std::string::npos; at = log.find("received ", at + 1)) {
       const char d = at + 9 < log.size() ? log[at + 9] : '0';
@@ -127,6 +125,8 @@ class ChurnTest : public ::testing::TestWithParam<const char*> {
     }
     return false;
   }
+  // Whether a running client's progress lines ("received N", once a second
+  // after the first two) show a reply within `limit`.
   static bool served(const std::string& log, std::chrono::seconds limit) {
     const auto end = std::chrono::steady_clock::now() + limit;
     while (!shows_a_reply(read_file(log))) {
