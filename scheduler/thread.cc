@@ -23,9 +23,14 @@
 namespace nanopu {
 namespace {
 // Virtual time: a thread that spends core time without an event to wait for
-// (declared work, a spin for room in its TX FIFO) charges it this many
-// cycles at a time and gives the loop the core between slices (31 ns at
-// 3.2 GHz), so an arrival preempts it within a slice and the clock moves.
+// (declared work, a spin for room in its TX FIFO) charges it a slice at a
+// time and gives the loop the core between slices, so that the clock moves.
+// A slice runs to the core's next decision of its own (Worker::slice_cycles:
+// the t0 deadline, a TIS tick, another thread's wake) and is cut short when
+// the NIC core does anything meanwhile (Worker::yield_for_time), so an
+// arrival still preempts it at once, as the hardware's scheduler would
+// (nanoPU OSDI'21 §3.3). A slice is never shorter than this (31 ns at 3.2
+// GHz): work shorter than it is charged whole, without giving the core back.
 constexpr double kSliceCycles = 100;
 }  // namespace
 
@@ -281,11 +286,21 @@ void Thread::spend_modelled_cycles(double cycles) {
   // message running past t0 is demoted then (bounded processing time).
   if (clock::work_costs().cycle_ps == 0) return;  // work takes no time (--charge=none)
   RuntimeScope scope(this);
+  const double cycle_ps = clock::work_costs().cycle_ps;
   for (double left = cycles; left > 0;) {
-    const double slice = std::min(left, kSliceCycles);
+    const double slice = std::min(left, worker_->slice_cycles(kSliceCycles));
+    if (slice == left && slice <= kSliceCycles) {  // short work: charged whole, the core kept
+      clock::charge_cycles(slice);
+      return;
+    }
+    const uint64_t from = clock::ticks();
     clock::charge_cycles(slice);
-    left -= slice;
-    if (left > 0) worker_->yield_for_time();
+    const uint64_t planned_end = clock::ticks();
+    worker_->yield_for_time(from);
+    // Back at the slice's end, or earlier if the loop cut it short: only
+    // the time that passed was spent.
+    const uint64_t at = clock::ticks();
+    left -= at >= planned_end ? slice : static_cast<double>(at - from) / cycle_ps;
   }
 }
 
@@ -416,12 +431,14 @@ ApiError Thread::write_word(uint64_t word) {
     if (worker_->stopping()) return discard(ApiError::kStopped);
     if (clock::is_virtual()) [[unlikely]] {
       // Modelled time moves only between polls: the thread spins as the
-      // hardware's would, a slice of cycles charged per look, and gives the
-      // loop the core (an idle() that charged nothing held the clock at
-      // one instant, the NIC never draining the FIFO: an overloaded
-      // server's client livelocked nanopu-sim).
-      clock::charge_cycles(kSliceCycles);
-      worker_->yield_for_time();
+      // hardware's would, the core's time charged a slice per look, and
+      // gives the loop the core (an idle() that charged nothing held the
+      // clock at one instant, the NIC never draining the FIFO: an
+      // overloaded server's client livelocked nanopu-sim). Only the NIC
+      // core makes room, and its doing anything ends the slice.
+      const uint64_t from = clock::ticks();
+      clock::charge_cycles(worker_->slice_cycles(kSliceCycles));
+      worker_->yield_for_time(from);  // until the NIC core does something, or a decision is due
     } else {
       worker_->idle(slot_);
     }

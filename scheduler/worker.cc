@@ -148,6 +148,7 @@ bool Worker::run_once() {
     if (last_ != HtsPolicy::kNone && next != last_) clock::charge_cycles(clock::work_costs().context_switch_cycles);
     signals_.busy_since_tsc.store(clock::ticks(), std::memory_order_relaxed);
     ++stats_.switches;
+    slice_from_ = UINT64_MAX;  // until the thread yields for time again
     s.fiber->resume();
     signals_.busy_since_tsc.store(0, std::memory_order_relaxed);
     tls_current = nullptr;
@@ -281,8 +282,29 @@ uint64_t Worker::next_wake_tsc() const {
   return next;
 }
 
-void Worker::yield_for_time() {
+double Worker::slice_cycles(double min_cycles) const {
   const uint64_t now = clock::ticks();
+  // The running thread's t0 deadline or idle rotation, another thread's
+  // wait_for() deadline, the next TIS tick: each a decision the core makes
+  // on its own. A slice ends a picosecond before it, so the decision is
+  // taken in the slice after, at its time (never early, if the slice is
+  // cut short).
+  uint64_t until = std::min(signals_.deadline_tsc.load(std::memory_order_relaxed), next_wake_tsc());
+  if (running_ != HtsPolicy::kNone) {
+    const ThreadState& r = states_[static_cast<size_t>(running_)];
+    if (!r.has_msg && r.idle_since != 0) until = std::min(until, r.idle_since + policy_.params().idle_timeout);
+  }
+  if (policy_.params().mode == SchedMode::kTis) until = std::min(until, next_tis_tick(now));
+  // At most a modelled millisecond: a spin nothing ends still moves the clock.
+  until = std::min(until, now + clock::kVirtualHz / 1000);
+  const double cycle_ps = clock::work_costs().cycle_ps;
+  if (until <= now + 1 || !(cycle_ps > 0)) return min_cycles;
+  return std::max(min_cycles, static_cast<double>(until - 1 - now) / cycle_ps);
+}
+
+void Worker::yield_for_time(uint64_t slice_from) {
+  const uint64_t now = clock::ticks();
+  slice_from_ = slice_from;  // the loop may end the slice early from then on (slice_from_ticks)
   if (policy_.params().mode == SchedMode::kTis) {
     uint64_t tick = 0;
     if (!policy_.tis_tick_due(last_tick_, now, &tick)) {  // TIS: the core stays with it until a tick

@@ -85,8 +85,17 @@ class Worker {
   // A simulation only: the running thread, mid-computation, gives the core
   // back to the loop so that modelled time passes (Thread::compute); what
   // arrived meanwhile may then preempt it, and its demotion (t0) is decided
-  // as at a safe point.
-  void yield_for_time();
+  // as at a safe point. It charged a slice from `slice_from` (ticks): the
+  // loop may resume it before the slice's end (slice_from_ticks()).
+  void yield_for_time(uint64_t slice_from);
+  // The cycles a slice of that work may take: to the core's next decision
+  // of its own (slice_cycles in worker.cc), at least min_cycles.
+  [[nodiscard]] double slice_cycles(double min_cycles) const;
+  // While the running thread is out in yield_for_time(): when its slice
+  // began. A simulation resumes the core early, from then on, when its NIC
+  // core did anything (an arrival may preempt the work); UINT64_MAX: not
+  // in a slice, its charged work not to be cut.
+  [[nodiscard]] uint64_t slice_from_ticks() const { return slice_from_; }
   void safe_point() {
     if (signals_.preempt.load(std::memory_order_relaxed) != 0 || --countdown_ == 0)
       slow_safe_point();
@@ -135,6 +144,7 @@ class Worker {
   CoreSignals signals_;
   std::vector<Slot> slots_;
   bool time_yield_ = false;  // yield_for_time(): end this run_once()
+  uint64_t slice_from_ = UINT64_MAX;  // yield_for_time(): the slice's start
   int hold_ = HtsPolicy::kNone;  // hold(): the slot the core stays with
   uint64_t hold_until_ = 0;
   bool hold_for_message_ = false;

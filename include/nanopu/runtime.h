@@ -76,6 +76,11 @@ class Runtime {
   // so that a simulation's clock stops there rather than a step later.
   // UINT64_MAX: none.
   [[nodiscard]] uint64_t next_thread_wake_ticks() const;
+  // When the thread on worker `worker` began the slice of modelled work it
+  // is out in (Thread::compute, a spin for TX room): a simulation may
+  // resume that core early, from then on, when something arrives.
+  // UINT64_MAX: the core's charged work is not to be cut.
+  [[nodiscard]] uint64_t worker_slice_from_ticks(size_t worker) const;
 
   // Thread-safe; run() returns soon after. Threads blocked in wait() see false.
   void stop() { stop_.store(true, std::memory_order_relaxed); }

@@ -13,7 +13,7 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
       bool any = false;
       for (Host& h : hosts_) {
         const uint64_t now = clock_.now_ps();
-        if (now < h.busy_until_ps) continue;
+        if (now < h.busy_until_ps && now < h.cut_at()) continue;
         any |= h.poll();
         h.busy_until_ps = now + clock_.take_charged_ps();
         ++polls_;
@@ -32,8 +32,10 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
       if (const uint64_t a = l->next_arrival(); a > now) next = std::min(next, a);
     for (const auto& w : wakeups_)
       if (const uint64_t a = w(); a > now) next = std::min(next, a);
-    for (const Host& h : hosts_)
+    for (const Host& h : hosts_) {
       if (h.busy_until_ps > now) next = std::min(next, h.busy_until_ps);
+      if (const uint64_t c = h.cut_at(); c > now && c < h.busy_until_ps) next = std::min(next, c);
+    }
     if (next > until_ticks) return false;
     clock_.set_ps(next);
   }

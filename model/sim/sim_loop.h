@@ -35,7 +35,14 @@ class SimLoop {
   // poll: runs the host once; true if it did anything. What a poll
   // charges (counted time: clock::charge_cycles) keeps the host's core
   // busy: it is not polled again until that work is done.
-  void add_host(std::function<bool()> poll) { hosts_.push_back({std::move(poll), 0}); }
+  //
+  // cut_from: a host whose charged work may end early (a worker core
+  // computing in slices: an arrival preempts it) says from when; it is
+  // polled at the first instant from then on, busy or not, and what it
+  // charges then replaces what was left. max(): not now.
+  void add_host(std::function<bool()> poll, std::function<uint64_t()> cut_from = nullptr) {
+    hosts_.push_back({std::move(poll), std::move(cut_from), 0});
+  }
   void add_link(const SimLink* link) { links_.push_back(link); }
   // Something with events of its own (a switch's queues, a host's start):
   // when it next needs a poll, max() if it does not.
@@ -52,7 +59,9 @@ class SimLoop {
   uint64_t idle_step_;
   struct Host {
     std::function<bool()> poll;
+    std::function<uint64_t()> cut_from;  // may be empty
     uint64_t busy_until_ps;
+    [[nodiscard]] uint64_t cut_at() const { return cut_from ? cut_from() : UINT64_MAX; }
   };
   std::vector<Host> hosts_;
   std::vector<const SimLink*> links_;

@@ -227,6 +227,8 @@ uint64_t Runtime::next_thread_wake_ticks() const {
   return next;
 }
 
+uint64_t Runtime::worker_slice_from_ticks(size_t worker) const { return workers_[worker]->slice_from_ticks(); }
+
 bool Runtime::poll_worker_once(size_t worker) {
   workers_[worker]->attach_os_thread();
   return workers_[worker]->run_once();

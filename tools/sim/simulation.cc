@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -267,14 +268,28 @@ SimReport Simulation::run(FILE* out) {
     // the loop keeps a core from running while it is busy with work charged
     // before (counted time). The NIC core is the nanoPU's hardware: its
     // stages are latencies at the port, and it charges nothing.
-    loop.add_host([this, host] {
+    // A worker core computing in slices (Thread::compute) is resumed early
+    // when its NIC core has done anything since the core last ran: an
+    // arrival may preempt the work (nanoPU OSDI'21 §3.3).
+    auto nic_busy_polls = std::make_shared<uint64_t>(0);
+    loop.add_host([this, host, nic_busy_polls] {
       if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
-      return clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
+      const bool did = clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
+      *nic_busy_polls += did ? 1 : 0;
+      return did;
     });
-    for (size_t w = 0; w < host->runtime->worker_count(); ++w)
-      loop.add_host([this, host, w] {
-        return !host->down && clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
-      });
+    for (size_t w = 0; w < host->runtime->worker_count(); ++w) {
+      auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
+      loop.add_host(
+          [this, host, w, nic_busy_polls, seen] {
+            *seen = *nic_busy_polls;
+            return !host->down && clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
+          },
+          [host, w, nic_busy_polls, seen] {
+            if (host->down || *seen == *nic_busy_polls) return UINT64_MAX;
+            return host->runtime->worker_slice_from_ticks(w);
+          });
+    }
     loop.add_wakeup([this, host] {
       if (host->down) return UINT64_MAX;
       if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
