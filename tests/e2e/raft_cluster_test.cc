@@ -27,11 +27,12 @@
 #include "tests/support/subprocess.h"
 
 using nanopu::testing::json_number;
+using nanopu::testing::kFloat;
 using nanopu::testing::Netns;
 using nanopu::testing::netns_unavailable;
-using nanopu::testing::veth;
 using nanopu::testing::read_file;
 using nanopu::testing::spawn;
+using nanopu::testing::veth;
 using nanopu::testing::wait_for;
 using nanopu::testing::wait_for_line;
 
@@ -135,18 +136,18 @@ TEST_P(RaftClusterTest, AKilledLeaderIsReplacedAndEveryAcknowledgedWriteIsSeen) 
     routes += (i ? "," : "") + (i < n ? ip(i) : std::string("10.0.0.2")) + "=" + std::to_string(i);
     if (i < n) cluster += (i ? "," : "") + ip(i) + ":5";
   }
-  switch_ = spawn(switch_ns_->exec({NANOPU_SWITCH_BIN, "--lcores=" + lcore_, "--huge=off", "--vdev=" + vdevs,
-                                    "--routes=" + routes, "--poll=adaptive"}),
+  switch_ = spawn(switch_ns_->exec({NANOPU_SWITCH_BIN, "--lcores=" + lcore_, kFloat, "--huge=off",
+                                    "--vdev=" + vdevs, "--routes=" + routes, "--poll=adaptive"}),
                   dir_ + "/switch.log");
   ASSERT_GT(switch_, 0);
   ASSERT_TRUE(wait_for_line(dir_ + "/switch.log", "Ctrl-C stops", std::chrono::seconds(60)))
       << read_file(dir_ + "/switch.log");
   for (int i = 0; i < n; ++i) {
-    servers_.push_back(spawn(hosts_ns_[i]->exec({NANOPU_SERVER_BIN, "--lcores=" + lcore_, "--huge=off",
-                                                 "--poll=adaptive", "--vdev=net_af_packet0,iface=p0",
-                                                 "--ip=" + ip(i), "--app=raft", "--context=5",
-                                                 "--raft_cluster=" + cluster}),
-                             log(i)));
+    servers_.push_back(spawn(
+        hosts_ns_[i]->exec({NANOPU_SERVER_BIN, "--lcores=" + lcore_, kFloat, "--huge=off",
+                            "--poll=adaptive", "--vdev=net_af_packet0,iface=p0", "--ip=" + ip(i),
+                            "--app=raft", "--context=5", "--raft_cluster=" + cluster}),
+        log(i)));
     ASSERT_GT(servers_.back(), 0);
     ASSERT_TRUE(wait_for_line(log(i), "Ctrl-C stops", std::chrono::seconds(60))) << read_file(log(i));
   }
@@ -160,12 +161,13 @@ TEST_P(RaftClusterTest, AKilledLeaderIsReplacedAndEveryAcknowledgedWriteIsSeen) 
   // two in flight), the leader killed two seconds into the measured run
   // (the client's first progress line: after the keys are preloaded, so
   // the change of leader lands among measured requests).
-  const pid_t c = spawn(hosts_ns_[n]->exec({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
-                         "--vdev=net_af_packet0,iface=p0", "--service=raft",
-                         "--raft_cluster=" + cluster, "--raft_keys=100", "--count=1200", "--rate=250",
-                         "--outstanding=2", "--drain_timeout=30", "--progress=true",
-                         "--json=" + dir_ + "/raft.json"}),
-                        dir_ + "/loadgen.log");
+  const pid_t c =
+      spawn(hosts_ns_[n]->exec(
+                {NANOPU_LOADGEN_BIN, "--lcores=0", kFloat, "--huge=off", "--poll=adaptive",
+                 "--vdev=net_af_packet0,iface=p0", "--service=raft", "--raft_cluster=" + cluster,
+                 "--raft_keys=100", "--count=1200", "--rate=250", "--outstanding=2",
+                 "--drain_timeout=30", "--progress=true", "--json=" + dir_ + "/raft.json"}),
+            dir_ + "/loadgen.log");
   ASSERT_GT(c, 0);
   const auto kill_by = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < kill_by && !exited(c) &&
@@ -192,12 +194,13 @@ TEST_P(RaftClusterTest, AKilledLeaderIsReplacedAndEveryAcknowledgedWriteIsSeen) 
   // A second client process with the same address and context: its
   // requests are new to the servers (not replays of the first's), and its
   // GETs see only what it wrote (it writes every key first).
-  const pid_t c2 = spawn(hosts_ns_[n]->exec({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
-                          "--vdev=net_af_packet0,iface=p0", "--service=raft",
-                          "--raft_cluster=" + cluster, "--raft_keys=100", "--count=300",
-                          "--outstanding=2", "--drain_timeout=30", "--progress=false",
-                          "--json=" + dir_ + "/raft2.json"}),
-                         dir_ + "/loadgen2.log");
+  const pid_t c2 =
+      spawn(hosts_ns_[n]->exec({NANOPU_LOADGEN_BIN, "--lcores=0", kFloat, "--huge=off",
+                                "--poll=adaptive", "--vdev=net_af_packet0,iface=p0",
+                                "--service=raft", "--raft_cluster=" + cluster, "--raft_keys=100",
+                                "--count=300", "--outstanding=2", "--drain_timeout=30",
+                                "--progress=false", "--json=" + dir_ + "/raft2.json"}),
+            dir_ + "/loadgen2.log");
   ASSERT_GT(c2, 0);
   EXPECT_EQ(wait_for(c2, std::chrono::seconds(300)), 0) << story(dir_ + "/loadgen2.log");
   const std::string json2 = read_file(dir_ + "/raft2.json");

@@ -22,6 +22,15 @@ extern char** environ;
 
 namespace nanopu::testing {
 
+// For a test whose hosts outnumber the CPUs by far (a Raft cluster: up to
+// seven processes): they float (--pin=off), as the netns runner floats a
+// crowded topology's (docs/deploy.md). Pinned, they shared CPU 1 with the
+// other test ctest runs beside them while CPU 0 idled: that test, a client
+// restart that takes 4 s alone, took 27 s. Tests with two or three hosts
+// stay pinned: beside a CPU hog, unpinned hosts were woken behind the hog
+// (an io_uring echo test took over 120 s instead of 18; docs/status.md).
+inline constexpr char kFloat[] = "--pin=off";
+
 inline std::string read_file(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
