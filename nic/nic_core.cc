@@ -272,6 +272,15 @@ bool NicCore::quiescent() const {
   return pending_.empty() && tx_.empty() && stash_n_ == 0 && faults_ == nullptr;
 }
 
+uint64_t NicCore::next_event_ticks() const {
+  // (Control deferred to the next poll's start, on a shared core: TxBatches.)
+  if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
+  uint64_t t = next_tx_ready();
+  for (const auto& tr : transports_) t = std::min(t, tr->next_tick_work());
+  if (faults_) t = std::min(t, faults_->next_release());
+  return t;
+}
+
 uint64_t NicCore::next_timer_deadline() const {
   uint64_t d = UINT64_MAX;
   for (const auto& t : transports_) d = std::min(d, t->next_timer_deadline());

@@ -131,6 +131,13 @@ class NicCore final : public TransportSink {
   // In a simulation: when the earliest message a worker core finished
   // ahead of this core's clock may be taken (max(): none waits).
   [[nodiscard]] uint64_t next_tx_ready() const;
+  // In a simulation, which polls a host only when it has something to do
+  // (model::SimLoop): the first time at which poll() would do anything
+  // that no frame arriving and no thread writing brings — a reply held
+  // for its core's work, a transport's tick work, a frame the fault
+  // injector holds back, messages not yet handed over, control packets
+  // deferred to the next poll. 0: now.
+  [[nodiscard]] uint64_t next_event_ticks() const;
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
   // At the end of a run, on the polling thread: the port takes back what it

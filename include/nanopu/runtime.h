@@ -76,6 +76,10 @@ class Runtime {
   // so that a simulation's clock stops there rather than a step later.
   // UINT64_MAX: none.
   [[nodiscard]] uint64_t next_thread_wake_ticks() const;
+  // When this host next has work of its own, in a simulation: the NIC
+  // core's (NicCore::next_event_ticks), a JBSQ credit's, a thread's wake.
+  // Until then, and with nothing arriving, polling it changes nothing.
+  [[nodiscard]] uint64_t next_event_ticks() const;
   // When the thread on worker `worker` began the slice of modelled work it
   // is out in (Thread::compute, a spin for TX room): a simulation may
   // resume that core early, from then on, when something arrives.

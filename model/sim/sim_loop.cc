@@ -2,20 +2,42 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace nanopu::model {
+
+void SimLoop::begin_instant(uint64_t now) {
+  for (Group& g : groups_) {
+    g.active = std::exchange(g.stirred, false) || now - g.polled_at_ps >= idle_step_ || g.next_due() <= now;
+  }
+}
+
+bool SimLoop::takes_poll(const Host& h, uint64_t now) const {
+  const bool cut = now >= h.cut_at();
+  if (now < h.busy_until_ps && !cut) return false;
+  return h.group == kNoGroup || h.owes_poll || cut || groups_[h.group].active;
+}
 
 bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
   while (!done()) {
     ++instants_;
+    begin_instant(clock_.now_ps());
     bool busy = false;  // still working after kMaxRoundsPerInstant rounds
     for (int round = 0; round < kMaxRoundsPerInstant; ++round) {
       bool any = false;
       for (Host& h : hosts_) {
         const uint64_t now = clock_.now_ps();
-        if (now < h.busy_until_ps && now < h.cut_at()) continue;
-        any |= h.poll();
-        h.busy_until_ps = now + clock_.take_charged_ps();
+        if (!takes_poll(h, now)) continue;
+        const bool did = h.poll();
+        any |= did;
+        const uint64_t charged = clock_.take_charged_ps();
+        h.busy_until_ps = now + charged;
+        h.owes_poll = charged != 0;
+        if (h.group != kNoGroup) {
+          Group& g = groups_[h.group];
+          g.polled_at_ps = now;
+          g.active |= did;  // its other cores run in this round or the next
+        }
         ++polls_;
       }
       busy = any;

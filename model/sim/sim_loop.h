@@ -11,6 +11,16 @@
 // that late. No wall clock and a fixed order: the same hosts give the same
 // run, event for event.
 //
+// A host's cores form a group (add_group): the group is polled at an
+// instant only if something is due for it then — a frame arriving, its
+// own next event (Runtime::next_event_ticks: a timer, a wake, a reply
+// held for its core), one of its cores doing anything (then all of them,
+// until none does), a core's charged work ending — or an idle step has
+// passed since its last poll. Polling a host with nothing due changes
+// nothing, so the run is the same event for event (the trace hash does
+// not move), and an 81-host incast polls a host when its frames come, not
+// at each of the others' frames.
+//
 // Counted time (design §11): what a host's poll charges to its core
 // (clock::charge_cycles: a message's work, a thread switch, declared
 // compute) makes that core busy until the work is done; the loop takes the
@@ -40,9 +50,24 @@ class SimLoop {
   // computing in slices: an arrival preempts it) says from when; it is
   // polled at the first instant from then on, busy or not, and what it
   // charges then replaces what was left. max(): not now.
-  void add_host(std::function<bool()> poll, std::function<uint64_t()> cut_from = nullptr) {
-    hosts_.push_back({std::move(poll), std::move(cut_from), 0});
+  //
+  // group: the host's group (add_group), or kNoGroup: polled at every
+  // instant (a switch, the crash schedule).
+  static constexpr size_t kNoGroup = SIZE_MAX;
+  void add_host(std::function<bool()> poll, std::function<uint64_t()> cut_from = nullptr,
+                size_t group = kNoGroup) {
+    hosts_.push_back({std::move(poll), std::move(cut_from), 0, group, false});
   }
+  // The cores of one host: next_due says when the host next has something
+  // to do (a frame arriving, an event of its own); polled then, and at the
+  // first instant. Returns the group's id.
+  size_t add_group(std::function<uint64_t()> next_due) {
+    groups_.push_back({std::move(next_due), 0, true, true});
+    return groups_.size() - 1;
+  }
+  // The group is polled at this instant (if it is running) and the next:
+  // a host restarted.
+  void stir(size_t group) { groups_[group].active = groups_[group].stirred = true; }
   void add_link(const SimLink* link) { links_.push_back(link); }
   // Something with events of its own (a switch's queues, a host's start):
   // when it next needs a poll, max() if it does not.
@@ -61,9 +86,21 @@ class SimLoop {
     std::function<bool()> poll;
     std::function<uint64_t()> cut_from;  // may be empty
     uint64_t busy_until_ps;
+    size_t group;
+    bool owes_poll;  // charged work: polled when it ends, group due or not
     [[nodiscard]] uint64_t cut_at() const { return cut_from ? cut_from() : UINT64_MAX; }
   };
+  struct Group {
+    std::function<uint64_t()> next_due;
+    uint64_t polled_at_ps;
+    bool active;   // polled at this instant
+    bool stirred;  // stir(): active at the next instant too
+  };
+  // Whether host h is polled in this round of the instant `now`.
+  [[nodiscard]] bool takes_poll(const Host& h, uint64_t now) const;
+  void begin_instant(uint64_t now);
   std::vector<Host> hosts_;
+  std::vector<Group> groups_;
   std::vector<const SimLink*> links_;
   std::vector<std::function<uint64_t()>> wakeups_;
   uint64_t instants_ = 0;

@@ -33,6 +33,13 @@ class FaultInjector {
   // place; returns how many frames now follow (held ones may be released).
   [[nodiscard]] uint16_t apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_t now);
   [[nodiscard]] const FaultCounters& counters() const { return counters_; }
+  // When the first frame held back (delay, reorder) is due; UINT64_MAX:
+  // none. Before then apply() with no frames changes nothing.
+  [[nodiscard]] uint64_t next_release() const {
+    uint64_t t = UINT64_MAX;
+    for (const Held& h : held_) t = h.release_tsc < t ? h.release_tsc : t;
+    return t;
+  }
 
  private:
   bool chance(double p) { return p > 0 && uni_(rng_) < p; }

@@ -37,6 +37,9 @@ class TimerModule {
   // The earliest armed deadline (UINT64_MAX: none). A scan of the slots: for
   // an idle NIC deciding how long it may sleep, not for the hot path.
   [[nodiscard]] uint64_t next_deadline() const;
+  // When poll() next scans the slots (UINT64_MAX: none armed): before then
+  // it does nothing, and a scan, firing or not, moves the next one on.
+  [[nodiscard]] uint64_t next_scan() const { return armed_ == 0 ? UINT64_MAX : next_scan_; }
 
   // Fires every timer whose deadline has passed; scans at most once a period.
   void poll(uint64_t now);

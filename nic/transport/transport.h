@@ -75,6 +75,11 @@ class Transport {
   // (retransmission timers); UINT64_MAX if never. An idle NIC sleeps no
   // longer than this.
   [[nodiscard]] virtual uint64_t next_timer_deadline() const = 0;
+  // In a simulation, which polls a host only when it has something to do
+  // (model::SimLoop): the first time at which on_tick() would do anything
+  // or change any state — a timer scan, a paced PULL, a sweep. Until then
+  // on_tick() is a no-op. 0: now (the default: every poll).
+  [[nodiscard]] virtual uint64_t next_tick_work() const { return 0; }
   // The link is back after the NIC held its messages through an outage:
   // silence while it was down says nothing of the peers (a give-up clock
   // that kept running would give everything up the moment it came back).

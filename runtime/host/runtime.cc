@@ -221,6 +221,10 @@ uint64_t Runtime::next_nic_ready_ticks() const {
   return next;
 }
 
+uint64_t Runtime::next_event_ticks() const {
+  return std::min({nic_->next_event_ticks(), next_nic_ready_ticks(), next_thread_wake_ticks()});
+}
+
 uint64_t Runtime::next_thread_wake_ticks() const {
   uint64_t next = UINT64_MAX;
   for (const auto& w : workers_) next = std::min(next, w->next_wake_tsc());

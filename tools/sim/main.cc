@@ -43,6 +43,10 @@ ABSL_FLAG(std::string, crash, "",
           "(modelled ms; frames to it are lost) and starts it again DOWN_MS later as a new process "
           "(a new incarnation, its flags read again); HOST@AT_MS leaves it down.");
 ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
+ABSL_FLAG(bool, poll_every_host, false,
+          "Poll every host at every instant, not only when a frame, an event of its own or one of "
+          "its cores' work is due: slower, and the same run (a check that a host's skipped polls "
+          "change nothing).");
 ABSL_FLAG(std::string, charge, "counted",
           "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
           "each core's work — per message, per word, per thread switch, and Thread::compute() — from the "
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   p.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
   p.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   p.progress = absl::GetFlag(FLAGS_sim_progress);
+  p.poll_every_host = absl::GetFlag(FLAGS_poll_every_host);
   absl::StatusOr<std::vector<HostWindow>> cuts = parse_windows("cut", absl::GetFlag(FLAGS_cut), false);
   if (!cuts.ok()) return fail(std::string(cuts.status().message()), 2);
   for (const HostWindow& w : *cuts) p.cuts.push_back({w.host, w.from_ps, w.until_ps});

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "apps/server/host_program.h"
+#include "model/sim/sim_link.h"
 #include "nanopu/config.h"
 #include "nanopu/runtime.h"
 #include "tools/sim/topology.h"
@@ -20,7 +21,8 @@ namespace nanopu::sim {
 struct SimHost {
   const TopologyHost* topo = nullptr;
   size_t index = 0;                  // in the topology
-  PacketIo* io = nullptr;            // its end of its link, once made
+  model::SimPort* io = nullptr;      // its end of its link, once made
+  size_t loop_group = SIZE_MAX;      // its cores' group in the SimLoop (SimLoop::add_group)
   bool down = false;                 // crashed (SimCrash), not yet restarted
   Config config;
   std::unique_ptr<apps::HostProgram> program;

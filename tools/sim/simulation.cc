@@ -161,6 +161,7 @@ void Simulation::restart(SimHost& h) {
   h.program = std::move(fresh->program);
   h.start_at_ticks = clock_.now_ps();
   h.down = false;
+  if (loop_ != nullptr && h.loop_group != model::SimLoop::kNoGroup) loop_->stir(h.loop_group);  // its threads run now
 }
 
 model::SimLink* Simulation::link_of(const std::string& host) {
@@ -205,7 +206,7 @@ void Simulation::set_nic_delays() {
     for (uint32_t i = 0; i < switch_->ports(); ++i) switch_->host_port(i).set_nic_delays_ps(rx, tx);
 }
 
-PacketIo* Simulation::port_of(const SimHost& h) {
+model::SimPort* Simulation::port_of(const SimHost& h) {
   if (t_.sw && h.topo->peer == t_.sw->name) {
     for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
       if (t_.sw->ports[i] == h.topo->name) return &switch_->host_port(i);
@@ -225,7 +226,7 @@ absl::Status Simulation::start_hosts() {
   crash_done_.assign(p_.crashes.size(), 0);
   restart_done_.assign(p_.crashes.size(), 0);
   for (SimHost& h : hosts_) {
-    PacketIo* io = port_of(h);
+    model::SimPort* io = port_of(h);
     h.io = io;
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
     if (rt.ok()) h.runtime = std::move(*rt);
@@ -258,6 +259,7 @@ uint64_t Simulation::frames() const {
 SimReport Simulation::run(FILE* out) {
   SimReport r;
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
+  loop_ = &loop;
   if (!p_.crashes.empty()) {
     loop.add_host([this, &r] { return apply_crashes(&r); });
     loop.add_wakeup([this] { return next_crash_event(); });
@@ -271,13 +273,21 @@ SimReport Simulation::run(FILE* out) {
     // A worker core computing in slices (Thread::compute) is resumed early
     // when its NIC core has done anything since the core last ran: an
     // arrival may preempt the work (nanoPU OSDI'21 §3.3).
+    // Polled when something is due for it (SimLoop::add_group): a frame
+    // arriving, its boot, its own next event; a crashed host only to drop
+    // what arrives.
+    host->loop_group = p_.poll_every_host ? model::SimLoop::kNoGroup : loop.add_group([this, host] {
+      if (host->down) return host->io->next_arrival();
+      if (clock_.now_ps() < host->start_at_ticks) return host->start_at_ticks;
+      return std::min(host->io->next_arrival(), host->runtime->next_event_ticks());
+    });
     auto nic_busy_polls = std::make_shared<uint64_t>(0);
     loop.add_host([this, host, nic_busy_polls] {
       if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
       const bool did = clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
       *nic_busy_polls += did ? 1 : 0;
       return did;
-    });
+    }, nullptr, host->loop_group);
     for (size_t w = 0; w < host->runtime->worker_count(); ++w) {
       auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
       loop.add_host(
@@ -288,7 +298,8 @@ SimReport Simulation::run(FILE* out) {
           [host, w, nic_busy_polls, seen] {
             if (host->down || *seen == *nic_busy_polls) return UINT64_MAX;
             return host->runtime->worker_slice_from_ticks(w);
-          });
+          },
+          host->loop_group);
     }
     loop.add_wakeup([this, host] {
       if (host->down) return UINT64_MAX;
@@ -316,6 +327,7 @@ SimReport Simulation::run(FILE* out) {
     return true;
   };
   r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12));
+  loop_ = nullptr;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.modelled_ps = clock_.now_ps();
   r.frames = frames();

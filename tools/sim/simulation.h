@@ -15,6 +15,7 @@
 #include "nanopu/loadgen.h"
 #include "model/sim/counted_costs.h"
 #include "model/sim/sim_link.h"
+#include "model/sim/sim_loop.h"
 #include "model/sim/sim_switch.h"
 #include "model/timing/timing_params.h"
 #include "tools/sim/sim_hosts.h"
@@ -46,6 +47,9 @@ struct SimParams {
   double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
   double modelled_limit_s = 60;     // a run that has not ended by then fails
   bool progress = true;             // a line on stderr every few seconds of wall time
+  // Every host polled at every instant, not only when something is due for
+  // it (SimLoop::add_group): slower, and the same run event for event.
+  bool poll_every_host = false;
   // Counted time: the NIC's stages as latencies at each host's port, and
   // the threads' work (per message, per word, per switch, declared
   // Thread::compute) charged to its core, from these parameters. Off: a
@@ -100,7 +104,7 @@ class Simulation {
  private:
   [[nodiscard]] absl::Status start_hosts();
   // The host's end of its link: a switch port, or an end of a host-to-host link.
-  [[nodiscard]] PacketIo* port_of(const SimHost& h);
+  [[nodiscard]] model::SimPort* port_of(const SimHost& h);
   // The link between the host and its peer (the switch, or a host), once made.
   [[nodiscard]] model::SimLink* link_of(const std::string& host);
   [[nodiscard]] absl::Status set_cuts();
@@ -131,6 +135,7 @@ class Simulation {
   // A crashed host's runtime and program, kept until the end: frames it
   // sent (its pool's mbufs) may still be on the wire or held by its peers.
   std::vector<std::unique_ptr<Runtime>> dead_runtimes_;
+  model::SimLoop* loop_ = nullptr;  // while run() runs
   std::vector<std::unique_ptr<apps::HostProgram>> dead_programs_;
   std::vector<uint8_t> crash_done_, restart_done_;  // per SimParams::crashes entry
 };

@@ -39,6 +39,12 @@ class HomaReceiver {
   // RESENDs for silent messages, and grants put off for a busy core.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
+  // tick() does nothing before then: grants held for a core (now), the
+  // next sweep of partial messages (none: never).
+  [[nodiscard]] uint64_t next_tick_work() const {
+    if (held_for_core_) return 0;
+    return active_.empty() ? UINT64_MAX : next_sweep_;
+  }
 
  private:
   void control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, uint16_t grant_offset,

@@ -44,6 +44,8 @@ class HomaSender {
   [[nodiscard]] uint64_t next_deadline() const {
     return ready_.empty() ? timers_.next_deadline() : 0;
   }
+  // tick() does nothing before then: scheduled packets (now), the next timer scan.
+  [[nodiscard]] uint64_t next_tick_work() const { return ready_.empty() ? timers_.next_scan() : 0; }
   // peer_ip spoke after an unanswered probe: its messages retry at the next tick.
   void resume(uint32_t peer_ip, uint64_t now);
 

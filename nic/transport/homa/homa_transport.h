@@ -5,6 +5,8 @@
 // seam, beside NDP in the same NIC core.
 #pragma once
 
+#include <algorithm>
+
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/homa/homa_receiver.h"
@@ -53,6 +55,9 @@ class HomaTransport final : public Transport {
   [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
   [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
   [[nodiscard]] uint64_t next_timer_deadline() const override { return sender_.next_deadline(); }
+  [[nodiscard]] uint64_t next_tick_work() const override {
+    return std::min(sender_.next_tick_work(), receiver_.next_tick_work());
+  }
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
  private:

@@ -8,6 +8,7 @@
 // timer (NEBULA-style).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +33,12 @@ class NdpReceiver {
   // partial messages.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
+  // tick() does nothing before then: the next paced PULL, owed ACKs (now),
+  // the next sweep (which runs whether or not a slot is in use).
+  [[nodiscard]] uint64_t next_tick_work() const {
+    if (!acks_owed_.empty()) return 0;
+    return std::min(pull_head_ < pull_queue_.size() ? next_pull_ : UINT64_MAX, next_sweep_);
+  }
 
  private:
   void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;

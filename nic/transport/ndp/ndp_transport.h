@@ -58,6 +58,9 @@ class NdpTransport final : public Transport {
   [[nodiscard]] uint64_t next_timer_deadline() const override {
     return std::min(sender_.next_deadline(), held_.next_deadline());
   }
+  [[nodiscard]] uint64_t next_tick_work() const override {
+    return std::min({sender_.next_scan(), receiver_.next_tick_work(), held_.next_deadline()});
+  }
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
  private:
