@@ -256,6 +256,57 @@ uint64_t Simulation::frames() const {
   return n;
 }
 
+// One host's cores in the loop: its NIC core and each worker core, in one
+// group, and its wakeups.
+void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
+  // A host's cores run once it has booted, each on a clock of its own:
+  // the loop keeps a core from running while it is busy with work charged
+  // before (counted time). The NIC core is the nanoPU's hardware: its
+  // stages are latencies at the port, and it charges nothing.
+  //
+  // A worker core computing in slices (Thread::compute) is resumed early
+  // when its NIC core has done anything since the core last ran: an
+  // arrival may preempt the work (nanoPU OSDI'21 §3.3).
+  //
+  // The host is polled when something is due for it (SimLoop::add_group): a frame
+  // arriving, its boot, its own next event; a crashed host only to drop
+  // what arrives.
+  host->loop_group = p_.poll_every_host ? model::SimLoop::kNoGroup : loop.add_group([this, host] {
+    if (host->down) return host->io->next_arrival();
+    if (clock_.now_ps() < host->start_at_ticks) return host->start_at_ticks;
+    return std::min(host->io->next_arrival(), host->runtime->next_event_ticks());
+  });
+  auto nic_busy_polls = std::make_shared<uint64_t>(0);
+  loop.add_host(
+      [this, host, nic_busy_polls] {
+        if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
+        const bool did = clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
+        *nic_busy_polls += did ? 1 : 0;
+        return did;
+      },
+      nullptr, host->loop_group);
+  for (size_t w = 0; w < host->runtime->worker_count(); ++w) {
+    auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
+    loop.add_host(
+        [this, host, w, nic_busy_polls, seen] {
+          *seen = *nic_busy_polls;
+          return !host->down && clock_.now_ps() >= host->start_at_ticks &&
+                 host->runtime->poll_worker_once(w);
+        },
+        [host, w, nic_busy_polls, seen] {
+          if (host->down || *seen == *nic_busy_polls) return UINT64_MAX;
+          return host->runtime->worker_slice_from_ticks(w);
+        },
+        host->loop_group);
+  }
+  loop.add_wakeup([this, host] {
+    if (host->down) return UINT64_MAX;
+    if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
+    // A reply whose work ends later; a thread's wait_for() deadline.
+    return std::min(host->runtime->next_nic_ready_ticks(), host->runtime->next_thread_wake_ticks());
+  });
+}
+
 SimReport Simulation::run(FILE* out) {
   SimReport r;
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
@@ -264,50 +315,7 @@ SimReport Simulation::run(FILE* out) {
     loop.add_host([this, &r] { return apply_crashes(&r); });
     loop.add_wakeup([this] { return next_crash_event(); });
   }
-  for (SimHost& h : hosts_) {
-    SimHost* host = &h;
-    // A host's cores run once it has booted, each on a clock of its own:
-    // the loop keeps a core from running while it is busy with work charged
-    // before (counted time). The NIC core is the nanoPU's hardware: its
-    // stages are latencies at the port, and it charges nothing.
-    // A worker core computing in slices (Thread::compute) is resumed early
-    // when its NIC core has done anything since the core last ran: an
-    // arrival may preempt the work (nanoPU OSDI'21 §3.3).
-    // Polled when something is due for it (SimLoop::add_group): a frame
-    // arriving, its boot, its own next event; a crashed host only to drop
-    // what arrives.
-    host->loop_group = p_.poll_every_host ? model::SimLoop::kNoGroup : loop.add_group([this, host] {
-      if (host->down) return host->io->next_arrival();
-      if (clock_.now_ps() < host->start_at_ticks) return host->start_at_ticks;
-      return std::min(host->io->next_arrival(), host->runtime->next_event_ticks());
-    });
-    auto nic_busy_polls = std::make_shared<uint64_t>(0);
-    loop.add_host([this, host, nic_busy_polls] {
-      if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
-      const bool did = clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
-      *nic_busy_polls += did ? 1 : 0;
-      return did;
-    }, nullptr, host->loop_group);
-    for (size_t w = 0; w < host->runtime->worker_count(); ++w) {
-      auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
-      loop.add_host(
-          [this, host, w, nic_busy_polls, seen] {
-            *seen = *nic_busy_polls;
-            return !host->down && clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
-          },
-          [host, w, nic_busy_polls, seen] {
-            if (host->down || *seen == *nic_busy_polls) return UINT64_MAX;
-            return host->runtime->worker_slice_from_ticks(w);
-          },
-          host->loop_group);
-    }
-    loop.add_wakeup([this, host] {
-      if (host->down) return UINT64_MAX;
-      if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
-      // A reply whose work ends later; a thread's wait_for() deadline.
-      return std::min(host->runtime->next_nic_ready_ticks(), host->runtime->next_thread_wake_ticks());
-    });
-  }
+  for (SimHost& h : hosts_) add_to_loop(loop, &h);
   for (const auto& l : direct_) loop.add_link(l.get());
   if (switch_) {
     for (uint32_t i = 0; i < switch_->ports(); ++i) loop.add_link(&switch_->link(i));

@@ -105,6 +105,7 @@ class Simulation {
   [[nodiscard]] absl::Status start_hosts();
   // The host's end of its link: a switch port, or an end of a host-to-host link.
   [[nodiscard]] model::SimPort* port_of(const SimHost& h);
+  void add_to_loop(model::SimLoop& loop, SimHost* host);
   // The link between the host and its peer (the switch, or a host), once made.
   [[nodiscard]] model::SimLink* link_of(const std::string& host);
   [[nodiscard]] absl::Status set_cuts();
