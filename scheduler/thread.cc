@@ -284,9 +284,9 @@ void Thread::spend_modelled_cycles(double cycles) {
   // message arriving meanwhile preempts it within a slice, as the
   // hardware's scheduler preempts on arrival (nanoPU OSDI'21 §3.3), and a
   // message running past t0 is demoted then (bounded processing time).
-  if (clock::work_costs().cycle_ps == 0) return;  // work takes no time (--charge=none)
-  RuntimeScope scope(this);
   const double cycle_ps = clock::work_costs().cycle_ps;
+  if (cycle_ps == 0) return;  // work takes no time (--charge=none)
+  RuntimeScope scope(this);
   for (double left = cycles; left > 0;) {
     const double slice = std::min(left, worker_->slice_cycles(kSliceCycles));
     if (slice == left && slice <= kSliceCycles) {  // short work: charged whole, the core kept

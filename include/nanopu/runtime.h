@@ -117,6 +117,7 @@ class Runtime {
   [[nodiscard]] bool should_stop();  // a signal arrived or stop() was called
   [[nodiscard]] absl::Status wait_link();
   bool run_workers_once();  // true if any thread ran
+  [[nodiscard]] uint64_t next_credit_ticks() const;  // a simulation: the next JBSQ credit due
   [[nodiscard]] bool workers_idle() const;  // no thread running on any worker core
   absl::Status run_shared_core();
   absl::Status run_dedicated();

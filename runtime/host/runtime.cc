@@ -215,14 +215,17 @@ bool Runtime::poll_once() {
 
 bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
 
-uint64_t Runtime::next_nic_ready_ticks() const {
-  uint64_t next = nic_->next_tx_ready();
+uint64_t Runtime::next_credit_ticks() const {
+  uint64_t next = UINT64_MAX;
   for (const auto& f : fifos_) next = std::min(next, f->next_credit_at());  // a JBSQ credit due later
   return next;
 }
 
+uint64_t Runtime::next_nic_ready_ticks() const { return std::min(nic_->next_tx_ready(), next_credit_ticks()); }
+
 uint64_t Runtime::next_event_ticks() const {
-  return std::min({nic_->next_event_ticks(), next_nic_ready_ticks(), next_thread_wake_ticks()});
+  // (The NIC core's own includes next_tx_ready: not scanned twice.)
+  return std::min({nic_->next_event_ticks(), next_credit_ticks(), next_thread_wake_ticks()});
 }
 
 uint64_t Runtime::next_thread_wake_ticks() const {

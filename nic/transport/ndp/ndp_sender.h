@@ -51,8 +51,8 @@ class NdpSender {
   // Taken and not done: in a slot, or held for an id.
   [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const { return timers_.next_deadline(); }
-  // tick() does nothing before then (TimerModule::next_scan).
-  [[nodiscard]] uint64_t next_scan() const { return timers_.next_scan(); }
+  // tick() does nothing before then: the next timer scan (TimerModule::next_scan).
+  [[nodiscard]] uint64_t next_tick_work() const { return timers_.next_scan(); }
   // peer_ip spoke after a probe went unanswered: its messages retry now,
   // not at their backed-off timers.
   void resume(uint32_t peer_ip, uint64_t now);

@@ -59,7 +59,7 @@ class NdpTransport final : public Transport {
     return std::min(sender_.next_deadline(), held_.next_deadline());
   }
   [[nodiscard]] uint64_t next_tick_work() const override {
-    return std::min({sender_.next_scan(), receiver_.next_tick_work(), held_.next_deadline()});
+    return std::min({sender_.next_tick_work(), receiver_.next_tick_work(), held_.next_deadline()});
   }
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
