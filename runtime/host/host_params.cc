@@ -1,6 +1,7 @@
 #include "runtime/host/host_params.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
@@ -31,6 +32,11 @@ EalParams eal_params(const Config& c) {
   return e;
 }
 
+double link_wait_s(const Config& c, bool port_listens) {
+  if (c.link_wait_s != Config::kLinkWaitAuto) return c.link_wait_s;
+  return port_listens ? std::numeric_limits<double>::infinity() : kClientLinkWaitS;
+}
+
 PortParams port_params(const Config& c) {
   PortParams p;
   p.port_index = c.port_index;
@@ -38,7 +44,7 @@ PortParams port_params(const Config& c) {
   p.mbufs = c.mbufs;
   p.rx_descriptors = c.rx_descriptors;
   p.tx_descriptors = c.tx_descriptors;
-  p.start_retry_s = c.link_wait_s == Config::kLinkWaitAuto ? 10 : c.link_wait_s;
+  p.start_retry_s = c.link_wait_s == Config::kLinkWaitAuto ? kClientLinkWaitS : c.link_wait_s;
   p.rx_interrupts = c.poll == PollMode::kAdaptive;
   p.backend = c.backend;
   p.vdevs = c.vdevs;

@@ -12,6 +12,11 @@
 namespace nanopu {
 
 [[nodiscard]] EalParams eal_params(const Config& config);
+// How long run() waits for the port's link: Config.link_wait_s, or for
+// kLinkWaitAuto kClientLinkWaitS when the port reaches out to its peer and
+// without limit (infinity) when it listens for peers (a memif server).
+inline constexpr double kClientLinkWaitS = 10;
+[[nodiscard]] double link_wait_s(const Config& config, bool port_listens);
 [[nodiscard]] PortParams port_params(const Config& config);
 // Every transport's parameters (nic/transport/factory.h); incarnation: this
 // sender's run (runtime/host/incarnation.h).

@@ -263,9 +263,7 @@ bool Runtime::should_stop() {
 }
 
 absl::Status Runtime::wait_link() {
-  double seconds = config_.link_wait_s;
-  if (seconds == Config::kLinkWaitAuto)
-    seconds = port_->listens() ? std::numeric_limits<double>::infinity() : 10;
+  const double seconds = link_wait_s(config_, port_->listens());
   if (seconds <= 0 || port_->wait_link_up(seconds, [this] { return should_stop(); }))
     return absl::OkStatus();
   if (signalled() || stopping()) return absl::OkStatus();

@@ -219,8 +219,11 @@ bool Port::wait_link_up(double seconds, absl::FunctionRef<bool()> stop) {
       started_ = rte_eth_dev_start(id_) == 0;  // refused while nobody listens: the next try
     }
     if (!told && now - start > hz) {
-      NANOPU_LOG(kInfo, "waiting for the link of port %u (%s)%s...", id_, driver_.c_str(),
-                 listens_ ? ": a server, waiting for its first peer (Ctrl-C stops)" : "");
+      const std::string limit = std::isinf(seconds) ? std::string("without limit")
+                                                    : absl::StrCat("up to ", seconds, " s");
+      NANOPU_LOG(kInfo, "waiting for the link of port %u (%s)%s %s%s...", id_, driver_.c_str(),
+                 listens_ ? ": a server, waiting for its first peer" : "", limit.c_str(),
+                 listens_ ? " (Ctrl-C stops)" : "");
       told = true;
     }
     rte_delay_us_sleep(1000);

@@ -39,7 +39,7 @@ for ex in kv-service lnic-increment; do
   [ -z "$flags" ] || continue
   echo "== $ex: make (pkg-config)"
   cp -r "$src/examples/$ex" "$work/$ex-make"
-  make -C "$work/$ex-make" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" CFLAGS="-O2 -g $flags" \
+  make -j 2 -C "$work/$ex-make" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" CFLAGS="-O2 -g $flags" \
     >"$work/$ex-make.log" 2>&1 || { cat "$work/$ex-make.log"; die "$ex: make build"; }
 done
 kv=$work/kv-service-cmake

@@ -2,10 +2,28 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "runtime/host/host_params.h"
+
 namespace nanopu {
 namespace {
 
 TEST(ConfigTest, DefaultsAreValid) { EXPECT_TRUE(Config{}.validate().ok()); }
+
+// Config.link_wait_s's default: a port that reaches out to its peer waits
+// 10 s for its link, one that listens for peers (a memif server) without
+// limit; a value set is taken as it is, for both.
+TEST(ConfigTest, TheAutomaticLinkWaitIsTenSecondsForAClientAndUnlimitedForAServer) {
+  Config c;
+  EXPECT_EQ(link_wait_s(c, /*port_listens=*/false), 10);
+  EXPECT_TRUE(std::isinf(link_wait_s(c, /*port_listens=*/true)));
+  c.link_wait_s = 2.5;
+  EXPECT_EQ(link_wait_s(c, false), 2.5);
+  EXPECT_EQ(link_wait_s(c, true), 2.5);
+  c.link_wait_s = 0;
+  EXPECT_EQ(link_wait_s(c, true), 0);
+}
 
 // A library user who passes a bad Config learns which field, its value and
 // what is accepted, in one line; nothing aborts.
