@@ -17,10 +17,17 @@ uint64_t TimerModule::next_deadline() const {
 
 void TimerModule::poll(uint64_t now) {
   if (armed_ == 0 || now < next_scan_) return;
-  next_scan_ = now + period_;
+  next_scan_ = now + period_;  // the same scan times whether or not one is due
+  if (earliest_ > now) return;
+  // Handlers' schedule() calls lower earliest_ for the slots already passed.
+  earliest_ = UINT64_MAX;
   for (uint32_t slot = 0; slot < deadline_.size(); ++slot) {
     const uint64_t d = deadline_[slot];
-    if (d == 0 || d > now) continue;
+    if (d == 0) continue;
+    if (d > now) {
+      earliest_ = std::min(earliest_, d);
+      continue;
+    }
     cancel(slot);
     handler_(ctx_, slot, now);  // may schedule the slot again
   }

@@ -10,6 +10,7 @@
 // the caller passes consistently (TSC cycles live, picoseconds modelled).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,6 +28,7 @@ class TimerModule {
   void schedule(uint32_t slot, uint64_t deadline) {
     if (deadline_[slot] == 0) ++armed_;
     deadline_[slot] = deadline == 0 ? 1 : deadline;
+    earliest_ = std::min(earliest_, deadline_[slot]);
   }
   void cancel(uint32_t slot) {
     if (deadline_[slot] != 0) --armed_;
@@ -48,6 +50,11 @@ class TimerModule {
   std::vector<uint64_t> deadline_;  // 0: not armed
   uint64_t period_;
   uint64_t next_scan_ = 0;
+  // At most the earliest armed deadline (a cancel leaves it lower): a scan
+  // finds nothing due before it and skips the walk over the slots, which
+  // was a tenth of a NIC core's time under load (one scan a period of
+  // every slot, with a few timers armed).
+  uint64_t earliest_ = UINT64_MAX;
   uint32_t armed_ = 0;
   Handler handler_;
   void* ctx_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 namespace nanopu {
@@ -74,6 +75,87 @@ TEST(TimerModuleTest, NextDeadlineIsTheEarliestArmed) {
   EXPECT_EQ(t.next_deadline(), 500u);
   t.cancel(1);
   EXPECT_EQ(t.next_deadline(), UINT64_MAX);
+}
+
+// poll() skips its walk over the slots while nothing can be due: it must
+// fire exactly what a walk at every scan fires, at the same times, with
+// handlers that re-arm their own slot or another, cancels, and re-schedules
+// earlier and later (a reference with the walk, below, side by side).
+struct Reference {
+  std::vector<uint64_t> deadline;
+  uint64_t period, next_scan = 0;
+  explicit Reference(uint32_t slots, uint64_t p) : deadline(slots, 0), period(p) {}
+  template <typename F>
+  void poll(uint64_t now, F&& fire) {
+    bool armed = false;
+    for (uint64_t d : deadline) armed |= d != 0;
+    if (!armed || now < next_scan) return;
+    next_scan = now + period;
+    for (uint32_t s = 0; s < deadline.size(); ++s) {
+      if (deadline[s] == 0 || deadline[s] > now) continue;
+      deadline[s] = 0;
+      fire(s, now);
+    }
+  }
+};
+
+struct Both {
+  std::mt19937_64 rng{7};
+  Reference ref{64, 25};
+  std::vector<std::pair<uint32_t, uint64_t>> ref_log, log;
+  TimerModule* t = nullptr;
+  // The handlers' choices, drawn once per firing and replayed for the
+  // reference: re-arm the fired slot, and maybe another.
+  std::vector<std::pair<uint64_t, uint64_t>> choices;
+  size_t replayed = 0;
+};
+
+void fire_both(void* ctx, uint32_t slot, uint64_t now) {
+  auto* b = static_cast<Both*>(ctx);
+  b->log.emplace_back(slot, now);
+  const uint64_t r = b->rng();
+  b->choices.emplace_back(r, now);
+  if (r % 3 == 0) b->t->schedule(slot, now + 1 + r % 200);
+  if (r % 5 == 0) b->t->schedule(static_cast<uint32_t>((r >> 8) % 64), now + (r >> 16) % 300);
+}
+
+TEST(TimerModuleTest, SkippedScansFireExactlyWhatAWalkAtEveryScanFires) {
+  Both b;
+  TimerModule t(64, 25, fire_both, &b);
+  b.t = &t;
+  auto ref_fire = [&](uint32_t slot, uint64_t now) {
+    b.ref_log.emplace_back(slot, now);
+    const uint64_t r = b.choices.at(b.replayed++).first;
+    auto schedule = [&](uint32_t s, uint64_t d) { b.ref.deadline[s] = d == 0 ? 1 : d; };
+    if (r % 3 == 0) schedule(slot, now + 1 + r % 200);
+    if (r % 5 == 0) schedule(static_cast<uint32_t>((r >> 8) % 64), now + (r >> 16) % 300);
+  };
+  std::mt19937_64 ops(11);
+  uint64_t now = 0;
+  for (int step = 0; step < 200000; ++step) {
+    const uint64_t r = ops();
+    const uint32_t slot = static_cast<uint32_t>(r % 64);
+    switch ((r >> 8) % 8) {
+      case 0:
+      case 1: {
+        const uint64_t d = now + (r >> 16) % 400;  // sometimes already past
+        t.schedule(slot, d);
+        b.ref.deadline[slot] = d == 0 ? 1 : d;
+        break;
+      }
+      case 2:
+        t.cancel(slot);
+        b.ref.deadline[slot] = 0;
+        break;
+      default:
+        now += (r >> 16) % 20;
+        t.poll(now);
+        b.ref.poll(now, ref_fire);
+    }
+    ASSERT_EQ(b.log.size(), b.ref_log.size()) << "step " << step;
+  }
+  EXPECT_EQ(b.log, b.ref_log);
+  EXPECT_GT(b.log.size(), 10000u);  // the comparison saw many firings
 }
 
 }  // namespace
