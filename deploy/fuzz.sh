@@ -7,7 +7,7 @@
 # Usage: bash deploy/fuzz.sh [seconds per target, default 10] [build dir]
 # A longer run: bash deploy/fuzz.sh 3600   (the corpus grows in <build dir>/corpus-*;
 #   copy new inputs worth keeping to fuzz/corpus/<target>/, where the
-#   *_corpus_test replay them in every build)
+#   *_corpus_test replay them in the sanitizer build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-10}
