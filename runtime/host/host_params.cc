@@ -44,7 +44,7 @@ PortParams port_params(const Config& c) {
   p.mbufs = c.mbufs;
   p.rx_descriptors = c.rx_descriptors;
   p.tx_descriptors = c.tx_descriptors;
-  p.start_retry_s = c.link_wait_s == Config::kLinkWaitAuto ? kClientLinkWaitS : c.link_wait_s;
+  p.start_retry_s = link_wait_s(c, /*port_listens=*/false);  // a memif client's retries
   p.rx_interrupts = c.poll == PollMode::kAdaptive;
   p.backend = c.backend;
   p.vdevs = c.vdevs;

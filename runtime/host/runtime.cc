@@ -1,5 +1,4 @@
 #include "nanopu/runtime.h"
-#include "lib/base/log.h"
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -9,23 +8,23 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <csignal>
 #include <cstdio>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "lib/base/log.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
+#include "nic/nic_core.h"
+#include "runtime/host/host_params.h"
+#include "runtime/host/incarnation.h"
+#include "runtime/host/telemetry.h"
 #include "runtime/platform/capture.h"
 #include "runtime/platform/eal.h"
 #include "runtime/platform/port.h"
 #include "runtime/platform/uring_port.h"
-#include "runtime/host/host_params.h"
-#include "runtime/host/incarnation.h"
-#include "runtime/host/telemetry.h"
-#include "nic/nic_core.h"
 #include "scheduler/async_preempt.h"
 #include "scheduler/worker.h"
 

@@ -635,11 +635,11 @@ TEST_F(TwoProcessMemifTest, BadFlagsFailWithOneClearLine) {
 
 // A memif server waits for its first client without the limit a client
 // waits for its server (--link_wait's default, 10 s: link_wait_s() in
-// runtime/host, unit-tested in config_test.cc), says so (the limit it
-// waits for, from the value it resolved), says it is waiting rather than
-// that it lost a link it never had, and then serves the client that comes.
-// start_server() returns at that line (a second into the wait); two more
-// seconds of waiting, not the client's ten, since the line names the limit.
+// runtime/host, unit-tested in config_test.cc). Its waiting line names the
+// limit it resolved, and says it waits rather than that it lost a link it
+// never had; then it serves the client that comes. start_server() returns
+// at that line (a second into the wait): two more seconds of waiting, not
+// the client's ten, since the line names the limit the wait ends at.
 TEST_F(TwoProcessMemifTest, AMemifServerWaitsForItsFirstClientWithoutLimit) {
   start_server("increment");
   std::this_thread::sleep_for(std::chrono::seconds(2));

@@ -1,6 +1,7 @@
 // Replays every fuzz corpus file (fuzz/corpus/<target>/) through its target's
 // entry point, so inputs the fuzzers found interesting stay regression tests
-// in every build, sanitizers included.
+// in the sanitizer and fuzz builds (the top-level CMakeLists.txt says why
+// not in the normal one).
 //
 // Usage: fuzz_<target>_corpus_test CORPUS_DIR [gtest flags]. One object for
 // every target (compiled once): the corpus comes as an argument, and the

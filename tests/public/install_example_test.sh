@@ -37,12 +37,12 @@ if [ -z "$flags" ]; then
   echo "== build with make (pkg-config)"
   cp -r "$example" "$work/make-src"
   rm -rf "$work/make-src/build"
-  make -j 2 -C "$work/make-src" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g" >"$work/make.log" 2>&1 \
+  make -C "$work/make-src" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g" >"$work/make.log" 2>&1 \
     || { cat "$work/make.log"; exit 1; }
   echo "== build with make STATIC=1 (pkg-config --static: DPDK and its PMDs linked in)"
   cp -r "$example" "$work/static-src"
   rm -f "$work/static-src/echo-service"
-  make -j 2 -C "$work/static-src" STATIC=1 PKG_CONFIG_PATH="$pc_dir" >"$work/static.log" 2>&1 \
+  make -C "$work/static-src" STATIC=1 PKG_CONFIG_PATH="$pc_dir" >"$work/static.log" 2>&1 \
     || { tail -n 20 "$work/static.log"; exit 1; }
 fi
 # The .pc must name the prefix it was installed into, whatever CMAKE_INSTALL_PREFIX was.

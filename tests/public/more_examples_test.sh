@@ -31,9 +31,9 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 pc_dir=$(dirname "$(find "$prefix" -name nanopu-loadgen.pc | head -n 1)")
 [ -f "$pc_dir/nanopu-loadgen.pc" ] || die "nanopu-loadgen.pc not installed"
 
-# A sanitizer's example builds as Debug (-O0): -O3 under ASan+UBSan took
-# twice as long to compile (8 s against 4 for kv-service), and the example's
-# own code is not what runs long here.
+# In a sanitizer build the examples build as Debug (-O0, asserts on): -O3
+# under ASan+UBSan took twice as long to compile (8 s against 4 for
+# kv-service), and the examples' own code is not what runs long here.
 build_type=Release
 [ -z "$flags" ] || build_type=Debug
 for ex in kv-service lnic-increment; do

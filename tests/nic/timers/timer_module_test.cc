@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -79,8 +80,9 @@ TEST(TimerModuleTest, NextDeadlineIsTheEarliestArmed) {
 
 // poll() skips its walk over the slots while nothing can be due: it must
 // fire exactly what a walk at every scan fires, at the same times, with
-// handlers that re-arm their own slot or another, cancels, and re-schedules
-// earlier and later (a reference with the walk, below, side by side).
+// handlers that re-arm their own slot or another, cancels, and deadlines
+// in the future, at the poll's time, in the past and 0 (a reference with
+// the walk, below, side by side).
 struct Reference {
   std::vector<uint64_t> deadline;
   uint64_t period, next_scan = 0;
@@ -99,14 +101,20 @@ struct Reference {
   }
 };
 
+// One draw in nine is due already (the past, down to 0), the rest later.
+uint64_t draw_deadline(uint64_t now, uint64_t r) {
+  const uint64_t d = r % 450;
+  return d >= 50 ? now + d - 50 : now - std::min(now, d);
+}
+
 struct Both {
   std::mt19937_64 rng{7};
   Reference ref{64, 25};
   std::vector<std::pair<uint32_t, uint64_t>> ref_log, log;
   TimerModule* t = nullptr;
-  // The handlers' choices, drawn once per firing and replayed for the
+  // The handlers' draws, made once per firing and replayed for the
   // reference: re-arm the fired slot, and maybe another.
-  std::vector<std::pair<uint64_t, uint64_t>> choices;
+  std::vector<uint64_t> draws;
   size_t replayed = 0;
 };
 
@@ -114,21 +122,21 @@ void fire_both(void* ctx, uint32_t slot, uint64_t now) {
   auto* b = static_cast<Both*>(ctx);
   b->log.emplace_back(slot, now);
   const uint64_t r = b->rng();
-  b->choices.emplace_back(r, now);
-  if (r % 3 == 0) b->t->schedule(slot, now + 1 + r % 200);
-  if (r % 5 == 0) b->t->schedule(static_cast<uint32_t>((r >> 8) % 64), now + (r >> 16) % 300);
+  b->draws.push_back(r);
+  if (r % 3 == 0) b->t->schedule(slot, now + 1 + (r >> 4) % 200);
+  if (r % 5 == 0) b->t->schedule(static_cast<uint32_t>((r >> 8) % 64), draw_deadline(now, r >> 16));
 }
 
 TEST(TimerModuleTest, SkippedScansFireExactlyWhatAWalkAtEveryScanFires) {
   Both b;
   TimerModule t(64, 25, fire_both, &b);
   b.t = &t;
+  auto ref_schedule = [&](uint32_t s, uint64_t d) { b.ref.deadline[s] = d == 0 ? 1 : d; };
   auto ref_fire = [&](uint32_t slot, uint64_t now) {
     b.ref_log.emplace_back(slot, now);
-    const uint64_t r = b.choices.at(b.replayed++).first;
-    auto schedule = [&](uint32_t s, uint64_t d) { b.ref.deadline[s] = d == 0 ? 1 : d; };
-    if (r % 3 == 0) schedule(slot, now + 1 + r % 200);
-    if (r % 5 == 0) schedule(static_cast<uint32_t>((r >> 8) % 64), now + (r >> 16) % 300);
+    const uint64_t r = b.draws.at(b.replayed++);
+    if (r % 3 == 0) ref_schedule(slot, now + 1 + (r >> 4) % 200);
+    if (r % 5 == 0) ref_schedule(static_cast<uint32_t>((r >> 8) % 64), draw_deadline(now, r >> 16));
   };
   std::mt19937_64 ops(11);
   uint64_t now = 0;
@@ -138,9 +146,9 @@ TEST(TimerModuleTest, SkippedScansFireExactlyWhatAWalkAtEveryScanFires) {
     switch ((r >> 8) % 8) {
       case 0:
       case 1: {
-        const uint64_t d = now + (r >> 16) % 400;  // sometimes already past
+        const uint64_t d = draw_deadline(now, r >> 16);
         t.schedule(slot, d);
-        b.ref.deadline[slot] = d == 0 ? 1 : d;
+        ref_schedule(slot, d);
         break;
       }
       case 2:
@@ -156,6 +164,41 @@ TEST(TimerModuleTest, SkippedScansFireExactlyWhatAWalkAtEveryScanFires) {
   }
   EXPECT_EQ(b.log, b.ref_log);
   EXPECT_GT(b.log.size(), 10000u);  // the comparison saw many firings
+}
+
+TEST(TimerModuleTest, ADeadlineOfZeroFiresAtTheFirstScan) {
+  Fired f;
+  TimerModule t(4, 10, record, &f);
+  t.schedule(2, 0);
+  t.poll(5);
+  ASSERT_EQ(f.log.size(), 1u);
+  EXPECT_EQ(f.log[0], std::make_pair(2u, uint64_t{5}));
+}
+
+// A handler arming a slot the walk has passed, due at once: the next scan
+// fires it (not this one, as a walk does), though nothing else is armed.
+struct ArmsSlotZero {
+  std::vector<std::pair<uint32_t, uint64_t>> log;
+  TimerModule* t = nullptr;
+};
+void arm_slot_zero(void* ctx, uint32_t slot, uint64_t now) {
+  auto* a = static_cast<ArmsSlotZero*>(ctx);
+  a->log.emplace_back(slot, now);
+  if (slot == 3) a->t->schedule(0, now);
+}
+
+TEST(TimerModuleTest, ASlotArmedBehindTheWalkFiresAtTheNextScan) {
+  ArmsSlotZero a;
+  TimerModule t(4, 10, arm_slot_zero, &a);
+  a.t = &t;
+  t.schedule(3, 100);
+  t.poll(100);
+  ASSERT_EQ(a.log.size(), 1u);
+  t.poll(105);  // within the period: no scan
+  EXPECT_EQ(a.log.size(), 1u);
+  t.poll(110);
+  ASSERT_EQ(a.log.size(), 2u);
+  EXPECT_EQ(a.log[1], std::make_pair(0u, uint64_t{110}));
 }
 
 }  // namespace
