@@ -11,9 +11,12 @@
 # A sanitizer build (EXTRA_FLAGS) builds each example with CMake only: the
 # make way is a packaging check, the normal build's, and skipping it halves
 # the sanitizer build's compiling here; every run below still happens.
-# Usage: more_examples_test.sh BUILD_DIR SOURCE_DIR LOADGEN WORK_DIR [EXTRA_FLAGS]
+# Usage: more_examples_test.sh BUILD_DIR SOURCE_DIR LOADGEN WORK_DIR [EXTRA_FLAGS [CXX CC]]
+# CXX, CC: the compilers the CMake way uses; the build's own, so that a
+# sanitizer build's examples link the same sanitizer runtime as its
+# libraries (clang's, not the system compiler's).
 set -euo pipefail
-build=$1 src=$2 loadgen=$3 work=$4 flags=${5:-}
+build=$1 src=$2 loadgen=$3 work=$4 flags=${5:-} cxx=${6:-c++} cc=${7:-cc}
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
@@ -39,6 +42,7 @@ build_type=Release
 for ex in kv-service lnic-increment; do
   echo "== $ex: CMake (find_package)"
   cmake -S "$src/examples/$ex" -B "$work/$ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=$build_type \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$work/$ex-configure.log"
   cmake --build "$work/$ex-cmake" -j 2 >"$work/$ex-build.log" 2>&1 || { cat "$work/$ex-build.log"; die "$ex: CMake build"; }
   [ -z "$flags" ] || continue
