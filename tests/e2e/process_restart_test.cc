@@ -186,14 +186,17 @@ TEST_F(ProcessRestartTest, ASwitchKilledMidStreamIsReplacedAndEveryRequestIsAnsw
       "--vdev=net_af_packet0,iface=p0;net_af_packet1,iface=p1",
       "--routes=10.0.0.1=0,10.0.0.2=1", "--switch_gbps=10", "--queue_bytes=65536", "--poll=adaptive"};
   switch_ = start(*switch_ns_, sw, "switch1.log");
-  server_ = start(*server_ns_,
-                  {NANOPU_SERVER_BIN, "--lcores=" + lcore_, "--huge=off",
-                   "--vdev=net_af_packet0,iface=p0", "--app=echo", "--context=1", "--poll=adaptive"},
-                  "server.log");
   // 3 packets a message: some are in the switch at the kill. Nothing may be
-  // lost, however long the new switch takes to start on a busy machine: the
-  // server is alive throughout, so the client must not give it up (under
-  // ASan beside a CPU hog the switch's restart took over the default 2 s).
+  // lost, however long the new switch takes to start on a busy machine: both
+  // hosts are alive throughout, so neither may give the other up. Beside a
+  // CPU hog the switch's restart took over the default 2 s: once the client
+  // gave requests up (ASan), once the server a reply (the normal build; its
+  // requests were then lost), so both wait for a silent peer for a minute.
+  server_ = start(
+      *server_ns_,
+      {NANOPU_SERVER_BIN, "--lcores=" + lcore_, "--huge=off", "--vdev=net_af_packet0,iface=p0",
+       "--app=echo", "--context=1", "--poll=adaptive", "--peer_dead_ms=60000"},
+      "server.log");
   start_loadgen(3000, 8, 4, /*drain_s=*/60, /*peer_dead_ms=*/60000);
   kill9(&switch_);
   // A rebooting switch's ports go dark.
