@@ -20,6 +20,17 @@ struct Row {
   bool modelled = false;  // the timing model's figure, not this machine's
 };
 
+// A target relative to a reference cannot be judged when the run measured
+// no reference (e.g. nanopu-bench-e2e --side=nanopu).
+[[nodiscard]] inline bool unjudged(const Row& r) {
+  return !r.target.empty() && !r.reference.empty() && r.ref_value <= 0;
+}
+[[nodiscard]] inline const char* verdict(const Row& r) {
+  if (r.target.empty()) return "";
+  if (unjudged(r)) return " (not judged: no reference in this run)";
+  return r.target_met ? " (met)" : " (NOT met)";
+}
+
 inline void print_table(const std::string& title, const std::vector<Row>& rows) {
   bool any_modelled = false;
   for (const Row& r : rows) any_modelled = any_modelled || r.modelled;
@@ -32,7 +43,7 @@ inline void print_table(const std::string& title, const std::vector<Row>& rows) 
     const std::string name = r.modelled ? r.name + " (modelled)" : r.name;
     std::printf("%-38s %12.1f  %-6s %-34s %12.1f %8.2f  %s%s\n", name.c_str(), r.value,
                 r.unit.c_str(), r.reference.c_str(), r.ref_value, ratio, r.target.c_str(),
-                r.target.empty() ? "" : (r.target_met ? " (met)" : " (NOT met)"));
+                verdict(r));
   }
 }
 
@@ -42,10 +53,11 @@ inline bool write_json(const std::string& path, const std::string& title,
   f << "{\"title\":\"" << title << "\",\"rows\":[";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    f << (i ? "," : "") << "{\"name\":\"" << r.name << "\",\"value\":" << r.value
-      << ",\"unit\":\"" << r.unit << "\",\"kind\":\"" << (r.modelled ? "modelled" : "measured") << "\",\"reference\":\"" << r.reference
-      << "\",\"ref_value\":" << r.ref_value << ",\"target\":\"" << r.target
-      << "\",\"target_met\":" << (r.target_met ? "true" : "false") << "}";
+    f << (i ? "," : "") << "{\"name\":\"" << r.name << "\",\"value\":" << r.value << ",\"unit\":\""
+      << r.unit << "\",\"kind\":\"" << (r.modelled ? "modelled" : "measured")
+      << "\",\"reference\":\"" << r.reference << "\",\"ref_value\":" << r.ref_value
+      << ",\"target\":\"" << r.target
+      << "\",\"target_met\":" << (r.target_met && !unjudged(r) ? "true" : "false") << "}";
   }
   f << "]}\n";
   return static_cast<bool>(f);

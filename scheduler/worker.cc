@@ -118,9 +118,14 @@ void Worker::poll_shared_nic(uint64_t now) {
   if (running_ != HtsPolicy::kNone) slots_[static_cast<size_t>(running_)].thread->away_tsc_ += clock::ticks() - now;
 }
 
+bool Worker::any_runnable() const {
+  for (const ThreadState& st : states_)
+    if (st.present && st.runnable) return true;
+  return false;
+}
+
 bool Worker::run_once() {
   tls_worker = this;
-  if (params_.shared_nic.present()) last_nic_poll_ = clock::ticks();
   bool ran = false;
   // Run threads until none can: each resume returns when the thread parks,
   // yields, is preempted or ends.
@@ -132,7 +137,13 @@ bool Worker::run_once() {
                          (hold_for_message_ && slots_[static_cast<size_t>(hold_)].thread->has_work());
       if (!ready) break;
       next = std::exchange(hold_, HtsPolicy::kNone);
-    } else {
+    } else if (next = policy_.best_active(states_.data(), states_.size());
+               next == HtsPolicy::kNone && any_runnable()) {
+      // No message waits: pick() (which needs the clock for the idle
+      // timeout) only if some thread can run without one. An idle core
+      // (every thread parked in wait()) reads no clock here: a TSC read
+      // costs ~10 ns on this VM, and a shared core's idle loop is what a
+      // packet waits for (nanopu-bench-e2e rtt).
       next = policy_.pick(states_.data(), states_.size(), last_, clock::ticks());
     }
     if (next == HtsPolicy::kNone) break;
@@ -146,7 +157,12 @@ bool Worker::run_once() {
     tls_current = s.thread.get();
     // Counted time (a simulation): another thread's state onto the core.
     if (last_ != HtsPolicy::kNone && next != last_) clock::charge_cycles(clock::work_costs().context_switch_cycles);
-    signals_.busy_since_tsc.store(clock::ticks(), std::memory_order_relaxed);
+    // One clock read for the resume: when the core became busy, when a
+    // shared NIC was last polled (just before this run_once) and when the
+    // thread, if it was switched out, came back (switch_out).
+    resumed_tsc_ = clock::ticks();
+    signals_.busy_since_tsc.store(resumed_tsc_, std::memory_order_relaxed);
+    if (params_.shared_nic.present()) last_nic_poll_ = resumed_tsc_;
     ++stats_.switches;
     slice_from_ = UINT64_MAX;  // until the thread yields for time again
     s.fiber->resume();
@@ -199,7 +215,7 @@ void Worker::switch_out(SlotState new_state) {
   Thread* t = s.thread.get();  // s may move while we are out (slots_ grows)
   const uint64_t out = clock::ticks();
   s.fiber->suspend();
-  t->away_tsc_ += clock::ticks() - out;  // not on-core time of its message
+  t->away_tsc_ += resumed_tsc_ - out;  // not on-core time of its message (run_once read the clock)
   fiber_running_ = true;  // resumed by run_once(), which republished our state
 }
 

@@ -122,6 +122,8 @@ class Worker {
 
   void refresh(size_t i);
   void refresh_all();
+  // Whether a thread can run without a message (states_ as last refreshed).
+  [[nodiscard]] bool any_runnable() const;
   void slow_safe_point();
   // A decision point of the running thread; switches away if the policy says so.
   // `now`: the caller's clock read, taken just before (one read, not two).
@@ -154,6 +156,7 @@ class Worker {
   uint32_t countdown_ = kClockCheckEvery;
   uint64_t last_tick_;  // TIS ticks are counted from the worker's creation
   uint64_t last_nic_poll_ = 0;
+  uint64_t resumed_tsc_ = 0;  // when run_once() last resumed a thread
   // True only while a thread's fiber is on the CPU: set by the fiber itself
   // when it starts or returns from suspend(), cleared before it suspends or
   // ends. The asynchronous-preemption handler switches only then (never on

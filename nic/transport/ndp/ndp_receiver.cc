@@ -49,10 +49,25 @@ void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offs
   sink.send_control(m.src_ip, wire::TransportHeader::of(c));
 }
 
-bool NdpReceiver::pull_allowed(uint64_t now) {
-  if (now < next_pull_) return false;
-  next_pull_ = std::max(now, next_pull_) + p_.pull_interval_ticks;
-  return true;
+uint16_t NdpReceiver::grant(uint64_t now, uint16_t wanted) {
+  const uint64_t interval = p_.pull_interval_ticks;
+  if (interval == 0) return wanted;  // unpaced
+  if (now > pull_refilled_) {
+    pull_budget_ticks_ =
+        std::min(kPullBurstPackets * interval, pull_budget_ticks_ + (now - pull_refilled_));
+    pull_refilled_ = now;
+  }
+  const auto n = static_cast<uint16_t>(std::min<uint64_t>(wanted, pull_budget_ticks_ / interval));
+  pull_budget_ticks_ -= uint64_t{n} * interval;
+  return n;
+}
+
+bool NdpReceiver::pull_toward(InboundMessage& m, uint64_t now) {
+  // One more packet in: one more packet of credit, paced.
+  const uint16_t want = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
+  if (want <= m.pulled) return true;
+  m.pulled = static_cast<uint16_t>(m.pulled + grant(now, static_cast<uint16_t>(want - m.pulled)));
+  return m.pulled == want;
 }
 
 void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes,
@@ -98,16 +113,10 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
 
 void NdpReceiver::on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink) {
   InboundMessage& m = front_.at(slot);
-  // One more packet in: one more packet of credit, paced.
-  const uint16_t want = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
-  if (want > m.pulled) {
-    if (pull_allowed(now)) {
-      m.pulled = want;
-    } else if (!m.pull_queued) {
-      m.pull_queued = true;
-      pull_queue_.push_back(slot);
-      ++counters_->tx_pulls_paced;
-    }
+  if (!m.pull_queued && !pull_toward(m, now)) {  // a queued one waits its turn (tick)
+    m.pull_queued = true;
+    pull_queue_.push_back(slot);
+    ++counters_->tx_pulls_paced;
   }
   if (m.coalesce) {
     // One ACK for all of this poll's packets of m (tick), or now if m is whole.
@@ -136,14 +145,19 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, Cont
 }
 
 void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
-  // Paced PULLs, oldest first.
-  while (pull_head_ < pull_queue_.size() && pull_allowed(now)) {
-    const uint32_t slot = pull_queue_[pull_head_++];
-    InboundMessage& m = front_.at(slot);
-    if (!m.used || !m.pull_queued) continue;
-    m.pull_queued = false;
-    m.pulled = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
-    if (!m.ack_owed) reply(m, wire::kFlagPull, 0, sink);  // else its owed ACK|PULL carries it
+  // Paced PULLs, oldest first, as far as the bucket's credit goes; a
+  // message granted only part of what it wants keeps the head.
+  while (pull_head_ < pull_queue_.size()) {
+    InboundMessage& m = front_.at(pull_queue_[pull_head_]);
+    if (m.used && m.pull_queued) {
+      const uint16_t before = m.pulled;
+      const bool all = pull_toward(m, now);
+      // Credit raised: a PULL says so, or the message's owed ACK|PULL does.
+      if (m.pulled != before && !m.ack_owed) reply(m, wire::kFlagPull, 0, sink);
+      if (!all) break;
+      m.pull_queued = false;
+    }
+    ++pull_head_;
   }
   if (pull_head_ == pull_queue_.size()) {
     pull_queue_.clear();

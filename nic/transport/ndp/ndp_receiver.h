@@ -1,8 +1,9 @@
 // NDP receiver (docs/wire.md "Receiver"): DATA for a new message takes a
 // reassembly slot; every DATA is answered by ACK|PULL (credit + 1, the first
 // packets of a message being pre-granted rtt_pkts); a trimmed (CHOP) packet
-// by NACK|PULL; PULL increases are paced at one per MTU serialization time
-// (held-back ones go out from the pacer); a message is delivered only when
+// by NACK|PULL; PULL credit is paced by a token bucket (grant(): a packet
+// per MTU serialization time; what it cannot pay yet goes out from the
+// pacer's queue at tick()); a message is delivered only when
 // complete, once. Out of slots, the prototype dropped silently: here the
 // packet is NACKed and counted, so the sender backs off and retries on its
 // timer (NEBULA-style).
@@ -33,11 +34,14 @@ class NdpReceiver {
   // partial messages.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
+  // Most packets of credit the pacer grants at once (its bucket's depth):
+  // a poll that comes this late or later grants a burst of this size.
+  static constexpr uint64_t kPullBurstPackets = 16;
   // tick() does nothing before then: the next paced PULL, owed ACKs (now),
   // the next sweep (which runs whether or not a slot is in use).
   [[nodiscard]] uint64_t next_tick_work() const {
     if (!acks_owed_.empty()) return 0;
-    return std::min(pull_head_ < pull_queue_.size() ? next_pull_ : UINT64_MAX, next_sweep_);
+    return std::min(pull_head_ < pull_queue_.size() ? next_pull_tick() : UINT64_MAX, next_sweep_);
   }
 
  private:
@@ -50,7 +54,17 @@ class NdpReceiver {
                                                    uint16_t pull_offset);
   void reply_to(const wire::FrameHeader& h, uint8_t flags, uint16_t pull_offset,
                 TransportSink& sink) const;
-  [[nodiscard]] bool pull_allowed(uint64_t now);
+  // PULL pacing as a token bucket in packets of credit: credit accrues at
+  // one packet per pull_interval_ticks (an MTU at --link_gbps) up to
+  // kPullBurstPackets, and each packet of credit granted spends one. A
+  // poll that comes late grants what the elapsed time allows at once,
+  // where one PULL per interval let a slow poll's queue drain a message
+  // per poll (docs/wire.md, "NDP behaviour"). Returns the packets of
+  // credit, at most `wanted`, granted now.
+  [[nodiscard]] uint16_t grant(uint64_t now, uint16_t wanted);
+  // Raises m's credit toward what its received packets earn (received +
+  // rtt_packets) by what the pacer grants. Returns whether m has it all.
+  bool pull_toward(InboundMessage& m, uint64_t now);
   // A whole one-packet message: ACKed (or its ACK held for a DATA packet
   // to carry) and handed over.
   void deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, ContextEntry* dst, uint64_t now,
@@ -58,6 +72,12 @@ class NdpReceiver {
   // A packet stored in slot: credit, ACK (or a bitmap ACK owed), delivery.
   void on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink);
   void expire(uint64_t now);
+  // When the bucket next holds a packet of credit.
+  [[nodiscard]] uint64_t next_pull_tick() const {
+    const uint64_t interval = p_.pull_interval_ticks;
+    return pull_budget_ticks_ >= interval ? pull_refilled_
+                                          : pull_refilled_ + (interval - pull_budget_ticks_);
+  }
 
   NdpParams p_;
   NicCounters* counters_;
@@ -66,7 +86,8 @@ class NdpReceiver {
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   std::vector<uint32_t> acks_owed_;   // slots owed a bitmap ACK this poll
   size_t pull_head_ = 0;
-  uint64_t next_pull_ = 0;
+  uint64_t pull_budget_ticks_ = 0;  // the bucket: pull_interval_ticks per packet of credit
+  uint64_t pull_refilled_ = 0;      // when the bucket was last topped up
   uint64_t next_sweep_ = 0;
 };
 
