@@ -208,12 +208,12 @@ bool Worker::all_finished() const {
                      [](const Slot& s) { return s.state == SlotState::kFinished; });
 }
 
-void Worker::switch_out(SlotState new_state) {
+void Worker::switch_out(SlotState new_state, uint64_t out) {
   Slot& s = slots_[static_cast<size_t>(running_)];
   s.state = new_state;
   fiber_running_ = false;
   Thread* t = s.thread.get();  // s may move while we are out (slots_ grows)
-  const uint64_t out = clock::ticks();
+  if (out == kReadClock) out = clock::ticks();
   s.fiber->suspend();
   t->away_tsc_ += resumed_tsc_ - out;  // not on-core time of its message (run_once read the clock)
   fiber_running_ = true;  // resumed by run_once(), which republished our state
@@ -249,12 +249,12 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
   if (r.has_msg) ++stats_.preemptions;
   else if (policy_.best_active(states_.data(), states_.size(), running_) == HtsPolicy::kNone)
     ++stats_.idle_rotations;
-  switch_out(SlotState::kRunnable);
+  switch_out(SlotState::kRunnable);  // `now` may predate a shared NIC poll (slow_safe_point)
 }
 
 void Worker::park(size_t slot, uint64_t wake_tsc) {
   ThreadState& st = states_[slot];
-  const uint64_t now = clock::ticks();
+  uint64_t now = clock::ticks();  // also when it left the core (switch_out)
   if (st.idle_since == 0) st.idle_since = now;
   if (policy_.params().mode == SchedMode::kTis) {
     // TIS: the core stays with this thread (it polls, like lnic_wait) until
@@ -272,9 +272,10 @@ void Worker::park(size_t slot, uint64_t wake_tsc) {
       rte_pause();
     }
     last_tick_ = tick;
+    now = clock::ticks();
   }
   slots_[slot].wake_tsc = wake_tsc;
-  switch_out(SlotState::kWaiting);
+  switch_out(SlotState::kWaiting, now);
   slots_[slot].wake_tsc = 0;
 }
 
@@ -345,7 +346,7 @@ void Worker::idle(size_t slot) {
   // Single-lcore mode: give the core back to the loop (NIC, other hosts
   // driven by the same thread in tests); the policy picks again there.
   if (params_.shared_nic.present()) {
-    switch_out(SlotState::kRunnable);
+    switch_out(SlotState::kRunnable, now);
     return;
   }
   decide(false, now);

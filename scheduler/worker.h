@@ -128,7 +128,10 @@ class Worker {
   // A decision point of the running thread; switches away if the policy says so.
   // `now`: the caller's clock read, taken just before (one read, not two).
   void decide(bool at_msg_done, uint64_t now);
-  void switch_out(SlotState new_state);
+  // Leaves the core in new_state; `out`: when (the caller's clock read, so
+  // that a TSC read, ~10 ns on this VM, is not taken twice), or kReadClock.
+  static constexpr uint64_t kReadClock = UINT64_MAX;
+  void switch_out(SlotState new_state, uint64_t out = kReadClock);
   void publish_running();
   void poll_shared_nic(uint64_t now);
   // Virtual time (nanopu-sim) under TIS: modelled time passes only between
