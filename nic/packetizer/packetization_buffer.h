@@ -49,14 +49,27 @@ struct OutboundMessage {
 };
 
 // The mbuf a kept packet goes to the port in (its first kFrameHeaderBytes
-// are header room, written after this): the port gets its own, not
-// ours, because a zero-copy PMD (net_ring) hands the very mbuf to the
-// receiver, which must be free to adjust and chain it while we keep the
-// original for retransmission. Small packets are copied (the receiver on
-// another core then never touches our buffer's reference count, a cache
-// line we write on ACK); larger ones are cloned. nullptr: no mbuf now.
+// are header room, written after this). A port that only reads frames and
+// lets go of them (port_takes_kept: memif and af_packet copy, net_null
+// frees, a NIC's DMA reads, io_uring sends from it) gets the kept mbuf
+// itself with one more reference, while nobody else holds it: no buffer
+// taken, no copy, and the header written where the worker left room for
+// it. Held elsewhere still (its last copy not yet sent or completed), it
+// is not written under the port: a copy or clone, as for the rest. A
+// zero-copy PMD (net_ring) hands the very mbuf to the receiver, which must
+// be free to adjust and chain it while we keep the original for
+// retransmission, so the port gets its own: small packets are copied (the
+// receiver on another core then never touches our buffer's reference
+// count, a cache line we write on ACK); larger ones are cloned. nullptr:
+// no mbuf now.
 [[nodiscard]] inline rte_mbuf* packet_for_port(rte_mbuf* kept, rte_mempool* pool,
-                                               uint16_t copy_below_bytes) {
+                                               uint16_t copy_below_bytes,
+                                               bool port_takes_kept = false) {
+  if (port_takes_kept && rte_mbuf_refcnt_read(kept) == 1 && RTE_MBUF_DIRECT(kept) &&
+      kept->nb_segs == 1) {
+    rte_mbuf_refcnt_set(kept, 2);  // ours alone until now: no other core can race this store
+    return kept;
+  }
   if (kept->data_len > copy_below_bytes) return rte_pktmbuf_clone(kept, pool);
   if (kept->nb_segs != 1 || kept->data_len < wire::kFrameHeaderBytes) [[unlikely]]
     return rte_pktmbuf_copy(kept, pool, 0, UINT32_MAX);  // not a packet split_into_packets made

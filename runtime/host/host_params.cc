@@ -117,6 +117,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   p.gateway_mac = c.gateway_mac;
   p.faults = c.faults;
   p.transports = transport_config(c, port.sends_indirect_mbufs(), incarnation);
+  p.transports.common.port_takes_kept = port.takes_kept_packets();
   p.protocol = c.transport == TransportProtocol::kHoma ? wire::kIpProtoHoma : wire::kIpProtoNdp;
   p.core_select = c.core_select;
   p.jbsq_n = c.jbsq_n;

@@ -71,6 +71,16 @@ class Port {
   // address from the mbuf's own address and its data pointer, which for a
   // clone points into another mbuf's buffer — the frame sent is garbage.
   [[nodiscard]] bool sends_indirect_mbufs() const { return driver_ != "net_af_xdp"; }
+  // Whether the port may be handed the very mbuf a sender keeps for
+  // retransmission (one more reference, nanopu/docs/design.md §7): it
+  // must only read the frame and let go of it (copy it, DMA it, send it
+  // from it) and never pass the mbuf itself on. net_ring gives it to the
+  // receiving host, which adjusts and chains it; a modelled link's
+  // (external) PacketIo may do the same; net_af_xdp takes a frame's UMEM
+  // address from the mbuf. Those get copies and clones, as before.
+  [[nodiscard]] bool takes_kept_packets() const {
+    return external_ == nullptr && driver_ != "net_ring" && driver_ != "net_af_xdp";
+  }
   // Whether the port must be restarted to reconnect after its peer went
   // away: a role=client memif (DPDK connects it only in rte_eth_dev_start).
   [[nodiscard]] bool reconnects() const { return reconnects_; }

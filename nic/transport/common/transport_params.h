@@ -32,6 +32,9 @@ struct TransportParams {
   // (an indirect mbuf sharing the kept original) above: a port that cannot
   // send indirect mbufs gets UINT16_MAX (always a copy).
   uint16_t copy_below_bytes = 256;   // header + up to 192 payload bytes
+  // The port may be handed the kept packet itself, one reference more,
+  // while nobody else holds it (packet_for_port); false: copies and clones.
+  bool port_takes_kept = false;
   uint64_t reassembly_expiry_ticks = 0;  // free a partial message silent this long
   uint64_t completion_memory_ticks = 0;  // how long a delivered message's id is remembered
   uint16_t incarnation = 1;            // this sender's run (docs/wire.md); never 0

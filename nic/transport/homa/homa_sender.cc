@@ -58,7 +58,7 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
   h.grant_offset = static_cast<uint16_t>(
       std::min<uint32_t>(m.msg_len, uint32_t{p_.rtt_packets()} * wire::kSegmentBytes));
   h.grant_prio = m.priority;
-  rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes);
+  rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes, c_.port_takes_kept);
   if (copy == nullptr) {  // no buffer now: a RESEND or the timer asks again
     ++counters_->tx_drop_no_mbuf;
     return;
