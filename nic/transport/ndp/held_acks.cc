@@ -62,8 +62,10 @@ void HeldAcks::expire(uint64_t now, TransportSink& sink) {
 uint64_t HeldAcks::next_deadline() const { return head_ == tail_ ? UINT64_MAX : at(head_).deadline; }
 
 wire::FrameHeader HeldAcks::carried(const wire::FrameHeader& data) {
-  // What NdpReceiver::reply_to would have sent for that message: contexts of
-  // the message (the reverse of this packet's), ids and run echoed.
+  // An ACK of the whole message (only a whole one is held: one packet, or
+  // every packet of a longer one): a bitmap naming every packet, contexts
+  // of the message (the reverse of this packet's), ids and run echoed. The
+  // sender takes the bits its message has.
   wire::FrameHeader c = data;
   wire::NdpHeader& a = c.ndp;
   a.flags = wire::kFlagAck;
@@ -75,7 +77,8 @@ wire::FrameHeader HeldAcks::carried(const wire::FrameHeader& data) {
   a.buf_size_class = static_cast<uint8_t>(data.ndp.dst_incarnation);
   a.dst_incarnation = data.ndp.incarnation;
   a.core_time = 0;
-  a.options = 0;
+  a.options = wire::kOptAckBitmap;
+  a.acked_bitmap = ~uint64_t{0};
   a.acked_msg_id = a.acked_buf_ptr = 0;
   return c;
 }

@@ -14,15 +14,32 @@ NdpReceiver::NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounte
   acks_owed_.reserve(c.reassembly_slots);
 }
 
-void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
+wire::NdpHeader NdpReceiver::ack_bitmap(const InboundMessage& m) {
   const auto highest = static_cast<uint8_t>(63 - __builtin_clzll(m.received));
   wire::NdpHeader c = control_about<wire::NdpHeader>(m, wire::kFlagAck | wire::kFlagPull, highest);
   c.pull_offset = m.pulled;
   c.options = wire::kOptAckBitmap;
   c.acked_bitmap = m.received;
-  sink.send_control(m.src_ip, wire::TransportHeader::of(c));
+  return c;
+}
+
+void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
+  sink.send_control(m.src_ip, wire::TransportHeader::of(ack_bitmap(m)));
   m.ack_owed = false;
   ++counters_->tx_ack_bitmaps;
+}
+
+void NdpReceiver::ack_whole(InboundMessage& m, uint64_t now, TransportSink& sink) {
+  // Such a sender takes ACKs on DATA too (m.coalesce): like a one-packet
+  // message's, the ACK of the whole waits for a DATA packet to that peer
+  // to carry it (docs/wire.md, "Acknowledgements that ride on data"), or
+  // leaves, this very bitmap ACK, when its hold runs out.
+  if (held_ != nullptr && held_->enabled()) {
+    held_->hold(m.src_ip, ack_bitmap(m), now, sink);
+    m.ack_owed = false;
+    return;
+  }
+  send_ack_bitmap(m, sink);
 }
 
 wire::NdpHeader NdpReceiver::control_for(const wire::NdpHeader& n, uint8_t flags, uint16_t pull_offset) {
@@ -124,7 +141,7 @@ void NdpReceiver::on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t no
       m.ack_owed = true;
       acks_owed_.push_back(slot);
     }
-    if (m.received_count == m.npkts) send_ack_bitmap(m, sink);
+    if (m.received_count == m.npkts) ack_whole(m, now, sink);
   } else {
     reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
   }

@@ -47,7 +47,10 @@ class NdpReceiver {
  private:
   void reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, TransportSink& sink) const;
   // The one ACK|PULL naming every packet of m received so far (kOptAckBitmap).
+  [[nodiscard]] static wire::NdpHeader ack_bitmap(const InboundMessage& m);
   void send_ack_bitmap(InboundMessage& m, TransportSink& sink);
+  // m is whole: its bitmap ACK, held for a DATA packet to carry if holding is on.
+  void ack_whole(InboundMessage& m, uint64_t now, TransportSink& sink);
   // The control packet answering DATA header n (contexts swapped, ids and
   // runs echoed, DATA-only fields cleared).
   [[nodiscard]] static wire::NdpHeader control_for(const wire::NdpHeader& n, uint8_t flags,

@@ -1,9 +1,9 @@
 // Fewer ACKs between nanopu hosts (docs/wire.md, "Acknowledgements that
 // ride on data" and "ACK bitmaps"), packet by packet. A multi-packet
 // message from a sender that announces it is acknowledged by one bitmap
-// ACK per poll, the prototype's by one ACK per packet. ACKs that ride on DATA: the NDP receiver holds the ACK of a whole
-// single-packet message only for a sender that announces it takes such
-// ACKs; a DATA packet to that sender carries it only when peer, contexts
+// ACK per poll, the prototype's by one ACK per packet. ACKs that ride on DATA: the NDP receiver
+// holds the ACK of a whole message (one packet, or the last of several) only for a sender that
+// announces it takes such ACKs; a DATA packet to that sender carries it only when peer, contexts
 // and run match; an ACK no packet takes leaves on its own, byte for byte
 // the one an immediate ACK would have been; the sender takes a carried ACK
 // as that ACK. Real mbufs from a real EAL mempool; the sink records.
@@ -134,16 +134,24 @@ TEST_F(HeldAcksTest, AnnouncingSendersPacketsAreAckedByOneBitmapPerPoll) {
   rx_->tick(now_, sink_);
   EXPECT_EQ(sink_.controls.size(), 1u) << "nothing new, nothing sent";
 
-  // The rest completes the message: its bitmap ACK leaves at once, before
-  // the slot is freed, and the next tick has nothing to send.
+  // The rest completes the message: its bitmap ACK is held for a DATA
+  // packet to carry, as a one-packet message's is, and the next tick has
+  // nothing to send; when the hold runs out it leaves as that bitmap ACK.
   receive(*rx_, packet_of_four(21, 1, wire::kOptTakesAcks), sink_);
   receive(*rx_, packet_of_four(21, 3, wire::kOptTakesAcks), sink_);
-  ASSERT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(sink_.controls[1].ndp.acked_bitmap, 0b1111u);
+  EXPECT_EQ(sink_.controls.size(), 1u);
+  EXPECT_EQ(held_->size(), 1u);
   EXPECT_EQ(sink_.delivered.size(), 1u);
   rx_->tick(now_, sink_);
-  EXPECT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(counters_.tx_ack_bitmaps, 2u);
+  EXPECT_EQ(sink_.controls.size(), 1u);
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[1].ndp.flags, wire::kFlagAck | wire::kFlagPull);
+  EXPECT_EQ(sink_.controls[1].ndp.options, wire::kOptAckBitmap);
+  EXPECT_EQ(sink_.controls[1].ndp.acked_bitmap, 0b1111u);
+  EXPECT_EQ(sink_.controls[1].ndp.tx_msg_id, 21);
+  EXPECT_EQ(counters_.tx_ack_bitmaps, 1u);
+  EXPECT_EQ(counters_.tx_acks_held_expired, 1u);
 
   // Through the codec: the bitmap survives, a DATA packet's fields do not leak in.
   wire::FrameHeader f;
@@ -286,6 +294,26 @@ TEST_F(HeldAcksTest, ACarriedAckReadsAsTheControlPacketItStandsFor) {
   EXPECT_EQ(ack.ndp.pkt_offset, 0);
   EXPECT_EQ(ack.ndp.incarnation, 5) << "the requester's own run, as its sender checks";
   EXPECT_EQ(ack.ndp.buf_size_class, 5);
+  // It stands for the whole message (only a whole one is held): a bitmap
+  // naming every packet, of which the sender takes those its message has.
+  EXPECT_EQ(ack.ndp.options, wire::kOptAckBitmap);
+  EXPECT_EQ(ack.ndp.acked_bitmap, ~uint64_t{0});
+}
+
+TEST_F(HeldAcksTest, AWholeMultiPacketMessagesAckIsHeldAndTheReplyCarriesIt) {
+  p_.coalesce_acks = true;
+  start();
+  for (uint8_t pkt = 0; pkt < 4; ++pkt)
+    receive(*rx_, packet_of_four(31, pkt, wire::kOptTakesAcks), sink_);
+  rx_->tick(now_, sink_);
+  EXPECT_EQ(sink_.delivered.size(), 1u);
+  EXPECT_TRUE(sink_.controls.empty()) << "the whole message's ACK waits for the reply";
+  wire::NdpHeader r = reply();
+  ASSERT_TRUE(held_->attach(kPeer, r));
+  EXPECT_EQ(r.acked_msg_id, 31);
+  EXPECT_EQ(r.acked_buf_ptr, 71);
+  held_->expire(now_ + 10 * kHold, sink_);
+  EXPECT_TRUE(sink_.controls.empty()) << "a carried ACK is never sent again";
 }
 
 }  // namespace
