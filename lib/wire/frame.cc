@@ -117,7 +117,10 @@ void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* ou
     encode_homa_header(h.homa, l4);
     return;
   }
-  const NdpHeader& n = h.ndp;
+  encode_ndp_header(h.ndp, l4);
+}
+
+void encode_ndp_header(const NdpHeader& n, uint8_t* l4) {
   l4[0] = n.flags;
   put16(l4 + 1, n.src_context);
   put16(l4 + 3, n.dst_context);

@@ -4,22 +4,22 @@
 
 namespace nanopu {
 
-wire::FrameHeader Packetizer::header_for(uint32_t dst_ip, const wire::TransportHeader& h) const {
-  wire::FrameHeader f;
-  f.dst_mac = neighbors_->lookup(dst_ip);
-  f.src_mac = host_mac_;
-  f.src_ip = host_ip_;
-  f.dst_ip = dst_ip;
-  f.protocol = h.protocol;
-  f.tos = h.tos;
-  if (h.protocol == wire::kIpProtoHoma) f.homa = h.homa;
-  else f.ndp = h.ndp;
-  return f;
+const wire::FrameTemplate& Packetizer::template_for(uint32_t dst_ip, uint8_t protocol) const {
+  if (dst_ip != template_ip_ || protocol != template_protocol_ ||
+      neighbors_->generation() != template_generation_) {
+    template_ = wire::make_frame_template(neighbors_->lookup(dst_ip), host_mac_, host_ip_, dst_ip,
+                                          protocol);
+    template_ip_ = dst_ip;
+    template_protocol_ = protocol;
+    template_generation_ = neighbors_->generation();
+  }
+  return template_;
 }
 
 void Packetizer::frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                             size_t payload_bytes) const {
-  wire::encode_frame_header(header_for(dst_ip, h), payload_bytes, rte_pktmbuf_mtod(m, uint8_t*));
+  wire::encode_frame_from(template_for(dst_ip, h.protocol), h, payload_bytes,
+                          rte_pktmbuf_mtod(m, uint8_t*));
 }
 
 rte_mbuf* Packetizer::make_control(uint32_t dst_ip, const wire::TransportHeader& h) const {
@@ -27,7 +27,7 @@ rte_mbuf* Packetizer::make_control(uint32_t dst_ip, const wire::TransportHeader&
   if (m == nullptr) return nullptr;
   constexpr uint16_t kLen = wire::kFrameHeaderBytes + wire::kControlPayloadBytes;
   auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kLen));
-  wire::encode_frame_header(header_for(dst_ip, h), wire::kControlPayloadBytes, p);
+  wire::encode_frame_from(template_for(dst_ip, h.protocol), h, wire::kControlPayloadBytes, p);
   std::memset(p + wire::kFrameHeaderBytes, 0, wire::kControlPayloadBytes);
   return m;
 }

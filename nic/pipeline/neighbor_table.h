@@ -24,16 +24,26 @@ class NeighborTable {
     if (have_last_ && ip == last_ip_ && same(mac, last_mac_)) return;
     auto it = map_.find(ip);
     if (it != map_.end()) {
+      if (same(it->second, mac)) {  // nothing changed: remembered as the last only
+        last_ip_ = ip;
+        last_mac_ = mac;
+        have_last_ = true;
+        return;
+      }
       it->second = mac;
     } else if (map_.size() < kMaxEntries) {
       map_.emplace(ip, mac);
     } else {
       return;  // full: this peer is not remembered
     }
+    ++generation_;
     last_ip_ = ip;
     last_mac_ = mac;
     have_last_ = true;
   }
+  // Moves on whenever an address's MAC is learned or changes: what was
+  // built from lookup() before (a frame template) is stale.
+  [[nodiscard]] uint64_t generation() const { return generation_; }
   [[nodiscard]] const wire::MacAddr& lookup(uint32_t ip) const {
     if (have_last_ && ip == last_ip_) return last_mac_;
     auto it = map_.find(ip);
@@ -57,6 +67,7 @@ class NeighborTable {
   uint32_t last_ip_ = 0;  // the last peer learned; its table entry equals last_mac_
   wire::MacAddr last_mac_{};
   bool have_last_ = false;
+  uint64_t generation_ = 0;
   absl::flat_hash_map<uint32_t, wire::MacAddr> map_;
 };
 

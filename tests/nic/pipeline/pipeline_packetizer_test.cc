@@ -161,6 +161,18 @@ TEST_F(PipelineTest, ThePacketizersFramesReadBackAsTheHeadersItWasGivenToTheLear
   EXPECT_EQ(back.homa, g);
   EXPECT_EQ(payload, 500u);
   EXPECT_EQ(rte_pktmbuf_mtod(data, const uint8_t*)[wire::kFrameHeaderBytes + 499], 0x5a) << "payload untouched";
+
+  // The peer's MAC changes (a new NIC behind the same address): the next
+  // frame to it goes to the new MAC, not to the one its template was built with.
+  constexpr wire::MacAddr kNewMac = {0x02, 0, 0, 0, 0, 0x22};
+  wire::FrameHeader moved = data_to(7);
+  moved.src_mac = kNewMac;
+  (void)classify(frame(moved, 100), &h);
+  out.frame_data(data, kPeer, wire::TransportHeader::of(g, 5), 500);
+  ASSERT_EQ(wire::decode_frame_header(rte_pktmbuf_mtod(data, const uint8_t*), data->pkt_len, &back,
+                                      &payload),
+            wire::ParseError::kOk);
+  EXPECT_EQ(back.dst_mac, kNewMac);
   rte_pktmbuf_free(data);
 }
 
