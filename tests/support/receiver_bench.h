@@ -1,16 +1,19 @@
 // Test support for driving a transport's receiver by hand: a pool of
 // message mbufs (with MsgMeta room, as the runtime's) and one context entry
-// with its global RX queue; on teardown every mbuf must be back.
+// with its global RX queue; on teardown every mbuf must be back. deliver()
+// hands an NDP receiver one DATA packet through the wire codec.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include <cstring>
 #include <string>
 
 #include "lib/contract/context_table.h"
 #include "lib/contract/message.h"
+#include "lib/wire/frame.h"
 
 namespace nanopu::testing {
 
@@ -34,6 +37,28 @@ class ReceiverBench {
     EXPECT_EQ(rte_mempool_in_use_count(pool), 0) << "a packet leaked";
     rte_mempool_free(pool);
     pool = nullptr;
+  }
+
+  // The DATA packet with header h as a port would hand it over (its
+  // payload the length h names, filled with `fill`), through the wire
+  // codec, to rx->on_data at `now`. ASSERTs inside: call through
+  // ASSERT_NO_FATAL_FAILURE where a failure must stop the test.
+  template <class Receiver, class Sink>
+  void deliver(Receiver& rx, const wire::FrameHeader& h, uint64_t now, Sink& sink,
+               uint8_t fill = 0x5a) {
+    const size_t payload = wire::segment_payload_bytes(h.ndp.msg_len, h.ndp.pkt_offset);
+    rte_mbuf* m = rte_pktmbuf_alloc(pool);
+    ASSERT_NE(m, nullptr);
+    auto* buf = reinterpret_cast<uint8_t*>(
+        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + payload)));
+    ASSERT_NE(buf, nullptr);
+    wire::encode_frame_header(h, payload, buf);
+    std::memset(buf + wire::kFrameHeaderBytes, fill, payload);
+    wire::FrameHeader parsed;
+    size_t parsed_payload = 0;
+    ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &parsed_payload),
+              wire::ParseError::kOk);
+    rx.on_data(m, parsed, parsed_payload, &ctx, now, sink);
   }
 
   rte_mempool* pool = nullptr;

@@ -76,16 +76,7 @@ class HeldAcksTest : public ::testing::Test {
   }
  protected:
   void receive(NdpReceiver& rx, const wire::FrameHeader& h, RecordingSink& sink) {
-    rte_mbuf* m = rte_pktmbuf_alloc(bench_.pool);
-    ASSERT_NE(m, nullptr);
-    const size_t len = wire::segment_payload_bytes(h.ndp.msg_len, h.ndp.pkt_offset);
-    auto* buf = reinterpret_cast<uint8_t*>(
-        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + len)));
-    wire::encode_frame_header(h, len, buf);
-    wire::FrameHeader parsed;
-    size_t payload = 0;
-    ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &payload), wire::ParseError::kOk);
-    rx.on_data(m, parsed, payload, &bench_.ctx, now_ += 10, sink);
+    bench_.deliver(rx, h, now_ += 10, sink);
   }
   // The reply's header from context 7 back to kPeer's context 3.
   [[nodiscard]] static wire::NdpHeader reply(uint16_t dst_incarnation = 5) {

@@ -54,18 +54,7 @@ class NdpIncarnationTest : public ::testing::Test {
     h.ndp.buf_size_class = static_cast<uint8_t>(incarnation);
     h.ndp.incarnation = incarnation;
     h.ndp.dst_incarnation = dst_incarnation;
-    const size_t payload = wire::segment_payload_bytes(msg_len, pkt_offset);
-    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
-    ASSERT_NE(m, nullptr);
-    auto* buf = reinterpret_cast<uint8_t*>(
-        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + payload)));
-    ASSERT_NE(buf, nullptr);
-    wire::encode_frame_header(h, payload, buf);
-    std::memset(buf + wire::kFrameHeaderBytes, 0x5a, payload);
-    wire::FrameHeader parsed;
-    size_t parsed_payload = 0;
-    ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &parsed_payload), wire::ParseError::kOk);
-    rx_->on_data(m, parsed, parsed_payload, &ctx_, now_ += 10, sink_);
+    bench_.deliver(*rx_, h, now_ += 10, sink_);
   }
 
   testing::ReceiverBench bench_;

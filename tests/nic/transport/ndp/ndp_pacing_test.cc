@@ -59,18 +59,7 @@ class NdpPacingTest : public ::testing::Test {
     h.ndp.tx_msg_id = id;
     h.ndp.incarnation = 1;
     h.ndp.buf_size_class = 1;
-    const size_t payload = wire::segment_payload_bytes(kLen, pkt_offset);
-    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
-    ASSERT_NE(m, nullptr);
-    auto* buf = reinterpret_cast<uint8_t*>(
-        rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + payload)));
-    ASSERT_NE(buf, nullptr);
-    wire::encode_frame_header(h, payload, buf);
-    wire::FrameHeader parsed;
-    size_t parsed_payload = 0;
-    ASSERT_EQ(wire::decode_frame_header(buf, m->pkt_len, &parsed, &parsed_payload),
-              wire::ParseError::kOk);
-    rx_->on_data(m, parsed, parsed_payload, &ctx_, now, sink_);
+    bench_.deliver(*rx_, h, now, sink_);
   }
   // The credit the last control packet for message id named.
   [[nodiscard]] uint16_t credit(uint16_t id) const {
