@@ -17,13 +17,15 @@ struct Row {
   double ref_value = 0;   // the reference, same unit, same run (0: none)
   std::string target;     // e.g. "<= 50 ns"; empty if none
   bool target_met = true;
+  bool judged = true;     // false: the run measured only one side of the comparison
   bool modelled = false;  // the timing model's figure, not this machine's
 };
 
 // A target relative to a reference cannot be judged when the run measured
-// no reference (e.g. nanopu-bench-e2e --side=nanopu).
+// one side alone (nanopu-bench-e2e --side=nanopu or reference), or no
+// reference at all.
 [[nodiscard]] inline bool unjudged(const Row& r) {
-  return !r.target.empty() && !r.reference.empty() && r.ref_value <= 0;
+  return !r.target.empty() && (!r.judged || (!r.reference.empty() && r.ref_value <= 0));
 }
 [[nodiscard]] inline const char* verdict(const Row& r) {
   if (r.target.empty()) return "";
@@ -57,7 +59,8 @@ inline bool write_json(const std::string& path, const std::string& title,
       << r.unit << "\",\"kind\":\"" << (r.modelled ? "modelled" : "measured")
       << "\",\"reference\":\"" << r.reference << "\",\"ref_value\":" << r.ref_value
       << ",\"target\":\"" << r.target
-      << "\",\"target_met\":" << (r.target_met && !unjudged(r) ? "true" : "false") << "}";
+      << "\",\"target_met\":" << (r.target_met && !unjudged(r) ? "true" : "false")
+      << ",\"judged\":" << (unjudged(r) ? "false" : "true") << "}";
   }
   f << "]}\n";
   return static_cast<bool>(f);

@@ -19,7 +19,10 @@ int HtsPolicy::best_active(const ThreadState* ts, size_t n, int except) const {
 
 int HtsPolicy::pick(const ThreadState* ts, size_t n, int last, uint64_t now) const {
   const int active = best_active(ts, n);
-  if (active != kNone) return active;
+  return active != kNone ? active : pick_idle(ts, n, last, now);
+}
+
+int HtsPolicy::pick_idle(const ThreadState* ts, size_t n, int last, uint64_t now) const {
   if (last >= 0 && static_cast<size_t>(last) < n && ts[last].present && ts[last].runnable &&
       (ts[last].idle_since == 0 || now - ts[last].idle_since <= p_.idle_timeout))
     return last;

@@ -69,6 +69,8 @@ class HtsPolicy {
   // active it keeps the core until it has idled past the idle timeout, then
   // the core rotates round-robin (d).
   [[nodiscard]] int pick(const ThreadState* ts, size_t n, int last, uint64_t now) const;
+  // pick() when no thread is active: `last`, or the next runnable one.
+  [[nodiscard]] int pick_idle(const ThreadState* ts, size_t n, int last, uint64_t now) const;
 
   // A decision point while `running` runs (a safe point, a tick, msg_done,
   // idle). Applies t0 demotion to ts[running]; returns true if the core

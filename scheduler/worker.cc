@@ -139,12 +139,13 @@ bool Worker::run_once() {
       next = std::exchange(hold_, HtsPolicy::kNone);
     } else if (next = policy_.best_active(states_.data(), states_.size());
                next == HtsPolicy::kNone && any_runnable()) {
-      // No message waits: pick() (which needs the clock for the idle
+      // No message waits: pick_idle() (which needs the clock for the idle
       // timeout) only if some thread can run without one. An idle core
-      // (every thread parked in wait()) reads no clock here: a TSC read
-      // costs ~10 ns on this VM, and a shared core's idle loop is what a
-      // packet waits for (nanopu-bench-e2e rtt).
-      next = policy_.pick(states_.data(), states_.size(), last_, clock::ticks());
+      // (every thread parked in wait()) reads no clock here (refresh()
+      // still reads it for a thread in wait_for()): a TSC read costs ~10 ns
+      // on this VM, and a shared core's idle loop is what a packet waits
+      // for (nanopu-bench-e2e rtt).
+      next = policy_.pick_idle(states_.data(), states_.size(), last_, clock::ticks());
     }
     if (next == HtsPolicy::kNone) break;
     Slot& s = slots_[static_cast<size_t>(next)];

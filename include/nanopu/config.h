@@ -117,7 +117,7 @@ struct Config {
   // deadline (rpc.h) tells it sooner. A live peer that never answers one
   // message (a context nobody serves) has it given up after 4x this.
   double peer_dead_ms = 2000;
-  // NDP: hold the ACK of a whole single-packet message from a nanopu peer
+  // NDP: hold the ACK of a whole message from a nanopu peer
   // this long for a DATA packet to that peer (its reply, the next request)
   // to carry (docs/wire.md, "Acknowledgements that ride on data"). 0: every
   // ACK leaves at once, as toward the prototype. Below rto_us / 2.

@@ -46,11 +46,18 @@ inline constexpr uint8_t kFlagGone = 0x20;
 // nanopu NDP options (docs/wire.md, byte 23, "Acknowledgements that ride on
 // data"); the prototype leaves the byte zero and never reads it.
 // kOptTakesAcks: this sender takes an ACK riding in a DATA packet, so its
-// single-packet messages may be acknowledged that way.
-// kOptCarriesAck: bytes 24-27 acknowledge one whole single-packet message
-// the receiver of this packet sent to its sender.
+// single-packet messages may be acknowledged that way (and takes bitmap
+// ACKs, kOptAckBitmap).
+// kOptCarriesAck: bytes 24-27 acknowledge one whole message the receiver
+// of this packet sent to its sender (a single-packet one, or one whose
+// sender announced kOptTakesWholeAcks).
+// kOptTakesWholeAcks: this sender reads a carried ACK as acknowledging
+// every packet of its message, so its multi-packet messages may be
+// acknowledged that way too (a nanopu sender from before 2026-11-27 read
+// it as packet 0's alone and does not announce this).
 inline constexpr uint8_t kOptTakesAcks = 0x01;
 inline constexpr uint8_t kOptCarriesAck = 0x02;
+inline constexpr uint8_t kOptTakesWholeAcks = 0x08;
 // On an ACK (control packet) to a sender that announced kOptTakesAcks:
 // acked_bitmap (in bytes 19-22 and 24-27, unused in control packets) names
 // every packet of the message received so far; one such ACK per message

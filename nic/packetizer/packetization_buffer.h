@@ -49,32 +49,37 @@ struct OutboundMessage {
 };
 
 // The mbuf a kept packet goes to the port in (its first kFrameHeaderBytes
-// are header room, written after this). A port that only reads frames and
-// lets go of them (port_takes_kept: memif and af_packet copy, net_null
-// frees, a NIC's DMA reads, io_uring sends from it) gets the kept mbuf
-// itself with one more reference, while nobody else holds it: no buffer
-// taken, no copy, and the header written where the worker left room for
-// it. Held elsewhere still (its last copy not yet sent or completed), it
-// is not written under the port: a copy or clone, as for the rest. A
-// zero-copy PMD (net_ring) hands the very mbuf to the receiver, which must
-// be free to adjust and chain it while we keep the original for
-// retransmission, so the port gets its own: small packets are copied (the
-// receiver on another core then never touches our buffer's reference
-// count, a cache line we write on ACK); larger ones are cloned. nullptr:
-// no mbuf now.
+// are header room, written after this). The header is written into the
+// kept buffer itself only while nobody else holds it (reference count 1):
+// a frame still held elsewhere — the port's earlier send not yet gone or
+// completed, a receiver's clone — must not have its header rewritten
+// under it (a carried ACK in it would be lost, a half-written header fail
+// its checksum), so it goes as a copy of its own.
+//   - A port that only reads a frame and lets go of it (port_takes_kept:
+//     Port::takes_kept_packets) gets the kept mbuf itself, one reference
+//     more: no buffer taken, no copy, the header written where the worker
+//     left room for it.
+//   - Otherwise (a zero-copy PMD, net_ring, hands the very mbuf to the
+//     receiver, which must be free to adjust and chain it while we keep
+//     the original for retransmission) small packets are copied (the
+//     receiver on another core then never touches our buffer's reference
+//     count, a cache line we write on ACK) and larger ones cloned.
+// nullptr: no mbuf now.
 [[nodiscard]] inline rte_mbuf* packet_for_port(rte_mbuf* kept, rte_mempool* pool,
                                                uint16_t copy_below_bytes,
                                                bool port_takes_kept = false) {
-  if (port_takes_kept && rte_mbuf_refcnt_read(kept) == 1 && RTE_MBUF_DIRECT(kept) &&
-      kept->nb_segs == 1) {
+  const bool plain =
+      RTE_MBUF_DIRECT(kept) && kept->nb_segs == 1 && kept->data_len >= wire::kFrameHeaderBytes;
+  const bool ours_alone = rte_mbuf_refcnt_read(kept) == 1;
+  if (plain && ours_alone && port_takes_kept) {
     rte_mbuf_refcnt_set(kept, 2);  // ours alone until now: no other core can race this store
     return kept;
   }
-  if (kept->data_len > copy_below_bytes) return rte_pktmbuf_clone(kept, pool);
-  if (kept->nb_segs != 1 || kept->data_len < wire::kFrameHeaderBytes) [[unlikely]]
+  if (ours_alone && kept->data_len > copy_below_bytes) return rte_pktmbuf_clone(kept, pool);
+  if (!plain) [[unlikely]]
     return rte_pktmbuf_copy(kept, pool, 0, UINT32_MAX);  // not a packet split_into_packets made
-  // One small segment: a fresh mbuf and one memcpy of the payload alone
-  // (the header room is written by the framing that follows; the
+  // One segment: a fresh mbuf and one memcpy of the payload alone (the
+  // header room is written by the framing that follows; the
   // rte_pktmbuf_copy of it all was 16 % of the NIC core's time in the rate
   // benchmark, most of it cache misses on lines the worker core wrote).
   rte_mbuf* c = rte_pktmbuf_alloc(pool);

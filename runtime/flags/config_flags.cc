@@ -92,7 +92,7 @@ ABSL_FLAG(double, peer_dead_ms, 2000,
           "not a dead one; docs/wire.md, \"Slow and silent peers\"); a live peer that never "
           "answers one message (a context nobody serves) has it given up after 4x this.");
 ABSL_FLAG(double, ack_hold_us, 5,
-          "NDP: hold the ACK of a whole one-packet message from a nanopu peer up to this long for a "
+          "NDP: hold the ACK of a whole message from a nanopu peer up to this long for a "
           "DATA packet to that peer (the reply, the next request) to carry; 0: ACK at once. Below "
           "--rto_us / 2 (docs/wire.md, \"Acknowledgements that ride on data\").");
 ABSL_FLAG(bool, coalesce_acks, true,

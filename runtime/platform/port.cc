@@ -1,5 +1,4 @@
 #include "runtime/platform/port.h"
-#include "lib/base/log.h"
 
 #include <rte_cycles.h>
 #include <rte_dev.h>
@@ -8,12 +7,16 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/base/log.h"
 #include "lib/contract/message.h"
 #include "runtime/platform/memif_unmap_guard.h"
 #include "runtime/platform/uring_port.h"
@@ -76,6 +79,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open_uring(const PortParams& config,
   if (!u.ok()) return u.status();
   p->uring_ = std::move(*u);
   p->driver_ = p->uring_->describe();
+  p->takes_kept_ = true;  // sendmsg from the mbuf; freed when the send completes
   p->mac_ = p->uring_->mac();
   return p;
 }
@@ -133,13 +137,14 @@ absl::Status configure_queues(uint16_t id, const PortParams& config, int socket,
 // (it reconnects by itself), and an af_packet's kernel interface (whose
 // carrier is its link).
 void read_devargs(const rte_eth_dev_info& info, const std::string& driver, bool* reconnects,
-                  bool* listens, std::string* kernel_iface) {
+                  bool* listens, bool* zero_copy, std::string* kernel_iface) {
   if (info.device == nullptr) return;
   const rte_devargs* da = rte_dev_devargs(info.device);
   const std::string args = da != nullptr && da->args != nullptr ? da->args : "";
   if (driver.find("memif") != std::string::npos) {
     *reconnects = args.find("role=client") != std::string::npos || args.find("role=slave") != std::string::npos;
     *listens = !*reconnects;  // memif's default role is server
+    *zero_copy = args.find("zero-copy=yes") != std::string::npos;
   }
   if (driver.find("af_packet") != std::string::npos)
     if (const size_t at = args.find("iface="); at != std::string::npos) {
@@ -186,7 +191,16 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   p->pool_ = *pool;
   bool rx_interrupts = false;
   if (absl::Status s = configure_queues(p->id_, config, socket, p->pool_, &rx_interrupts); !s.ok()) return s;
-  read_devargs(info, p->driver_, &p->reconnects_, &p->listens_, &p->kernel_iface_);
+  bool zero_copy = false;
+  read_devargs(info, p->driver_, &p->reconnects_, &p->listens_, &zero_copy, &p->kernel_iface_);
+  // The PMDs known to copy a frame out (or send it from the mbuf) and let
+  // go of it: anything else — net_ring hands the mbuf on, a zero-copy
+  // memif maps it, a NIC PMD may free its TX mbufs without looking at the
+  // reference count (MBUF_FAST_FREE) — gets copies and clones.
+  static constexpr std::string_view kTakesKept[] = {"net_memif", "net_af_packet", "net_null",
+                                                    "net_tap", "net_pcap"};
+  p->takes_kept_ = !zero_copy && std::find(std::begin(kTakesKept), std::end(kTakesKept),
+                                           p->driver_) != std::end(kTakesKept);
   guard_unmaps_of(p->id_);  // before the link comes up: memif
   if (absl::Status s = start_port(p->id_, p->driver_, config.start_retry_s); !s.ok()) return s;
   p->started_ = true;

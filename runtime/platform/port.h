@@ -72,15 +72,14 @@ class Port {
   // clone points into another mbuf's buffer — the frame sent is garbage.
   [[nodiscard]] bool sends_indirect_mbufs() const { return driver_ != "net_af_xdp"; }
   // Whether the port may be handed the very mbuf a sender keeps for
-  // retransmission (one more reference, nanopu/docs/design.md §7): it
-  // must only read the frame and let go of it (copy it, DMA it, send it
-  // from it) and never pass the mbuf itself on. net_ring gives it to the
-  // receiving host, which adjusts and chains it; a modelled link's
-  // (external) PacketIo may do the same; net_af_xdp takes a frame's UMEM
-  // address from the mbuf. Those get copies and clones, as before.
-  [[nodiscard]] bool takes_kept_packets() const {
-    return external_ == nullptr && driver_ != "net_ring" && driver_ != "net_af_xdp";
-  }
+  // retransmission (one more reference; packet_for_port): it only reads
+  // the frame and lets go of it, and never passes the mbuf itself on. An
+  // allow-list: net_memif (not zero-copy=yes), net_af_packet, net_null,
+  // net_tap and net_pcap copy it out; io_uring sends from it and frees it
+  // when the send completes. net_ring gives it to the receiving host, which
+  // adjusts and chains it; a modelled link's PacketIo may do the same; a
+  // NIC PMD may free TX mbufs without their reference count.
+  [[nodiscard]] bool takes_kept_packets() const { return takes_kept_; }
   // Whether the port must be restarted to reconnect after its peer went
   // away: a role=client memif (DPDK connects it only in rte_eth_dev_start).
   [[nodiscard]] bool reconnects() const { return reconnects_; }
@@ -104,6 +103,7 @@ class Port {
   rte_mempool* pool_ = nullptr;
   wire::MacAddr mac_{};
   std::string driver_;
+  bool takes_kept_ = false;  // takes_kept_packets()
   bool reconnects_ = false;
   bool listens_ = false;
   std::string kernel_iface_;

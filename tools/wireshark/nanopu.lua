@@ -112,7 +112,7 @@ local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
   { "buf_ptr", "Buffer pointer", 12, 2 }, { "buf_size_class", "Buffer size class", 14, 1 },
   { "incarnation", "Sender incarnation", 15, 2 }, { "dst_incarnation", "Receiver incarnation", 17, 2 },
   { "core_time", "Sender core time (1/16 ns)", 19, 4 },
-  { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK)", 23, 1 },
+  { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK, 0x04 ACK bitmap, 0x08 takes whole-message ACKs)", 23, 1 },
   { "acked_msg_id", "Carried ACK: message id", 24, 2 }, { "acked_buf_ptr", "Carried ACK: buffer pointer", 26, 2 },
   { "header_padding", "Header padding", 28, HEADER_BYTES - 28 },
 }, function(v) return string.format(" pull %d", v.pull_offset) end,

@@ -1,8 +1,9 @@
 // ACKs held back so that a DATA packet to the same peer can carry them
 // (docs/wire.md, "Acknowledgements that ride on data").
 //
-// A receiver that has taken a whole single-packet message would answer it
-// with an ACK|PULL control packet at once. Between nanopu hosts it holds that
+// A receiver that has taken a whole message (one packet; or several, from a
+// sender that announced kOptTakesWholeAcks) would answer it with an ACK|PULL
+// control packet at once. Between nanopu hosts it holds that
 // ACK for up to `hold_ticks` instead: an RPC server's reply, or a client's
 // next request, to the same peer and context pair usually leaves before then
 // and carries it in its padding, so one request/reply exchange crosses each

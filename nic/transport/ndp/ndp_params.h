@@ -13,9 +13,10 @@ namespace nanopu {
 struct NdpParams {
   uint16_t rtt_packets = 2;              // packets a message sends before its first PULL
   uint64_t pull_interval_ticks = 0;      // PULL pacing: one MTU serialization time
-  // A whole single-packet message from a sender that takes ACKs on DATA
-  // (kOptTakesAcks) has its ACK held this long for a DATA packet to the same
-  // peer to carry (held_acks.h); 0: every ACK leaves at once, as the prototype.
+  // A whole message from a sender that takes ACKs on DATA (kOptTakesAcks;
+  // for a multi-packet one also kOptTakesWholeAcks and coalesce_acks) has
+  // its ACK held this long for a DATA packet to the same peer to carry
+  // (held_acks.h); 0: every ACK leaves at once, as the prototype.
   uint64_t ack_hold_ticks = 0;
   uint32_t held_acks = 256;            // most ACKs held at once
   // Packets of a multi-packet message from such a sender are acknowledged

@@ -30,11 +30,11 @@ void NdpReceiver::send_ack_bitmap(InboundMessage& m, TransportSink& sink) {
 }
 
 void NdpReceiver::ack_whole(InboundMessage& m, uint64_t now, TransportSink& sink) {
-  // Such a sender takes ACKs on DATA too (m.coalesce): like a one-packet
-  // message's, the ACK of the whole waits for a DATA packet to that peer
-  // to carry it (docs/wire.md, "Acknowledgements that ride on data"), or
-  // leaves, this very bitmap ACK, when its hold runs out.
-  if (held_ != nullptr && held_->enabled()) {
+  // A sender that reads a carried ACK as the whole message's (m.hold_whole):
+  // like a one-packet message's, the ACK of the whole waits for a DATA
+  // packet to that peer to carry it (docs/wire.md, "Acknowledgements that
+  // ride on data"), or leaves, this very bitmap ACK, when its hold runs out.
+  if (m.hold_whole && held_ != nullptr && held_->enabled()) {
     held_->hold(m.src_ip, ack_bitmap(m), now, sink);
     m.ack_owed = false;
     return;
@@ -80,8 +80,7 @@ uint16_t NdpReceiver::grant(uint64_t now, uint16_t wanted) {
 }
 
 bool NdpReceiver::pull_toward(InboundMessage& m, uint64_t now) {
-  // One more packet in: one more packet of credit, paced.
-  const uint16_t want = std::min<uint16_t>(m.npkts, m.received_count + p_.rtt_packets);
+  const uint16_t want = credit_earned(m);
   if (want <= m.pulled) return true;
   m.pulled = static_cast<uint16_t>(m.pulled + grant(now, static_cast<uint16_t>(want - m.pulled)));
   return m.pulled == want;
@@ -122,6 +121,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
         InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
         m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
         m.coalesce = p_.coalesce_acks && (n.options & wire::kOptTakesAcks) && n.incarnation != 0;
+        m.hold_whole = m.coalesce && (n.options & wire::kOptTakesWholeAcks);
       }
       on_stored(static_cast<uint32_t>(r.slot), n, now, sink);
       return;
@@ -130,7 +130,12 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
 
 void NdpReceiver::on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink) {
   InboundMessage& m = front_.at(slot);
-  if (!m.pull_queued && !pull_toward(m, now)) {  // a queued one waits its turn (tick)
+  // A queued message waits its turn (tick). While any waits, a newcomer
+  // queues behind it rather than spend the credit the time since the last
+  // poll built up: this poll's packets are taken before its tick serves
+  // the queue, and the queue is served oldest first.
+  if (credit_earned(m) > m.pulled && !m.pull_queued &&
+      (pull_head_ < pull_queue_.size() || !pull_toward(m, now))) {
     m.pull_queued = true;
     pull_queue_.push_back(slot);
     ++counters_->tx_pulls_paced;

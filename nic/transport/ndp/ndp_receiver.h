@@ -65,8 +65,13 @@ class NdpReceiver {
   // per poll (docs/wire.md, "NDP behaviour"). Returns the packets of
   // credit, at most `wanted`, granted now.
   [[nodiscard]] uint16_t grant(uint64_t now, uint16_t wanted);
-  // Raises m's credit toward what its received packets earn (received +
-  // rtt_packets) by what the pacer grants. Returns whether m has it all.
+  // The credit m's received packets earn: one more packet per packet in,
+  // rtt_packets ahead, never past its last packet.
+  [[nodiscard]] uint16_t credit_earned(const InboundMessage& m) const {
+    return std::min<uint16_t>(m.npkts, static_cast<uint16_t>(m.received_count + p_.rtt_packets));
+  }
+  // Raises m's credit toward credit_earned(m) by what the pacer grants.
+  // Returns whether m has it all.
   bool pull_toward(InboundMessage& m, uint64_t now);
   // A whole one-packet message: ACKed (or its ACK held for a DATA packet
   // to carry) and handed over.

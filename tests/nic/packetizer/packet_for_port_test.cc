@@ -2,7 +2,8 @@
 // packet goes to the port in. A port that only reads and lets go gets the
 // kept mbuf itself, one reference more, while nobody else holds it; one
 // that passes mbufs on (net_ring), or a kept packet still held by the port,
-// gets a copy or a clone, and the kept packet is never written under it.
+// gets a copy or a clone, and a frame still held elsewhere never has its
+// header rewritten under it.
 // Real mbufs from a real EAL mempool.
 #include <gtest/gtest.h>
 #include <rte_mbuf.h>
@@ -66,22 +67,36 @@ TEST_F(PacketForPortTest, APortThatTakesKeptPacketsGetsTheKeptMbufWithOneMoreRef
   }
 }
 
-TEST_F(PacketForPortTest, AKeptPacketThePortStillHoldsGoesAsACopyOrAClone) {
-  for (const uint16_t payload : {uint16_t{8}, uint16_t{1024}}) {
-    rte_mbuf* k = kept(payload, 0x11);
-    rte_mbuf* first = packet_for_port(k, pool_, kCopyBelow, true);
-    ASSERT_EQ(first, k);
-    // Sent again before the port let go of the first (a retransmission in
-    // the same poll, a send still in flight): its header must not be
-    // written under the port, so this one is not the kept mbuf.
-    rte_mbuf* again = packet_for_port(k, pool_, kCopyBelow, true);
-    ASSERT_NE(again, nullptr);
-    EXPECT_NE(again, k) << payload << " B";
-    EXPECT_TRUE(payload_is(again, payload, 0x11));
-    rte_pktmbuf_free(again);
-    rte_pktmbuf_free(first);
-    EXPECT_EQ(rte_mbuf_refcnt_read(k), 1);
-    rte_pktmbuf_free(k);
+TEST_F(PacketForPortTest, AKeptPacketHeldElsewhereGoesAsACopyOfItsOwn) {
+  // Held by the port (its earlier send not gone yet) or by a receiver (a
+  // clone net_ring handed over): sent again, the new frame's header must
+  // not be written into the buffer they still read, whatever its size.
+  for (const bool port_takes_kept : {true, false}) {
+    for (const uint16_t payload : {uint16_t{8}, uint16_t{1024}}) {
+      SCOPED_TRACE(::testing::Message() << payload << " B, port takes kept: " << port_takes_kept);
+      rte_mbuf* k = kept(payload, 0x11);
+      rte_mbuf* first = packet_for_port(k, pool_, kCopyBelow, port_takes_kept);
+      ASSERT_NE(first, nullptr);
+      auto* first_header = rte_pktmbuf_mtod(first, uint8_t*);
+      std::memset(first_header, 0xab, wire::kFrameHeaderBytes);  // its frame, as framed
+      if (rte_mbuf_refcnt_read(k) == 1) {  // the first was a copy: nothing else holds ours
+        rte_pktmbuf_free(first);
+        rte_pktmbuf_free(k);
+        continue;
+      }
+      rte_mbuf* again = packet_for_port(k, pool_, kCopyBelow, port_takes_kept);
+      ASSERT_NE(again, nullptr);
+      EXPECT_TRUE(RTE_MBUF_DIRECT(again));
+      EXPECT_NE(again->buf_addr, k->buf_addr) << "a buffer of its own";
+      EXPECT_TRUE(payload_is(again, payload, 0x11));
+      std::memset(rte_pktmbuf_mtod(again, uint8_t*), 0xcd, wire::kFrameHeaderBytes);  // framed
+      for (size_t i = 0; i < wire::kFrameHeaderBytes; ++i)
+        ASSERT_EQ(first_header[i], 0xab) << "the frame still held was rewritten at byte " << i;
+      rte_pktmbuf_free(again);
+      rte_pktmbuf_free(first);
+      EXPECT_EQ(rte_mbuf_refcnt_read(k), 1);
+      rte_pktmbuf_free(k);
+    }
   }
 }
 

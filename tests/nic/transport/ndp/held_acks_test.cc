@@ -125,24 +125,19 @@ TEST_F(HeldAcksTest, AnnouncingSendersPacketsAreAckedByOneBitmapPerPoll) {
   rx_->tick(now_, sink_);
   EXPECT_EQ(sink_.controls.size(), 1u) << "nothing new, nothing sent";
 
-  // The rest completes the message: its bitmap ACK is held for a DATA
-  // packet to carry, as a one-packet message's is, and the next tick has
-  // nothing to send; when the hold runs out it leaves as that bitmap ACK.
+  // The rest completes the message: this sender did not announce that it
+  // reads a carried ACK as the whole message's (kOptTakesWholeAcks), so
+  // the bitmap ACK leaves at once, before the slot is freed, and the next
+  // tick has nothing to send.
   receive(*rx_, packet_of_four(21, 1, wire::kOptTakesAcks), sink_);
   receive(*rx_, packet_of_four(21, 3, wire::kOptTakesAcks), sink_);
-  EXPECT_EQ(sink_.controls.size(), 1u);
-  EXPECT_EQ(held_->size(), 1u);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[1].ndp.acked_bitmap, 0b1111u);
+  EXPECT_EQ(held_->size(), 0u);
   EXPECT_EQ(sink_.delivered.size(), 1u);
   rx_->tick(now_, sink_);
-  EXPECT_EQ(sink_.controls.size(), 1u);
-  held_->expire(now_ + kHold, sink_);
-  ASSERT_EQ(sink_.controls.size(), 2u);
-  EXPECT_EQ(sink_.controls[1].ndp.flags, wire::kFlagAck | wire::kFlagPull);
-  EXPECT_EQ(sink_.controls[1].ndp.options, wire::kOptAckBitmap);
-  EXPECT_EQ(sink_.controls[1].ndp.acked_bitmap, 0b1111u);
-  EXPECT_EQ(sink_.controls[1].ndp.tx_msg_id, 21);
-  EXPECT_EQ(counters_.tx_ack_bitmaps, 1u);
-  EXPECT_EQ(counters_.tx_acks_held_expired, 1u);
+  EXPECT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(counters_.tx_ack_bitmaps, 2u);
 
   // Through the codec: the bitmap survives, a DATA packet's fields do not leak in.
   wire::FrameHeader f;
@@ -292,10 +287,13 @@ TEST_F(HeldAcksTest, ACarriedAckReadsAsTheControlPacketItStandsFor) {
 }
 
 TEST_F(HeldAcksTest, AWholeMultiPacketMessagesAckIsHeldAndTheReplyCarriesIt) {
+  // A sender that reads a carried ACK as the whole message's: the bitmap
+  // ACK of a completed multi-packet message is held as a one-packet
+  // message's is, and a reply carries it.
   p_.coalesce_acks = true;
   start();
-  for (uint8_t pkt = 0; pkt < 4; ++pkt)
-    receive(*rx_, packet_of_four(31, pkt, wire::kOptTakesAcks), sink_);
+  constexpr uint8_t kWhole = wire::kOptTakesAcks | wire::kOptTakesWholeAcks;
+  for (uint8_t pkt = 0; pkt < 4; ++pkt) receive(*rx_, packet_of_four(31, pkt, kWhole), sink_);
   rx_->tick(now_, sink_);
   EXPECT_EQ(sink_.delivered.size(), 1u);
   EXPECT_TRUE(sink_.controls.empty()) << "the whole message's ACK waits for the reply";
@@ -307,6 +305,21 @@ TEST_F(HeldAcksTest, AWholeMultiPacketMessagesAckIsHeldAndTheReplyCarriesIt) {
   EXPECT_TRUE(sink_.controls.empty()) << "a carried ACK is never sent again";
 }
 
+TEST_F(HeldAcksTest, AnUntakenWholeMessageAckLeavesAsItsBitmapAck) {
+  p_.coalesce_acks = true;
+  start();
+  constexpr uint8_t kWhole = wire::kOptTakesAcks | wire::kOptTakesWholeAcks;
+  for (uint8_t pkt = 0; pkt < 4; ++pkt) receive(*rx_, packet_of_four(32, pkt, kWhole), sink_);
+  EXPECT_TRUE(sink_.controls.empty());
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 1u);
+  const wire::NdpHeader& a = sink_.controls[0].ndp;
+  EXPECT_EQ(a.flags, wire::kFlagAck | wire::kFlagPull);
+  EXPECT_EQ(a.options, wire::kOptAckBitmap);
+  EXPECT_EQ(a.acked_bitmap, 0b1111u);
+  EXPECT_EQ(a.tx_msg_id, 32);
+  EXPECT_EQ(counters_.tx_acks_held_expired, 1u);
+}
+
 }  // namespace
 }  // namespace nanopu
-
