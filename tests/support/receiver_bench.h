@@ -39,6 +39,25 @@ class ReceiverBench {
     pool = nullptr;
   }
 
+  // A DATA packet's header: packet pkt_offset of message id (msg_len
+  // bytes) from 10.0.0.1's context 3 to 10.0.0.2's context 7, sent by a
+  // nanopu run `incarnation` (its low byte in buf_size_class, as nanopu's).
+  [[nodiscard]] static wire::FrameHeader data_header(uint16_t id, uint16_t msg_len,
+                                                     uint8_t pkt_offset, uint16_t incarnation) {
+    wire::FrameHeader h;
+    h.protocol = wire::kIpProtoNdp;
+    h.src_ip = 0x0a000001;
+    h.dst_ip = 0x0a000002;
+    h.ndp.flags = wire::kFlagData;
+    h.ndp.src_context = 3;
+    h.ndp.dst_context = 7;
+    h.ndp.msg_len = msg_len;
+    h.ndp.pkt_offset = pkt_offset;
+    h.ndp.tx_msg_id = id;
+    h.ndp.incarnation = incarnation;
+    h.ndp.buf_size_class = static_cast<uint8_t>(incarnation);
+    return h;
+  }
   // The DATA packet with header h as a port would hand it over (its
   // payload the length h names, filled with `fill`), through the wire
   // codec, to rx->on_data at `now`. ASSERTs inside: call through

@@ -40,19 +40,7 @@ class NdpIncarnationTest : public ::testing::Test {
   // One DATA packet of message `id` from a sender in run `incarnation`.
   void send(uint16_t incarnation, uint16_t id, uint16_t msg_len, uint8_t pkt_offset,
             uint16_t dst_incarnation = 0) {
-    wire::FrameHeader h;
-    h.protocol = wire::kIpProtoNdp;
-    h.src_ip = 0x0a000001;
-    h.dst_ip = 0x0a000002;
-    h.ndp.flags = wire::kFlagData;
-    h.ndp.src_context = 3;
-    h.ndp.dst_context = 7;
-    h.ndp.msg_len = msg_len;
-    h.ndp.pkt_offset = pkt_offset;
-    h.ndp.tx_msg_id = id;
-    h.ndp.buf_ptr = 0;
-    h.ndp.buf_size_class = static_cast<uint8_t>(incarnation);
-    h.ndp.incarnation = incarnation;
+    wire::FrameHeader h = testing::ReceiverBench::data_header(id, msg_len, pkt_offset, incarnation);
     h.ndp.dst_incarnation = dst_incarnation;
     bench_.deliver(*rx_, h, now_ += 10, sink_);
   }

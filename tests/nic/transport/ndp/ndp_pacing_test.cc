@@ -47,19 +47,7 @@ class NdpPacingTest : public ::testing::Test {
 
   // DATA packet pkt_offset of message id, arriving at `now`.
   void data(uint16_t id, uint8_t pkt_offset, uint64_t now) {
-    wire::FrameHeader h;
-    h.protocol = wire::kIpProtoNdp;
-    h.src_ip = 0x0a000001;
-    h.dst_ip = 0x0a000002;
-    h.ndp.flags = wire::kFlagData;
-    h.ndp.src_context = 3;
-    h.ndp.dst_context = 7;
-    h.ndp.msg_len = kLen;
-    h.ndp.pkt_offset = pkt_offset;
-    h.ndp.tx_msg_id = id;
-    h.ndp.incarnation = 1;
-    h.ndp.buf_size_class = 1;
-    bench_.deliver(*rx_, h, now, sink_);
+    bench_.deliver(*rx_, testing::ReceiverBench::data_header(id, kLen, pkt_offset, 1), now, sink_);
   }
   // The credit the last control packet for message id named.
   [[nodiscard]] uint16_t credit(uint16_t id) const {
