@@ -202,7 +202,10 @@ enum class ParseError : uint8_t {
 // Writes the 64 header bytes for a frame carrying payload_bytes after them,
 // with a correct IPv4 header checksum (the prototype sent 0; docs/wire.md).
 void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out);
-// The 30 NDP transport header bytes at l4 (encode_homa_header: Homa's).
+// The 30 transport header bytes at l4, in `protocol` (NDP or Homa).
+void encode_transport_header(uint8_t protocol, const NdpHeader& ndp, const HomaHeader& homa,
+                             uint8_t* l4);
+// NDP's alone (encode_homa_header: Homa's).
 void encode_ndp_header(const NdpHeader& n, uint8_t* l4);
 
 // Parses and validates the header of a frame of frame_len bytes. On kOk,
