@@ -193,7 +193,7 @@ struct BenchHost {
   BenchHost() {
     static int n = 0;
     fifos.rx = *MsgFifo::create("bm_rx" + std::to_string(n), 4096);
-    fifos.tx = *MsgFifo::create("bm_tx" + std::to_string(n++), 4096);
+    fifos.tx[0] = *MsgFifo::create("bm_tx" + std::to_string(n++), 4096);
     fifos.signals = &signals;
     (void)contexts.bind(2, &fifos);
   }

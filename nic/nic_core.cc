@@ -16,11 +16,12 @@ namespace nanopu {
 NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable* contexts)
     : params_(params),
       neighbors_(params.gateway_mac),
-      pipeline_(params.host_ip, contexts, &neighbors_, &counters_),
+      pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n, kBurst),
+      dispatch_(params.nic_core, params.nic_cores, params.inboxes),
       peer_protocols_(params.protocol),
-      ethdev_(params.port_id),
+      ethdev_(params.port_id, params.rx_queue, params.tx_queue),
       io_(params.io != nullptr ? params.io : &ethdev_),
       link_(LinkWatchParams{params.port_id, params.io == nullptr, params.reconnect_link,
                             clock::hz() / 10, clock::hz() / 4, params.link_kernel_iface}),
@@ -45,12 +46,12 @@ NicCore::~NicCore() {
 
 unsigned NicCore::take_tx(size_t ti, rte_mbuf** msgs, unsigned room) {
   if (!clock::is_virtual()) [[likely]]
-    return threads_[ti]->tx.pop_burst(msgs, room);
+    return tx_fifo(threads_[ti]).pop_burst(msgs, room);
   // A simulation polls the worker cores on clocks of their own: a message
   // a core finished ahead of this one's clock leaves when its work is done.
   unsigned k = 0;
   while (k < room) {
-    rte_mbuf* m = not_ready_[ti] != nullptr ? not_ready_[ti] : threads_[ti]->tx.pop();
+    rte_mbuf* m = not_ready_[ti] != nullptr ? not_ready_[ti] : tx_fifo(threads_[ti]).pop();
     not_ready_[ti] = nullptr;
     if (m == nullptr) break;
     if (msg_meta(m)->ready_tsc > now_) {
@@ -115,6 +116,7 @@ unsigned NicCore::receive() {
     n = faults_->apply(rx, n, 2 * kBurst, now_);
     copy_fault_counters();
   }
+  if (dispatch_.active()) n = dispatch_.hand_off(rx, n, 2 * kBurst, &counters_);
   // The mbufs first, all at once (a zero-copy PMD hands over ones another
   // core wrote), then each frame's header one ahead.
   for (uint16_t i = 0; i < n; ++i) rte_prefetch0(rx[i]);
@@ -296,7 +298,7 @@ bool NicCore::still_idle() {
   stash_n_ = link_.port_started() ? io_->rx_burst(stash_, kBurst) : 0;
   if (stash_n_ != 0) return false;
   for (const ThreadFifos* t : threads_)
-    if (!t->tx.empty()) return false;
+    if (!tx_fifo(t).empty()) return false;
   return true;
 }
 
@@ -327,30 +329,33 @@ ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) co
     any |= bound[i];
   }
   *no_thread = !any;
-  const int i = any ? selector_.select(outstanding, bound, w, hash) : CoreSelector::kHold;
+  const int i = any ? selector_.select(outstanding, bound, w, hash, params_.local_worker)
+                    : CoreSelector::kHold;
   return i == CoreSelector::kHold ? nullptr : fifos[i];
 }
 
 bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
   e->packets -= msg->nb_segs;  // out of the NIC's custody either way
-  if (t->staged_n == ThreadFifos::kStagedMax) push_staged(t);
-  if (t->staged_n == 0) staged_.push_back(t);
-  t->staged[t->staged_n++] = msg;
-  ++t->delivered;
+  ThreadFifos::NicSide& s = side(t);
+  if (s.staged_n == ThreadFifos::kStagedMax) push_staged(t);
+  if (s.staged_n == 0) staged_.push_back(t);
+  s.staged[s.staged_n++] = msg;
+  s.count_delivered(1);
   ++counters_.rx_msgs_delivered;
   return true;
 }
 
 void NicCore::push_staged(ThreadFifos* t) {
-  const uint32_t n = t->staged_n;
-  const unsigned pushed = t->rx.push_burst(t->staged, n);
+  ThreadFifos::NicSide& s = side(t);
+  const uint32_t n = s.staged_n;
+  const unsigned pushed = t->rx.push_burst(s.staged, n);
   if (pushed < n) [[unlikely]] {  // a full FIFO (RSS, static; JBSQ never overfills one)
     counters_.rx_drop_fifo_full += n - pushed;
     counters_.rx_msgs_delivered -= n - pushed;
-    t->delivered -= n - pushed;
-    rte_pktmbuf_free_bulk(t->staged + pushed, n - pushed);
+    s.count_delivered(-static_cast<int64_t>(n - pushed));
+    rte_pktmbuf_free_bulk(s.staged + pushed, n - pushed);
   }
-  t->staged_n = 0;
+  s.staged_n = 0;
   if (pushed == 0) return;
   if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
   t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
@@ -358,7 +363,7 @@ void NicCore::push_staged(ThreadFifos* t) {
 
 void NicCore::push_all_staged() {
   for (ThreadFifos* t : staged_)
-    if (t->staged_n != 0) push_staged(t);
+    if (side(t).staged_n != 0) push_staged(t);
   staged_.clear();
 }
 

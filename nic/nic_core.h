@@ -9,6 +9,7 @@
 
 #include <rte_mbuf.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -17,10 +18,12 @@
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
+#include "lib/contract/nic_cores.h"
 #include "lib/contract/thread_fifos.h"
 #include "lib/contract/wakeup.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
+#include "nic/dispatch/peer_dispatch.h"
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/idle_sleep.h"
 #include "nic/link/link_watch.h"
@@ -83,6 +86,20 @@ struct NicParams {
   // retransmit timers paused, and their give-up clocks restarted when it is
   // back), then lets them time out and be given up as usual.
   uint64_t link_hold_tsc = 0;
+  // Several NIC cores (docs/design.md §7, "Several NIC cores"): this one's
+  // index among nic_cores; the port queue it receives from (kNoRxQueue: none,
+  // a one-queue PMD, where core 0 receives for every core) and the one it
+  // sends on; and every core's inbox, where a core puts the frames it
+  // received from a peer another core owns (nic_core_for_peer).
+  static constexpr uint16_t kNoRxQueue = UINT16_MAX;
+  uint32_t nic_core = 0;
+  uint32_t nic_cores = 1;
+  uint16_t rx_queue = 0;
+  uint16_t tx_queue = 0;
+  // The worker sharing this NIC core's lcore (several NIC cores, each
+  // sharing one), JBSQ's pick among tied cores; -1: none.
+  int32_t local_worker = -1;
+  std::array<MsgFifo*, kMaxNicCores> inboxes{};
 };
 
 class NicCore final : public TransportSink {
@@ -170,6 +187,12 @@ class NicCore final : public TransportSink {
   void push_all_staged();
   unsigned service_pending();
   void copy_fault_counters();
+  [[nodiscard]] ThreadFifos::NicSide& side(ThreadFifos* t) const {
+    return t->nic[params_.nic_core];
+  }
+  [[nodiscard]] MsgFifo& tx_fifo(const ThreadFifos* t) const {
+    return const_cast<ThreadFifos*>(t)->tx[params_.nic_core];
+  }
   [[nodiscard]] Transport& transport_for(uint8_t protocol) {
     return *transports_[transport_index(protocol)];
   }
@@ -188,6 +211,7 @@ class NicCore final : public TransportSink {
   Pipeline pipeline_;
   Packetizer packetizer_;
   CoreSelector selector_;
+  PeerDispatch dispatch_;
   // --core_select=random: a core drawn per message (a count's splitmix64).
   uint64_t core_draws_ = 0;
   [[nodiscard]] uint64_t draw_core_hash() { return mix64(++core_draws_ * kGoldenGamma); }

@@ -166,6 +166,10 @@ uint32_t Thread::queued() const {
 
 bool Thread::wait() {
   RuntimeScope scope(this);
+  // Stopping ends the loop even with messages waiting: on a shared core the
+  // thread's own safe points poll the NIC, so under a load that never lets
+  // up it would always have one and run() would never return.
+  if (worker_->stopping()) return false;
   while (!has_work()) {
     if (worker_->stopping()) return false;
     worker_->park(slot_);
@@ -179,6 +183,7 @@ bool Thread::wait_for(std::chrono::nanoseconds timeout) {
   const uint64_t deadline =
       clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-9 *
                                              static_cast<double>(clock::hz()));
+  if (worker_->stopping()) return false;  // as wait()
   while (!has_work()) {
     if (worker_->stopping() || clock::ticks() >= deadline) return false;
     worker_->park(slot_, deadline);
@@ -400,7 +405,7 @@ ApiError Thread::write_word(uint64_t word) {
       if (clock::is_virtual()) [[unlikely]]
         msg_meta(tx_msg_)->ready_tsc = clock::ticks();
       // Space was reserved when the header was written; we are the only producer.
-      (void)fifos_->tx.push(tx_msg_);
+      (void)tx_fifo_->push(tx_msg_);
       if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();
       tx_msg_ = nullptr;
       ++counters_->tx_msgs;
@@ -425,8 +430,10 @@ ApiError Thread::write_word(uint64_t word) {
   }
   if (!bound_) return discard(ApiError::kNotBound);
   if (h.len == 0 || h.len > max_message_bytes_) return discard(ApiError::kBadLength);
-  // nanoPU §3.4: writing the header reserves room for the whole message.
-  while (fifos_->tx.free_count() == 0) {
+  // nanoPU §3.4: writing the header reserves room for the whole message,
+  // in the TX FIFO of the NIC core that owns the destination.
+  tx_fifo_ = &fifos_->tx_for(h.ip);
+  while (tx_fifo_->free_count() == 0) {
     ++counters_->tx_fifo_full_waits;
     if (worker_->stopping()) return discard(ApiError::kStopped);
     if (clock::is_virtual()) [[unlikely]] {

@@ -25,17 +25,17 @@ struct NanopuPair {
   uint64_t delivered = 0;
   bool send(void* p) {  // NIC core: deliver into the thread's RX FIFO
     if (!f.rx.push(static_cast<rte_mbuf*>(p))) return false;
-    ++f.delivered;
+    f.nic[0].count_delivered(1);
     return true;
   }
   void* take_back() {  // NIC core: gather from the TX FIFO, read the credit
-    rte_mbuf* m = f.tx.pop();
+    rte_mbuf* m = f.tx[0].pop();
     if (m != nullptr) (void)f.outstanding();
     return m;
   }
   void* take() { return f.rx.pop(); }  // worker: read the message
   bool give_back(void* p) {            // worker: write the reply, msg_done
-    if (!f.tx.push(static_cast<rte_mbuf*>(p))) return false;
+    if (!f.tx[0].push(static_cast<rte_mbuf*>(p))) return false;
     f.done.fetch_add(1, std::memory_order_release);
     return true;
   }
@@ -128,7 +128,7 @@ ChildResult measure_hop(const std::string& kind, const RunOptions& o) {
       return r;
     }
     pair->f.rx = std::move(*rx);
-    pair->f.tx = std::move(*tx);
+    pair->f.tx[0] = std::move(*tx);
     run(pair.get(), o, &r);
   } else if (kind == "rte_ring") {
     RteRingPair pair;

@@ -33,8 +33,12 @@ struct RunOptions {
 // Raw: the same peer against an io-forward loop on lcore 1.
 // On net_null the peer lives in the port's RX/TX callbacks on lcore 1 (the
 // null PMD has no far end); on net_ring it runs on lcore 0.
+// nic_cores > 1 (net_null, nanopu only): that many NIC cores, each with a
+// queue of its own and a peer it owns in that queue's callbacks; the second
+// on CPU 0 beside the worker (docs/design.md §7).
 // v[0] replies/s, v[1] seconds measured.
-[[nodiscard]] ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o);
+[[nodiscard]] ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o,
+                                       uint32_t nic_cores = 1);
 
 // Round trip of one 64-byte message, one in flight. nanopu: a load-generator
 // thread on one host, an echo thread on the other (each host one lcore).

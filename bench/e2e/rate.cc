@@ -3,10 +3,9 @@
 #include <rte_ethdev.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <string_view>
 
@@ -16,6 +15,7 @@
 #include "bench/e2e/raw_endpoints.h"
 #include "bench/e2e/request_peer.h"
 #include "bench/e2e/server_host.h"
+#include "lib/contract/nic_cores.h"
 #include "runtime/platform/port.h"
 #include "runtime/platform/ring_port.h"
 
@@ -47,12 +47,19 @@ uint16_t null_tx(uint16_t, uint16_t, rte_mbuf** pkts, uint16_t n, void* peer_ptr
   return n;  // the null PMD frees them
 }
 
-// Samples peer.completed() over the measured interval while others drive it.
-void sample_rate(const RequestPeer& peer, const RunOptions& o, ChildResult* r) {
+uint64_t completed(const std::vector<std::unique_ptr<RequestPeer>>& peers) {
+  uint64_t c = 0;
+  for (const auto& p : peers) c += p->completed();
+  return c;
+}
+
+// Samples the peers' completed() over the measured interval while others drive them.
+void sample_rate(const std::vector<std::unique_ptr<RequestPeer>>& peers, const RunOptions& o,
+                 ChildResult* r) {
   usleep(static_cast<useconds_t>(o.warmup_s * 1e6));
-  const uint64_t c0 = peer.completed(), t0 = rte_rdtsc();
+  const uint64_t c0 = completed(peers), t0 = rte_rdtsc();
   usleep(static_cast<useconds_t>(o.seconds * 1e6));
-  const uint64_t c1 = peer.completed(), t1 = rte_rdtsc();
+  const uint64_t c1 = completed(peers), t1 = rte_rdtsc();
   r->v[1] = static_cast<double>(t1 - t0) / static_cast<double>(rte_get_tsc_hz());
   r->v[0] = static_cast<double>(c1 - c0) / r->v[1];
   r->count = c1 - c0;
@@ -73,17 +80,28 @@ void drive_rate(uint16_t port, rte_mempool* pool, RequestPeer* peer, const RunOp
 
 }  // namespace
 
-ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
+ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic_cores) {
   ChildResult r;
   std::vector<std::string> vdevs;
   if (pmd == Pmd::kNull) vdevs.push_back("net_null0,size=128,no-rx=1");
   // net_null: the NIC core has CPU 1 to itself (the peer lives in its port's
   // callbacks) and the echo worker runs on CPU 0 (lcore 2; lcore 0 only
   // samples the counter). net_ring: the peer needs CPU 0, so the NIC loop
-  // and the worker share lcore 1.
-  const bool dedicated = pmd == Pmd::kNull && nanopu;
-  if (absl::Status s = dedicated ? init_child_eal({0, 1, 2}, vdevs, "0@0,1@1,2@0")
-                                 : init_child_eal({0, 1}, vdevs);
+  // and the worker share lcore 1. nic_cores = 0 or more (net_null): that
+  // many lcores, 1 on CPU 1 and 2 on CPU 0, each running a NIC core and a
+  // worker taking turns (0: one such lcore, the reference of the scaling).
+  const bool shared_cores = pmd == Pmd::kNull && nanopu && nic_cores != 1;
+  const bool dedicated = pmd == Pmd::kNull && nanopu && nic_cores == 1;
+  if (nic_cores != 1 && !shared_cores) {
+    r.fail("NIC cores sharing lcores: net_null and nanopu only");
+    return r;
+  }
+  if (nic_cores > 2) {
+    r.fail("this benchmark places at most 2 NIC cores (one per CPU of a 2-CPU machine)");
+    return r;
+  }
+  if (absl::Status s = dedicated || shared_cores ? init_child_eal({0, 1, 2}, vdevs, "0@0,1@1,2@0")
+                                                 : init_child_eal({0, 1}, vdevs);
       !s.ok()) {
     r.fail(std::string(s.message()));
     return r;
@@ -98,10 +116,20 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     server_port = pair->a;
     peer_port = pair->b;
   }
-  PeerParams pp;
-  pp.window = o.window;
-  pp.incarnation = o.peer_incarnation;
-  RequestPeer peer(pp);
+  // One peer per NIC core (each in its own queue's callbacks, owned by that
+  // core: nic_core_for_peer), the window split between them.
+  const uint32_t cores = std::max<uint32_t>(1, nic_cores);
+  std::vector<std::unique_ptr<RequestPeer>> peers;
+  for (uint32_t k = 0, ip = PeerParams{}.peer_ip; k < cores; ++k) {
+    while (nic_core_for_peer(ip, cores) != k) ++ip;
+    PeerParams pp;
+    pp.peer_ip = ip++;
+    pp.window = std::max<uint32_t>(1, o.window / cores);
+    pp.server_context = static_cast<uint16_t>(pp.server_context + (cores > 1 ? k : 0));
+    pp.incarnation = o.peer_incarnation;
+    peers.push_back(std::make_unique<RequestPeer>(pp));
+  }
+  RequestPeer& peer = *peers[0];
 
   // lcore 1: the nanopu host, or the io-forward loop.
   std::unique_ptr<ServerHost> server;
@@ -110,7 +138,14 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   if (nanopu) {
     Config sc = server_config(server_port, 1);
     if (dedicated) sc.lcores = {1, 2};  // NIC core on lcore 1, the worker on lcore 2
-    absl::StatusOr<std::unique_ptr<ServerHost>> s = ServerHost::start(sc, 1);
+    if (shared_cores) {                 // each lcore a NIC core and a worker
+      sc.lcores = nic_cores == 2 ? std::vector<unsigned>{1, 2} : std::vector<unsigned>{1};
+      sc.nic_lcores = cores;
+    }
+    // Several NIC cores: a context per worker, peer k's on NIC core k's
+    // lcore (independent flows: what the design scales).
+    absl::StatusOr<std::unique_ptr<ServerHost>> s =
+        ServerHost::start(sc, shared_cores ? cores : 1, /*context_per_worker=*/shared_cores);
     if (!s.ok()) {
       r.fail(std::string(s.status().message()));
       return r;
@@ -124,8 +159,10 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
     }
     raw_port = std::move(*p);
   }
-  NullPeer null_peer{&peer, nullptr};
+  std::vector<NullPeer> null_peers;
+  for (auto& p : peers) null_peers.push_back({p.get(), nullptr});
   if (pmd == Pmd::kNull) {
+    rte_mempool* pool = nullptr;
     // The pool the port receives into (the host's, "np_..."; net_null
     // reports no RX queue info), as the PMD itself would allocate from:
     // frames freed by the port's TX are reused while hot, as with no-rx=0.
@@ -134,15 +171,18 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
           auto** found = static_cast<rte_mempool**>(arg);
           if (*found == nullptr && std::string_view(mp->name).starts_with("np_")) *found = mp;
         },
-        &null_peer.pool);
-    if (null_peer.pool == nullptr) {
+        &pool);
+    if (pool == nullptr) {
       r.fail("net_null: no host pool to allocate the peer's frames from");
       return r;
     }
-    if (rte_eth_add_rx_callback(server_port, 0, null_rx, &null_peer) == nullptr ||
-        rte_eth_add_tx_callback(server_port, 0, null_tx, &peer) == nullptr) {
-      r.fail("this DPDK has no RX/TX callbacks (RTE_ETHDEV_RXTX_CALLBACKS)");
-      return r;
+    for (uint16_t q = 0; q < null_peers.size(); ++q) {
+      null_peers[q].pool = pool;
+      if (rte_eth_add_rx_callback(server_port, q, null_rx, &null_peers[q]) == nullptr ||
+          rte_eth_add_tx_callback(server_port, q, null_tx, null_peers[q].peer) == nullptr) {
+        r.fail("this DPDK has no RX/TX callbacks (RTE_ETHDEV_RXTX_CALLBACKS)");
+        return r;
+      }
     }
   }
   if (nanopu) {
@@ -159,7 +199,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o) {
   // polls the peer's buffers until it has stopped.
   std::unique_ptr<Port> peer_owner;
   if (pmd == Pmd::kNull) {
-    sample_rate(peer, o, &r);
+    sample_rate(peers, o, &r);
   } else {
     absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(peer_port, 0, "peer");
     if (!p.ok()) {

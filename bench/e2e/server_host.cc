@@ -23,16 +23,18 @@ Config server_config(uint16_t port_id, uint32_t workers) {
   return c;
 }
 
-absl::StatusOr<std::unique_ptr<ServerHost>> ServerHost::start(const Config& c, uint32_t workers) {
+absl::StatusOr<std::unique_ptr<ServerHost>> ServerHost::start(const Config& c, uint32_t workers,
+                                                              bool context_per_worker) {
   absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(c);
   if (!rt.ok()) return rt.status();
   std::unique_ptr<ServerHost> h(new ServerHost);
   h->rt_ = std::move(*rt);
   h->lcore_ = c.lcores.front();
   for (uint32_t w = 0; w < workers; ++w) {
+    const auto context = static_cast<uint16_t>(kServerContext + (context_per_worker ? w : 0));
     absl::StatusOr<Thread*> t = h->rt_->spawn(
-        [](Thread& th) {
-          (void)apps::serve_loopback(th, kServerContext, 0, apps::LoopbackMode::kEcho);
+        [context](Thread& th) {
+          (void)apps::serve_loopback(th, context, 0, apps::LoopbackMode::kEcho);
         },
         w);
     if (!t.ok()) return t.status();

@@ -18,9 +18,10 @@ namespace nanopu::bench {
 
 class ServerHost {
  public:
-  // Creates the runtime and one echo thread per worker core.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ServerHost>> start(const Config& c,
-                                                                        uint32_t workers);
+  // Creates the runtime and one echo thread per worker core, each bound to
+  // kServerContext, or with context_per_worker to kServerContext + its worker.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ServerHost>> start(
+      const Config& c, uint32_t workers, bool context_per_worker = false);
   // Runs it on its lcore (config lcores[0]) from the EAL main lcore.
   [[nodiscard]] absl::Status launch();
   // Runs it on the calling lcore until stop() or a signal.

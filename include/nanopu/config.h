@@ -5,6 +5,7 @@
 // accepts; the library never exits or parses argv by itself.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,9 +32,17 @@ struct Config {
   // kUring: let a kernel thread submit for the NIC core (IORING_SETUP_SQPOLL):
   // no syscall per burst, one more busy thread.
   bool uring_sqpoll = false;
-  // EAL lcores. The first is the NIC core; each further one is a worker core.
-  // A single lcore runs the NIC loop and one worker on the same core.
+  // EAL lcores. The first nic_lcores are NIC cores; each further one is a
+  // worker core. With no further one, each NIC core's lcore also runs a
+  // worker core, the two taking turns (a single lcore: the NIC loop and
+  // one worker, or shared_workers of them).
   std::vector<unsigned> lcores = {0};
+  // NIC cores (docs/design.md §7, "Several NIC cores"): each owns the peers
+  // whose address hashes to it, with their transport state; a frame
+  // received on another core is handed to its owner. More than one needs
+  // as many lcores at least, a DPDK port with that many TX queues, and
+  // poll=kBusy.
+  uint32_t nic_lcores = 1;
   // Each lcore's thread pinned to its CPU, or free to move (policies.h).
   Pinning pin = Pinning::kOn;
   // Single-lcore mode only: how many worker cores to emulate on that lcore,
@@ -168,11 +177,14 @@ struct Config {
   PollMode poll = PollMode::kBusy;
   double poll_spin_us = 200;          // adaptive: poll this long without work before sleeping
 
-  // Worker cores: lcores after the first, or the NIC core itself when alone.
+  // Worker cores: lcores after the NIC cores', or one on each NIC core's
+  // lcore when there are none (shared_workers on a single lcore).
   [[nodiscard]] size_t worker_count() const {
-    return lcores.size() > 1 ? lcores.size() - 1 : shared_workers;
+    if (lcores.size() == 1) return shared_workers;
+    return shared_core() ? nic_lcores : lcores.size() - std::min<size_t>(nic_lcores, lcores.size());
   }
-  [[nodiscard]] bool shared_core() const { return lcores.size() == 1; }
+  // The NIC cores share their lcores with the worker cores.
+  [[nodiscard]] bool shared_core() const { return lcores.size() <= nic_lcores; }
   [[nodiscard]] bool pins_lcores() const { return pin == Pinning::kOn; }
 
   // OK, or InvalidArgument with one line: the field, its value, what it accepts.

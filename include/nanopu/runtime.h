@@ -15,8 +15,10 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nanopu/config.h"
@@ -26,6 +28,7 @@
 namespace nanopu {
 
 class ContextTable;
+class MsgFifo;
 class NicCore;
 class Port;
 class PacketIo;
@@ -94,7 +97,12 @@ class Runtime {
   [[nodiscard]] static bool signalled();
 
   [[nodiscard]] bool all_threads_finished() const;
+  // The NIC's counters: live with one NIC core; with several
+  // (Config::nic_lcores), their sum as it was at the call.
   [[nodiscard]] const NicCounters& nic_counters() const;
+  // NIC core nic_core's own (0 .. nic_core_count() - 1).
+  [[nodiscard]] const NicCounters& nic_core_counters(size_t nic_core) const;
+  [[nodiscard]] size_t nic_core_count() const { return nics_.size(); }
   [[nodiscard]] std::vector<const Thread*> threads() const;
   [[nodiscard]] const CoreCounters& core_counters(size_t worker) const;
   [[nodiscard]] size_t worker_count() const { return workers_.size(); }
@@ -120,7 +128,11 @@ class Runtime {
   [[nodiscard]] uint64_t next_credit_ticks() const;  // a simulation: the next JBSQ credit due
   [[nodiscard]] bool workers_idle() const;  // no thread running on any worker core
   absl::Status run_shared_core();
+  absl::Status run_shared_nic_cores();  // several NIC cores, each sharing its lcore with a worker
   absl::Status run_dedicated();
+  // NIC core 0's loop on the calling lcore, while the workers run.
+  absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_started,
+                                 absl::FunctionRef<bool()> all_finished);
   void drain_tx();
 
   Config config_;
@@ -131,7 +143,10 @@ class Runtime {
   std::unique_ptr<Capture> capture_;  // --pcap
   std::unique_ptr<ContextTable> contexts_;
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;
-  std::unique_ptr<NicCore> nic_;
+  std::vector<MsgFifo> inboxes_;  // several NIC cores: each one's inbox (peer_dispatch.h)
+  std::vector<std::unique_ptr<NicCore>> nics_;  // NIC core 0 first
+  mutable std::mutex summed_mu_;
+  std::unique_ptr<NicCounters> summed_;  // nic_counters() of several NIC cores
   std::vector<std::unique_ptr<sched::Worker>> workers_;
   uint32_t next_thread_id_ = 0;
 };

@@ -27,6 +27,8 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_drop_no_thread)       /* queued for a context whose threads all ended */          \
   X(rx_msgs_queued)          /* waited in a global RX queue for a JBSQ credit */         \
   X(rx_drop_segmented_mbuf)  /* header not contiguous in the first mbuf segment */      \
+  X(rx_handed_off)           /* passed to the NIC core owning their peer (--nic_lcores) */ \
+  X(rx_drop_handoff_full)    /* dropped: that NIC core's inbox was full */               \
   X(rx_msgs_delivered)                                                                   \
   X(rx_dup_packets)          /* DATA already received (retransmission): re-ACKed, dropped */\
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
@@ -105,6 +107,14 @@ struct alignas(64) NicCounters {
     for (size_t i = 1; i < kParseErrorKinds; ++i) fn(parse_error_counter_name(i), rx_parse_errors[i]);
   }
   [[nodiscard]] uint64_t rx_dropped() const;
+  // Adds another NIC core's counts (a host's total over its NIC cores).
+  NicCounters& operator+=(const NicCounters& o) {
+#define NANOPU_ADD(name) name += o.name;
+    NANOPU_NIC_COUNTERS(NANOPU_ADD)
+#undef NANOPU_ADD
+    for (size_t i = 0; i < kParseErrorKinds; ++i) rx_parse_errors[i] += o.rx_parse_errors[i];
+    return *this;
+  }
 };
 
 #define NANOPU_THREAD_COUNTERS(X)                                                       \

@@ -26,6 +26,7 @@ struct rte_mempool;
 namespace nanopu {
 
 struct ThreadFifos;
+class MsgFifo;
 struct ThreadCounters;
 struct MemoryMessage;
 class ContextTable;
@@ -374,6 +375,7 @@ class Thread {
 
   // TX: the message being written.
   rte_mbuf* tx_msg_ = nullptr;
+  MsgFifo* tx_fifo_ = nullptr;   // its NIC core's TX FIFO (the owner of its destination)
   rte_mbuf* tx_seg_ = nullptr;   // segment (packet) being filled
   uint8_t* tx_next_ = nullptr;   // where the next payload word goes
   uint32_t tx_seg_words_left_ = 0;

@@ -14,7 +14,7 @@ std::string_view parse_error_counter_name(size_t i) {
 uint64_t NicCounters::rx_dropped() const {
   uint64_t n = rx_drop_not_for_host + rx_drop_unknown_context + rx_drop_fifo_full +
                rx_drop_queue_full + rx_drop_no_thread + rx_drop_segmented_mbuf +
-               rx_drop_stale_incarnation;
+               rx_drop_stale_incarnation + rx_drop_handoff_full;
   for (uint64_t e : rx_parse_errors) n += e;
   return n;
 }

@@ -7,6 +7,11 @@
 // bind()/unbind() run on worker cores, lookup on the NIC core: entries are
 // created once and never freed while the table lives, and the per-core
 // thread pointers are atomics, so the NIC reads without a lock.
+//
+// A host with several NIC cores (docs/design.md §7) has one entry per
+// context per NIC core: the bindings are the same in each, but the global
+// RX queue and the buffer share (`held`, `reassembling`, `packets`) are the
+// core's own, so no NIC core writes what another reads.
 #pragma once
 
 #include <atomic>
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "lib/contract/msg_fifo.h"
 #include "lib/contract/thread_fifos.h"
 #include "nanopu/limits.h"
@@ -27,7 +33,7 @@ inline constexpr size_t kMaxWorkers = kMaxWorkerCores;
 struct ContextEntry {
   uint16_t context = 0;
   std::atomic<ThreadFifos*> threads[kMaxWorkers] = {};  // by worker index
-  // NIC core only.
+  // Its NIC core only.
   MsgFifo held;              // the global RX queue (JBSQ: waiting for a credit)
   bool pending = false;      // listed in the NIC's pending-contexts list
   uint32_t reassembling = 0; // messages of this context in the reassembly buffer
@@ -49,24 +55,31 @@ class ContextTable {
  public:
   static constexpr size_t kContexts = 1u << 16;
 
-  // global_queue_messages: depth of each context's global RX queue.
-  ContextTable(uint32_t instance, uint32_t global_queue_messages);
+  // global_queue_messages: depth of each context's global RX queue (one
+  // per NIC core).
+  ContextTable(uint32_t instance, uint32_t global_queue_messages, uint32_t nic_cores = 1);
 
   // Binds fifos (a thread on worker fifos->worker) to context. Fails with
   // AlreadyExists when a thread on the same worker holds the context.
   [[nodiscard]] absl::Status bind(uint16_t context, ThreadFifos* fifos);
   void unbind(uint16_t context, ThreadFifos* fifos);
 
-  [[nodiscard]] ContextEntry* lookup(uint16_t context) const {
-    return entries_[context].load(std::memory_order_acquire);
+  // NIC core nic_core's entry for context (null: never bound).
+  [[nodiscard]] ContextEntry* lookup(uint16_t context, uint32_t nic_core = 0) const {
+    return entries_[nic_core][context].load(std::memory_order_acquire);
   }
+  [[nodiscard]] uint32_t nic_cores() const { return nic_cores_; }
 
  private:
-  std::unique_ptr<std::atomic<ContextEntry*>[]> entries_;
+  // The entries of context on every NIC core, created on its first bind.
+  [[nodiscard]] absl::StatusOr<ContextEntry*> create_entries(uint16_t context);
+
+  std::unique_ptr<std::atomic<ContextEntry*>[]> entries_[kMaxNicCores];
   std::vector<std::unique_ptr<ContextEntry>> owned_;
   std::mutex mu_;  // serialises entry creation (bind is not on a hot path)
   uint32_t instance_;
   uint32_t global_queue_messages_;
+  uint32_t nic_cores_;
 };
 
 }  // namespace nanopu

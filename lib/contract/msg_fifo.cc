@@ -21,10 +21,12 @@ MsgFifo::~MsgFifo() {
   rte_ring_free(ring_);
 }
 
-absl::StatusOr<MsgFifo> MsgFifo::create(const std::string& name, uint32_t capacity) {
+absl::StatusOr<MsgFifo> MsgFifo::create(const std::string& name, uint32_t capacity,
+                                        uint32_t producers) {
   // RING_F_EXACT_SZ: exactly `capacity` usable slots.
-  rte_ring* r = rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY,
-                                RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+  rte_ring* r =
+      rte_ring_create(name.c_str(), capacity, SOCKET_ID_ANY,
+                      (producers > 1 ? 0u : RING_F_SP_ENQ) | RING_F_SC_DEQ | RING_F_EXACT_SZ);
   if (r == nullptr)
     return absl::ResourceExhaustedError(
         absl::StrCat("rte_ring_create(", name, ", ", capacity, "): ", rte_strerror(rte_errno)));

@@ -1,5 +1,6 @@
 // One direction of a thread's message FIFO (the netRX/netTX queues of nanoPU
-// §2.1): single producer, single consumer, mbuf pointers.
+// §2.1): one consumer, mbuf pointers; one producer, or several for a
+// thread's RX FIFO on a host with several NIC cores (docs/design.md §7).
 //
 // Built on rte_ring in SP/SC mode rather than a hand-written ring: its head
 // and tail already sit on separate cache lines and its burst paths are tuned;
@@ -13,15 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-#define NANOPU_TSAN_RELEASE(p) __tsan_release(p)
-#define NANOPU_TSAN_ACQUIRE(p) __tsan_acquire(p)
-#else
-#define NANOPU_TSAN_RELEASE(p) ((void)(p))
-#define NANOPU_TSAN_ACQUIRE(p) ((void)(p))
-#endif
+#include "lib/base/tsan_handoff.h"
 
 namespace nanopu {
 
@@ -37,16 +30,19 @@ class MsgFifo {
   ~MsgFifo();
 
   // capacity: messages the FIFO holds, exactly (an RING_F_EXACT_SZ ring).
-  [[nodiscard]] static absl::StatusOr<MsgFifo> create(const std::string& name, uint32_t capacity);
+  // producers > 1: several cores push (a compare-and-swap per burst).
+  [[nodiscard]] static absl::StatusOr<MsgFifo> create(const std::string& name, uint32_t capacity,
+                                                      uint32_t producers = 1);
 
+  // The ring's own producer mode (single or multi, fixed at create()).
   [[nodiscard]] bool push(rte_mbuf* m) {
     NANOPU_TSAN_RELEASE(m);
-    return rte_ring_sp_enqueue(ring_, m) == 0;
+    return rte_ring_enqueue(ring_, m) == 0;
   }
   // Pushes up to n; returns how many fit (the rest stay the caller's).
   [[nodiscard]] unsigned push_burst(rte_mbuf* const* ms, unsigned n) {
     for (unsigned i = 0; i < n; ++i) NANOPU_TSAN_RELEASE(ms[i]);
-    return rte_ring_sp_enqueue_burst(ring_, reinterpret_cast<void* const*>(ms), n, nullptr);
+    return rte_ring_enqueue_burst(ring_, reinterpret_cast<void* const*>(ms), n, nullptr);
   }
   [[nodiscard]] rte_mbuf* pop() {
     void* p = nullptr;

@@ -2,7 +2,8 @@
 // contract, TX side): each message the transport gives up or a restarted
 // peer refuses is named here by its tag (nanopu/tx_failure.h), so a thread
 // knows which of its messages failed, not only how many. One producer (the
-// NIC core) and one consumer (the thread), as the message FIFOs; a notice
+// NIC core; each of several, docs/design.md §7) and one consumer (the
+// thread), as the message FIFOs; a notice
 // is 24 bytes copied into the ring, not a pointer.
 #pragma once
 
@@ -33,12 +34,14 @@ class NoticeFifo {
   }
   ~NoticeFifo() { rte_ring_free(ring_); }
 
-  [[nodiscard]] static absl::StatusOr<NoticeFifo> create(const std::string& name, uint32_t capacity);
+  // producers > 1: several NIC cores push.
+  [[nodiscard]] static absl::StatusOr<NoticeFifo> create(const std::string& name, uint32_t capacity,
+                                                         uint32_t producers = 1);
 
   // False when full (the notice is then only counted: Thread::tx_failures()).
   [[nodiscard]] bool push(const TxFailure& f) {
     TxFailure copy = f;  // DPDK 22.11 takes a non-const pointer
-    return ring_ != nullptr && rte_ring_sp_enqueue_elem(ring_, &copy, sizeof(TxFailure)) == 0;
+    return ring_ != nullptr && rte_ring_enqueue_elem(ring_, &copy, sizeof(TxFailure)) == 0;
   }
   [[nodiscard]] bool pop(TxFailure* f) {
     return ring_ != nullptr && rte_ring_sc_dequeue_elem(ring_, f, sizeof(TxFailure)) == 0;

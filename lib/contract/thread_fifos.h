@@ -1,6 +1,7 @@
 // The pair of FIFOs that stand in for one thread's netRX/netTX registers
 // (nanoPU §2.1): the NIC core is the only producer of rx and the only consumer
-// of tx; the thread's worker core is the other side of each. The credit
+// of tx (with several NIC cores, each pushes into rx and drains a tx of its
+// own); the thread's worker core is the other side of each. The credit
 // counters give JBSQ its per-core outstanding count (nanoPU §3.2).
 #pragma once
 
@@ -11,32 +12,47 @@
 #include "lib/contract/clock.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/msg_fifo.h"
+#include "lib/contract/nic_cores.h"
 #include "lib/contract/notice_fifo.h"
 #include "lib/contract/wakeup.h"
 
 namespace nanopu {
 
 struct ThreadFifos {
-  MsgFifo rx;  // NIC core → thread: complete messages
-  MsgFifo tx;  // thread → NIC core: complete messages to send
-  NoticeFifo failures;  // NIC core → thread: its messages given up or refused, by tag
+  static constexpr uint32_t kStagedMax = 32;
+  // What one NIC core keeps of this thread, on a line of its own: only that
+  // core writes it; JBSQ reads every core's `delivered`.
+  struct alignas(64) NicSide {
+    // Messages core selection on this NIC core gave the thread (pushed into
+    // rx, or staged to be).
+    std::atomic<uint64_t> delivered{0};
+    // The messages chosen for this thread in the current poll, pushed into
+    // rx in one burst before the poll ends, so the ring's shared indices
+    // and the worker's signals cross cores once per poll rather than once
+    // per message. JBSQ counts them at choice (`delivered`), so its bound
+    // holds as if each had been pushed at once.
+    uint32_t staged_n = 0;
+    rte_mbuf* staged[kStagedMax];
+
+    void count_delivered(int64_t n) {  // the owning NIC core only: no read-modify-write needed
+      delivered.store(delivered.load(std::memory_order_relaxed) + static_cast<uint64_t>(n),
+                      std::memory_order_relaxed);
+    }
+  };
+
+  MsgFifo rx;  // NIC cores → thread: complete messages (several producers when nic_cores > 1)
+  // Thread → NIC core k: complete messages to the peers k owns
+  // (nic_core_for_peer); only tx[0] exists on a host with one NIC core.
+  MsgFifo tx[kMaxNicCores];
+  NoticeFifo failures;  // NIC cores → thread: its messages given up or refused, by tag
   uint32_t thread_id = 0;
   uint32_t worker = 0;              // index of the worker core running the thread
+  uint32_t nic_cores = 1;           // NIC cores of the host (docs/design.md §7)
   CoreSignals* signals = nullptr;   // that worker's interrupt line
   Doorbell* nic_doorbell = nullptr; // adaptive polling: rung after a TX push (else null)
   std::atomic<uint16_t> context{0};
   std::atomic<uint8_t> priority{0};
-  // NIC core only: messages core selection gave this thread (pushed into
-  // rx, or staged to be).
-  uint64_t delivered = 0;
-  // NIC core only: the messages chosen for this thread in the current poll,
-  // pushed into rx in one burst before the poll ends, so the ring's shared
-  // indices and the worker's signals cross cores once per poll rather than
-  // once per message. JBSQ counts them at choice (`delivered`), so its bound
-  // holds as if each had been pushed at once.
-  static constexpr uint32_t kStagedMax = 32;
-  rte_mbuf* staged[kStagedMax];
-  uint32_t staged_n = 0;
+  NicSide nic[kMaxNicCores];
   // NIC only (read by the thread): its messages the transport gave up
   // (Thread::tx_failures(): no message disappears without its sender
   // knowing; which ones: `failures`).
@@ -50,13 +66,27 @@ struct ThreadFifos {
   // message to a core still busy). Oldest first; pruned by the worker.
   std::deque<uint64_t> done_at;
 
+  // The TX FIFO of the NIC core that owns dst_ip.
+  [[nodiscard]] MsgFifo& tx_for(uint32_t dst_ip) {
+    return nic_cores == 1 ? tx[0] : tx[nic_core_for_peer(dst_ip, nic_cores)];
+  }
+  // Messages every NIC core gave the thread. With several NIC cores each
+  // reads the others' counts as they were a moment ago: two cores choosing
+  // at once may both take the last credit, so the bound is n + nic_cores - 1
+  // at worst (docs/design.md §7).
+  [[nodiscard]] uint64_t delivered() const {
+    uint64_t d = nic[0].delivered.load(std::memory_order_relaxed);
+    for (uint32_t k = 1; k < nic_cores; ++k) d += nic[k].delivered.load(std::memory_order_relaxed);
+    return d;
+  }
+
   [[nodiscard]] uint32_t outstanding() const {
     uint64_t d = done.load(std::memory_order_acquire);
     if (!done_at.empty()) [[unlikely]] {
       const uint64_t now = clock::ticks();
       for (uint64_t at : done_at) d -= at > now;  // not yet done on the core's clock
     }
-    return static_cast<uint32_t>(delivered - d);
+    return static_cast<uint32_t>(delivered() - d);
   }
   // Simulation: when the next credit not yet visible becomes so (max: none).
   [[nodiscard]] uint64_t next_credit_at() const {

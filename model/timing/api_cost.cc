@@ -30,7 +30,7 @@ double median_echo_ns(rte_mempool* pool, uint32_t bytes, int rounds, uint32_t in
   if (!rx.ok() || !tx.ok()) return 0;
   ThreadFifos f;
   f.rx = std::move(*rx);
-  f.tx = std::move(*tx);
+  f.tx[0] = std::move(*tx);
   ContextTable contexts(instance, 2 * kBatch);
   std::atomic<bool> stop{false};
   sched::WorkerParams wp;
@@ -66,11 +66,11 @@ double median_echo_ns(rte_mempool* pool, uint32_t bytes, int rounds, uint32_t in
       *meta = MsgMeta{};
       meta->app_header = AppHeader{kIp, kContext, static_cast<uint16_t>(bytes)}.word();
       (void)f.rx.push(m);
-      ++f.delivered;
+      f.nic[0].count_delivered(1);
     }
     if (fed == 0) break;
     (void)worker.run_once();
-    while (rte_mbuf* m = f.tx.pop()) {
+    while (rte_mbuf* m = f.tx[0].pop()) {
       ns.push_back(static_cast<double>(msg_meta(m)->core_time) / 16);
       rte_pktmbuf_free(m);
     }
@@ -79,7 +79,7 @@ double median_echo_ns(rte_mempool* pool, uint32_t bytes, int rounds, uint32_t in
   (void)worker.run_once();  // the thread's wait() returns false: it ends
   sched::Worker::detach_os_thread();  // this OS thread runs no worker of ours any more
   while (rte_mbuf* m = f.rx.pop()) rte_pktmbuf_free(m);
-  while (rte_mbuf* m = f.tx.pop()) rte_pktmbuf_free(m);
+  while (rte_mbuf* m = f.tx[0].pop()) rte_pktmbuf_free(m);
   if (ns.empty()) return 0;
   std::nth_element(ns.begin(), ns.begin() + static_cast<long>(ns.size() / 2), ns.end());
   return ns[ns.size() / 2];

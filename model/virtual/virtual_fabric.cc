@@ -67,7 +67,7 @@ Fabric::Fabric(const FabricConfig& c, rte_mempool* pool, OnDelivery on_delivery)
   static int n = 0;
   const std::string tag = std::to_string(n++);
   fifos_.rx = *MsgFifo::create("vf_rx" + tag, 1024);
-  fifos_.tx = *MsgFifo::create("vf_tx" + tag, 1024);
+  fifos_.tx[0] = *MsgFifo::create("vf_tx" + tag, 1024);
   fifos_.signals = &signals_;
   (void)contexts_.bind(kContext, &fifos_);
   push({tick_ps_, 0, Event::Kind::kTick, 0, {}});

@@ -3,7 +3,7 @@
 namespace nanopu {
 
 int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t bindings,
-                         uint64_t hash) const {
+                         uint64_t hash, int prefer) const {
   switch (policy_) {
     case CoreSelectPolicy::kJbsq: {
       // nanoPU §3.2: forward to the core with the smallest count if below n.
@@ -18,6 +18,9 @@ int CoreSelector::select(const uint32_t* outstanding, const bool* bound, size_t 
           best_count = outstanding[i];
         }
       }
+      if (prefer >= 0 && static_cast<size_t>(prefer) < bindings && bound[prefer] &&
+          outstanding[prefer] == best_count)
+        best = prefer;
       return best_count < (count == 1 ? single_core_n_ : n_) ? best : kHold;
     }
     case CoreSelectPolicy::kRss:

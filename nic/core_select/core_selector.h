@@ -35,8 +35,11 @@ class CoreSelector {
   // outstanding[i]: messages delivered to binding i and not yet msg_done'd;
   // bound[i]: whether binding i has a thread. Returns the binding to deliver
   // to, or kHold (JBSQ with every bound core at n, or no core bound).
+  // prefer: JBSQ's pick among cores tied for the fewest (the worker sharing
+  // the NIC core's lcore, when several NIC cores each share one: the
+  // message then stays on its CPU); -1: the first.
   [[nodiscard]] int select(const uint32_t* outstanding, const bool* bound, size_t bindings,
-                           uint64_t flow_hash) const;
+                           uint64_t flow_hash, int prefer = -1) const;
 
  private:
   CoreSelectPolicy policy_;

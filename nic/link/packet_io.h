@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "lib/base/tsan_handoff.h"
 #include "nic/link/burst_fence.h"
 
 namespace nanopu {
@@ -41,17 +42,30 @@ class PacketIo {
 // RX/TX queue 0 of a DPDK port.
 class EthdevIo final : public PacketIo {
  public:
-  explicit EthdevIo(uint16_t port_id) : port_id_(port_id) {}
+  // A NIC core of several receives from and sends on queues of its own
+  // (kNoRx: it receives nothing from the port).
+  static constexpr uint16_t kNoRx = UINT16_MAX;
+  explicit EthdevIo(uint16_t port_id, uint16_t rx_queue = 0, uint16_t tx_queue = 0)
+      : port_id_(port_id), rx_queue_(rx_queue), tx_queue_(tx_queue) {}
   // Marked when a PMD that unmaps under a poller is open (burst_fence.h).
+  // A frame may come from another core of this process (net_ring): the
+  // TSan hand-off is declared on both sides (lib/base/tsan_handoff.h).
   uint16_t rx_burst(rte_mbuf** pkts, uint16_t n) override {
-    return burst_fence::fenced([&] { return rte_eth_rx_burst(port_id_, 0, pkts, n); });
+    if (rx_queue_ == kNoRx) return 0;
+    const uint16_t k =
+        burst_fence::fenced([&] { return rte_eth_rx_burst(port_id_, rx_queue_, pkts, n); });
+    for (uint16_t i = 0; i < k; ++i) NANOPU_TSAN_ACQUIRE(pkts[i]);
+    return k;
   }
   uint16_t tx_burst(rte_mbuf** pkts, uint16_t n) override {
-    return burst_fence::fenced([&] { return rte_eth_tx_burst(port_id_, 0, pkts, n); });
+    for (uint16_t i = 0; i < n; ++i) NANOPU_TSAN_RELEASE(pkts[i]);
+    return burst_fence::fenced([&] { return rte_eth_tx_burst(port_id_, tx_queue_, pkts, n); });
   }
 
  private:
   uint16_t port_id_;
+  uint16_t rx_queue_;
+  uint16_t tx_queue_;
 };
 
 }  // namespace nanopu

@@ -70,7 +70,11 @@ struct OutboundMessage {
                                                bool port_takes_kept = false) {
   const bool plain =
       RTE_MBUF_DIRECT(kept) && kept->nb_segs == 1 && kept->data_len >= wire::kFrameHeaderBytes;
-  const bool ours_alone = rte_mbuf_refcnt_read(kept) == 1;
+  // An acquire, not DPDK's relaxed rte_mbuf_refcnt_read: the last holder
+  // elsewhere (a receiver on another core freeing its clone) read the frame
+  // before its release decrement, and the header is rewritten after this
+  // (a plain load on x86; ThreadSanitizer sees the hand-off).
+  const bool ours_alone = __atomic_load_n(&kept->refcnt, __ATOMIC_ACQUIRE) == 1;
   if (plain && ours_alone && port_takes_kept) {
     rte_mbuf_refcnt_set(kept, 2);  // ours alone until now: no other core can race this store
     return kept;

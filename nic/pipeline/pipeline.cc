@@ -26,7 +26,7 @@ PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_
   if (h->is_homa()) ++counters_->rx_homa_packets;
   if (h->is_data()) {
     ++counters_->rx_data_packets;
-    r.dst = contexts_->lookup(h->dst_context());  // never-bound contexts have no entry
+    r.dst = contexts_->lookup(h->dst_context(), nic_core_);  // never-bound contexts have no entry
     if (r.dst == nullptr) {
       ++counters_->rx_drop_unknown_context;
       return r;

@@ -25,9 +25,15 @@ struct PipelineResult {
 
 class Pipeline {
  public:
+  // nic_core: whose context entries a frame's destination resolves to (a
+  // host with several NIC cores has an entry per context per core).
   Pipeline(uint32_t host_ip, const ContextTable* contexts, NeighborTable* neighbors,
-           NicCounters* counters)
-      : host_ip_(host_ip), contexts_(contexts), neighbors_(neighbors), counters_(counters) {}
+           NicCounters* counters, uint32_t nic_core = 0)
+      : host_ip_(host_ip),
+        contexts_(contexts),
+        neighbors_(neighbors),
+        counters_(counters),
+        nic_core_(nic_core) {}
 
   // Fills *h and *payload_bytes; on kDrop the caller frees the mbuf.
   [[nodiscard]] PipelineResult classify(const rte_mbuf* m, wire::FrameHeader* h,
@@ -38,6 +44,7 @@ class Pipeline {
   const ContextTable* contexts_;
   NeighborTable* neighbors_;
   NicCounters* counters_;
+  uint32_t nic_core_;
 };
 
 }  // namespace nanopu

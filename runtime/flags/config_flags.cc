@@ -20,9 +20,14 @@
 #include "absl/strings/strip.h"
 
 ABSL_FLAG(std::string, lcores, "0",
-          "Comma-separated EAL lcores. The first runs the NIC core; each further one runs a "
-          "worker core. One lcore runs the NIC loop and one worker together (tests, 2-core "
-          "machines).");
+          "Comma-separated EAL lcores. The first --nic_lcores run NIC cores; each further one "
+          "runs a worker core. One lcore runs the NIC loop and one worker together (tests, "
+          "2-core machines).");
+ABSL_FLAG(uint32_t, nic_lcores, 1,
+          "NIC cores: the first this many of --lcores. Each owns the peers whose address "
+          "hashes to it (their transport state); frames received on another core are handed "
+          "to the owner. More than 1 needs worker lcores after them, a port with that many "
+          "TX queues, and --poll=busy (docs/design.md §7).");
 ABSL_FLAG(std::string, pin, "on",
           "'on': each lcore pinned to its CPU (DPDK's way). 'off': the kernel may run it on any "
           "CPU, for machines where more busy processes than CPUs take turns (the netns runner "
@@ -220,6 +225,7 @@ absl::Status read_host_flags(Config& c) {
       !s.ok())
     return s;
   c.shared_workers = absl::GetFlag(FLAGS_shared_workers);
+  c.nic_lcores = absl::GetFlag(FLAGS_nic_lcores);
   if (absl::Status s = parse_flag("backend", absl::GetFlag(FLAGS_backend), parse_backend,
                                   "use dpdk or uring", &c.backend);
       !s.ok())

@@ -24,6 +24,25 @@ absl::Status check_cores_and_backend(const Config& c) {
   if (c.shared_workers == 0 || (c.shared_workers > 1 && c.lcores.size() > 1))
     return invalid("shared_workers", c.shared_workers,
                    "at least 1, and more than 1 only with a single lcore");
+  if (c.nic_lcores == 0 || c.nic_lcores > kMaxNicCores)
+    return invalid("nic_lcores", c.nic_lcores, absl::StrCat("1..", kMaxNicCores));
+  if (c.nic_lcores > 1) {
+    if (c.lcores.size() < c.nic_lcores)
+      return invalid(
+          "nic_lcores", c.nic_lcores,
+          absl::StrCat("needs as many lcores at least: the first ", c.nic_lcores,
+                       " of --lcores are NIC cores, the rest worker cores (", c.lcores.size(),
+                       " given; exactly as many: each NIC core's lcore runs a worker too)"));
+    if (c.backend != Backend::kDpdk)
+      return invalid("nic_lcores", c.nic_lcores,
+                     "more than 1 needs a DPDK port (one socket has one sender)");
+    if (c.poll != PollMode::kBusy)
+      return invalid("nic_lcores", c.nic_lcores,
+                     "more than 1 needs poll=busy (adaptive sleep across NIC cores is not built)");
+    if (!c.pcap_path.empty())
+      return invalid("nic_lcores", c.nic_lcores,
+                     "more than 1 with pcap_path: capture from several NIC cores is not built");
+  }
   if (c.worker_count() > kMaxWorkerCores)
     return invalid("lcores", c.worker_count(), absl::StrCat("worker cores: at most ", kMaxWorkerCores));
   if (c.backend == Backend::kUring) {

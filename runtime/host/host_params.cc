@@ -51,6 +51,7 @@ PortParams port_params(const Config& c) {
   p.ip = c.ip;
   p.udp_port = c.udp_port;
   p.uring_sqpoll = c.uring_sqpoll;
+  p.queues = static_cast<uint16_t>(c.nic_lcores);
   return p;
 }
 
@@ -80,9 +81,10 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   common.reserved_priority0_slots =
       c.reserved_priority0_slots != 0 ? c.reserved_priority0_slots : c.reassembly_slots / 4;
   common.context_slots = c.context_slots != 0 ? c.context_slots : std::max(1u, c.reassembly_slots / 2);
-  common.context_packets = c.context_packets != 0
-                               ? c.context_packets
-                               : std::max<uint32_t>(wire::kMaxPacketsPerMessage, c.mbufs / 4);
+  // Each NIC core admits its share of a context's buffers: the pool is one.
+  common.context_packets = c.context_packets != 0 ? c.context_packets
+                                                  : std::max<uint32_t>(wire::kMaxPacketsPerMessage,
+                                                                       c.mbufs / 4 / c.nic_lcores);
   common.incarnation = incarnation;
 
   NdpParams& n = t.ndp;
@@ -108,8 +110,16 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   return t;
 }
 
-NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
+NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation, uint32_t nic_core,
+                     const std::array<MsgFifo*, kMaxNicCores>& inboxes) {
   NicParams p;
+  p.nic_core = nic_core;
+  p.nic_cores = c.nic_lcores;
+  p.rx_queue =
+      nic_core < port.rx_queues() ? static_cast<uint16_t>(nic_core) : NicParams::kNoRxQueue;
+  p.tx_queue = static_cast<uint16_t>(nic_core);
+  p.inboxes = inboxes;
+  if (c.nic_lcores > 1 && c.shared_core()) p.local_worker = static_cast<int32_t>(nic_core);
   p.port_id = port.id();
   p.io = port.io();
   p.host_ip = c.ip;
@@ -124,15 +134,17 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation) {
   p.workers = static_cast<uint32_t>(c.worker_count());
   // A signal only reaches a worker on another core; on a shared core the
   // NIC runs only when the thread lets it.
-  p.async_preempt_after_tsc = c.shared_core() ? 0 : tsc_from_ns(c.async_preempt_us * 1e3);
+  // NIC core 0 alone watches the workers (one signal, one report).
+  p.async_preempt_after_tsc =
+      c.shared_core() || nic_core != 0 ? 0 : tsc_from_ns(c.async_preempt_us * 1e3);
   // On a shared core a stuck thread stops the NIC loop too: nothing can watch.
-  p.watchdog_tsc = c.shared_core() ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
+  p.watchdog_tsc = c.shared_core() || nic_core != 0 ? 0 : tsc_from_ns(c.watchdog_ms * 1e6);
   p.defer_control = c.shared_core();
   p.control_after_data = c.backend == Backend::kUring;
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
   p.tester_timestamps = c.tester_timestamps;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
-  p.reconnect_link = port.reconnects();
+  p.reconnect_link = port.reconnects() && nic_core == 0;  // one core restarts the port
   p.link_kernel_iface = port.kernel_iface();
   p.link_hold_tsc = tsc_from_ns(c.link_hold_s * 1e9);
   return p;

@@ -22,8 +22,11 @@ inline constexpr double kClientLinkWaitS = 10;
 // sender's run (runtime/host/incarnation.h).
 [[nodiscard]] TransportConfig transport_config(const Config& config, bool port_sends_indirect_mbufs,
                                                uint16_t incarnation);
-// incarnation: as transport_config's.
-[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint16_t incarnation);
+// incarnation: as transport_config's; nic_core: which of Config.nic_lcores;
+// inboxes: every NIC core's (null with one).
+[[nodiscard]] NicParams nic_params(const Config& config, const Port& port, uint16_t incarnation,
+                                   uint32_t nic_core = 0,
+                                   const std::array<MsgFifo*, kMaxNicCores>& inboxes = {});
 // shared_nic: the NIC's poll hook on a shared core, else empty.
 [[nodiscard]] sched::WorkerParams worker_params(const Config& config, NicPollHook shared_nic);
 

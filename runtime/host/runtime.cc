@@ -20,6 +20,7 @@
 #include "nic/nic_core.h"
 #include "runtime/host/host_params.h"
 #include "runtime/host/incarnation.h"
+#include "runtime/host/lcore_loops.h"
 #include "runtime/host/telemetry.h"
 #include "runtime/platform/capture.h"
 #include "runtime/platform/eal.h"
@@ -40,50 +41,12 @@ constexpr int kDrainPolls = 10000;
 
 void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 
-// Adaptive polling: a sleeping worker looks at the world this often even
-// when nothing wakes it (a stop() from another thread, say).
-constexpr uint32_t kWorkerSleepUs = 10000;
-
-struct WorkerLaunch {
-  sched::Worker* worker;
-  std::atomic<bool>* stop;
-  uint64_t idle_spin_tsc = 0;  // adaptive polling: spin this long, then sleep (0: busy)
-  std::atomic<bool> started{false};  // its threads have run once (bound their contexts)
-  std::atomic<bool> finished{false};
-};
-
-int worker_main(void* arg) {
-  auto* l = static_cast<WorkerLaunch*>(arg);
-  l->worker->attach_os_thread();
-  sched::install_preempt_handler();
-  sched::unblock_preempt_signal();
-  l->worker->run_once();  // threads bind their contexts in their first instructions
-  l->started.store(true, std::memory_order_release);
-  uint64_t idle_since = 0;
-  while (!l->stop->load(std::memory_order_relaxed)) {
-    if (l->worker->run_once()) {
-      idle_since = 0;
-    } else if (l->idle_spin_tsc == 0) {
-      rte_pause();
-    } else if (const uint64_t now = clock::ticks(); idle_since == 0) {
-      idle_since = now;
-    } else if (now - idle_since >= l->idle_spin_tsc) {
-      l->worker->sleep_until_work(kWorkerSleepUs);
-      idle_since = 0;
-    } else {
-      rte_pause();
-    }
-    if (l->worker->all_finished()) break;
-  }
-  l->worker->run_once();  // let threads parked in wait() see the stop and return
-  sched::Worker::detach_os_thread();
-  l->finished.store(true, std::memory_order_release);
-  return 0;
-}
-
 }  // namespace
 
-Runtime::Runtime(const Config& config) : config_(config), instance_(g_instances.fetch_add(1)) {}
+Runtime::Runtime(const Config& config)
+    : config_(config),
+      instance_(g_instances.fetch_add(1)),
+      summed_(std::make_unique<NicCounters>()) {}
 
 Runtime::~Runtime() {
   release_buffers();
@@ -95,7 +58,8 @@ void Runtime::release_buffers() {
   capture_.reset();  // its callbacks go before the port stops being polled for good
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
-  nic_.reset();
+  nics_.clear();
+  inboxes_.clear();  // frames handed between NIC cores and not yet taken
   fifos_.clear();
   // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
   // back to their pools while every pool still exists.
@@ -112,7 +76,7 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config) {
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, PacketIo* io) {
   if (io == nullptr) return absl::InvalidArgumentError("Runtime::create: no PacketIo given");
-  if (!config.shared_core())
+  if (config.lcores.size() != 1)
     return absl::InvalidArgumentError("Runtime::create with a PacketIo: one lcore only (a simulation drives it)");
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(eal_params(config)); !s.ok()) return s;
@@ -128,20 +92,38 @@ absl::Status Runtime::open(PacketIo* external_io) {
                              : Port::open(port_params(config_), tag);
   if (!port.ok()) return port.status();
   port_ = std::move(*port);
-  contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages);
+  const uint32_t nic_cores = config_.nic_lcores;
+  contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
+  // Several NIC cores: each one's inbox for the frames of its peers another
+  // core received (nic/dispatch/peer_dispatch.h), any core a producer.
+  std::array<MsgFifo*, kMaxNicCores> inboxes{};
+  inboxes_.reserve(nic_cores);
+  for (uint32_t k = 0; nic_cores > 1 && k < nic_cores; ++k) {
+    absl::StatusOr<MsgFifo> f =
+        MsgFifo::create(absl::StrCat("np", instance_, "in", k), 4096, nic_cores);
+    if (!f.ok()) return f.status();
+    inboxes_.push_back(std::move(*f));
+    inboxes[k] = &inboxes_.back();
+  }
   // The sender's incarnation tells this run's messages from a previous
-  // process's with the same address (docs/wire.md).
-  nic_ = std::make_unique<NicCore>(nic_params(config_, *port_, next_incarnation()), port_->pool(),
-                                   contexts_.get());
+  // process's with the same address (docs/wire.md); every NIC core of the
+  // host is the same sender.
+  const uint16_t incarnation = next_incarnation();
+  for (uint32_t k = 0; k < nic_cores; ++k)
+    nics_.push_back(std::make_unique<NicCore>(nic_params(config_, *port_, incarnation, k, inboxes),
+                                              port_->pool(), contexts_.get()));
   // A worker sharing the NIC's core polls it at its safe points; not in a
   // simulation, which polls the NIC core as a core of its own, in the
   // order of the modelled clock (a worker ahead on its own clock would
   // move the NIC's time backwards).
-  const sched::WorkerParams wp =
-      worker_params(config_, config_.shared_core() && !clock::is_virtual() ? nic_->poll_hook() : NicPollHook{});
+  // Several NIC cores sharing their lcores: worker i shares NIC core i's.
   for (size_t i = 0; i < config_.worker_count(); ++i) {
+    const sched::WorkerParams wp =
+        worker_params(config_, config_.shared_core() && !clock::is_virtual()
+                                   ? nics_[nics_.size() > 1 ? i : 0]->poll_hook()
+                                   : NicPollHook{});
     workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i), wp, &stop_));
-    nic_->add_worker(workers_.back()->signals());
+    for (auto& nic : nics_) nic->add_worker(workers_.back()->signals());
   }
   if (!config_.pcap_path.empty()) {
     absl::StatusOr<std::unique_ptr<Capture>> cap =
@@ -165,30 +147,43 @@ absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32
   // between poll_once() calls everything runs on the caller's thread.
   if (running_) return absl::FailedPreconditionError("spawn() during run(): add threads first");
   if (worker >= workers_.size())
-    return absl::InvalidArgumentError(absl::StrCat("worker ", worker, " does not exist; this host has ",
-                                                   workers_.size(), " (one per --lcores entry after the first)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("worker ", worker, " does not exist; this host has ", workers_.size(),
+                     " (an --lcores entry after the --nic_lcores NIC cores each, or one per "
+                     "NIC core sharing its lcore)"));
   const uint32_t id = next_thread_id_++;
+  const uint32_t nic_cores = config_.nic_lcores;
   auto fifos = std::make_unique<ThreadFifos>();
   fifos->thread_id = id;
-  absl::StatusOr<MsgFifo> rx = MsgFifo::create(absl::StrCat("np", instance_, "rx", id), config_.fifo_messages);
+  fifos->nic_cores = nic_cores;
+  // Every NIC core delivers into the one RX FIFO; each drains a TX FIFO of its own.
+  absl::StatusOr<MsgFifo> rx =
+      MsgFifo::create(absl::StrCat("np", instance_, "rx", id), config_.fifo_messages, nic_cores);
   if (!rx.ok()) return rx.status();
-  absl::StatusOr<MsgFifo> tx = MsgFifo::create(absl::StrCat("np", instance_, "tx", id), config_.fifo_messages);
-  if (!tx.ok()) return tx.status();
+  fifos->rx = std::move(*rx);
+  for (uint32_t k = 0; k < nic_cores; ++k) {
+    absl::StatusOr<MsgFifo> tx =
+        MsgFifo::create(k == 0 ? absl::StrCat("np", instance_, "tx", id)
+                               : absl::StrCat("np", instance_, "tx", id, "_", k),
+                        config_.fifo_messages);
+    if (!tx.ok()) return tx.status();
+    fifos->tx[k] = std::move(*tx);
+  }
   // Room for a notice about every message the transport can hold at once,
   // twice over: a thread that reads them now and then misses none.
   absl::StatusOr<NoticeFifo> failures = NoticeFifo::create(
-      absl::StrCat("np", instance_, "nf", id), std::max<uint32_t>(1024, 2 * config_.outbound_slots));
+      absl::StrCat("np", instance_, "nf", id),
+      std::max<uint32_t>(1024, 2 * config_.outbound_slots * nic_cores), nic_cores);
   if (!failures.ok()) return failures.status();
-  fifos->rx = std::move(*rx);
-  fifos->tx = std::move(*tx);
   fifos->failures = std::move(*failures);
-  // A dedicated NIC core may sleep (adaptive polling): the thread rings it
-  // after each message. On a shared core the NIC only sleeps between threads.
-  if (!config_.shared_core()) fifos->nic_doorbell = nic_->doorbell();
+  // A dedicated NIC core may sleep (adaptive polling, one NIC core only):
+  // the thread rings it after each message. On a shared core the NIC only
+  // sleeps between threads.
+  if (!config_.shared_core()) fifos->nic_doorbell = nics_[0]->doorbell();
   absl::StatusOr<Thread*> t = workers_[worker]->add_thread(
       id, fifos.get(), port_->pool(), contexts_.get(), config_.max_message_bytes, std::move(body));
   if (!t.ok()) return t.status();
-  nic_->add_thread(fifos.get());
+  for (auto& nic : nics_) nic->add_thread(fifos.get());
   fifos_.push_back(std::move(fifos));
   return t;
 }
@@ -212,7 +207,7 @@ bool Runtime::poll_once() {
   return did;
 }
 
-bool Runtime::poll_nic_once() { return nic_->poll() != 0; }
+bool Runtime::poll_nic_once() { return nics_[0]->poll() != 0; }
 
 uint64_t Runtime::next_credit_ticks() const {
   uint64_t next = UINT64_MAX;
@@ -220,11 +215,13 @@ uint64_t Runtime::next_credit_ticks() const {
   return next;
 }
 
-uint64_t Runtime::next_nic_ready_ticks() const { return std::min(nic_->next_tx_ready(), next_credit_ticks()); }
+uint64_t Runtime::next_nic_ready_ticks() const {
+  return std::min(nics_[0]->next_tx_ready(), next_credit_ticks());
+}
 
 uint64_t Runtime::next_event_ticks() const {
   // (The NIC core's own includes next_tx_ready: not scanned twice.)
-  return std::min({nic_->next_event_ticks(), next_credit_ticks(), next_thread_wake_ticks()});
+  return std::min({nics_[0]->next_event_ticks(), next_credit_ticks(), next_thread_wake_ticks()});
 }
 
 uint64_t Runtime::next_thread_wake_ticks() const {
@@ -241,13 +238,16 @@ bool Runtime::poll_worker_once(size_t worker) {
 }
 
 void Runtime::drain_tx() {
+  // On the calling lcore, every NIC core in turn (the others have stopped).
   for (int i = 0; i < kDrainPolls; ++i) {
     bool pending = false;
-    for (const auto& f : fifos_) pending |= !f->tx.empty();
-    if (!pending && nic_->poll() == 0) break;
-    if (pending) nic_->poll();
+    for (const auto& f : fifos_)
+      for (uint32_t k = 0; k < config_.nic_lcores; ++k) pending |= !f->tx[k].empty();
+    unsigned work = 0;
+    for (auto& nic : nics_) work += nic->poll();
+    if (!pending && work == 0) break;
   }
-  (void)nic_->poll();  // sends control packets a shared-core NIC deferred
+  for (auto& nic : nics_) (void)nic->poll();  // sends control packets a shared-core NIC deferred
 }
 
 bool Runtime::workers_idle() const {
@@ -282,7 +282,7 @@ absl::Status Runtime::run() {
         "run() must be called on lcore ", config_.lcores.front(), " (the first of Config.lcores)"));
   absl::Status s = config_.shared_core() ? run_shared_core() : run_dedicated();
   drain_tx();
-  nic_->quiesce_io();
+  for (auto& nic : nics_) nic->quiesce_io();
   return s;
 }
 
@@ -295,7 +295,48 @@ bool Runtime::run_workers_once() {
   return ran;
 }
 
+absl::Status Runtime::run_shared_nic_cores() {
+  // NIC core k and worker k take turns on lcore k; this lcore runs the first pair.
+  std::vector<std::unique_ptr<SharedLaunch>> launches;
+  auto end_launches = [&] {
+    for (auto& l : launches) l->nic_stop.store(true, std::memory_order_relaxed);
+    for (size_t k = 0; k < launches.size(); ++k) {
+      (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
+      while (!launches[k]->exited.load(std::memory_order_acquire)) rte_pause();
+    }
+  };
+  for (size_t k = 1; k < nics_.size(); ++k) {
+    auto l = std::make_unique<SharedLaunch>();
+    l->nic = nics_[k].get();
+    l->worker = workers_[k].get();
+    l->host_stop = &stop_;
+    if (int rc = rte_eal_remote_launch(shared_main, l.get(), config_.lcores[k]); rc != 0) {
+      stop();
+      end_launches();
+      return absl::InternalError(
+          absl::StrCat("cannot launch NIC core ", k, " on lcore ", config_.lcores[k], ": ", rc));
+    }
+    launches.push_back(std::move(l));
+  }
+  workers_[0]->attach_os_thread();
+  workers_[0]->run_once();  // threads bind their contexts first
+  const uint64_t bind_deadline = rte_rdtsc() + rte_get_tsc_hz();
+  for (const auto& l : launches)
+    while (!l->started.load(std::memory_order_acquire) && rte_rdtsc() < bind_deadline) rte_pause();
+  absl::Status link = wait_link();
+  while (link.ok() && !should_stop() && !all_threads_finished())
+    (void)shared_turn(*nics_[0], *workers_[0]);
+  stop();
+  workers_[0]->run_once();  // threads parked in wait() see the stop and return
+  // The other lcores' threads end too; their NIC cores poll until then.
+  for (const auto& l : launches)
+    while (!l->finished.load(std::memory_order_acquire)) nics_[0]->poll();
+  end_launches();
+  return link;
+}
+
 absl::Status Runtime::run_shared_core() {
+  if (nics_.size() > 1) return run_shared_nic_cores();
   // The NIC loop and every emulated worker take turns on this lcore. Threads
   // bind their contexts in their first instructions: let them, so the first
   // packets after link-up find their context.
@@ -304,10 +345,11 @@ absl::Status Runtime::run_shared_core() {
   while (link.ok() && !should_stop() && !all_threads_finished()) {
     // The workers run inside the NIC's poll, between its receive and its
     // send: a reply leaves in the poll that delivered its request.
-    unsigned work = nic_->poll_receive();
+    NicCore& nic = *nics_[0];
+    unsigned work = nic.poll_receive();
     const bool ran = run_workers_once();
-    work += nic_->poll_finish(work, /*fresh_clock=*/ran);
-    nic_->idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
+    work += nic.poll_finish(work, /*fresh_clock=*/ran);
+    nic.idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
   }
   stop();
   run_workers_once();  // threads parked in wait() see the stop and return
@@ -315,6 +357,27 @@ absl::Status Runtime::run_shared_core() {
 }
 
 absl::Status Runtime::run_dedicated() {
+  const uint32_t nic_cores = config_.nic_lcores;
+  // NIC cores after the first, on the next lcores: they run until the
+  // workers are done (a thread may wait for TX room their polls free).
+  std::vector<std::unique_ptr<NicLaunch>> nic_launches;
+  auto stop_nics = [&] {
+    for (auto& l : nic_launches) l->stop.store(true, std::memory_order_relaxed);
+    for (size_t k = 0; k < nic_launches.size(); ++k) {
+      (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
+      while (!nic_launches[k]->exited.load(std::memory_order_acquire)) rte_pause();
+    }
+  };
+  for (uint32_t k = 1; k < nic_cores; ++k) {
+    auto l = std::make_unique<NicLaunch>();
+    l->nic = nics_[k].get();
+    if (int rc = rte_eal_remote_launch(nic_main, l.get(), config_.lcores[k]); rc != 0) {
+      stop_nics();
+      return absl::InternalError(
+          absl::StrCat("cannot launch NIC core ", k, " on lcore ", config_.lcores[k], ": ", rc));
+    }
+    nic_launches.push_back(std::move(l));
+  }
   std::vector<std::unique_ptr<WorkerLaunch>> launches;
   for (size_t i = 0; i < workers_.size(); ++i) {
     auto l = std::make_unique<WorkerLaunch>();
@@ -324,46 +387,69 @@ absl::Status Runtime::run_dedicated() {
                            ? std::max<uint64_t>(1, static_cast<uint64_t>(config_.poll_spin_us * 1e-6 *
                                                                          static_cast<double>(clock::hz())))
                            : 0;
-    const unsigned lcore = config_.lcores[i + 1];
+    const unsigned lcore = config_.lcores[nic_cores + i];
     if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {
       stop();
-      for (size_t k = 0; k < i; ++k) (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
+      for (size_t k = 0; k < i; ++k) (void)rte_eal_wait_lcore(config_.lcores[nic_cores + k]);
+      stop_nics();
       return absl::InternalError(absl::StrCat("cannot launch worker on lcore ", lcore, ": ", rc));
     }
     launches.push_back(std::move(l));
   }
-  auto all_finished = [&launches] {
-    for (const auto& l : launches)
-      if (!l->finished.load(std::memory_order_acquire)) return false;
-    return true;
-  };
+  absl::Status link = run_nic_core_zero(
+      [&launches] {
+        for (const auto& l : launches)
+          if (!l->started.load(std::memory_order_acquire)) return false;
+        return true;
+      },
+      [&launches] {
+        for (const auto& l : launches)
+          if (!l->finished.load(std::memory_order_acquire)) return false;
+        return true;
+      });
+  // Only this host's lcores: run() may itself run on a launched lcore
+  // (several hosts in one process), where waiting for every lcore would
+  // wait for itself.
+  for (size_t i = 0; i < workers_.size(); ++i)
+    (void)rte_eal_wait_lcore(config_.lcores[nic_cores + i]);
+  stop_nics();
+  return link;
+}
+
+absl::Status Runtime::run_nic_core_zero(absl::FunctionRef<bool()> all_started,
+                                        absl::FunctionRef<bool()> all_finished) {
+  NicCore& nic = *nics_[0];
   // As on a shared core: the first packets must find the contexts bound
   // (waiting at most a second for a thread that computes before binding).
   const uint64_t bind_deadline = rte_rdtsc() + rte_get_tsc_hz();
-  for (const auto& l : launches)
-    while (!l->started.load(std::memory_order_acquire) && !should_stop() && rte_rdtsc() < bind_deadline)
-      rte_pause();
+  while (!all_started() && !should_stop() && rte_rdtsc() < bind_deadline) rte_pause();
   absl::Status link = wait_link();
   while (link.ok()) {
-    const unsigned work = nic_->poll();
+    const unsigned work = nic.poll();
     if (should_stop() || all_finished()) break;
-    nic_->idle_or_sleep(work, workers_idle());
+    nic.idle_or_sleep(work, workers_idle());
   }
   stop();
   for (auto& w : workers_) w->signals()->wake_if_sleeping();  // they see the stop at once
   // Keep the NIC running while workers wind down: a thread may be waiting for
   // TX FIFO space the NIC frees.
-  while (!all_finished()) nic_->poll();
-  // Only this host's worker lcores: run() may itself run on a launched lcore
-  // (several hosts in one process), where waiting for every lcore would
-  // wait for itself.
-  for (size_t i = 0; i < workers_.size(); ++i) (void)rte_eal_wait_lcore(config_.lcores[i + 1]);
+  while (!all_finished()) nic.poll();
   return link;
 }
 
 const NicCounters& Runtime::nic_counters() const {
   static const NicCounters kReleased;  // after release_buffers()
-  return nic_ ? nic_->counters() : kReleased;
+  if (nics_.empty()) return kReleased;
+  if (nics_.size() == 1) return nics_[0]->counters();  // live
+  std::lock_guard<std::mutex> lock(summed_mu_);
+  *summed_ = NicCounters{};
+  for (const auto& nic : nics_) *summed_ += nic->counters();
+  return *summed_;
+}
+
+const NicCounters& Runtime::nic_core_counters(size_t nic_core) const {
+  static const NicCounters kReleased;  // after release_buffers()
+  return nic_core < nics_.size() ? nics_[nic_core]->counters() : kReleased;
 }
 
 std::vector<const Thread*> Runtime::threads() const {
@@ -399,6 +485,9 @@ void Runtime::print_stats(FILE* out) const {
   else
     std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
+  if (nics_.size() > 1)  // each NIC core's own (the line above is their sum)
+    for (size_t k = 0; k < nics_.size(); ++k)
+      print_counters(out, absl::StrCat("nic", k), nics_[k]->counters());
   if (port_->has_device()) {
     // What the port itself counted: frames lost before the NIC core saw
     // them (a full receive ring, no mbuf) show here and nowhere else.

@@ -109,27 +109,47 @@ absl::StatusOr<uint16_t> find_port(const PortParams& config) {
                                           describe_ports()));
 }
 
-// One queue pair; RX interrupts asked for when the config wants them (a PMD
-// without them refuses or ignores the request). *rx_interrupts: granted.
+// The queue pairs; RX interrupts asked for when the config wants them (a PMD
+// without them refuses or ignores the request). *rx_queues: configured;
+// *rx_interrupts: granted.
 absl::Status configure_queues(uint16_t id, const PortParams& config, int socket, rte_mempool* pool,
-                              bool* rx_interrupts) {
+                              uint16_t* rx_queues, bool* rx_interrupts) {
+  rte_eth_dev_info info{};
+  if (int rc = rte_eth_dev_info_get(id, &info); rc != 0)
+    return absl::InternalError(absl::StrCat("rte_eth_dev_info_get: ", rte_strerror(-rc)));
+  // Each NIC core sends on a queue of its own (a TX queue is not safe for
+  // two senders); receiving on fewer queues than cores is fine (the others'
+  // frames are handed over: nic/dispatch/peer_dispatch.h).
+  if (info.max_tx_queues < config.queues)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--nic_lcores=", config.queues, ": port ", id, " (",
+        info.driver_name != nullptr ? info.driver_name : "?", ") has ", info.max_tx_queues,
+        " TX queue(s); each NIC core needs one (net_null, net_tap with "
+        "queues=N, net_af_packet with qpairs=N and most NICs have several)"));
+  const uint16_t nrx = std::max<uint16_t>(1, std::min<uint16_t>(config.queues, info.max_rx_queues));
+  const uint16_t ntx = config.queues;
   rte_eth_conf conf{};
   // RX interrupts let an idle NIC core sleep until the next packet.
   conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
-  int rc = rte_eth_dev_configure(id, 1, 1, &conf);
+  int rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
   if (rc != 0 && conf.intr_conf.rxq != 0) {
     conf.intr_conf.rxq = 0;
-    rc = rte_eth_dev_configure(id, 1, 1, &conf);
+    rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
   }
   if (rc != 0) return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", id, "): ", rte_strerror(-rc)));
   *rx_interrupts = conf.intr_conf.rxq != 0;
+  *rx_queues = nrx;
   uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
   if (int e = rte_eth_dev_adjust_nb_rx_tx_desc(id, &rxd, &txd); e != 0)
     return absl::InternalError(absl::StrCat("rte_eth_dev_adjust_nb_rx_tx_desc: ", rte_strerror(-e)));
-  if (int e = rte_eth_rx_queue_setup(id, 0, rxd, socket, nullptr, pool); e != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_rx_queue_setup: ", rte_strerror(-e)));
-  if (int e = rte_eth_tx_queue_setup(id, 0, txd, socket, nullptr); e != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_tx_queue_setup: ", rte_strerror(-e)));
+  for (uint16_t q = 0; q < nrx; ++q)
+    if (int e = rte_eth_rx_queue_setup(id, q, rxd, socket, nullptr, pool); e != 0)
+      return absl::InternalError(
+          absl::StrCat("rte_eth_rx_queue_setup(queue ", q, "): ", rte_strerror(-e)));
+  for (uint16_t q = 0; q < ntx; ++q)
+    if (int e = rte_eth_tx_queue_setup(id, q, txd, socket, nullptr); e != 0)
+      return absl::InternalError(
+          absl::StrCat("rte_eth_tx_queue_setup(queue ", q, "): ", rte_strerror(-e)));
   return absl::OkStatus();
 }
 
@@ -190,7 +210,10 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   if (!pool.ok()) return pool.status();
   p->pool_ = *pool;
   bool rx_interrupts = false;
-  if (absl::Status s = configure_queues(p->id_, config, socket, p->pool_, &rx_interrupts); !s.ok()) return s;
+  if (absl::Status s =
+          configure_queues(p->id_, config, socket, p->pool_, &p->rx_queues_, &rx_interrupts);
+      !s.ok())
+    return s;
   bool zero_copy = false;
   read_devargs(info, p->driver_, &p->reconnects_, &p->listens_, &zero_copy, &p->kernel_iface_);
   // The PMDs known to copy a frame out (or send it from the mbuf) and let

@@ -32,6 +32,9 @@ struct PortParams {
   uint16_t tx_descriptors = 1024;
   double start_retry_s = 0;  // keep trying to start a refused memif client this long
   bool rx_interrupts = false;  // configure RX-queue interrupts (adaptive polling), if the PMD has them
+  // Queue pairs: one TX queue per NIC core (each sends on its own), and as
+  // many RX queues as the PMD has, up to this (Config::nic_lcores).
+  uint16_t queues = 1;
   std::vector<std::string> vdevs;  // the --vdev the EAL was given, to name the one it rejected
 };
 
@@ -94,12 +97,15 @@ class Port {
   [[nodiscard]] bool wait_link_up(double seconds, absl::FunctionRef<bool()> stop);
   // It waits for peers to come (a memif role=server) rather than reaching out.
   [[nodiscard]] bool listens() const { return listens_; }
+  // RX queues configured (PortParams::queues, or fewer: the PMD's most).
+  [[nodiscard]] uint16_t rx_queues() const { return rx_queues_; }
 
  private:
   Port() = default;
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Port>> open_uring(const PortParams& params,
                                                                        const std::string& name_tag);
   uint16_t id_ = 0;
+  uint16_t rx_queues_ = 1;
   rte_mempool* pool_ = nullptr;
   wire::MacAddr mac_{};
   std::string driver_;

@@ -124,7 +124,7 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, uint64_t seed, size_t i
   absl::StatusOr<Config> config = Config::from_flags();
   if (!config.ok()) return config.status();
   config->ip = h.ip;
-  if (!config->shared_core() || config->lcores.front() != 0)
+  if (config->lcores.size() != 1 || config->lcores.front() != 0)
     return absl::InvalidArgumentError("--lcores: one core per host in virtual time");
   config->telemetry = false;
   config->link_wait_s = 0;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "lib/base/tsan_handoff.h"
 #include "lib/wire/frame.h"
 #include "nic/link/burst_fence.h"
 #include "runtime/platform/memif_unmap_guard.h"
@@ -69,15 +70,21 @@ void SoftwareSwitch::refused(uint32_t port, uint64_t now) {
 
 uint16_t SoftwareSwitch::rx(uint32_t port, rte_mbuf** pkts, uint16_t n) {
   const SwitchPort& p = ports_[port];
+  // A host in this process may run on another thread: the hand-off is
+  // declared to TSan (lib/base/tsan_handoff.h).
+  uint16_t k = 0;
   if (p.from_host != nullptr)
-    return static_cast<uint16_t>(
+    k = static_cast<uint16_t>(
         rte_ring_dequeue_burst(p.from_host, reinterpret_cast<void**>(pkts), n, nullptr));
-  // memif: nic/link/burst_fence.h
-  return burst_fence::fenced([&] { return rte_eth_rx_burst(p.eth_port, 0, pkts, n); });
+  else  // memif: nic/link/burst_fence.h
+    k = burst_fence::fenced([&] { return rte_eth_rx_burst(p.eth_port, 0, pkts, n); });
+  for (uint16_t i = 0; i < k; ++i) NANOPU_TSAN_ACQUIRE(pkts[i]);
+  return k;
 }
 
 bool SoftwareSwitch::tx(uint32_t port, rte_mbuf* m) {
   const SwitchPort& p = ports_[port];
+  NANOPU_TSAN_RELEASE(m);
   if (p.to_host != nullptr) return rte_ring_enqueue(p.to_host, m) == 0;
   return burst_fence::fenced([&] { return rte_eth_tx_burst(p.eth_port, 0, &m, 1); }) == 1;
 }
