@@ -98,4 +98,4 @@ ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
-   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^NicCoresTest')
+   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^SeveralNicCoresTest')

@@ -91,7 +91,7 @@ struct NicParams {
   // a one-queue PMD, where core 0 receives for every core) and the one it
   // sends on; and every core's inbox, where a core puts the frames it
   // received from a peer another core owns (nic_core_for_peer).
-  static constexpr uint16_t kNoRxQueue = UINT16_MAX;
+  static constexpr uint16_t kNoRxQueue = EthdevIo::kNoRx;
   uint32_t nic_core = 0;
   uint32_t nic_cores = 1;
   uint16_t rx_queue = 0;

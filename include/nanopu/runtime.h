@@ -98,7 +98,8 @@ class Runtime {
 
   [[nodiscard]] bool all_threads_finished() const;
   // The NIC's counters: live with one NIC core; with several
-  // (Config::nic_lcores), their sum as it was at the call.
+  // (Config::nic_lcores), their sum as it was at the call (a copy per
+  // calling thread, valid until its next call).
   [[nodiscard]] const NicCounters& nic_counters() const;
   // NIC core nic_core's own (0 .. nic_core_count() - 1).
   [[nodiscard]] const NicCounters& nic_core_counters(size_t nic_core) const;
@@ -131,8 +132,7 @@ class Runtime {
   absl::Status run_shared_nic_cores();  // several NIC cores, each sharing its lcore with a worker
   absl::Status run_dedicated();
   // NIC core 0's loop on the calling lcore, while the workers run.
-  absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_started,
-                                 absl::FunctionRef<bool()> all_finished);
+  absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_finished);
   void drain_tx();
 
   Config config_;
@@ -145,8 +145,6 @@ class Runtime {
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;
   std::vector<MsgFifo> inboxes_;  // several NIC cores: each one's inbox (peer_dispatch.h)
   std::vector<std::unique_ptr<NicCore>> nics_;  // NIC core 0 first
-  mutable std::mutex summed_mu_;
-  std::unique_ptr<NicCounters> summed_;  // nic_counters() of several NIC cores
   std::vector<std::unique_ptr<sched::Worker>> workers_;
   uint32_t next_thread_id_ = 0;
 };

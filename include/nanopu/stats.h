@@ -3,10 +3,11 @@
 // shutdown so a user can grep for it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
-
+#include <utility>
 
 namespace nanopu {
 
@@ -107,12 +108,18 @@ struct alignas(64) NicCounters {
     for (size_t i = 1; i < kParseErrorKinds; ++i) fn(parse_error_counter_name(i), rx_parse_errors[i]);
   }
   [[nodiscard]] uint64_t rx_dropped() const;
-  // Adds another NIC core's counts (a host's total over its NIC cores).
+  // Adds another NIC core's counts (a host's total over its NIC cores). A
+  // peak, and the port's own link events (every NIC core sees them), are
+  // the most of any core, not their sum.
   NicCounters& operator+=(const NicCounters& o) {
 #define NANOPU_ADD(name) name += o.name;
     NANOPU_NIC_COUNTERS(NANOPU_ADD)
 #undef NANOPU_ADD
     for (size_t i = 0; i < kParseErrorKinds; ++i) rx_parse_errors[i] += o.rx_parse_errors[i];
+    for (auto [mine, theirs] :
+         {std::pair{&rx_granted_senders_peak, o.rx_granted_senders_peak},
+          std::pair{&link_downs, o.link_downs}, std::pair{&link_restarts, o.link_restarts}})
+      *mine = std::max(*mine - theirs, theirs);  // the sum above less theirs is ours
     return *this;
   }
 };

@@ -66,7 +66,8 @@ class Thread {
   [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
   // NIC loop) until a message is ready — or, with watch_failures(true), a
-  // failure notice is pending. Returns false when the runtime stops.
+  // failure notice is pending. Returns false when the runtime stops, at
+  // once, messages still queued or not (they are freed with the host).
   [[nodiscard]] bool wait();
   // wait() for at most `timeout`: true when a message is ready (or a watched
   // failure notice pending), false when the time passed first or the

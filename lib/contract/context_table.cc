@@ -13,6 +13,9 @@ ContextTable::ContextTable(uint32_t instance, uint32_t global_queue_messages, ui
 absl::StatusOr<ContextEntry*> ContextTable::create_entries(uint16_t context) {
   std::lock_guard<std::mutex> lock(mu_);
   if (ContextEntry* e = lookup(context); e != nullptr) return e;
+  // Kept only if every core's entry (and global queue) could be made: a
+  // ring left behind would make every later bind fail on its name.
+  std::vector<std::unique_ptr<ContextEntry>> entries;
   ContextEntry* made[kMaxNicCores] = {};
   for (uint32_t k = 0; k < nic_cores_; ++k) {
     auto entry = std::make_unique<ContextEntry>();
@@ -24,8 +27,9 @@ absl::StatusOr<ContextEntry*> ContextTable::create_entries(uint16_t context) {
     if (!held.ok()) return held.status();
     entry->held = std::move(*held);
     made[k] = entry.get();
-    owned_.push_back(std::move(entry));
+    entries.push_back(std::move(entry));
   }
+  for (auto& e : entries) owned_.push_back(std::move(e));
   // Core 0's last: lookup(context) finds every core's once it finds it.
   for (uint32_t k = nic_cores_; k-- > 0;)
     entries_[k][context].store(made[k], std::memory_order_release);

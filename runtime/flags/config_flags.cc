@@ -26,8 +26,8 @@ ABSL_FLAG(std::string, lcores, "0",
 ABSL_FLAG(uint32_t, nic_lcores, 1,
           "NIC cores: the first this many of --lcores. Each owns the peers whose address "
           "hashes to it (their transport state); frames received on another core are handed "
-          "to the owner. More than 1 needs worker lcores after them, a port with that many "
-          "TX queues, and --poll=busy (docs/design.md §7).");
+          "to the owner. With exactly that many --lcores each also runs a worker. More than 1 "
+          "needs a port with that many TX queues (not memif) and --poll=busy (docs/design.md §7).");
 ABSL_FLAG(std::string, pin, "on",
           "'on': each lcore pinned to its CPU (DPDK's way). 'off': the kernel may run it on any "
           "CPU, for machines where more busy processes than CPUs take turns (the netns runner "

@@ -125,8 +125,13 @@ absl::Status check_scheduling(const Config& c) {
       c.core_select != CoreSelectPolicy::kStatic && c.core_select != CoreSelectPolicy::kRandom)
     return invalid("core_select", static_cast<int>(c.core_select), "kJbsq, kRss, kStatic or kRandom");
   if (c.jbsq_n == 0) return invalid("jbsq_n", c.jbsq_n, "JBSQ needs n >= 1 (n = 1 is a single queue)");
-  if (c.jbsq_n > c.fifo_messages)
-    return invalid("jbsq_n", c.jbsq_n, absl::StrCat("must not exceed fifo_messages=", c.fifo_messages));
+  // With N NIC cores choosing at once a thread may hold n + N - 1 (docs/design.md §7).
+  if (c.jbsq_n + c.nic_lcores - 1 > c.fifo_messages)
+    return invalid(
+        "jbsq_n", c.jbsq_n,
+        absl::StrCat(
+            "must not exceed fifo_messages=", c.fifo_messages,
+            c.nic_lcores > 1 ? absl::StrCat(" less nic_lcores - 1 = ", c.nic_lcores - 1) : ""));
   if (c.global_queue_messages < 2 || c.global_queue_messages > (1u << 20))
     return invalid("global_queue_messages", c.global_queue_messages, "must be 2..1048576");
   if (c.scheduler != SchedMode::kHts && c.scheduler != SchedMode::kTis)

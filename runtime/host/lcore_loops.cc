@@ -16,6 +16,8 @@ constexpr uint32_t kWorkerSleepUs = 10000;
 
 int nic_main(void* arg) {
   auto* l = static_cast<NicLaunch*>(arg);
+  while (!l->go.load(std::memory_order_acquire) && !l->stop.load(std::memory_order_relaxed))
+    rte_pause();
   while (!l->stop.load(std::memory_order_relaxed)) l->nic->poll();
   l->exited.store(true, std::memory_order_release);
   return 0;
@@ -61,11 +63,22 @@ int shared_main(void* arg) {
   l->worker->attach_os_thread();
   l->worker->run_once();  // threads bind their contexts in their first instructions
   l->started.store(true, std::memory_order_release);
-  while (!l->host_stop->load(std::memory_order_relaxed)) (void)shared_turn(*l->nic, *l->worker);
+  while (!l->go.load(std::memory_order_acquire) && !l->host_stop->load(std::memory_order_relaxed))
+    rte_pause();
+  bool done = false;
+  while (!l->host_stop->load(std::memory_order_relaxed)) {
+    (void)shared_turn(*l->nic, *l->worker);
+    // Published for lcore 0, which ends the run when every thread is done
+    // (a worker's slots are its own lcore's to read).
+    if (l->worker->all_finished() != done) {
+      done = !done;
+      l->threads_done.store(done, std::memory_order_release);
+    }
+  }
   l->worker->run_once();  // threads parked in wait() see the stop and return
   sched::Worker::detach_os_thread();
   l->finished.store(true, std::memory_order_release);
-  while (!l->nic_stop.load(std::memory_order_relaxed)) l->nic->poll();
+  while (!l->stop.load(std::memory_order_relaxed)) l->nic->poll();
   l->exited.store(true, std::memory_order_release);
   return 0;
 }

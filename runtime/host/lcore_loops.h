@@ -5,8 +5,13 @@
 // takes a plain function and a pointer: one struct per kind.
 #pragma once
 
+#include <rte_launch.h>
+#include <rte_pause.h>
+
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "nic/nic_core.h"
 #include "scheduler/worker.h"
@@ -22,9 +27,12 @@ struct WorkerLaunch {
 };
 int worker_main(void* arg);  // a WorkerLaunch
 
-// A NIC core after the first, on an lcore of its own: polls until told to stop.
+// A NIC core after the first, on an lcore of its own: polls from `go` (the
+// threads have bound their contexts: earlier frames would find none) until
+// `stop`.
 struct NicLaunch {
-  NicCore* nic;
+  NicCore* nic = nullptr;
+  std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   // Set last: the launcher may free this then (rte_eal_wait_lcore's own
   // synchronisation is invisible to ThreadSanitizer).
@@ -34,19 +42,29 @@ int nic_main(void* arg);  // a NicLaunch
 
 // A NIC core after the first and its worker core, taking turns on one lcore
 // as a single-lcore host's do: the worker's threads run between the NIC's
-// receive and its send. Until the host stops (`host_stop`); then the
-// threads see the stop (`finished`), and the NIC core keeps polling — its
-// peers' traffic is every thread's — until `nic_stop`.
-struct SharedLaunch {
-  NicCore* nic;
-  sched::Worker* worker;
-  std::atomic<bool>* host_stop;
-  std::atomic<bool> started{false};
+// receive and its send. From `go` until the host stops (`host_stop`); then
+// the threads see the stop (`finished`), and the NIC core keeps polling —
+// its peers' traffic is every thread's — until `stop`.
+struct SharedLaunch : NicLaunch {
+  sched::Worker* worker = nullptr;
+  std::atomic<bool>* host_stop = nullptr;
+  std::atomic<bool> started{false};       // its threads have run once (bound their contexts)
+  std::atomic<bool> threads_done{false};  // every thread of its worker has returned
   std::atomic<bool> finished{false};
-  std::atomic<bool> nic_stop{false};
-  std::atomic<bool> exited{false};  // as NicLaunch's
 };
 int shared_main(void* arg);  // a SharedLaunch
+
+// Tells each launched NIC core to stop and waits until it has: launches[k]
+// runs on lcores[k + 1].
+template <typename Launch>
+void end_launches(const std::vector<std::unique_ptr<Launch>>& launches,
+                  const std::vector<unsigned>& lcores) {
+  for (const auto& l : launches) l->stop.store(true, std::memory_order_relaxed);
+  for (size_t k = 0; k < launches.size(); ++k) {
+    (void)rte_eal_wait_lcore(lcores[k + 1]);
+    while (!launches[k]->exited.load(std::memory_order_acquire)) rte_pause();
+  }
+}
 
 // One turn of a NIC core and the worker sharing its lcore; work done.
 unsigned shared_turn(NicCore& nic, sched::Worker& worker);

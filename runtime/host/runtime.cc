@@ -35,18 +35,11 @@ namespace {
 std::atomic<bool> g_signalled{false};
 std::atomic<uint32_t> g_instances{0};
 
-// Iterations of the NIC loop after the last thread returns, so that messages
-// it wrote just before returning still leave.
-constexpr int kDrainPolls = 10000;
-
 void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 
 }  // namespace
 
-Runtime::Runtime(const Config& config)
-    : config_(config),
-      instance_(g_instances.fetch_add(1)),
-      summed_(std::make_unique<NicCounters>()) {}
+Runtime::Runtime(const Config& config) : config_(config), instance_(g_instances.fetch_add(1)) {}
 
 Runtime::~Runtime() {
   release_buffers();
@@ -92,6 +85,16 @@ absl::Status Runtime::open(PacketIo* external_io) {
                              : Port::open(port_params(config_), tag);
   if (!port.ok()) return port.status();
   port_ = std::move(*port);
+  // Several NIC cores burst on their queues while core 0 would restart a
+  // port that reconnects (LinkWatch), and a memif's queue count is its
+  // peer's to agree: neither is built.
+  if (config_.nic_lcores > 1 &&
+      (port_->reconnects() || port_->driver().find("memif") != std::string::npos))
+    return absl::InvalidArgumentError(
+        absl::StrCat("--nic_lcores=", config_.nic_lcores, " with ", port_->driver(),
+                     ": several NIC cores on a memif (or any port that must be restarted to "
+                     "reconnect) are not built; "
+                     "use net_null, net_tap, net_af_packet with qpairs, or a NIC"));
   const uint32_t nic_cores = config_.nic_lcores;
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
   // Several NIC cores: each one's inbox for the frames of its peers another
@@ -237,19 +240,6 @@ bool Runtime::poll_worker_once(size_t worker) {
   return workers_[worker]->run_once();
 }
 
-void Runtime::drain_tx() {
-  // On the calling lcore, every NIC core in turn (the others have stopped).
-  for (int i = 0; i < kDrainPolls; ++i) {
-    bool pending = false;
-    for (const auto& f : fifos_)
-      for (uint32_t k = 0; k < config_.nic_lcores; ++k) pending |= !f->tx[k].empty();
-    unsigned work = 0;
-    for (auto& nic : nics_) work += nic->poll();
-    if (!pending && work == 0) break;
-  }
-  for (auto& nic : nics_) (void)nic->poll();  // sends control packets a shared-core NIC deferred
-}
-
 bool Runtime::workers_idle() const {
   for (const auto& w : workers_)
     if (w->signals()->running_priority.load(std::memory_order_relaxed) != kNothingRunning) return false;
@@ -271,180 +261,16 @@ absl::Status Runtime::wait_link() {
       " s; is the peer running? (Config.link_wait_s, --link_wait)"));
 }
 
-absl::Status Runtime::run() {
-  running_ = true;
-  struct Done {
-    bool* flag;
-    ~Done() { *flag = false; }
-  } done{&running_};
-  if (rte_lcore_id() != config_.lcores.front())
-    return absl::FailedPreconditionError(absl::StrCat(
-        "run() must be called on lcore ", config_.lcores.front(), " (the first of Config.lcores)"));
-  absl::Status s = config_.shared_core() ? run_shared_core() : run_dedicated();
-  drain_tx();
-  for (auto& nic : nics_) nic->quiesce_io();
-  return s;
-}
-
-bool Runtime::run_workers_once() {
-  bool ran = false;
-  for (auto& w : workers_) {
-    w->attach_os_thread();
-    ran |= w->run_once();
-  }
-  return ran;
-}
-
-absl::Status Runtime::run_shared_nic_cores() {
-  // NIC core k and worker k take turns on lcore k; this lcore runs the first pair.
-  std::vector<std::unique_ptr<SharedLaunch>> launches;
-  auto end_launches = [&] {
-    for (auto& l : launches) l->nic_stop.store(true, std::memory_order_relaxed);
-    for (size_t k = 0; k < launches.size(); ++k) {
-      (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
-      while (!launches[k]->exited.load(std::memory_order_acquire)) rte_pause();
-    }
-  };
-  for (size_t k = 1; k < nics_.size(); ++k) {
-    auto l = std::make_unique<SharedLaunch>();
-    l->nic = nics_[k].get();
-    l->worker = workers_[k].get();
-    l->host_stop = &stop_;
-    if (int rc = rte_eal_remote_launch(shared_main, l.get(), config_.lcores[k]); rc != 0) {
-      stop();
-      end_launches();
-      return absl::InternalError(
-          absl::StrCat("cannot launch NIC core ", k, " on lcore ", config_.lcores[k], ": ", rc));
-    }
-    launches.push_back(std::move(l));
-  }
-  workers_[0]->attach_os_thread();
-  workers_[0]->run_once();  // threads bind their contexts first
-  const uint64_t bind_deadline = rte_rdtsc() + rte_get_tsc_hz();
-  for (const auto& l : launches)
-    while (!l->started.load(std::memory_order_acquire) && rte_rdtsc() < bind_deadline) rte_pause();
-  absl::Status link = wait_link();
-  while (link.ok() && !should_stop() && !all_threads_finished())
-    (void)shared_turn(*nics_[0], *workers_[0]);
-  stop();
-  workers_[0]->run_once();  // threads parked in wait() see the stop and return
-  // The other lcores' threads end too; their NIC cores poll until then.
-  for (const auto& l : launches)
-    while (!l->finished.load(std::memory_order_acquire)) nics_[0]->poll();
-  end_launches();
-  return link;
-}
-
-absl::Status Runtime::run_shared_core() {
-  if (nics_.size() > 1) return run_shared_nic_cores();
-  // The NIC loop and every emulated worker take turns on this lcore. Threads
-  // bind their contexts in their first instructions: let them, so the first
-  // packets after link-up find their context.
-  run_workers_once();
-  absl::Status link = wait_link();
-  while (link.ok() && !should_stop() && !all_threads_finished()) {
-    // The workers run inside the NIC's poll, between its receive and its
-    // send: a reply leaves in the poll that delivered its request.
-    NicCore& nic = *nics_[0];
-    unsigned work = nic.poll_receive();
-    const bool ran = run_workers_once();
-    work += nic.poll_finish(work, /*fresh_clock=*/ran);
-    nic.idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
-  }
-  stop();
-  run_workers_once();  // threads parked in wait() see the stop and return
-  return link;
-}
-
-absl::Status Runtime::run_dedicated() {
-  const uint32_t nic_cores = config_.nic_lcores;
-  // NIC cores after the first, on the next lcores: they run until the
-  // workers are done (a thread may wait for TX room their polls free).
-  std::vector<std::unique_ptr<NicLaunch>> nic_launches;
-  auto stop_nics = [&] {
-    for (auto& l : nic_launches) l->stop.store(true, std::memory_order_relaxed);
-    for (size_t k = 0; k < nic_launches.size(); ++k) {
-      (void)rte_eal_wait_lcore(config_.lcores[k + 1]);
-      while (!nic_launches[k]->exited.load(std::memory_order_acquire)) rte_pause();
-    }
-  };
-  for (uint32_t k = 1; k < nic_cores; ++k) {
-    auto l = std::make_unique<NicLaunch>();
-    l->nic = nics_[k].get();
-    if (int rc = rte_eal_remote_launch(nic_main, l.get(), config_.lcores[k]); rc != 0) {
-      stop_nics();
-      return absl::InternalError(
-          absl::StrCat("cannot launch NIC core ", k, " on lcore ", config_.lcores[k], ": ", rc));
-    }
-    nic_launches.push_back(std::move(l));
-  }
-  std::vector<std::unique_ptr<WorkerLaunch>> launches;
-  for (size_t i = 0; i < workers_.size(); ++i) {
-    auto l = std::make_unique<WorkerLaunch>();
-    l->worker = workers_[i].get();
-    l->stop = &stop_;
-    l->idle_spin_tsc = config_.poll == PollMode::kAdaptive
-                           ? std::max<uint64_t>(1, static_cast<uint64_t>(config_.poll_spin_us * 1e-6 *
-                                                                         static_cast<double>(clock::hz())))
-                           : 0;
-    const unsigned lcore = config_.lcores[nic_cores + i];
-    if (int rc = rte_eal_remote_launch(worker_main, l.get(), lcore); rc != 0) {
-      stop();
-      for (size_t k = 0; k < i; ++k) (void)rte_eal_wait_lcore(config_.lcores[nic_cores + k]);
-      stop_nics();
-      return absl::InternalError(absl::StrCat("cannot launch worker on lcore ", lcore, ": ", rc));
-    }
-    launches.push_back(std::move(l));
-  }
-  absl::Status link = run_nic_core_zero(
-      [&launches] {
-        for (const auto& l : launches)
-          if (!l->started.load(std::memory_order_acquire)) return false;
-        return true;
-      },
-      [&launches] {
-        for (const auto& l : launches)
-          if (!l->finished.load(std::memory_order_acquire)) return false;
-        return true;
-      });
-  // Only this host's lcores: run() may itself run on a launched lcore
-  // (several hosts in one process), where waiting for every lcore would
-  // wait for itself.
-  for (size_t i = 0; i < workers_.size(); ++i)
-    (void)rte_eal_wait_lcore(config_.lcores[nic_cores + i]);
-  stop_nics();
-  return link;
-}
-
-absl::Status Runtime::run_nic_core_zero(absl::FunctionRef<bool()> all_started,
-                                        absl::FunctionRef<bool()> all_finished) {
-  NicCore& nic = *nics_[0];
-  // As on a shared core: the first packets must find the contexts bound
-  // (waiting at most a second for a thread that computes before binding).
-  const uint64_t bind_deadline = rte_rdtsc() + rte_get_tsc_hz();
-  while (!all_started() && !should_stop() && rte_rdtsc() < bind_deadline) rte_pause();
-  absl::Status link = wait_link();
-  while (link.ok()) {
-    const unsigned work = nic.poll();
-    if (should_stop() || all_finished()) break;
-    nic.idle_or_sleep(work, workers_idle());
-  }
-  stop();
-  for (auto& w : workers_) w->signals()->wake_if_sleeping();  // they see the stop at once
-  // Keep the NIC running while workers wind down: a thread may be waiting for
-  // TX FIFO space the NIC frees.
-  while (!all_finished()) nic.poll();
-  return link;
-}
-
 const NicCounters& Runtime::nic_counters() const {
   static const NicCounters kReleased;  // after release_buffers()
   if (nics_.empty()) return kReleased;
   if (nics_.size() == 1) return nics_[0]->counters();  // live
-  std::lock_guard<std::mutex> lock(summed_mu_);
-  *summed_ = NicCounters{};
-  for (const auto& nic : nics_) *summed_ += nic->counters();
-  return *summed_;
+  // Per calling thread (telemetry's and the application's apart): valid
+  // until that thread's next call.
+  static thread_local NicCounters summed;
+  summed = NicCounters{};
+  for (const auto& nic : nics_) summed += nic->counters();
+  return summed;
 }
 
 const NicCounters& Runtime::nic_core_counters(size_t nic_core) const {

@@ -185,7 +185,7 @@ TEST(ContextTableTest, SeveralNicCoresEachHaveTheirOwnEntryWithTheSameBindings) 
   EXPECT_EQ(table.bind(7, &c).code(), absl::StatusCode::kAlreadyExists);
 }
 
-TEST(NicCoresTest, EveryPeerHasOneOwnerAndPeersSpreadOverTheCores) {
+TEST(SeveralNicCoresTest, EveryPeerHasOneOwnerAndPeersSpreadOverTheCores) {
   for (uint32_t n = 1; n <= kMaxNicCores; ++n) {
     std::vector<uint32_t> per(n);
     for (uint32_t ip = 0x0a000001; ip < 0x0a000001 + 4000; ++ip) {
@@ -198,7 +198,7 @@ TEST(NicCoresTest, EveryPeerHasOneOwnerAndPeersSpreadOverTheCores) {
   }
 }
 
-TEST(NicCoresTest, JbsqCountsWhatEveryNicCoreDeliveredLessTheThreadsDones) {
+TEST(SeveralNicCoresTest, JbsqCountsWhatEveryNicCoreDeliveredLessTheThreadsDones) {
   ThreadFifos f;
   f.nic_cores = 2;
   f.nic[0].count_delivered(3);
@@ -211,7 +211,7 @@ TEST(NicCoresTest, JbsqCountsWhatEveryNicCoreDeliveredLessTheThreadsDones) {
   EXPECT_EQ(f.outstanding(), 0u);
 }
 
-TEST(NicCoresTest, TwoNicCoresPushIntoOneRxFifoAndTheThreadLosesNothing) {
+TEST(SeveralNicCoresTest, TwoNicCoresPushIntoOneRxFifoAndTheThreadLosesNothing) {
   auto f = MsgFifo::create("fifo_mp", 64, 2);
   ASSERT_TRUE(f.ok()) << f.status();
   // Every message its own buffer, freed only at the end: a buffer recycled
