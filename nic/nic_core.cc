@@ -297,7 +297,7 @@ uint64_t NicCore::next_timer_deadline() const {
 bool NicCore::still_idle() {
   stash_n_ = link_.port_started() ? io_->rx_burst(stash_, kBurst) : 0;
   if (stash_n_ != 0) return false;
-  for (const ThreadFifos* t : threads_)
+  for (ThreadFifos* t : threads_)
     if (!tx_fifo(t).empty()) return false;
   return true;
 }

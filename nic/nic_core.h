@@ -190,9 +190,7 @@ class NicCore final : public TransportSink {
   [[nodiscard]] ThreadFifos::NicSide& side(ThreadFifos* t) const {
     return t->nic[params_.nic_core];
   }
-  [[nodiscard]] MsgFifo& tx_fifo(const ThreadFifos* t) const {
-    return const_cast<ThreadFifos*>(t)->tx[params_.nic_core];
-  }
+  [[nodiscard]] MsgFifo& tx_fifo(ThreadFifos* t) const { return t->tx[params_.nic_core]; }
   [[nodiscard]] Transport& transport_for(uint8_t protocol) {
     return *transports_[transport_index(protocol)];
   }

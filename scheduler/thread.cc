@@ -169,9 +169,9 @@ bool Thread::wait() {
   // Stopping ends the loop even with messages waiting: on a shared core the
   // thread's own safe points poll the NIC, so under a load that never lets
   // up it would always have one and run() would never return.
-  if (worker_->stopping()) return false;
-  while (!has_work()) {
+  for (;;) {
     if (worker_->stopping()) return false;
+    if (has_work()) break;
     worker_->park(slot_);
   }
   (void)arm(has_message());
@@ -183,9 +183,10 @@ bool Thread::wait_for(std::chrono::nanoseconds timeout) {
   const uint64_t deadline =
       clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-9 *
                                              static_cast<double>(clock::hz()));
-  if (worker_->stopping()) return false;  // as wait()
-  while (!has_work()) {
-    if (worker_->stopping() || clock::ticks() >= deadline) return false;
+  for (;;) {  // as wait(): stopping first
+    if (worker_->stopping()) return false;
+    if (has_work()) break;
+    if (clock::ticks() >= deadline) return false;
     worker_->park(slot_, deadline);
   }
   (void)arm(has_message());

@@ -24,19 +24,16 @@ class NeighborTable {
     if (have_last_ && ip == last_ip_ && same(mac, last_mac_)) return;
     auto it = map_.find(ip);
     if (it != map_.end()) {
-      if (same(it->second, mac)) {  // nothing changed: remembered as the last only
-        last_ip_ = ip;
-        last_mac_ = mac;
-        have_last_ = true;
-        return;
+      if (!same(it->second, mac)) {  // unchanged: only remembered as the last
+        it->second = mac;
+        ++generation_;
       }
-      it->second = mac;
     } else if (map_.size() < kMaxEntries) {
       map_.emplace(ip, mac);
+      ++generation_;
     } else {
       return;  // full: this peer is not remembered
     }
-    ++generation_;
     last_ip_ = ip;
     last_mac_ = mac;
     have_last_ = true;

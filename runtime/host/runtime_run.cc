@@ -36,6 +36,15 @@ void let_go(const std::vector<std::unique_ptr<Launch>>& launches) {
   for (const auto& l : launches) l->go.store(true, std::memory_order_release);
 }
 
+// Whether every launch has set `flag` (started, threads_done, finished).
+template <typename Launch>
+bool all_set(const std::vector<std::unique_ptr<Launch>>& launches,
+             std::atomic<bool> Launch::*flag) {
+  for (const auto& l : launches)
+    if (!((*l).*flag).load(std::memory_order_acquire)) return false;
+  return true;
+}
+
 }  // namespace
 
 absl::Status Runtime::run() {
@@ -102,21 +111,17 @@ absl::Status Runtime::run_shared_nic_cores() {
   sched::Worker& worker = *workers_[0];
   worker.attach_os_thread();
   worker.run_once();  // its threads bind their contexts
-  auto all = [&launches](std::atomic<bool> SharedLaunch::*flag) {
-    for (const auto& l : launches)
-      if (!((*l).*flag).load(std::memory_order_acquire)) return false;
-    return true;
-  };
-  wait_for_binds([&] { return all(&SharedLaunch::started); }, [this] { return should_stop(); });
+  wait_for_binds([&] { return all_set(launches, &SharedLaunch::started); },
+                 [this] { return should_stop(); });
   let_go(launches);
   absl::Status link = wait_link();
   while (link.ok() && !should_stop() &&
-         !(worker.all_finished() && all(&SharedLaunch::threads_done)))
+         !(worker.all_finished() && all_set(launches, &SharedLaunch::threads_done)))
     (void)shared_turn(*nics_[0], worker);
   stop();
   worker.run_once();  // threads parked in wait() see the stop and return
   // The other lcores' threads end too; this NIC core polls until then.
-  while (!all(&SharedLaunch::finished)) nics_[0]->poll();
+  while (!all_set(launches, &SharedLaunch::finished)) nics_[0]->poll();
   end_launches(launches, config_.lcores);
   return link;
 }
@@ -155,14 +160,10 @@ absl::Status Runtime::run_dedicated() {
     }
     launches.push_back(std::move(l));
   }
-  auto all = [&launches](std::atomic<bool> WorkerLaunch::*flag) {
-    for (const auto& l : launches)
-      if (!((*l).*flag).load(std::memory_order_acquire)) return false;
-    return true;
-  };
-  wait_for_binds([&] { return all(&WorkerLaunch::started); }, [this] { return should_stop(); });
+  wait_for_binds([&] { return all_set(launches, &WorkerLaunch::started); },
+                 [this] { return should_stop(); });
   let_go(nic_launches);
-  absl::Status link = run_nic_core_zero([&] { return all(&WorkerLaunch::finished); });
+  absl::Status link = run_nic_core_zero([&] { return all_set(launches, &WorkerLaunch::finished); });
   // Only this host's lcores: run() may itself run on a launched lcore
   // (several hosts in one process), where waiting for every lcore would
   // wait for itself.

@@ -112,11 +112,9 @@ absl::StatusOr<uint16_t> find_port(const PortParams& config) {
 // The queue pairs; RX interrupts asked for when the config wants them (a PMD
 // without them refuses or ignores the request). *rx_queues: configured;
 // *rx_interrupts: granted.
-absl::Status configure_queues(uint16_t id, const PortParams& config, int socket, rte_mempool* pool,
-                              uint16_t* rx_queues, bool* rx_interrupts) {
-  rte_eth_dev_info info{};
-  if (int rc = rte_eth_dev_info_get(id, &info); rc != 0)
-    return absl::InternalError(absl::StrCat("rte_eth_dev_info_get: ", rte_strerror(-rc)));
+absl::Status configure_queues(uint16_t id, const rte_eth_dev_info& info, const PortParams& config,
+                              int socket, rte_mempool* pool, uint16_t* rx_queues,
+                              bool* rx_interrupts) {
   // Each NIC core sends on a queue of its own (a TX queue is not safe for
   // two senders); receiving on fewer queues than cores is fine (the others'
   // frames are handed over: nic/dispatch/peer_dispatch.h).
@@ -211,7 +209,7 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   p->pool_ = *pool;
   bool rx_interrupts = false;
   if (absl::Status s =
-          configure_queues(p->id_, config, socket, p->pool_, &p->rx_queues_, &rx_interrupts);
+          configure_queues(p->id_, info, config, socket, p->pool_, &p->rx_queues_, &rx_interrupts);
       !s.ok())
     return s;
   bool zero_copy = false;
