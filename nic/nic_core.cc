@@ -444,8 +444,20 @@ void NicCore::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeade
   tx_.data(m);
 }
 
+void NicCore::send_ack_list(uint32_t dst_ip, const wire::NdpHeader& first,
+                            const wire::AckList& more) {
+  wire::NdpHeader h = first;
+  h.options |= wire::kOptAckList;
+  emit_control(dst_ip, wire::TransportHeader::of(h), &more);
+}
+
 void NicCore::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
-  rte_mbuf* m = packetizer_.make_control(dst_ip, h);
+  emit_control(dst_ip, h, nullptr);
+}
+
+void NicCore::emit_control(uint32_t dst_ip, const wire::TransportHeader& h,
+                           const wire::AckList* list) {
+  rte_mbuf* m = packetizer_.make_control(dst_ip, h, list);
   if (m == nullptr) {
     ++counters_.tx_drop_no_mbuf;
     return;

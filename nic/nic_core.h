@@ -166,10 +166,14 @@ class NicCore final : public TransportSink {
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
+  void send_ack_list(uint32_t dst_ip, const wire::NdpHeader& first,
+                     const wire::AckList& more) override;
   void message_failed(const FailedMessage& f) override;
   void peer_restarted(uint32_t peer_ip) override;
 
  private:
+  // A control packet; list: its payload's ACK list, or null for zeros.
+  void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::AckList* list);
   // The rooms of a poll, in order.
   unsigned receive();          // a burst from the port through the pipeline to the transports
   unsigned gather();           // complete messages from the threads' TX FIFOs to the transports

@@ -63,6 +63,12 @@ inline constexpr uint8_t kOptTakesWholeAcks = 0x08;
 // every packet of the message received so far; one such ACK per message
 // per poll replaces an ACK per packet.
 inline constexpr uint8_t kOptAckBitmap = 0x04;
+// kOptTakesAckLists (DATA): this sender reads an ACK's list, so ACKs held
+// for it may leave together (ack_list.h).
+// kOptAckList (on an ACK control packet to such a sender): the payload
+// lists further messages this ACK acknowledges whole (ack_list.h).
+inline constexpr uint8_t kOptTakesAckLists = 0x10;
+inline constexpr uint8_t kOptAckList = 0x10;
 
 using MacAddr = MacAddress;  // include/nanopu/address.h
 inline constexpr MacAddr kBroadcastMac = kBroadcastMacAddress;

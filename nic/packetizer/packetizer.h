@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "lib/wire/ack_list.h"
 #include "lib/wire/frame.h"
 #include "lib/wire/frame_template.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -27,7 +28,10 @@ class Packetizer {
   void frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h, size_t payload_bytes) const;
 
   // A new control packet, or nullptr when the pool is empty.
-  [[nodiscard]] rte_mbuf* make_control(uint32_t dst_ip, const wire::TransportHeader& h) const;
+  // list: what its payload lists (an NDP ACK with wire::kOptAckList), or
+  // null for the zero payload.
+  [[nodiscard]] rte_mbuf* make_control(uint32_t dst_ip, const wire::TransportHeader& h,
+                                       const wire::AckList* list = nullptr) const;
 
  private:
   // The template for dst_ip in `protocol`, rebuilt when the peer, the

@@ -43,6 +43,7 @@ struct InboundState {
   bool granted = false;         // Homa: this receiver has granted it (scheduled data)
   bool coalesce = false;        // NDP: its sender takes one bitmap ACK per poll (kOptAckBitmap)
   bool hold_whole = false;  // NDP: ... and a carried ACK of the whole message (kOptTakesWholeAcks)
+  bool ack_lists = false;   // NDP: ... and ACK lists (kOptTakesAckLists)
   bool ack_owed = false;        // NDP: packets arrived this poll that no ACK has named yet
   ContextEntry* dst = nullptr;
 };

@@ -97,15 +97,21 @@ def frame(proto, transport):
     return b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00" + ip + transport
 homa = struct.pack("!BHHHBHBHHB", 0x08, 1, 2, 3000, 0, 2048, 5, 77, 9, 3) + bytes(14) + bytes(64)
 cut = struct.pack("!BHH", 0x01, 1, 2)
+# An ACK|PULL listing two more messages (options 0x10, docs/wire.md "Lists").
+listed = struct.pack("!BHHHBHHHBHHIBHHH", 0x0A, 7, 3, 100, 0, 1, 4, 39, 9, 9, 5, 0, 0x10, 0, 0, 0) + \
+    (struct.pack("!BBHHHH", 2, 0, 5, 40, 6, 41) + bytes(64))[:64]
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-    for pkt in (frame(0x9A, homa), frame(0x99, cut)):
+    for pkt in (frame(0x9A, homa), frame(0x99, cut), frame(0x99, listed)):
         f.write(struct.pack("<IIII", 0, 0, len(pkt), len(pkt)) + pkt)
 PY
   tshark_fields "$work/made.pcap" nanopu_homa.flags.grant nanopu_homa.grant_offset nanopu_homa.grant_prio \
     nanopu_homa.tx_msg_id nanopu_homa.msg_len _ws.expert.message >"$work/made.tsv"
   [ "$(sed -n 1p "$work/made.tsv")" = "$(printf '1\t2048\t5\t77\t3000\t')" ] || fail "Homa GRANT: $(sed -n 1p "$work/made.tsv")"
   sed -n 2p "$work/made.tsv" | grep -q "Truncated nanopu NDP transport header" || fail "a cut NDP header: $(sed -n 2p "$work/made.tsv")"
+  list=$(tshark_fields "$work/made.pcap" nanopu_ndp.tx_msg_id nanopu_ndp.list.count nanopu_ndp.list.msg_id \
+    nanopu_ndp.list.buf_ptr | sed -n 3p)
+  [ "$list" = "$(printf '4\t2\t5,6\t40,41')" ] || fail "an ACK list: $list"
   head -n 3 "$work/fields.tsv" | cut -c1-160
   echo "capture: $written frames, $requests request and $replies reply DATA packets, echoes match"
   ;;

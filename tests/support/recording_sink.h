@@ -45,6 +45,14 @@ class RecordingSink final : public TransportSink {
   void send_control(uint32_t ip, const wire::TransportHeader& t) override {
     controls.push_back({ip, t.protocol, t.tos, t.ndp, t.homa});
   }
+  // As the NIC frames it: one control packet, the list in its payload.
+  void send_ack_list(uint32_t ip, const wire::NdpHeader& first,
+                     const wire::AckList& more) override {
+    wire::NdpHeader h = first;
+    h.options |= wire::kOptAckList;
+    controls.push_back({ip, wire::kIpProtoNdp, 0, h, {}});
+    lists.push_back(more);
+  }
   void message_failed(const FailedMessage& f) override { failures.push_back(f); }
 
   // The Homa control packets with `flag` set, in order.
@@ -59,6 +67,7 @@ class RecordingSink final : public TransportSink {
   std::vector<Control> controls;
   std::vector<Control> data;  // the DATA packets' headers (where to, either protocol)
   std::vector<Failure> failures;
+  std::vector<wire::AckList> lists;  // each ACK list sent, in order
   uint64_t data_packets = 0;
 };
 

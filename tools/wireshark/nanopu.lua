@@ -61,7 +61,7 @@ end
 ---------------------------------------------------------------------------
 -- A transport: its flags, then its header fields as {key, label, offset,
 -- bytes} (docs/wire.md), then how its Info column reads.
-local function transport(abbrev, title, column, flag_names, layout, info, extra_fields)
+local function transport(abbrev, title, column, flag_names, layout, info, extra_fields, control_payload)
   local p = Proto(abbrev, title)
   local f = flag_fields(abbrev, flag_names)
   for _, l in ipairs(layout) do
@@ -96,9 +96,31 @@ local function transport(abbrev, title, column, flag_names, layout, info, extra_
     pinfo.cols.info = string.format("%s ctx %d -> %d id %d len %d pkt %d%s",
       describe_flags(flags, flag_names), v.src_context, v.dst_context, v.tx_msg_id, v.msg_len,
       v.pkt_offset, is_data and "" or info(v))
-    add_payload(buf, tree, HEADER_BYTES, is_data)
+    if is_data or not control_payload or not control_payload(buf, tree, v, flags) then
+      add_payload(buf, tree, HEADER_BYTES, is_data)
+    end
   end
   return p
+end
+
+-- An NDP ACK's list (options 0x10): the further messages it acknowledges
+-- whole, in its payload (docs/wire.md, "Lists"). True when shown.
+local list_count_field = ProtoField.uint8("nanopu_ndp.list.count", "Listed ACKs")
+local listed_id_field = ProtoField.uint16("nanopu_ndp.list.msg_id", "Listed ACK: message id")
+local listed_buf_field = ProtoField.uint16("nanopu_ndp.list.buf_ptr", "Listed ACK: buffer pointer")
+local function ack_list(buf, root, v, flags)
+  if bit.band(flags, 0x02) == 0 or bit.band(v.options, 0x10) == 0 then return false end
+  local left = buf:len() - HEADER_BYTES
+  if left < 2 then return false end
+  local count = buf(HEADER_BYTES, 1):uint()
+  if count == 0 or count > 15 or left < 2 + 4 * count then return false end
+  local sub = root:add(list_count_field, buf(HEADER_BYTES, 1))
+  for i = 0, count - 1 do
+    local at = HEADER_BYTES + 2 + 4 * i
+    sub:add(listed_id_field, buf(at, 2))
+    sub:add(listed_buf_field, buf(at + 2, 2))
+  end
+  return true
 end
 
 -- NDP, protocol 0x99
@@ -112,12 +134,12 @@ local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
   { "buf_ptr", "Buffer pointer", 12, 2 }, { "buf_size_class", "Buffer size class", 14, 1 },
   { "incarnation", "Sender incarnation", 15, 2 }, { "dst_incarnation", "Receiver incarnation", 17, 2 },
   { "core_time", "Sender core time (1/16 ns)", 19, 4 },
-  { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK, 0x04 ACK bitmap, 0x08 takes whole-message ACKs)", 23, 1 },
+  { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK, 0x04 ACK bitmap, 0x08 takes whole-message ACKs, 0x10 takes ACK lists (DATA) / lists more ACKs (ACK))", 23, 1 },
   { "acked_msg_id", "Carried ACK: message id", 24, 2 }, { "acked_buf_ptr", "Carried ACK: buffer pointer", 26, 2 },
   { "header_padding", "Header padding", 28, HEADER_BYTES - 28 },
 }, function(v) return string.format(" pull %d", v.pull_offset) end,
 -- The payload fields are registered once, with NDP's.
-{ word_field, payload_field, padding_field })
+{ word_field, payload_field, padding_field, list_count_field, listed_id_field, listed_buf_field }, ack_list)
 
 -- Homa, protocol 0x9A (the nanoPU's header; data priority in IPv4 TOS)
 local homa = transport("nanopu_homa", "nanopu Homa transport", "nanopu Homa", {

@@ -15,13 +15,35 @@ void HeldAcks::skip_taken() {
   while (head_ != tail_ && at(head_).taken) ++head_;
 }
 
-void HeldAcks::send_head(TransportSink& sink) {
-  const Entry& e = at(head_++);
-  sink.send_control(e.ip, wire::TransportHeader::of(e.ack));
-  ++counters_->tx_acks_held_expired;
+void HeldAcks::gather_list(const Entry& head, wire::AckList* list) {
+  const uint64_t end = std::min(tail_, head_ + kListScan);
+  for (uint64_t i = head_; i < end && !list->full(); ++i) {
+    Entry& e = at(i);
+    if (e.taken || !e.lists || e.ip != head.ip || e.ack.src_context != head.ack.src_context ||
+        e.ack.dst_context != head.ack.dst_context || e.ack.incarnation != head.ack.incarnation ||
+        e.ack.buf_size_class != head.ack.buf_size_class ||
+        e.ack.dst_incarnation != head.ack.dst_incarnation)
+      continue;
+    list->add({e.ack.tx_msg_id, e.ack.buf_ptr});
+    e.taken = true;
+  }
 }
 
-void HeldAcks::hold(uint32_t ip, const wire::NdpHeader& ack, uint64_t now, TransportSink& sink) {
+void HeldAcks::send_head(TransportSink& sink) {
+  const Entry& e = at(head_++);
+  ++counters_->tx_acks_held_expired;
+  wire::AckList list;
+  if (e.lists) gather_list(e, &list);
+  if (list.empty()) {
+    sink.send_control(e.ip, wire::TransportHeader::of(e.ack));
+    return;
+  }
+  counters_->tx_acks_listed += list.count;
+  sink.send_ack_list(e.ip, e.ack, list);
+}
+
+void HeldAcks::hold(uint32_t ip, const wire::NdpHeader& ack, bool lists, uint64_t now,
+                    TransportSink& sink) {
   if (size() == ring_.size()) {
     send_head(sink);
     skip_taken();
@@ -29,6 +51,7 @@ void HeldAcks::hold(uint32_t ip, const wire::NdpHeader& ack, uint64_t now, Trans
   Entry& e = at(tail_++);
   e.ip = ip;
   e.taken = false;
+  e.lists = lists;
   e.deadline = now + hold_ticks_;
   e.ack = ack;
 }

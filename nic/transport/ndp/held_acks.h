@@ -36,12 +36,16 @@ class HeldAcks {
 
   [[nodiscard]] bool enabled() const { return hold_ticks_ != 0; }
   // Holds `ack` (the control packet the receiver would send to ip now).
-  void hold(uint32_t ip, const wire::NdpHeader& ack, uint64_t now, TransportSink& sink);
+  // lists: its sender announced wire::kOptTakesAckLists, so the ACK may
+  // leave in another's list, or with others in its own.
+  void hold(uint32_t ip, const wire::NdpHeader& ack, bool lists, uint64_t now, TransportSink& sink);
   // Puts into the DATA header h, bound for ip, the oldest held ACK it may
   // carry: same peer, the contexts of h swapped, and the run h names
   // (dst_incarnation) is the run the held ACK answers. False if none.
   bool attach(uint32_t ip, wire::NdpHeader& h);
-  // Sends the ACKs whose hold has run out as control packets.
+  // Sends the ACKs whose hold has run out as control packets, each with
+  // the later ACKs held for the same peer, contexts and runs in its list
+  // (lib/wire/ack_list.h) when their sender reads lists.
   void expire(uint64_t now, TransportSink& sink);
   // The next hold to run out (UINT64_MAX: none held).
   [[nodiscard]] uint64_t next_deadline() const;
@@ -55,16 +59,22 @@ class HeldAcks {
   struct Entry {
     uint32_t ip = 0;
     bool taken = false;
+    bool lists = false;  // its sender reads ACK lists
     uint64_t deadline = 0;
     wire::NdpHeader ack;
   };
   // Entries a DATA packet looks at for a match: replies leave mostly in
   // order, so a longer scan would rarely find more and would cost every packet.
   static constexpr uint32_t kMatchScan = 16;
+  // Entries an expiring ACK looks at for others to list: a one-way stream
+  // holds one peer's ACKs back to back, so the next few are the candidates.
+  static constexpr uint32_t kListScan = 64;
 
   Entry& at(uint64_t i) { return ring_[i & mask_]; }
   [[nodiscard]] const Entry& at(uint64_t i) const { return ring_[i & mask_]; }
   void send_head(TransportSink& sink);
+  // The ACKs after the head that may leave in its list; marks them taken.
+  void gather_list(const Entry& head, wire::AckList* list);
   void skip_taken();
 
   std::vector<Entry> ring_;

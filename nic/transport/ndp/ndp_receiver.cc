@@ -35,7 +35,7 @@ void NdpReceiver::ack_whole(InboundMessage& m, uint64_t now, TransportSink& sink
   // packet to that peer to carry it (docs/wire.md, "Acknowledgements that
   // ride on data"), or leaves, this very bitmap ACK, when its hold runs out.
   if (m.hold_whole && held_ != nullptr && held_->enabled()) {
-    held_->hold(m.src_ip, ack_bitmap(m), now, sink);
+    held_->hold(m.src_ip, ack_bitmap(m), m.ack_lists, now, sink);
     m.ack_owed = false;
     return;
   }
@@ -122,6 +122,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
         m.pulled = std::min<uint16_t>(m.npkts, p_.rtt_packets);  // the sender's first window
         m.coalesce = p_.coalesce_acks && (n.options & wire::kOptTakesAcks) && n.incarnation != 0;
         m.hold_whole = m.coalesce && (n.options & wire::kOptTakesWholeAcks);
+        m.ack_lists = m.hold_whole && (n.options & wire::kOptTakesAckLists);
       }
       on_stored(static_cast<uint32_t>(r.slot), n, now, sink);
       return;
@@ -159,7 +160,8 @@ void NdpReceiver::deliver_single(rte_mbuf* pkt, const wire::FrameHeader& h, Cont
   if (held_ != nullptr && held_->enabled() && (n.options & wire::kOptTakesAcks) && n.incarnation != 0) {
     // A nanopu sender: the reply (or the next message) to it carries the
     // ACK, or it leaves on its own when the hold runs out (held_acks.h).
-    held_->hold(h.src_ip, control_for(n, wire::kFlagAck | wire::kFlagPull, 1), now, sink);
+    held_->hold(h.src_ip, control_for(n, wire::kFlagAck | wire::kFlagPull, 1),
+                (n.options & wire::kOptTakesAckLists) != 0, now, sink);
   } else {
     reply_to(h, wire::kFlagAck | wire::kFlagPull, 1, sink);
   }

@@ -47,7 +47,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   fill_data_fields(h, m, slot, index, c_.incarnation);
   // This host takes ACKs riding on DATA (docs/wire.md); a held ACK for the
   // peer's message to us may ride on this packet.
-  h.options = wire::kOptTakesAcks | wire::kOptTakesWholeAcks;
+  h.options = wire::kOptTakesAcks | wire::kOptTakesWholeAcks | wire::kOptTakesAckLists;
   rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes, c_.port_takes_kept);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;

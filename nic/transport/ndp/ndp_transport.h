@@ -38,11 +38,23 @@ class NdpTransport final : public Transport {
   }
   void on_control(rte_mbuf* pkt, const wire::FrameHeader& h, uint64_t now,
                   TransportSink& sink) override {
+    wire::AckList more;
+    if ((h.ndp.options & wire::kOptAckList) && (h.ndp.flags & wire::kFlagAck))
+      read_list(pkt, &more);
     rte_pktmbuf_free(pkt);
     heard(h.src_ip, now);
     const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
+    if (more.empty()) return;
+    // The messages its list names, each as its own whole-message ACK
+    // (docs/wire.md, "Lists"): the same checks (slot, id, run, peer).
+    counters_->rx_acks_listed += more.count;
+    wire::FrameHeader a = h;
+    for (uint8_t i = 0; i < more.count; ++i) {
+      a.ndp = wire::listed_ack(h.ndp, more.msgs[i]);
+      sender_.on_control(a, now, sink);
+    }
   }
   void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
     sender_.send_message(msg, now, sink);
@@ -64,6 +76,19 @@ class NdpTransport final : public Transport {
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
 
  private:
+  // The list in an ACK's payload (lib/wire/ack_list.h); a malformed one is
+  // counted and ignored (the ACK itself still counts).
+  void read_list(const rte_mbuf* pkt, wire::AckList* more) {
+    if (pkt == nullptr) return;  // a model's control packet has no payload
+    uint8_t copy[wire::kControlPayloadBytes];
+    const size_t len = pkt->pkt_len > wire::kFrameHeaderBytes
+                           ? std::min<size_t>(sizeof copy, pkt->pkt_len - wire::kFrameHeaderBytes)
+                           : 0;
+    const auto* p = len == 0 ? nullptr
+                             : static_cast<const uint8_t*>(
+                                   rte_pktmbuf_read(pkt, wire::kFrameHeaderBytes, len, copy));
+    if (p == nullptr || !wire::decode_ack_list(p, len, more)) ++counters_->rx_bad_ack_lists;
+  }
   // Any packet from a peer: alive; after an unanswered probe its messages resume now.
   void heard(uint32_t ip, uint64_t now) {
     if (live_.heard(ip, now)) sender_.resume(ip, now);

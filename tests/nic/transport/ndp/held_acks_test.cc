@@ -321,5 +321,64 @@ TEST_F(HeldAcksTest, AnUntakenWholeMessageAckLeavesAsItsBitmapAck) {
   EXPECT_EQ(counters_.tx_acks_held_expired, 1u);
 }
 
+// A one-way stream (docs/wire.md, "Lists"): when an ACK's hold runs out,
+// the later ACKs held for its peer, contexts and run leave in its list.
+constexpr uint8_t kLists = wire::kOptTakesAcks | wire::kOptTakesWholeAcks | wire::kOptTakesAckLists;
+
+TEST_F(HeldAcksTest, ExpiringAcksLeaveTogetherFifteenToAList) {
+  p_.held_acks = 32;
+  start();
+  for (uint16_t id = 0; id < 20; ++id) receive(*rx_, request(id, kLists), sink_);
+  EXPECT_TRUE(sink_.controls.empty());
+  EXPECT_EQ(held_->size(), 20u);
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 2u) << "16 ACKs in the first packet, 4 in the second";
+  ASSERT_EQ(sink_.lists.size(), 2u);
+  EXPECT_EQ(sink_.controls[0].ndp.tx_msg_id, 0);
+  EXPECT_EQ(sink_.controls[0].ndp.options, wire::kOptAckList);
+  EXPECT_EQ(sink_.controls[0].ndp.flags, wire::kFlagAck | wire::kFlagPull);
+  ASSERT_EQ(sink_.lists[0].count, wire::AckList::kMax);
+  for (uint16_t i = 0; i < wire::AckList::kMax; ++i) {
+    EXPECT_EQ(sink_.lists[0].msgs[i].tx_msg_id, i + 1);
+    EXPECT_EQ(sink_.lists[0].msgs[i].buf_ptr, i + 41) << "each message's own slot";
+  }
+  EXPECT_EQ(sink_.controls[1].ndp.tx_msg_id, 16);
+  ASSERT_EQ(sink_.lists[1].count, 3);
+  EXPECT_EQ(sink_.lists[1].msgs[2].tx_msg_id, 19);
+  EXPECT_EQ(counters_.tx_acks_held_expired, 2u);
+  EXPECT_EQ(counters_.tx_acks_listed, 18u);
+  EXPECT_EQ(held_->size(), 0u);
+  held_->expire(now_ + 10 * kHold, sink_);
+  EXPECT_EQ(sink_.controls.size(), 2u) << "a listed ACK is never sent again";
+}
+
+TEST_F(HeldAcksTest, AListNamesOnlyItsPeersContextsAndRunAndOnlyForASenderThatReadsLists) {
+  p_.held_acks = 32;
+  start();
+  receive(*rx_, request(1, kLists), sink_);                     // the head
+  receive(*rx_, request(2, kLists, /*incarnation=*/6), sink_);  // another run of the peer
+  wire::FrameHeader other_peer = request(3, kLists);
+  other_peer.src_ip = kPeer + 1;
+  receive(*rx_, other_peer, sink_);
+  wire::FrameHeader other_context = request(4, kLists);
+  other_context.ndp.src_context = 4;
+  receive(*rx_, other_context, sink_);
+  receive(*rx_, request(5, wire::kOptTakesAcks | wire::kOptTakesWholeAcks),
+          sink_);                            // reads no lists
+  receive(*rx_, request(6, kLists), sink_);  // listed with the head
+  ASSERT_EQ(held_->size(), 6u);
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 5u);
+  ASSERT_EQ(sink_.lists.size(), 1u);
+  EXPECT_EQ(sink_.controls[0].ndp.tx_msg_id, 1);
+  ASSERT_EQ(sink_.lists[0].count, 1);
+  EXPECT_EQ(sink_.lists[0].msgs[0].tx_msg_id, 6);
+  for (size_t i = 1; i < sink_.controls.size(); ++i) {
+    EXPECT_EQ(sink_.controls[i].ndp.options, 0) << "alone, as before lists";
+    EXPECT_EQ(sink_.controls[i].ndp.tx_msg_id, i + 1);
+  }
+  EXPECT_EQ(sink_.controls[2].ip, kPeer + 1);
+}
+
 }  // namespace
 }  // namespace nanopu

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rte_mempool.h>
 
+#include <cstdio>
 #include <map>
 #include <vector>
 
@@ -102,6 +103,84 @@ TEST(NdpTransportTest, RequestsAndRepliesOfTwoPacketsCarryEachOthersWholeAcks) {
   // kCount control packets); now only a message split over two polls sends
   // one, for its first packet.
   EXPECT_LT(b.tx_control_packets, kCount / 2);
+}
+
+// A one-way stream has no DATA packet back to carry its ACKs: the ACKs
+// held for one peer leave together, up to 16 in one control packet
+// (docs/wire.md, "Lists"). B answers only every 16th message (A's flow
+// control), so 15 of every 16 ACKs must leave without a carrier.
+TEST(NdpTransportTest, AOneWayStreamsAcksLeaveTogetherInLists) {
+  constexpr uint64_t kCount = 3000, kEvery = 16, kWindow = 64;
+  const auto hold = [](Config& c) { c.ack_hold_us = 200; };
+  Hosts h = make("", "", hold, /*rto_us=*/2000, hold);
+  ASSERT_TRUE(h.a && h.b);
+  uint64_t received = 0, bad = 0;
+  std::vector<uint8_t> seen(kCount, 0);
+  bool bound = false, done = false;
+  // B takes every message once and answers every 16th (and the last).
+  const auto receiver = [&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSink).ok());
+    bound = true;
+    while (received < kCount && t.wait()) {
+      const AppHeader hd = AppHeader::from_word(t.read());
+      const uint64_t id = hd.payload_words() == 1 ? t.read() : UINT64_MAX;
+      t.msg_done();
+      if (id >= kCount || seen[id]++ != 0) ++bad;  // exactly once
+      if (++received % kEvery == 0 || received == kCount) {
+        (void)t.write(AppHeader{kA, kSource, 8}.word());
+        (void)t.write(received);
+      }
+    }
+  };
+  // A keeps up to kWindow messages beyond B's last answer.
+  const auto sender = [&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSource).ok());
+    while (!bound) t.idle();
+    uint64_t sent = 0, credited = 0;
+    while (credited < kCount) {
+      while (sent < kCount && sent - credited < kWindow) {
+        ASSERT_EQ(t.write(AppHeader{kB, kSink, 8}.word()), ApiError::kOk);
+        (void)t.write(sent++);
+      }
+      if (!t.wait()) return;
+      (void)t.read();
+      credited = t.read();
+      t.msg_done();
+    }
+    done = true;
+  };
+  ASSERT_TRUE(h.b->spawn(receiver).ok());
+  ASSERT_TRUE(h.a->spawn(sender).ok());
+  const auto all_done = [&] { return done; };
+  if (!testing::poll_until({h.a.get(), h.b.get()}, all_done, std::chrono::seconds(120))) {
+    h.a->print_stats(stderr);
+    h.b->print_stats(stderr);
+    FAIL() << "received " << received << " of " << kCount;
+  }
+  const auto all_acked = [&] {
+    return h.a->nic_counters().tx_msgs_completed == h.a->nic_counters().tx_msgs &&
+           h.b->nic_counters().tx_msgs_completed == h.b->nic_counters().tx_msgs;
+  };
+  (void)testing::poll_until({h.a.get(), h.b.get()}, all_acked, std::chrono::seconds(10));
+  EXPECT_EQ(received, kCount);
+  EXPECT_EQ(bad, 0u);
+  expect_no_leaks(*h.a);
+  expect_no_leaks(*h.b);
+  const NicCounters& a = h.a->nic_counters();
+  const NicCounters& b = h.b->nic_counters();
+  std::fprintf(
+      stderr, "B: %llu control packets for %llu messages, %llu ACKs listed, %llu carried\n",
+      static_cast<unsigned long long>(b.tx_control_packets),
+      static_cast<unsigned long long>(kCount), static_cast<unsigned long long>(b.tx_acks_listed),
+      static_cast<unsigned long long>(b.tx_acks_on_data));
+  // Every ACK B held left carried, expired with a list, or in a list.
+  EXPECT_EQ(b.tx_acks_on_data + b.tx_acks_held_expired + b.tx_acks_listed, kCount);
+  EXPECT_EQ(a.rx_acks_listed, b.tx_acks_listed) << "every listed ACK taken";
+  EXPECT_EQ(a.rx_bad_ack_lists, 0u);
+  EXPECT_EQ(a.tx_msgs_completed, kCount);
+  // Without lists, about 15 of every 16 ACKs would be a frame of their own.
+  EXPECT_GE(b.tx_acks_listed, kCount / 2);
+  EXPECT_LE(b.tx_control_packets, kCount / 4);
 }
 
 TEST(NdpTransportTest, EveryPacketDroppedOnceIsRecoveredByTheTimer) {
