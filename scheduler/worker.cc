@@ -240,7 +240,10 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
     if (!policy_.tis_tick_due(last_tick_, now, &tick)) return;  // TIS: only on ticks
     last_tick_ = tick;
   }
-  refresh_all();
+  // A lone thread has nothing to switch to: its state is not re-read (an RX
+  // FIFO look among it) for a choice that cannot change (issue 37 item 1's
+  // fast path); the t0 bound's demotion and what the NIC reads still follow.
+  if (slots_.size() > 1) refresh_all();
   ThreadState& r = states_[static_cast<size_t>(running_)];
   const bool was_demoted = r.demoted;
   const bool sw = policy_.should_switch(states_.data(), states_.size(), running_, now, at_msg_done);
