@@ -2,9 +2,11 @@
 // of packets (any flags, lengths, offsets, ids, payload sizes, arrival times)
 // fed to NdpReceiver exactly as the pipeline would (only frames the parser
 // accepts), half of them from a sender that takes held and bitmap ACKs
-// (docs/wire.md). Invariants: no crash; every delivered message is whole
+// (docs/wire.md), some of those whole-message ACKs and ACK lists too.
+// Invariants: no crash; every delivered message is whole
 // (pkt_len == msg_len, segments add up) and for the context it was sent to;
-// a bitmap ACK names at least one packet and none past its message; nothing
+// a bitmap ACK names at least one packet and none past its message; a list
+// names 1..15 messages; nothing
 // leaks (the mempool is full again once the receiver is gone).
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -40,6 +42,11 @@ class CheckingSink final : public nanopu::TransportSink {
     if (!(t.ndp.options & nanopu::wire::kOptAckBitmap)) return;
     const uint64_t npkts = nanopu::wire::packets_for(t.ndp.msg_len);
     if (t.ndp.acked_bitmap == 0 || (npkts < 64 && (t.ndp.acked_bitmap >> npkts) != 0)) std::abort();
+  }
+  void send_ack_list(uint32_t ip, const nanopu::wire::NdpHeader& first,
+                     const nanopu::wire::AckList& more) override {
+    if (more.count == 0 || more.count > nanopu::wire::AckList::kMax) std::abort();
+    send_control(ip, nanopu::wire::TransportHeader::of(first));  // the first ACK's own checks
   }
 };
 
@@ -95,6 +102,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       h.ndp.msg_len = static_cast<uint16_t>((r[3] << 8 | r[4]) % 5000 + (r[3] & 0x80 ? 60000 : 0));
       h.ndp.pkt_offset = r[5] & 0x3f;
       h.ndp.options = (r[5] & 0x40) ? wire::kOptTakesAcks : 0;
+      if ((r[5] & 0x40) && (r[0] & 0x80))
+        h.ndp.options |= wire::kOptTakesWholeAcks | wire::kOptTakesAckLists;
       h.ndp.tx_msg_id = r[6] & 7;
       h.ndp.buf_ptr = r[7] & 3;
       // Sender runs (a restart mid-message supersedes) and the run named as

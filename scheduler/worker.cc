@@ -240,10 +240,11 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
     if (!policy_.tis_tick_due(last_tick_, now, &tick)) return;  // TIS: only on ticks
     last_tick_ = tick;
   }
-  // A lone thread has nothing to switch to: its state is not re-read (an RX
-  // FIFO look among it) for a choice that cannot change (issue 37 item 1's
-  // fast path); the t0 bound's demotion and what the NIC reads still follow.
-  if (slots_.size() > 1) refresh_all();
+  // At msg_done a lone thread has nothing to switch to, so its state (an RX
+  // FIFO look among it) is not re-read for a choice that cannot change
+  // (issue 37 item 1's fast path). The t0 bound's demotion and what the NIC
+  // reads still follow; elsewhere (idle(), a time slice) the refresh stays.
+  if (slots_.size() > 1 || !at_msg_done) refresh_all();
   ThreadState& r = states_[static_cast<size_t>(running_)];
   const bool was_demoted = r.demoted;
   const bool sw = policy_.should_switch(states_.data(), states_.size(), running_, now, at_msg_done);

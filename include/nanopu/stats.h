@@ -57,9 +57,9 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_acks)                                                                             \
   X(rx_acks_on_data)         /* NDP: ACKs that rode in a DATA packet (docs/wire.md) */   \
   X(tx_acks_on_data)         /* NDP: ACKs held and sent riding in a DATA packet */       \
-  X(tx_acks_held_expired)    /* NDP: held ACKs no DATA packet took: sent on their own */ \
+  X(tx_acks_held_expired)    /* NDP: held ACKs no DATA packet took: sent as a control packet (alone or with a list) */ \
   X(tx_acks_listed)          /* NDP: held ACKs that left in an expiring one's list (no frame of their own) */ \
-  X(rx_acks_listed)          /* NDP: ACKs taken from a control packet's list */         \
+  X(rx_acks_listed)          /* NDP: ACKs read from a control packet's list (each checked as any ACK) */ \
   X(rx_bad_ack_lists)        /* NDP: malformed ACK lists ignored (the ACK itself taken) */ \
   X(tx_ack_bitmaps)          /* NDP: ACKs naming every packet received (one per message per poll) */ \
   X(rx_nacks)                                                                            \

@@ -1,5 +1,6 @@
 #include "lib/wire/ack_list.h"
 
+#include <cassert>
 #include <cstring>
 
 #include "lib/wire/big_endian.h"
@@ -10,6 +11,7 @@ using be::get16;
 using be::put16;
 
 void encode_ack_list(const AckList& list, uint8_t* payload) {
+  assert(list.count >= 1 && list.count <= AckList::kMax);
   std::memset(payload, 0, kControlPayloadBytes);
   payload[0] = list.count;
   for (uint8_t i = 0; i < list.count; ++i) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,7 +39,10 @@ struct AckList {
 
   [[nodiscard]] bool full() const { return count == kMax; }
   [[nodiscard]] bool empty() const { return count == 0; }
-  void add(ListedMessage m) { msgs[count++] = m; }  // only when !full()
+  void add(ListedMessage m) {
+    assert(!full());
+    msgs[count++] = m;
+  }
 };
 
 // Writes list (1..kMax entries) into a control packet's payload of

@@ -113,7 +113,9 @@ local function ack_list(buf, root, v, flags)
   local left = buf:len() - HEADER_BYTES
   if left < 2 then return false end
   local count = buf(HEADER_BYTES, 1):uint()
-  if count == 0 or count > 15 or left < 2 + 4 * count then return false end
+  if count == 0 or count > 15 or buf(HEADER_BYTES + 1, 1):uint() ~= 0 or left < 2 + 4 * count then
+    return false  -- what the NIC would ignore (nic.rx_bad_ack_lists) shows as padding
+  end
   local sub = root:add(list_count_field, buf(HEADER_BYTES, 1))
   for i = 0, count - 1 do
     local at = HEADER_BYTES + 2 + 4 * i

@@ -14,6 +14,11 @@
 // announces kOptTakesAcks is answered this way, so the nanoPU prototype and
 // its tester see exactly the ACKs they always did.
 //
+// An ACK no packet took leaves when its hold runs out, with the ACKs held
+// behind it for the same peer, contexts and runs in its list when their
+// sender reads lists (lib/wire/ack_list.h): a one-way stream's ACKs cost a
+// frame per 16 messages, not one each.
+//
 // A FIFO in arrival order, so deadlines are in order too; replies mostly
 // leave in request order, so a match is found near the head. Hand-written:
 // a bounded ring with a short match scan is all it needs.

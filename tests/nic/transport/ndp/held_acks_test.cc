@@ -352,6 +352,25 @@ TEST_F(HeldAcksTest, ExpiringAcksLeaveTogetherFifteenToAList) {
   EXPECT_EQ(sink_.controls.size(), 2u) << "a listed ACK is never sent again";
 }
 
+TEST_F(HeldAcksTest, AFullHoldPushesItsOldestOutWithTheOthersListed) {
+  p_.held_acks = 4;
+  start();
+  for (uint16_t id = 0; id < 4; ++id) receive(*rx_, request(id, kLists), sink_);
+  EXPECT_TRUE(sink_.controls.empty());
+  receive(*rx_, request(4, kLists), sink_);  // no room: the oldest leaves, the rest with it
+  ASSERT_EQ(sink_.controls.size(), 1u);
+  EXPECT_EQ(sink_.controls[0].ndp.tx_msg_id, 0);
+  ASSERT_EQ(sink_.lists.size(), 1u);
+  ASSERT_EQ(sink_.lists[0].count, 3);
+  EXPECT_EQ(sink_.lists[0].msgs[2].tx_msg_id, 3);
+  EXPECT_EQ(held_->size(), 1u) << "only the newcomer is held";
+  held_->expire(now_ + kHold, sink_);
+  ASSERT_EQ(sink_.controls.size(), 2u);
+  EXPECT_EQ(sink_.controls[1].ndp.tx_msg_id, 4);
+  EXPECT_EQ(sink_.controls[1].ndp.options, 0) << "alone: nothing left to list";
+  EXPECT_EQ(counters_.tx_acks_listed, 3u);
+}
+
 TEST_F(HeldAcksTest, AListNamesOnlyItsPeersContextsAndRunAndOnlyForASenderThatReadsLists) {
   p_.held_acks = 32;
   start();
