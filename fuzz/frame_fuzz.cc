@@ -26,6 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t payload2 = 0;
     if (decode_frame_header(again.data(), again.size(), &back, &payload2) != ParseError::kOk) std::abort();
     if (!(back == h) || payload2 != payload) std::abort();
+    uint32_t src_ip = 0;  // the steering peek reads what the decoder read
+    if (!peek_src_ip(frame.data(), frame.size(), &src_ip) || src_ip != h.src_ip) std::abort();
   } else if (parse_error_name(e).empty()) {
     std::abort();
   }

@@ -56,7 +56,8 @@ void encode_ack_list(const AckList& list, uint8_t* payload);
 // The whole-message ACK a list names for m, as the control packet its
 // sender would have taken alone: `first`'s contexts and runs (the list's
 // first ACK), a bitmap naming every packet (the sender keeps the bits its
-// message has), m's id and slot.
+// message has), m's id and slot. A carried ACK stands for the same
+// (nic/transport/ndp/held_acks.h, HeldAcks::carried).
 [[nodiscard]] NdpHeader listed_ack(const NdpHeader& first, ListedMessage m);
 
 }  // namespace nanopu::wire

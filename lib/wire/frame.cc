@@ -78,6 +78,12 @@ bool glance_frame(const uint8_t* frame, size_t frame_len, FrameGlance* out) {
   return true;
 }
 
+bool peek_src_ip(const uint8_t* frame, size_t frame_len, uint32_t* src_ip) {
+  if (frame_len < kIpOff + 16 || get16(frame + 12) != kEtherTypeIpv4) return false;
+  *src_ip = get32(frame + kIpOff + 12);
+  return true;
+}
+
 void mark_trimmed(uint8_t* frame) {
   frame[kEthHeaderBytes + kIpv4HeaderBytes] |= kFlagChop;
   uint8_t* ip = frame + kEthHeaderBytes;

@@ -261,6 +261,10 @@ struct FrameGlance {
 };
 // False for a frame shorter than the 64-byte header or not IPv4.
 [[nodiscard]] bool glance_frame(const uint8_t* frame, size_t frame_len, FrameGlance* out);
+// Less than a glance, for steering each received frame (several NIC cores):
+// the IPv4 source address alone. False for a frame too short to hold it or
+// not IPv4.
+[[nodiscard]] bool peek_src_ip(const uint8_t* frame, size_t frame_len, uint32_t* src_ip);
 
 // A trimming switch keeps the first 72 bytes of a DATA frame (docs/wire.md).
 inline constexpr size_t kTrimmedFrameBytes = 72;

@@ -1,23 +1,16 @@
 #include "nic/dispatch/peer_dispatch.h"
 
 #include <cassert>
-#include <cstring>
 
 #include "lib/wire/frame.h"
 
 namespace nanopu {
 
 uint32_t PeerDispatch::owner(const rte_mbuf* m) const {
-  // Ethernet (14 bytes), then IPv4's source address at offset 12.
-  constexpr size_t kEtherType = 12, kSrcIp = 14 + 12;
-  if (rte_pktmbuf_data_len(m) < kSrcIp + 4) return self_;
-  const auto* f = rte_pktmbuf_mtod(m, const uint8_t*);
-  if (f[kEtherType] != (wire::kEtherTypeIpv4 >> 8) ||
-      f[kEtherType + 1] != (wire::kEtherTypeIpv4 & 0xff))
+  uint32_t src_ip = 0;
+  if (!wire::peek_src_ip(rte_pktmbuf_mtod(m, const uint8_t*), rte_pktmbuf_data_len(m), &src_ip))
     return self_;
-  uint32_t be = 0;
-  std::memcpy(&be, f + kSrcIp, 4);
-  return nic_core_for_peer(rte_be_to_cpu_32(be), nic_cores_);
+  return nic_core_for_peer(src_ip, nic_cores_);
 }
 
 uint16_t PeerDispatch::hand_off(rte_mbuf** rx, uint16_t n, uint16_t room, NicCounters* counters) {

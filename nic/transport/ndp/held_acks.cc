@@ -89,20 +89,14 @@ wire::FrameHeader HeldAcks::carried(const wire::FrameHeader& data) {
   // every packet of a longer one): a bitmap naming every packet, contexts
   // of the message (the reverse of this packet's), ids and run echoed. The
   // sender takes the bits its message has.
+  // The runs are the carrier's, seen from the other side; the rest is what
+  // a list's entry stands for (wire::listed_ack).
   wire::FrameHeader c = data;
   wire::NdpHeader& a = c.ndp;
-  a.flags = wire::kFlagAck;
-  a.pkt_offset = 0;
-  a.pull_offset = 1;
-  a.tx_msg_id = data.ndp.acked_msg_id;
-  a.buf_ptr = data.ndp.acked_buf_ptr;
   a.incarnation = data.ndp.dst_incarnation;
   a.buf_size_class = static_cast<uint8_t>(data.ndp.dst_incarnation);
   a.dst_incarnation = data.ndp.incarnation;
-  a.core_time = 0;
-  a.options = wire::kOptAckBitmap;
-  a.acked_bitmap = ~uint64_t{0};
-  a.acked_msg_id = a.acked_buf_ptr = 0;
+  a = wire::listed_ack(a, {data.ndp.acked_msg_id, data.ndp.acked_buf_ptr});
   return c;
 }
 

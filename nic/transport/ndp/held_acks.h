@@ -27,9 +27,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/wire/ack_list.h"
+#include "lib/wire/frame.h"
 #include "nanopu/stats.h"
 #include "nic/transport/transport.h"
-#include "lib/wire/frame.h"
 
 namespace nanopu {
 

@@ -81,12 +81,11 @@ class NdpTransport final : public Transport {
   void read_list(const rte_mbuf* pkt, wire::AckList* more) {
     if (pkt == nullptr) return;  // a model's control packet has no payload
     uint8_t copy[wire::kControlPayloadBytes];
-    const size_t len = pkt->pkt_len > wire::kFrameHeaderBytes
-                           ? std::min<size_t>(sizeof copy, pkt->pkt_len - wire::kFrameHeaderBytes)
-                           : 0;
-    const auto* p = len == 0 ? nullptr
-                             : static_cast<const uint8_t*>(
-                                   rte_pktmbuf_read(pkt, wire::kFrameHeaderBytes, len, copy));
+    const size_t payload = pkt->pkt_len - std::min<size_t>(pkt->pkt_len, wire::kFrameHeaderBytes);
+    const size_t len = std::min(sizeof copy, payload);
+    // (null past the frame's end; decode refuses fewer than 2 bytes)
+    const auto* p =
+        static_cast<const uint8_t*>(rte_pktmbuf_read(pkt, wire::kFrameHeaderBytes, len, copy));
     if (p == nullptr || !wire::decode_ack_list(p, len, more)) ++counters_->rx_bad_ack_lists;
   }
   // Any packet from a peer: alive; after an unanswered probe its messages resume now.
