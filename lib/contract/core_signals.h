@@ -37,7 +37,9 @@ struct CoreSignals {
   alignas(64) std::atomic<uint8_t> running_priority{kNothingRunning};  // worker writes
   std::atomic<uint64_t> deadline_tsc{UINT64_MAX};  // worker: next t0 deadline of the running thread
   // Worker: since when the running thread has been on its current message
-  // (or running, if between messages); 0 when the core is in the scheduler.
+  // (or running, if between messages; a core's lone thread between
+  // messages: since its last message began, msg_done() reads no clock for
+  // it); 0 when the core is in the scheduler.
   std::atomic<uint64_t> busy_since_tsc{0};
   pthread_t os_thread{};                            // the worker's lcore thread
   std::atomic<bool> async_enabled{false};           // a thread on this core allows async preemption

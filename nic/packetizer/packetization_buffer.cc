@@ -1,5 +1,9 @@
 #include "nic/packetizer/packetization_buffer.h"
 
+#include <algorithm>
+#include <cassert>
+#include <iterator>
+
 namespace nanopu {
 
 PacketizationBuffer::PacketizationBuffer(uint32_t slots) : slots_(slots) {
@@ -17,7 +21,8 @@ int PacketizationBuffer::allocate() {
   const uint32_t s = free_.back();
   free_.pop_back();
   OutboundMessage& m = slots_[s];
-  m = OutboundMessage{};
+  static_cast<OutboundState&>(m) = OutboundState{};  // pkts: already all null (release())
+  assert(std::all_of(std::begin(m.pkts), std::end(m.pkts), [](const rte_mbuf* p) { return p == nullptr; }));
   m.used = true;
   return static_cast<int>(s);
 }

@@ -17,7 +17,7 @@
 
 namespace nanopu {
 
-struct OutboundMessage {
+struct OutboundState {
   bool used = false;
   uint16_t tx_msg_id = 0;
   uint32_t dst_ip = 0;
@@ -41,11 +41,17 @@ struct OutboundMessage {
   uint64_t last_resent = 0;   // Homa: when it last sent a packet again
   uint64_t last_tx = 0;       // when any of its packets last left (peer_liveness.h)
   uint64_t last_progress = 0; // when it was taken, or its receiver last answered for it
-  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked
 
   [[nodiscard]] uint64_t all_mask() const {
     return npkts == 64 ? ~0ull : (1ull << npkts) - 1;
   }
+};
+
+// The packets apart from the rest, as InboundMessage's: a slot is reset by
+// its state alone (allocate()), not by the 512 bytes of pointers release()
+// already left null — a memset per message the profile showed (issue 37).
+struct OutboundMessage : OutboundState {
+  rte_mbuf* pkts[wire::kMaxPacketsPerMessage] = {};  // our reference until acked; null past npkts
 };
 
 // The mbuf a kept packet goes to the port in (its first kFrameHeaderBytes
