@@ -92,7 +92,9 @@ struct Config {
   uint32_t mbufs = 16383;
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;
-  uint32_t fifo_messages = 256;  // per-thread RX and TX FIFO depth, in messages
+  // Per-thread RX and TX FIFO depth, in messages (a thread also holds the
+  // one it reads and the next, taken early).
+  uint32_t fifo_messages = 256;
   uint32_t max_message_bytes = kMaxMessageBytes;  // 1..65535 (64 packets of 1024 B)
 
   // --- Threads and transport ---

@@ -43,7 +43,9 @@ void WorkerWatch::check_watchdog(uint64_t now, const std::vector<CoreSignals*>& 
     flagged_[i] = since;
     ++counters->watchdog_stuck;
     // Rare and worth a line: a thread holds its core without msg_done.
-    NANOPU_LOG(kWarning, "watchdog: worker core %zu has been on one message for over %.0f ms without msg_done",
+    NANOPU_LOG(kWarning,
+               "watchdog: worker core %zu has been on one message (a lone thread: since its "
+               "last began) for over %.0f ms without msg_done",
                i, static_cast<double>(watchdog_) * 1e3 / static_cast<double>(tsc_hz_));
   }
 }
