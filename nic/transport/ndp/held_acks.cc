@@ -19,8 +19,8 @@ void HeldAcks::gather_list(const Entry& head, wire::AckList* list) {
   const uint64_t end = std::min(tail_, head_ + kListScan);
   for (uint64_t i = head_; i < end && !list->full(); ++i) {
     Entry& e = at(i);
-    if (e.taken || !e.lists || e.ip != head.ip || e.ack.src_context != head.ack.src_context ||
-        e.ack.dst_context != head.ack.dst_context || e.ack.incarnation != head.ack.incarnation ||
+    if (!e.lists ||
+        !open_for(e, head.ip, head.ack.src_context, head.ack.dst_context, head.ack.incarnation) ||
         e.ack.buf_size_class != head.ack.buf_size_class ||
         e.ack.dst_incarnation != head.ack.dst_incarnation)
       continue;
@@ -61,9 +61,7 @@ bool HeldAcks::attach(uint32_t ip, wire::NdpHeader& h) {
   const uint64_t end = std::min(tail_, head_ + kMatchScan);
   for (uint64_t i = head_; i < end; ++i) {
     Entry& e = at(i);
-    if (e.taken || e.ip != ip || e.ack.src_context != h.src_context ||
-        e.ack.dst_context != h.dst_context || e.ack.incarnation != h.dst_incarnation)
-      continue;
+    if (!open_for(e, ip, h.src_context, h.dst_context, h.dst_incarnation)) continue;
     h.options |= wire::kOptCarriesAck;
     h.acked_msg_id = e.ack.tx_msg_id;
     h.acked_buf_ptr = e.ack.buf_ptr;

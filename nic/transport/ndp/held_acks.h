@@ -81,6 +81,14 @@ class HeldAcks {
   void send_head(TransportSink& sink);
   // The ACKs after the head that may leave in its list; marks them taken.
   void gather_list(const Entry& head, wire::AckList* list);
+  // Whether e, not yet taken, acknowledges peer ip's message between these
+  // contexts, sent in the peer's run `incarnation` (what a carrier or a
+  // list's head must share with it).
+  [[nodiscard]] static bool open_for(const Entry& e, uint32_t ip, uint16_t src_context,
+                                     uint16_t dst_context, uint16_t incarnation) {
+    return !e.taken && e.ip == ip && e.ack.src_context == src_context &&
+           e.ack.dst_context == dst_context && e.ack.incarnation == incarnation;
+  }
   void skip_taken();
 
   std::vector<Entry> ring_;
