@@ -64,6 +64,7 @@ void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r,
   lo.outstanding = 1;
   lo.count = o.rtt_samples;
   lo.progress = false;
+  lo.drain_timeout_s = 10;  // a smoke run beside a hog can lose its CPU past the default 1 s
   apps::LoadGenResult res;
   absl::StatusOr<Thread*> t = (*rt)->spawn([&](Thread& th) { apps::run_loadgen(th, lo, &res); });
   if (!t.ok()) return r->fail(std::string(t.status().message()));

@@ -91,7 +91,7 @@ void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::at
 bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint64_t warmup,
                    uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop) {
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
-  const uint64_t timeout = rte_get_tsc_hz();
+  const uint64_t timeout = 10 * rte_get_tsc_hz();  // 10 s: a lost echo, not a slow minute
   for (uint64_t i = 0; i < warmup + samples; ++i) {
     rte_mbuf* m = rte_pktmbuf_alloc(pool);
     if (m == nullptr) return false;

@@ -101,11 +101,14 @@ client kv-uring 0 "$kv_make/kv-client" --lcores=0 "${uring[@]}" --ip=127.0.4.2 -
   --count=2000 --outstanding=4 --drain_timeout=5
 
 echo "== kv over io_uring: the server killed and restarted mid-run"
-"$kv/kv-client" --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 --duration=3 --outstanding=4 \
+# 6 s of calls; the kill comes once the first progress line (at 2 s) says calls flow
+# (not after a fixed sleep: beside a hog the client may not have started),
+# leaving the restarted server seconds to answer in.
+"$kv/kv-client" --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 --duration=6 --outstanding=4 \
   --drain_timeout=2 --progress=true --poll=adaptive --json="$work/restart.json" >"$work/restart.out" 2>"$work/restart.err" &
 client_pid=$!
 pids+=($client_pid)
-sleep 0.7  # calls flowing (the client's calibration takes ~15 ms)
+for _ in $(seq 600); do grep -q "\] sent " "$work/restart.err" 2>/dev/null && break; sleep 0.1; done
 kill -KILL "${pids[-2]}"
 wait "${pids[-2]}" 2>/dev/null || true
 sleep 0.3

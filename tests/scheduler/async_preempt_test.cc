@@ -130,8 +130,9 @@ void run_rounds(bool storm) {
     while (!worker_known.load(std::memory_order_acquire) && !done.load(std::memory_order_acquire))
       std::this_thread::yield();
     std::mt19937_64 rng(3);
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!done.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < end) {
+    // Until the run ends (the stopper bounds it): a run slower than any
+    // fixed cap here would wait its 2 s per round for signals that stopped.
+    while (!done.load(std::memory_order_acquire)) {
       if (pthread_kill(worker_thread.load(), kPreemptSignal) == 0) storm_signals.fetch_add(1);
       // A pause after every signal: back to back, the storm alone can take
       // all of the worker's CPU on a loaded machine.

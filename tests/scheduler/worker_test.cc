@@ -110,12 +110,14 @@ TEST_P(WorkerTest, ArrivalForABetterThreadPreemptsAtASafePoint) {
 TEST_P(WorkerTest, TisDoesNotPreemptBetweenTicks) {
   auto rt = host([](Config& c) {
     c.scheduler = SchedMode::kTis;
-    // 50 ms ticks: L starts on a tick (H held the core, polling, until then)
-    // and its 5 ms message ends long before the next one.
-    c.tis_period_ns = 50e6;
+    // 250 ms ticks: L starts on a tick (H held the core, polling, until
+    // then) and its 2 ms message ends long before the next one, unless the
+    // process loses its CPU for ~250 ms in between (50 ms ticks and a 5 ms
+    // message left a 45 ms margin).
+    c.tis_period_ns = 250e6;
   });
   Scenario sc;
-  sc.spawn(*rt, 5000);
+  sc.spawn(*rt, 2000);
   run(*rt);
   EXPECT_TRUE(sc.h_ran);
   EXPECT_FALSE(sc.preempted());

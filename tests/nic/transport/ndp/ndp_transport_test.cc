@@ -203,15 +203,14 @@ TEST(NdpTransportTest, ATrimmedPacketIsRecoveredByNackNotTheTimer) {
   ASSERT_TRUE(h.a && h.b);
   Result r;
   const std::vector<uint16_t> sizes = {3000};
-  const auto start = std::chrono::steady_clock::now();
   run(h, sizes, 50, 4, &r, std::chrono::seconds(60));
-  const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.received, 50u);
+  // Recovered within the RTO, said by the timer itself (not by a wall-clock
+  // bound, which a process that lost its CPU would miss with correct code).
   EXPECT_EQ(h.a->nic_counters().tx_timeouts, 0u) << "a NACK|PULL must beat the timer";
   EXPECT_GE(h.b->nic_counters().fault_trimmed, 50u * 3);  // every packet trimmed once
   EXPECT_EQ(h.b->nic_counters().rx_chopped_packets, h.b->nic_counters().fault_trimmed);
   EXPECT_EQ(h.a->nic_counters().tx_retransmits, h.b->nic_counters().rx_chopped_packets);
-  EXPECT_LT(took, std::chrono::seconds(2)) << "recovered within the RTO";
   expect_no_leaks(*h.a);
   expect_no_leaks(*h.b);
 }
