@@ -25,9 +25,8 @@ constexpr uint16_t kServerContext = 5;
 constexpr uint16_t kClientContext = 9;
 
 // The server: each request's words reversed and incremented; a request whose
-// first word is 0 makes it wait `stall_ms` first.
-// A request whose first word is 0 is answered after stall_ms, or sooner
-// once *release turns true (set by another thread of the same process).
+// first word is 0 makes it wait `stall_ms` first, or until *release turns
+// true (set by another thread of the same process).
 void serve(Thread& t, int stall_ms, const bool* release = nullptr) {
   (void)rpc::serve_calls(t, kServerContext, 0, [&](rpc::ServerCall& c) {
     std::vector<uint64_t> in(c.request_words());
