@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -103,19 +102,6 @@ void poll_client_for(Pair& p, std::chrono::milliseconds d) {
   while (Clock::now() < end) p.client->poll_once();
 }
 
-// Polls server then client until `done`; returns the rounds it took (60 s cap).
-uint64_t poll_rounds_until(Pair& p, const std::function<bool()>& done) {
-  const auto end = Clock::now() + std::chrono::seconds(60);
-  uint64_t rounds = 0;
-  while (!done() && Clock::now() < end) {
-    p.server->poll_once();
-    p.client->poll_once();
-    ++rounds;
-  }
-  EXPECT_TRUE(done()) << "not done in 60 s";
-  return rounds;
-}
-
 class SlowPeerTest : public ::testing::TestWithParam<TransportProtocol> {};
 
 TEST_P(SlowPeerTest, APeerWhoseRoundTripIs20MsGetsEveryMessageWithFewRetransmissions) {
@@ -157,7 +143,15 @@ TEST_P(SlowPeerTest, AStalledPeerGetsOneProbePerTimeoutNotAStorm) {
     poll_client_for(p, std::chrono::milliseconds(stall_ms));
     const uint64_t during = p.client->nic_counters().tx_data_packets - before;
     const auto back = Clock::now();
-    const uint64_t rounds = poll_rounds_until(p, [&] { return p.replies + p.failures == count; });
+    uint64_t rounds = 0;  // poll_until asks before each round: a "no" is one more round of polls
+    ASSERT_TRUE(testing::poll_until(
+        {p.server.get(), p.client.get()},
+        [&] {
+          if (p.replies + p.failures == count) return true;
+          ++rounds;
+          return false;
+        },
+        std::chrono::seconds(60)));
     const double after_ms = std::chrono::duration<double, std::milli>(Clock::now() - back).count();
     std::printf("%-10d %-10u %-22llu %8.1f ms, %llu poll rounds\n", stall_ms, count,
                 static_cast<unsigned long long>(during), after_ms, static_cast<unsigned long long>(rounds));

@@ -9,6 +9,7 @@
 #include <rte_ring.h>
 
 #include <atomic>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -51,12 +52,19 @@ std::vector<rte_mbuf*> drain(rte_ring* r) {
   return out;
 }
 
-void run_until(SoftwareSwitch& sw, rte_ring* to, unsigned count, std::vector<rte_mbuf*>* got) {
-  const uint64_t end = rte_rdtsc() + 10 * rte_get_tsc_hz();  // 10 s: it ends on `count`
-  while (got->size() < count && rte_rdtsc() < end) {
+// Polls the switch, collecting what reaches `to`, until done() (10 s at most).
+void run_until(SoftwareSwitch& sw, rte_ring* to, std::vector<rte_mbuf*>* got,
+               const std::function<bool()>& done) {
+  const uint64_t end = rte_rdtsc() + 10 * rte_get_tsc_hz();
+  while (!done() && rte_rdtsc() < end) {
     sw.poll();
     for (rte_mbuf* m : drain(to)) got->push_back(m);
   }
+}
+
+// ... until `count` frames have reached `to`.
+void run_until(SoftwareSwitch& sw, rte_ring* to, unsigned count, std::vector<rte_mbuf*>* got) {
+  run_until(sw, to, got, [&] { return got->size() >= count; });
 }
 
 TEST(SoftwareSwitchTest, FullQueueTrimsToHeadersThatOvertakeData) {
@@ -142,12 +150,9 @@ TEST(SoftwareSwitchTest, TailDropModeDropsWhatDoesNotFit) {
   for (uint8_t i = 0; i < 20; ++i)
     ASSERT_EQ(rte_ring_enqueue(f.ports[0].from_host, frame(f.pool, wire::kFlagData, i, 1024)), 0);
   std::vector<rte_mbuf*> got;
-  // Until each frame is forwarded or dropped (10 s at most).
-  const uint64_t end = rte_rdtsc() + 10 * rte_get_tsc_hz();
-  while (got.size() + sw.counters().tail_dropped < 20 && rte_rdtsc() < end) {
-    sw.poll();
-    for (rte_mbuf* m : drain(f.ports[1].to_host)) got.push_back(m);
-  }
+  // Until each frame is forwarded or dropped.
+  run_until(sw, f.ports[1].to_host, &got,
+            [&] { return got.size() + sw.counters().tail_dropped >= 20; });
   EXPECT_EQ(sw.counters().trimmed, 0u);
   EXPECT_GE(sw.counters().tail_dropped, 15u);
   EXPECT_EQ(got.size() + sw.counters().tail_dropped, 20u);
