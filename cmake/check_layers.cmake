@@ -22,13 +22,15 @@ set(kLayers
   runtime/host/      runtime    5
   runtime/flags/     flags      6
   runtime/client/    client     6
-  runtime/loadgen/   loadgen    7
-  apps/              service    7
-  examples/          service    7
-  tools/             tool       8
-  bench/             tool       8
-  tests/             tool       8
-  fuzz/              tool       8)
+  runtime/program/   program    7
+  runtime/loadgen/   loadgen    8
+  runtime/sim/       sim        9
+  apps/              service    9
+  examples/          service    9
+  tools/             tool       10
+  bench/             tool       10
+  tests/             tool       10
+  fuzz/              tool       10)
 
 # Public headers by the layer that implements them.
 set(kPublic
@@ -36,8 +38,9 @@ set(kPublic
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
   flags      flags,nanopu_main,program_flags
-  client     rpc,loadgen
-  loadgen    loadgen_main)
+  client     rpc,loadgen,history,program
+  loadgen    loadgen_main
+  sim        sim,program_main)
 
 # component_of(<path from ROOT> <out-component> <out-layer>)
 function(component_of path out_c out_l)

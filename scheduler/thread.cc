@@ -196,6 +196,8 @@ bool Thread::wait_for(std::chrono::nanoseconds timeout) {
 
 bool Thread::stopping() const { return worker_->stopping(); }
 
+bool Thread::is_current() const { return sched::Worker::current() == this; }
+
 uint64_t Thread::now_ns() const {
   return static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick());
 }

@@ -8,7 +8,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "apps/server/host_program.h"
+#include "apps/server/server_program.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 #include "nanopu/program_flags.h"
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()), 2);
-  absl::StatusOr<std::unique_ptr<nanopu::apps::HostProgram>> program = nanopu::apps::make_server_program(*config);
+  absl::StatusOr<std::unique_ptr<nanopu::Program>> program = nanopu::apps::make_server_program(*config);
   if (!program.ok()) return fail(std::string(program.status().message()), 2);
   if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);

@@ -1,4 +1,4 @@
-// nanopu-server's program (apps/server/host_program.h): the common flags,
+// nanopu-server's program (apps/server/server_program.h): the common flags,
 // the --app's ServerApp, its threads spread over the workers, the boot
 // message, and the counters at exit.
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "apps/boot/bind_service.h"
 #include "apps/boot/boot_message.h"
-#include "apps/server/host_program.h"
+#include "apps/server/server_program.h"
 #include "apps/server/server_app.h"
 #include "nanopu/address.h"
 #include "nanopu/program_flags.h"
@@ -127,7 +127,7 @@ absl::Status spawn_all(Runtime& rt, ServerApp& app, const ServerSetup& s,
   return rt.spawn(announce, 0).status();
 }
 
-class ServerProgram final : public HostProgram {
+class ServerProgram final : public Program {
  public:
   explicit ServerProgram(const Config& config) : config_(config) {}
 
@@ -160,7 +160,6 @@ class ServerProgram final : public HostProgram {
            std::to_string(app_->context_of(setup_, setup_.threads - 1)) + ", " + std::to_string(setup_.workers) +
            " worker(s)" + (config_.shared_core() ? " sharing the NIC core" : "");
   }
-  bool finished() const override { return false; }
   int report(Runtime& rt, FILE* /*out*/) override {
     if (stats_) {
       rt.print_stats(stderr);
@@ -179,7 +178,7 @@ class ServerProgram final : public HostProgram {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HostProgram>> make_server_program(const Config& config) {
+absl::StatusOr<std::unique_ptr<Program>> make_server_program(const Config& config) {
   auto p = std::make_unique<ServerProgram>(config);
   if (std::string bad = p->configure(); !bad.empty()) return absl::InvalidArgumentError(bad);
   return p;

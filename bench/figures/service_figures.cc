@@ -16,8 +16,9 @@
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
 #include "bench/figures/sim_run.h"
-#include "tools/sim/simulation.h"
-#include "tools/sim/topology.h"
+#include "runtime/sim/simulation.h"
+#include "runtime/sim/topology.h"
+#include "tools/sim/builtin_programs.h"
 
 namespace nanopu::figures {
 namespace {

@@ -3,8 +3,9 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
-#include "tools/sim/simulation.h"
-#include "tools/sim/topology.h"
+#include "runtime/sim/simulation.h"
+#include "runtime/sim/topology.h"
+#include "tools/sim/builtin_programs.h"
 
 namespace nanopu::figures {
 
@@ -21,6 +22,7 @@ SimRun simulate(const FigureOptions& o, const std::string& name, const std::stri
     return run;
   }
   sim::SimParams p;
+  p.programs = &sim::builtin_programs();
   p.seed = o.seed;
   p.wire_latency_ns = net.link_latency_ns;
   p.switch_latency_ns = net.switch_latency_ns;

@@ -22,6 +22,8 @@ enum class [[nodiscard]] ApiError : uint8_t {
   kIncomplete,      // a message left half-written (msg_done(), a new write_header(), the
                     // thread's end): it is dropped, never sent with another's words
   kNoMessage,       // msg_done() with no message being read: nothing is flushed
+  kBadArgument,     // an argument out of its range (a call's deadline <= 0): nothing is done
+  kWrongThread,     // called from another thread than the one the object belongs to
 };
 
 [[nodiscard]] std::string_view api_error_name(ApiError e);

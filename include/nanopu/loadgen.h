@@ -73,6 +73,9 @@ struct Options {
   double drain_timeout_s = 1;  // a request with no reply of any request for this long is lost
   bool progress = true;        // a line at the first reply, then one a second on runs longer than 2 s
   uint64_t seed = 1;
+  // Where a CallLoad records its calls (nanopu/history.h; its recorder()
+  // says what each is), or nullptr. It outlives the load.
+  History* history = nullptr;
 };
 
 // One answered request, for the modelled column built from the run.
@@ -109,6 +112,10 @@ struct Result {
   uint64_t lost = 0;            // no reply within the drain timeout
   uint64_t given_up = 0;        // requests the transport gave up or a restarted server refused
   uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
+  // Replies the server wrote after doing other work (it called another
+  // server first): their core time covers its last step only, so the
+  // modelled column built from replies leaves them out and says so.
+  uint64_t after_other_work = 0;
   double elapsed_s = 0;         // first send to last reply
   Histogram latency_ns;         // measured round trip
   std::vector<ReplySample> samples;  // the first kMaxReplySamples answered requests
@@ -239,6 +246,12 @@ class CallLoad : public Load {
   virtual void failed(uint64_t seq, uint64_t call_id, rpc::CallStatus status) {
     (void)seq, (void)call_id, (void)status;
   }
+  // How the calls appear in a history when Options::history is set: the
+  // request's f, key and value, and what a reply says. Default: not
+  // recorded.
+  [[nodiscard]] virtual rpc::CallRecorder recorder() { return {}; }
+  // The client underneath (its counters; a second client of the thread).
+  [[nodiscard]] rpc::Client& client() { return client_; }
 
   bool send_next(uint64_t sent_ns) override;
   void receive_all(bool measure) override;
@@ -253,6 +266,7 @@ class CallLoad : public Load {
     uint64_t call_id = 0;
   };
   rpc::Client client_;
+  bool recording_ = false;  // the recorder asked for, once
   std::vector<uint64_t> words_;
   uint64_t next_seq_ = 0;
   std::unordered_map<uint64_t, Sent> sent_;  // by sequence number

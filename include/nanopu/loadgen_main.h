@@ -13,6 +13,10 @@
 //     return nanopu::loadgen::client_main(argc, argv, p);
 //   }
 //
+// The same client is a program (nanopu/program.h) with client_program():
+// one binary then runs it live, or beside its server on the modelled clock
+// (program_main, nanopu/program_main.h).
+//
 // Link nanopu::loadgen (find_package(nanopu)) or pkg-config nanopu-loadgen.
 #pragma once
 
@@ -25,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "nanopu/config.h"
 #include "nanopu/loadgen.h"
+#include "nanopu/program.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::loadgen {
@@ -74,5 +79,16 @@ int client_main(int argc, char** argv, const ClientProgram& program);
 // The load flags, read and checked against `c` (after absl::ParseCommandLine
 // and Config::from_flags), for a program with a main of its own.
 [[nodiscard]] absl::StatusOr<Options> options_from_flags(const Config& c);
+
+// The client as a program (nanopu/program.h, a client: its host's run ends
+// when its load has): the load flags and `configure` read when it is made,
+// its load on one thread bound to --context, its result, modelled column
+// (live), summary and JSON at its report. Its name is ClientProgram::name.
+[[nodiscard]] ProgramSpec client_program(ClientProgram p);
+// The same with a ClientProgram made per host (a client's own state, read
+// from its flags, captured in the ClientProgram's functions: several
+// clients of one simulation share nothing); an error names a bad flag.
+[[nodiscard]] ProgramSpec client_program(std::string name, std::string help,
+                                         std::function<absl::StatusOr<ClientProgram>(const ProgramArgs&)> make_client);
 
 }  // namespace nanopu::loadgen

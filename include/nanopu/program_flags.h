@@ -17,3 +17,5 @@ ABSL_DECLARE_FLAG(uint32_t, context);
 ABSL_DECLARE_FLAG(bool, stats);
 ABSL_DECLARE_FLAG(std::string, app_mode);
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(std::string, history);
+ABSL_DECLARE_FLAG(std::string, state_dir);

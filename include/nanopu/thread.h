@@ -217,6 +217,9 @@ class Thread {
   [[nodiscard]] bool async_preemptible() const { return async_preemptible_; }
 
   [[nodiscard]] bool stopping() const;
+  // Whether the calling code runs on this thread (its fiber): objects that
+  // belong to a thread (a deferred reply) refuse to be used from another.
+  [[nodiscard]] bool is_current() const;
   // The runtime's clock in ns, from an arbitrary start: for deadlines and
   // timestamps that follow the runtime's time (the host's TSC here).
   [[nodiscard]] uint64_t now_ns() const;

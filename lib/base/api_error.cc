@@ -16,6 +16,8 @@ std::string_view api_error_name(ApiError e) {
     case ApiError::kTooLong: return "too_long";
     case ApiError::kIncomplete: return "incomplete";
     case ApiError::kNoMessage: return "no_message";
+    case ApiError::kBadArgument: return "bad_argument";
+    case ApiError::kWrongThread: return "wrong_thread";
   }
   return "unknown";
 }

@@ -11,6 +11,11 @@ CallLoad::CallLoad(Thread& t, const Options& o, Result* r) : Load(t, o, r), clie
 }
 
 bool CallLoad::send_next(uint64_t sent_ns) {
+  if (!recording_) {  // not in the constructor: recorder() is the derived class's
+    recording_ = true;
+    if (opts_.history != nullptr)
+      if (rpc::CallRecorder r = recorder(); r.invoke) client_.record(opts_.history, std::move(r));
+  }
   const uint64_t seq = next_seq_;
   const uint32_t bytes = request(seq, &words_);
   uint64_t id = 0;
@@ -38,8 +43,12 @@ void CallLoad::receive_all(bool measure) {
         if (!check(c.user, c.reply, c.reply_bytes)) {
           ++r_->bad_replies;
         } else if (measure) {
-          // Both messages as the server's thread read and wrote them: the call word and the payload.
-          set_stamp(c.server_core_ns, c.reply_bytes + 8);
+          // Both messages as the server's thread read and wrote them: the
+          // call word and the payload. A reply written after other work
+          // (a call to another server) stamps its last step only: not a
+          // sample of the request's core time.
+          r_->after_other_work += c.after_other_work;
+          set_stamp(c.after_other_work ? 0 : c.server_core_ns, c.reply_bytes + 8);
           record_reply(sent, c.request_bytes + 8);
         }
         break;
@@ -47,7 +56,7 @@ void CallLoad::receive_all(bool measure) {
         ++r_->lost;
         failed(c.user, c.id, c.status);
         break;
-      default:  // kNoAnswer, kRefused, kNoSlot, kPeerRestarted
+      default:  // kNoAnswer, kRefused, kNoSlot, kPeerRestarted, kServerFailed
         count_given_up();
         failed(c.user, c.id, c.status);
         break;

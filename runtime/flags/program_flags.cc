@@ -22,3 +22,10 @@ ABSL_FLAG(std::string, app_mode, "register-file",
           "increment, service, service-tester, loopback-throughput and the compute services (for "
           "those the same as NAME-traditional). nanopu-loadgen: the client's own path, "
           "--service=echo only. Compare the two with --app_mode on both.");
+ABSL_FLAG(std::string, history, "",
+          "Write every call this program's clients record (nanopu/history.h: Jepsen's model, one JSON "
+          "event a line, times on this host's clock) to this file. A simulation records every host's "
+          "into one file instead (its own --history).");
+ABSL_FLAG(std::string, state_dir, ".",
+          "The directory a program keeps what it persists in (nanopu/program.h, ProgramArgs::state_dir). "
+          "A simulation makes one per host and run instead.");

@@ -30,7 +30,10 @@ ModelledLatency model_measured(const Options& o, const Result& r, const Measured
     if (x.server_core_ns > 0) use.push_back(&x);
   if (use.empty()) {
     *why_not = r.samples.empty() ? "no reply was measured"
-                                 : "no reply carried the server's core time (a prototype server?)";
+               : r.after_other_work != 0
+                   ? "every reply came after the server called another server: its core-time stamp covers "
+                     "the server's last step only, not the request's path through both"
+                   : "no reply carried the server's core time (a prototype server?)";
     return out;
   }
   // Replayed in the order they were sent.
@@ -84,6 +87,11 @@ ModelledLatency model_measured(const Options& o, const Result& r, const Measured
       o.rate > 0 ? "at the measured send times"
                  : absl::StrFormat("closed loop, %u outstanding", o.outstanding).c_str(),
       p.name);
+  if (r.after_other_work != 0)
+    out.how += absl::StrFormat(
+        "; one server hop: %u replies written after the server called another server are left out (their "
+        "stamp covers its last step only)",
+        r.after_other_work);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// nanopu-loadgen's program (apps/server/host_program.h): the load flags,
+// nanopu-loadgen's program (nanopu/program.h): the load flags,
 // one --service's client (cli/), its result, modelled column, summary and
 // JSON at exit.
 #include "tools/loadgen/loadgen_program.h"
@@ -111,7 +111,7 @@ void attach_model(const ServiceCli& cli, const std::string& service,
 }
 
 
-class LoadgenProgram final : public HostProgram {
+class LoadgenProgram final : public Program {
  public:
   explicit LoadgenProgram(const Config& config) : config_(config) {}
 
@@ -145,7 +145,6 @@ class LoadgenProgram final : public HostProgram {
               })
         .status();
   }
-  std::string banner() const override { return ""; }
   bool finished() const override { return finished_; }
   const loadgen::Result* load_result() const override { return finished_ ? &result_ : nullptr; }
   int report(Runtime& rt, FILE* out) override {
@@ -177,7 +176,7 @@ class LoadgenProgram final : public HostProgram {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<HostProgram>> make_loadgen_program(const Config& config) {
+absl::StatusOr<std::unique_ptr<Program>> make_loadgen_program(const Config& config) {
   auto p = std::make_unique<LoadgenProgram>(config);
   if (std::string bad = p->configure(); !bad.empty()) return absl::InvalidArgumentError(bad);
   return p;

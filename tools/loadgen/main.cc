@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()));
-  absl::StatusOr<std::unique_ptr<nanopu::apps::HostProgram>> program = nanopu::apps::make_loadgen_program(*config);
+  absl::StatusOr<std::unique_ptr<nanopu::Program>> program = nanopu::apps::make_loadgen_program(*config);
   if (!program.ok()) return fail(std::string(program.status().message()));
   if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);

@@ -11,33 +11,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/base/mix64.h"
+#include "lib/base/seeded_draw.h"
+#include "runtime/sim/faults.h"
+#include "runtime/sim/output_capture.h"
+#include "tools/sim/builtin_programs.h"
 
 namespace nanopu::sim {
 namespace {
 
-// The seed's draws: splitmix64 (lib/base/mix64.h: a seed means the same
-// run with any standard library).
-class Draw {
- public:
-  explicit Draw(uint64_t seed) : s_(seed * kGoldenGamma + 0x632be59bd9b4e019ull) {}
-  uint64_t next() { return mix64(s_ += kGoldenGamma); }
-  uint64_t below(uint64_t n) { return next() % n; }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double between(double lo, double hi) { return lo + (hi - lo) * unit(); }
-
- private:
-  uint64_t s_;
-};
+using Draw = SeededDraw;
 
 std::string ip_of(size_t i) { return absl::StrCat("10.0.0.", i == 0 ? 1 : i + 2); }  // the client is .2
-
-// A host's wire faults: often none, else a few percent of each kind.
-std::string wire_faults(Draw& d, uint64_t seed) {
-  if (d.below(3) == 0) return "";
-  return absl::StrFormat("--faults=drop=%.3f,dup=%.3f,reorder=%.3f,trim=%.3f,seed=%d", d.between(0, 0.05),
-                         d.between(0, 0.02), d.between(0, 0.05), d.between(0, 0.02), seed % 1000003);
-}
 
 }  // namespace
 
@@ -77,7 +61,7 @@ DstCase make_dst_case(DstService service, uint64_t seed, const std::string& stat
   names.push_back("client");
   for (size_t i = 0; i <= servers; ++i) {
     const bool is_client = i == servers;
-    const std::string faults = wire_faults(d, seed * 31 + i);
+    const std::string faults = draw_wire_faults(d, seed * 31 + i);
     if (!faults.empty()) absl::StrAppend(&c.faults, names[i], " ", faults.substr(9), "; ");
     std::string state;
     if (service == DstService::kRaft && !is_client) {
@@ -143,50 +127,6 @@ std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
   return "";
 }
 
-namespace {
-
-// Everything written to a temporary file, which is then closed ("" for none).
-std::string read_and_close(std::FILE* f) {
-  std::string text;
-  if (f == nullptr) return text;
-  std::rewind(f);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-  std::fclose(f);
-  return text;
-}
-
-// What a run writes on a file descriptor (the hosts' stderr lines: Raft's
-// leaders), captured into a string.
-class Capture {
- public:
-  explicit Capture(int fd) : fd_(fd), file_(std::tmpfile()) {
-    std::fflush(nullptr);
-    saved_ = dup(fd_);
-    if (file_ != nullptr) dup2(fileno(file_), fd_);
-  }
-  ~Capture() { (void)take(); }
-  [[nodiscard]] bool capturing() const { return file_ != nullptr && saved_ >= 0; }
-  Capture(const Capture&) = delete;
-  Capture& operator=(const Capture&) = delete;
-  std::string take() {
-    if (saved_ < 0) return text_;
-    std::fflush(nullptr);
-    dup2(saved_, fd_);
-    close(saved_);
-    saved_ = -1;
-    text_ = read_and_close(std::exchange(file_, nullptr));
-    return text_;
-  }
-
- private:
-  int fd_, saved_ = -1;
-  std::FILE* file_;
-  std::string text_;
-};
-
-}  // namespace
-
 DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   DstOutcome o;
   absl::StatusOr<Topology> t = parse_topology(absl::StrCat("<", dst_service_name(c.service), " seed ", c.seed, ">"), c.topology);
@@ -195,6 +135,7 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
     return o;
   }
   SimParams p;
+  p.programs = &builtin_programs();
   p.seed = c.seed;
   p.progress = false;
   p.timing = timing;
@@ -205,7 +146,7 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   std::FILE* report = std::tmpfile();
   SimReport r;
   {
-    Capture err(STDERR_FILENO);
+    OutputCapture err(STDERR_FILENO);
     if (!err.capturing()) {  // Raft's invariant reads the log: no log, no pass
       o.why = "cannot capture the hosts' log (tmpfile failed)";
       (void)read_and_close(report);

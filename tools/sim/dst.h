@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "model/timing/timing_params.h"
-#include "tools/sim/simulation.h"
+#include "runtime/sim/simulation.h"
 
 namespace nanopu::sim {
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
@@ -20,12 +21,11 @@
 #include "tools/sim/dst.h"
 
 ABSL_FLAG(std::string, services, "raft,chain,kv", "The services to test, in turn: raft, chain, kv.");
-ABSL_FLAG(uint64_t, first_seed, 1, "The first seed.");
-ABSL_FLAG(uint64_t, seeds, 100, "How many seeds, from --first_seed (each runs one service, in turn).");
-ABSL_FLAG(uint64_t, replay_every, 0,
-          "Also run every Nth seed a second time, alone, and fail unless it replays to the same trace "
-          "hash (0: none): one seed is one run, event for event.");
-ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a failing run's logs.");
+// The campaign flags every simulation binary shares (runtime/sim/sim_flags.cc).
+ABSL_DECLARE_FLAG(uint64_t, first_seed);
+ABSL_DECLARE_FLAG(uint64_t, seeds);
+ABSL_DECLARE_FLAG(uint64_t, replay_every);
+ABSL_DECLARE_FLAG(bool, verbose);
 
 namespace {
 

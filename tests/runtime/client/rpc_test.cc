@@ -3,7 +3,12 @@
 // a deadline that passes completes the call and its late reply is dropped;
 // a request the transport gives up completes with kNoAnswer, named by id;
 // a server restarted with a call it took unanswered completes that call with
-// kPeerRestarted, long before its deadline.
+// kPeerRestarted, long before its deadline. Two Clients on one thread
+// complete only their own calls; a server defers its reply until a call of
+// its own to a backend is answered, or waits for that call inside its
+// handler; a reply that cannot be sent whole reaches its caller as
+// kServerFailed, never as an empty kOk; a deadline <= 0 is refused; every
+// call can be recorded as a history.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +16,7 @@
 #include <map>
 #include <vector>
 
+#include "nanopu/history.h"
 #include "nanopu/rpc.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
@@ -225,6 +231,338 @@ TEST(RpcTest, ACallTakenByAServerThatRestartedCompletesWithPeerRestarted) {
   EXPECT_EQ(by_user['C'].status, rpc::CallStatus::kRefused);
   EXPECT_EQ(by_user['D'].status, rpc::CallStatus::kOk);
   EXPECT_EQ((*client)->nic_counters().peer_restarts, 1u);
+}
+
+
+// A backend on the client's host: each request's one word + 1000.
+void backend(Thread& t, uint16_t context) {
+  (void)rpc::serve_calls(t, context, 0, [](rpc::ServerCall& c) {
+    const uint64_t x = c.read();
+    ASSERT_EQ(c.reply(8), ApiError::kOk);
+    (void)c.write(x + 1000);
+  });
+}
+
+// `calls` calls of one word i (1..calls) to `to`, `window` in flight;
+// every completion's status and reply into *got (by word sent).
+void call_many(Thread& t, rpc::Peer to, uint64_t calls, size_t window,
+               std::map<uint64_t, rpc::Completion>* got, std::map<uint64_t, uint64_t>* reply) {
+  rpc::Client client(t);
+  uint64_t next = 1;
+  rpc::Completion c;
+  while (got->size() < calls) {
+    while (client.in_flight() < window && next <= calls) {
+      const std::vector<uint64_t> w = {next};
+      uint64_t id = 0;
+      ASSERT_EQ(client.call(to, w, 8, std::chrono::seconds(20), next, &id), ApiError::kOk);
+      ++next;
+    }
+    if (!client.next(&c, std::chrono::seconds(20))) break;
+    (*got)[c.user] = c;
+    if (c.status == rpc::CallStatus::kOk && !c.reply.empty()) (*reply)[c.user] = c.reply[0];
+  }
+  EXPECT_EQ(client.counters().stray_messages, 0u);
+  EXPECT_EQ(client.counters().late_replies, 0u);
+}
+
+// Two Clients of one thread each call the same server, many calls in
+// flight, their ids interleaved: each completes only its own calls, with
+// its own replies (ids are the thread's message tags, unique on it).
+TEST(RpcTest, TwoClientsOnOneThreadNeverTakeEachOthersReplies) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  ASSERT_TRUE(h.server->spawn([](Thread& t) { serve(t, 0); }).ok());
+  uint64_t right[2] = {0, 0}, wrong = 0;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client a(t), b(t);
+    rpc::Client* clients[2] = {&a, &b};
+    constexpr uint64_t kEach = 300;
+    uint64_t sent[2] = {0, 0}, open = 0;
+    std::map<uint64_t, uint64_t> asked[2];  // call id -> its word
+    for (uint64_t k = 0; k < kEach; ++k) {
+      for (int i = 0; i < 2; ++i) {  // both call, then both take: each sees the other's replies arrive
+        const std::vector<uint64_t> w = {uint64_t(i + 1) * 100000 + k};
+        uint64_t id = 0;
+        ASSERT_EQ(clients[i]->call({kServerIp, kServerContext}, w, 8, std::chrono::seconds(20), i, &id),
+                  ApiError::kOk);
+        asked[i][id] = w[0];
+        ++sent[i], ++open;
+      }
+      for (int i = 1; i >= 0; --i) {
+        rpc::Completion c;
+        while (clients[i]->in_flight() > 4 && clients[i]->next(&c, std::chrono::seconds(20))) {
+          --open;
+          const bool mine = c.user == uint64_t(i) && asked[i].count(c.id) == 1;
+          (mine && c.status == rpc::CallStatus::kOk && c.reply.size() == 1 && c.reply[0] == asked[i][c.id] + 1
+               ? right[i] : wrong) += 1;
+        }
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      rpc::Completion c;
+      while (clients[i]->in_flight() > 0 && clients[i]->next(&c, std::chrono::seconds(20))) {
+        const bool mine = c.user == uint64_t(i) && asked[i].count(c.id) == 1;
+        (mine && c.status == rpc::CallStatus::kOk && c.reply.size() == 1 && c.reply[0] == asked[i][c.id] + 1
+             ? right[i] : wrong) += 1;
+      }
+      EXPECT_EQ(clients[i]->counters().late_replies, 0u);
+      EXPECT_EQ(clients[i]->counters().stray_messages, 0u);
+    }
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(60)));
+  EXPECT_EQ(right[0], 300u);
+  EXPECT_EQ(right[1], 300u);
+  EXPECT_EQ(wrong, 0u);
+}
+
+// A primary that defers each reply until its backend has answered a call
+// of its own, made from the thread that serves: the completion handler
+// answers the deferred reply. Many client calls in flight; every reply is
+// the backend's answer + 1, and says it came after other work.
+TEST(RpcTest, ADeferredReplyIsAnsweredOnceTheServersOwnCallToABackendCompletes) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  constexpr uint16_t kBackend = 6;
+  ASSERT_TRUE(h.client->spawn([](Thread& t) { backend(t, kBackend); }).ok());
+  ASSERT_TRUE(h.server->spawn([](Thread& t) {
+    ASSERT_TRUE(t.bind(kServerContext).ok());
+    rpc::Client to_backend(t);
+    std::map<uint64_t, rpc::DeferredReply> waiting;  // by the backend call's id
+    rpc::serve_calls(
+        t,
+        [&](rpc::ServerCall& c) {
+          const std::vector<uint64_t> w = {c.read()};
+          rpc::DeferredReply later = c.defer();
+          uint64_t id = 0;
+          ASSERT_EQ(to_backend.call({kClientIp, kBackend}, w, 8, std::chrono::seconds(20), 0, &id), ApiError::kOk);
+          waiting.emplace(id, std::move(later));
+        },
+        [&](rpc::Client& from, rpc::Completion& done) {
+          ASSERT_EQ(&from, &to_backend);
+          auto it = waiting.find(done.id);
+          ASSERT_NE(it, waiting.end());
+          ASSERT_EQ(done.status, rpc::CallStatus::kOk);
+          ASSERT_EQ(it->second.reply(8), ApiError::kOk);
+          (void)it->second.write(done.reply[0] + 1);
+          waiting.erase(it);
+        });
+  }).ok());
+  std::map<uint64_t, rpc::Completion> got;
+  std::map<uint64_t, uint64_t> reply;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    call_many(t, {kServerIp, kServerContext}, 500, 16, &got, &reply);
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(60)));
+  ASSERT_EQ(got.size(), 500u);
+  for (const auto& [x, c] : got) {
+    EXPECT_EQ(c.status, rpc::CallStatus::kOk) << x;
+    EXPECT_EQ(reply[x], x + 1001) << x;
+    EXPECT_TRUE(c.after_other_work) << x;
+  }
+}
+
+// A handler that waits for its backend call inside the handler
+// (Client::next): requests that arrive meanwhile are kept and served
+// after it, none swallowed; replies to them say they came after other work.
+TEST(RpcTest, AHandlerWaitingOnItsOwnCallLosesNoRequestThatArrivesMeanwhile) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  constexpr uint16_t kBackend = 6;
+  ASSERT_TRUE(h.client->spawn([](Thread& t) { backend(t, kBackend); }).ok());
+  ASSERT_TRUE(h.server->spawn([](Thread& t) {
+    ASSERT_TRUE(t.bind(kServerContext).ok());
+    rpc::Client to_backend(t);
+    rpc::serve_calls(
+        t,
+        [&](rpc::ServerCall& c) {
+          const std::vector<uint64_t> w = {c.read()};
+          uint64_t id = 0;
+          ASSERT_EQ(to_backend.call({kClientIp, kBackend}, w, 8, std::chrono::seconds(20), 0, &id), ApiError::kOk);
+          rpc::Completion done;
+          ASSERT_TRUE(to_backend.next(&done, std::chrono::seconds(20)));
+          ASSERT_EQ(done.status, rpc::CallStatus::kOk);
+          ASSERT_EQ(c.reply(8), ApiError::kOk);
+          (void)c.write(done.reply[0] + 1);
+        },
+        nullptr);
+  }).ok());
+  std::map<uint64_t, rpc::Completion> got;
+  std::map<uint64_t, uint64_t> reply;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    call_many(t, {kServerIp, kServerContext}, 300, 8, &got, &reply);
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(60)));
+  ASSERT_EQ(got.size(), 300u);
+  uint64_t after = 0;
+  for (const auto& [x, c] : got) {
+    EXPECT_EQ(c.status, rpc::CallStatus::kOk) << x;
+    EXPECT_EQ(reply[x], x + 1001) << x;
+    after += c.after_other_work;
+  }
+  EXPECT_GT(after, 0u) << "with 8 in flight, some requests came while a handler waited";
+}
+
+// A reply the server cannot send whole reaches its caller as
+// kServerFailed naming why — a reply() too long, a reply left short, a
+// deferred reply dropped, a handler's fail() — never as an empty kOk.
+TEST(RpcTest, AReplyThatCannotBeSentWholeReachesItsCallerAsAFailure) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  ApiError too_long = ApiError::kOk;
+  ASSERT_TRUE(h.server->spawn([&](Thread& t) {
+    (void)rpc::serve_calls(t, kServerContext, 0, [&](rpc::ServerCall& c) {
+      switch (c.read()) {
+        case 1: too_long = c.reply(rpc::kMaxCallBytes + 1); break;
+        case 2: (void)c.reply(24), (void)c.write(7); break;  // 1 word of 3
+        case 3: { rpc::DeferredReply dropped = c.defer(); } break;
+        case 4: (void)c.fail(); break;
+        default: (void)c.reply(8), (void)c.write(99); break;
+      }
+    });
+  }).ok());
+  std::map<uint64_t, rpc::Completion> got;
+  std::vector<uint64_t> fifth;  // the good call's reply (a completion's span lasts until the next call)
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client client(t);
+    for (uint64_t x = 1; x <= 5; ++x) {
+      const std::vector<uint64_t> w = {x};
+      uint64_t id = 0;
+      ASSERT_EQ(client.call({kServerIp, kServerContext}, w, 8, std::chrono::seconds(20), x, &id), ApiError::kOk);
+    }
+    rpc::Completion c;
+    while (got.size() < 5 && client.next(&c, std::chrono::seconds(20))) {
+      got[c.user] = c;
+      if (c.user == 5) fifth.assign(c.reply.begin(), c.reply.end());
+    }
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(60)));
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(too_long, ApiError::kTooLong);
+  const rpc::ServerFailure want[] = {rpc::ServerFailure::kReplyTooLong, rpc::ServerFailure::kIncomplete,
+                                     rpc::ServerFailure::kAbandoned, rpc::ServerFailure::kFailed};
+  for (uint64_t x = 1; x <= 4; ++x) {
+    EXPECT_EQ(got[x].status, rpc::CallStatus::kServerFailed) << x;
+    EXPECT_EQ(got[x].server_failure, want[x - 1]) << x;
+    EXPECT_TRUE(got[x].reply.empty()) << x;
+  }
+  EXPECT_EQ(got[5].status, rpc::CallStatus::kOk);
+  EXPECT_EQ(got[5].reply_bytes, 8u);
+  EXPECT_EQ(fifth, (std::vector<uint64_t>{99}));
+  EXPECT_EQ(rpc::history_type_of(rpc::CallStatus::kServerFailed), HistoryType::kInfo);
+}
+
+// A deadline of 0 (or less) is refused before anything is sent: the call
+// has no id, nothing is in flight, the misuse is counted; the server saw
+// only the one good call.
+TEST(RpcTest, ADeadlineOfZeroIsRefusedAndNothingIsSent) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  uint64_t served = 0;
+  ASSERT_TRUE(h.server->spawn([&](Thread& t) {
+    (void)rpc::serve_calls(t, kServerContext, 0, [&](rpc::ServerCall& c) {
+      ++served;
+      (void)c.reply(0);
+    });
+  }).ok());
+  ApiError zero = ApiError::kOk, negative = ApiError::kOk;
+  size_t in_flight_after = 1;
+  rpc::ClientCounters n;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client client(t);
+    const std::vector<uint64_t> w = {1};
+    uint64_t id = 12345;
+    zero = client.call({kServerIp, kServerContext}, w, 8, std::chrono::microseconds(0), 0, &id);
+    negative = client.call({kServerIp, kServerContext}, w, 8, std::chrono::microseconds(-5), 0, &id);
+    in_flight_after = client.in_flight();
+    EXPECT_EQ(id, 12345u) << "no id for a refused call";
+    ASSERT_EQ(client.call({kServerIp, kServerContext}, w, 8, std::chrono::seconds(20), 0, &id), ApiError::kOk);
+    rpc::Completion c;
+    ASSERT_TRUE(client.next(&c, std::chrono::seconds(20)));
+    EXPECT_EQ(c.status, rpc::CallStatus::kOk);
+    n = client.counters();
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(30)));
+  EXPECT_EQ(zero, ApiError::kBadArgument);
+  EXPECT_EQ(negative, ApiError::kBadArgument);
+  EXPECT_EQ(in_flight_after, 0u);
+  EXPECT_EQ(n.misuse, 2u);
+  EXPECT_EQ(n.calls, 1u);
+  EXPECT_EQ(served, 1u);
+}
+
+// Calls recorded into a history: an invoke at each send, an ok with the
+// recorder's value at each reply; a call past its deadline ends as info and
+// its process is never used again; the lines parse back to the events.
+TEST(RpcTest, RecordedCallsMakeAHistoryOfInvokesAndOutcomes) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp);
+  ASSERT_TRUE(h.server && h.client);
+  bool release = false;
+  ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, 10000, &release); }).ok());
+  History history;
+  bool done = false;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client client(t);
+    rpc::CallRecorder r;
+    r.invoke = [](std::span<const uint64_t> w, uint32_t) {
+      return HistoryOp{"read", static_cast<int64_t>(w[0]), HistoryValue::null()};
+    };
+    r.ok = [](const HistoryOp&, std::span<const uint64_t> reply, uint32_t) {
+      return HistoryOutcome{HistoryType::kOk, HistoryValue::of(static_cast<int64_t>(reply[0]))};
+    };
+    client.record(&history, r);
+    uint64_t id = 0;
+    rpc::Completion c;
+    for (uint64_t x : {5, 6}) {  // one at a time: one process
+      const std::vector<uint64_t> w = {x};
+      ASSERT_EQ(client.call({kServerIp, kServerContext}, w, 8, std::chrono::seconds(20), x, &id), ApiError::kOk);
+      ASSERT_TRUE(client.next(&c, std::chrono::seconds(20)));
+    }
+    const std::vector<uint64_t> slow = {0}, after = {7};
+    ASSERT_EQ(client.call({kServerIp, kServerContext}, slow, 8, std::chrono::milliseconds(5), 0, &id), ApiError::kOk);
+    ASSERT_TRUE(client.next(&c, std::chrono::seconds(20)));
+    EXPECT_EQ(c.status, rpc::CallStatus::kDeadlineExceeded);
+    release = true;
+    ASSERT_EQ(client.call({kServerIp, kServerContext}, after, 8, std::chrono::seconds(20), 7, &id), ApiError::kOk);
+    while (client.next(&c, std::chrono::seconds(20)) && c.user != 7) {
+    }
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return done; }, std::chrono::seconds(30)));
+  const std::vector<HistoryEvent> e = history.events();
+  ASSERT_EQ(e.size(), 8u);
+  const HistoryType want[] = {HistoryType::kInvoke, HistoryType::kOk, HistoryType::kInvoke, HistoryType::kOk,
+                              HistoryType::kInvoke, HistoryType::kInfo, HistoryType::kInvoke, HistoryType::kOk};
+  for (size_t i = 0; i < e.size(); ++i) {
+    EXPECT_EQ(e[i].index, i);
+    EXPECT_EQ(e[i].type, want[i]) << i;
+    EXPECT_EQ(e[i].op.f, "read");
+    if (i > 0) EXPECT_GE(e[i].time_ns, e[i - 1].time_ns);
+    const absl::StatusOr<HistoryEvent> back = parse_history_line(history_json(e[i]));
+    ASSERT_TRUE(back.ok()) << back.status() << ": " << history_json(e[i]);
+    EXPECT_EQ(*back, e[i]);
+  }
+  EXPECT_EQ(e[1].op.value, HistoryValue::of(6)) << "the server's reply: the word + 1";
+  EXPECT_EQ(e[3].op.value, HistoryValue::of(7));
+  EXPECT_EQ(e[0].process, e[2].process) << "one call at a time: one process";
+  EXPECT_EQ(e[4].process, e[0].process);
+  EXPECT_EQ(e[5].process, e[4].process);
+  EXPECT_NE(e[6].process, e[4].process) << "a process whose call ended in info never invokes again";
 }
 
 }  // namespace

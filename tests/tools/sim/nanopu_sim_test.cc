@@ -305,7 +305,7 @@ TEST_F(NanopuSimTest, RaftServersKilledAndRestartedFromTheirStateRejoin) {
   ASSERT_EQ(sim(idle_steps_under_asan({topology("one", true), "--crash=s0@40+20"}), &out, &err), 0) << out << err;
   EXPECT_NE(out.find(clean), std::string::npos) << out;
   EXPECT_EQ(sim({topology("client", true), "--crash=client@1+1"}, &out, &err), 2);
-  EXPECT_NE(err.find("client is a load generator"), std::string::npos) << err;
+  EXPECT_NE(err.find("--crash: client runs a client (program loadgen): crash it for good"), std::string::npos) << err;
 }
 
 // JBSQ with real threads (nanoPU OSDI'21 §5.2.3's experiment): four worker
@@ -474,9 +474,11 @@ TEST_F(NanopuSimTest, WhatItCannotRunIsRefusedWithTheLine) {
   const std::string base = "host a 10.0.0.1 02:00:00:00:00:01 server";
   const std::string tail = "\nhost b 10.0.0.2 02:00:00:00:00:02 loadgen --count=10\nlink a b\n";
   const std::pair<std::string, std::string> cases[] = {
-      {base + " --service=kv" + tail, "bad.topo:1: host a: unknown flag --service (nanopu-server has none)"},
+      {base + " --service=kv" + tail, "bad.topo:1: host a: unknown flag --service (program server has none)"},
       {base + " --backend=uring" + tail, "bad.topo:1: host a: --backend does not apply in virtual time"},
-      {base + " --app=nope" + tail, "bad.topo:1: host a: --app='nope'"},
+      {base + " --app=nope" + tail, "bad.topo:1: host a: program server: --app='nope'"},
+      {"host a 10.0.0.1 02:00:00:00:00:01 counter\n" + tail.substr(1),
+       "bad.topo:1: host a: no program 'counter' in this binary (it has server or loadgen)"},
       {base + tail + "host c 10.0.0.3 02:00:00:00:00:03 server --scheduler=tis\nswitch s\n",
        "bad.topo:4: host c has no link"},
       {"switch s --occupancy_csv=q.csv\n" + base + "\nhost b 10.0.0.2 02:00:00:00:00:02 loadgen\nlink a s\nlink b s\n",

@@ -1,13 +1,17 @@
 // A topology file (deploy/netns/topology.py has the format and is the
-// reference): the switch, the hosts with their programs' flags, the links.
+// reference): the switch, the hosts with their programs and flags, the links.
 //
 //   switch NAME [nanopu-switch flags...]
-//   host   NAME IP MAC server|loadgen [program flags...]
+//   host   NAME IP MAC PROGRAM [program flags...]
 //   link   NAME NAME
 //
-// nanopu-sim reads the same files deploy/netns/run.sh runs and refuses the
-// same mistakes, naming the file and line; what it cannot run in virtual
-// time it refuses when it makes the hosts (tools/sim/sim_hosts.h).
+// PROGRAM is one the running binary offers (nanopu-sim: server, the
+// nanopu-server program, and loadgen; an author's binary: the programs it
+// declares, nanopu/program.h). The simulation reads the same files
+// deploy/netns/run.sh runs and refuses the same mistakes, naming the file
+// and line; a program the binary lacks, a flag its program lacks or one
+// with no meaning in virtual time are refused when the hosts are made
+// (runtime/sim/sim_hosts.h).
 #pragma once
 
 #include <cstdint>
@@ -19,13 +23,11 @@
 
 namespace nanopu::sim {
 
-enum class Role { kServer, kLoadgen };
-
 struct TopologyHost {
   std::string name;
   uint32_t ip = 0;  // host order
   std::string ip_text, mac;
-  Role role = Role::kServer;
+  std::string program;  // as the host line names it
   std::vector<std::string> flags;  // the program's, as written
   int line = 0;
   std::string peer;  // the other end of its one link: a host or the switch

@@ -1,7 +1,7 @@
-// nanopu-sim's run of a topology (docs/design.md §11): its hosts (real
-// runtimes running their real programs), their links and the switch, on
-// one modelled clock, polled by a SimLoop until every load generator has
-// run its load.
+// A run of a topology (docs/design.md §11): its hosts (real runtimes
+// running their real programs, nanopu/program.h), their links and the
+// switch, on one modelled clock, polled by a SimLoop until every client has
+// done its work. nanopu/sim.h is the public face of it.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,10 @@
 #include "model/sim/sim_loop.h"
 #include "model/sim/sim_switch.h"
 #include "model/timing/timing_params.h"
-#include "tools/sim/sim_hosts.h"
-#include "tools/sim/topology.h"
+#include "nanopu/history.h"
+#include "nanopu/program.h"
+#include "runtime/sim/sim_hosts.h"
+#include "runtime/sim/topology.h"
 
 namespace nanopu::sim {
 
@@ -30,10 +32,10 @@ struct SimCut {
   uint64_t from_ps = 0, until_ps = 0;
 };
 
-// A server crashed at `at_ps` (its process gone: its threads stop where
+// A host crashed at `at_ps` (its process gone: its threads stop where
 // they are, frames to it are lost) and, if `restart_ps` is not 0, started
 // again then as a new process (a new incarnation; what it kept is what its
-// program keeps on disk, e.g. Raft's --raft_state).
+// program keeps on disk: its state directory, Raft's --raft_state).
 struct SimCrash {
   std::string host;
   uint64_t at_ps = 0, restart_ps = 0;
@@ -61,12 +63,26 @@ struct SimParams {
   model::TimingParams timing;
   std::vector<SimCut> cuts;
   std::vector<SimCrash> crashes;
+  const Programs* programs = nullptr;  // the binary's: a host line names one
+  History* history = nullptr;          // every host's recorded calls, or none
+  // Where each host's state directory goes (one below it per host, kept
+  // across its restarts); empty: a temporary one the run removes.
+  std::string state_root;
 };
 
-// A load generator's result, as its host's name.
+// A client's result, as its host's name.
 struct SimClientResult {
   std::string host;
   loadgen::Result result;  // round trips in modelled ns
+};
+
+// A host as the run ended.
+struct SimHostEnd {
+  std::string name, program;
+  bool client = false, down = false;
+  const Program* program_object = nullptr;  // while the Simulation exists; null when down
+  int exit_status = 0;
+  const loadgen::Result* result = nullptr;   // likewise
 };
 
 struct SimReport {
@@ -78,10 +94,11 @@ struct SimReport {
   uint64_t crashes = 0, restarts = 0;
   uint64_t instants = 0, polls = 0;
   uint64_t trace_hash = 0;
-  int exit_status = 0;              // the worst of the load generators'
+  int exit_status = 0;              // the worst of the clients'
   model::SimSwitchCounters switch_counters;  // with a switch
   bool has_switch = false;
-  std::vector<SimClientResult> clients;  // each load generator's, in topology order
+  std::vector<SimClientResult> clients;  // each client's that ran the load engine, in topology order
+  std::vector<SimHostEnd> hosts;         // every host, in topology order
 };
 
 class Simulation {
@@ -98,7 +115,7 @@ class Simulation {
   // Makes the hosts (their programs from their flags) and joins them.
   [[nodiscard]] absl::Status build();
   // Runs to the end (or the modelled limit), stops every host and prints
-  // each load generator's result on `out`.
+  // each client's result on `out`.
   SimReport run(FILE* out);
 
  private:
@@ -137,7 +154,9 @@ class Simulation {
   // sent (its pool's mbufs) may still be on the wire or held by its peers.
   std::vector<std::unique_ptr<Runtime>> dead_runtimes_;
   model::SimLoop* loop_ = nullptr;  // while run() runs
-  std::vector<std::unique_ptr<apps::HostProgram>> dead_programs_;
+  std::vector<std::unique_ptr<Program>> dead_programs_;
+  SimHostContext ctx_;
+  std::string own_state_root_;  // made by this run (SimParams::state_root empty), removed at the end
   std::vector<uint8_t> crash_done_, restart_done_;  // per SimParams::crashes entry
 };
 

@@ -1,7 +1,10 @@
-#include "tools/sim/simulation.h"
+#include "runtime/sim/simulation.h"
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <chrono>
@@ -77,10 +80,25 @@ absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology&
 
 Simulation::Simulation(const Topology& t, const SimParams& p) : t_(t), p_(p) {}
 
-Simulation::~Simulation() { teardown(); }
+Simulation::~Simulation() {
+  teardown();
+  if (!own_state_root_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(own_state_root_, ignored);
+  }
+}
 
 absl::Status Simulation::build() {
-  absl::StatusOr<std::vector<SimHost>> hosts = make_sim_hosts(t_, p_.seed);
+  if (p_.programs == nullptr) return absl::InternalError("a simulation needs the binary's programs (SimParams::programs)");
+  ctx_.programs = p_.programs;
+  ctx_.history = p_.history;
+  ctx_.state_root = p_.state_root;
+  if (ctx_.state_root.empty()) {
+    char dir[] = "/tmp/nanopu-sim-state-XXXXXX";
+    if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a state directory in /tmp");
+    ctx_.state_root = own_state_root_ = dir;
+  }
+  absl::StatusOr<std::vector<SimHost>> hosts = make_sim_hosts(t_, ctx_, p_.seed);
   if (!hosts.ok()) return hosts.status();
   hosts_ = std::move(*hosts);
   if (t_.sw) {
@@ -100,9 +118,11 @@ absl::Status Simulation::check_crashes() const {
   for (const SimCrash& c : p_.crashes) {
     const TopologyHost* h = t_.host(c.host);
     if (h == nullptr) return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: no host ", c.host));
-    if (h->role != Role::kServer)
-      return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: ", c.host,
-                                                     " is a load generator (its load would start again): crash servers"));
+    const ProgramSpec* spec = p_.programs->find(h->program);
+    if (spec != nullptr && spec->client && c.restart_ps != 0)
+      return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: ", c.host, " runs a client (program ",
+                                                     h->program, "): crash it for good (HOST@AT_MS), or it would "
+                                                     "start its work again"));
   }
   return absl::OkStatus();
 }
@@ -148,7 +168,7 @@ void Simulation::crash(SimHost& h) {
 // (another seed: a restarted Raft server draws new timeouts), a new
 // incarnation, booting now.
 void Simulation::restart(SimHost& h) {
-  absl::StatusOr<SimHost> fresh = make_sim_host(t_, h.index, p_.seed + 7919 * (dead_runtimes_.size() + 1));
+  absl::StatusOr<SimHost> fresh = make_sim_host(t_, ctx_, h.index, p_.seed + 7919 * (dead_runtimes_.size() + 1));
   absl::StatusOr<std::unique_ptr<Runtime>> rt =
       fresh.ok() ? Runtime::create(fresh->config, h.io) : absl::StatusOr<std::unique_ptr<Runtime>>(fresh.status());
   absl::Status s = rt.ok() ? fresh->program->spawn(**rt) : rt.status();
@@ -331,7 +351,7 @@ SimReport Simulation::run(FILE* out) {
                    static_cast<unsigned long long>(frames()));
     }
     for (const SimHost& h : hosts_)
-      if (h.topo->role == Role::kLoadgen && !h.program->finished()) return false;
+      if (h.client && !h.down && !h.program->finished()) return false;
     return true;
   };
   r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12));
@@ -354,18 +374,23 @@ SimReport Simulation::run(FILE* out) {
     h.runtime->stop();
     (void)h.runtime->poll_once();
   }
+  if (p_.history != nullptr)  // what a crashed client or the run's end left open: outcome unknown
+    p_.history->end(static_cast<uint64_t>(static_cast<double>(clock_.now_ps()) / 1000));
   for (SimHost& h : hosts_) {
-    if (h.down) continue;
-    if (h.topo->role != Role::kLoadgen) {
-      (void)h.program->report(*h.runtime, out);  // counters with --stats
-      continue;
+    SimHostEnd end{h.topo->name, h.topo->program, h.client, h.down};
+    if (!h.down) {
+      end.program_object = h.program.get();
+      if (h.client) std::fprintf(out, "== %s (%s, %s)\n", h.topo->name.c_str(), h.topo->ip_text.c_str(),
+                                 h.topo->program.c_str());
+      // A server prints its counters (with --stats); a client its result.
+      end.exit_status = h.program->report(*h.runtime, out);
+      end.result = h.program->load_result();
+      if (h.client && end.result != nullptr) r.clients.push_back({h.topo->name, *end.result});
+      // The worst: an error (1) over replies not all right (3) over 0.
+      auto rank = [](int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; };
+      if (h.client && rank(end.exit_status) > rank(r.exit_status)) r.exit_status = end.exit_status;
     }
-    std::fprintf(out, "== %s (%s, loadgen)\n", h.topo->name.c_str(), h.topo->ip_text.c_str());
-    // The worst: an error (1) over replies not all right (3) over 0.
-    const int s = h.program->report(*h.runtime, out);
-    if (const loadgen::Result* lr = h.program->load_result()) r.clients.push_back({h.topo->name, *lr});
-    auto rank = [](int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; };
-    if (rank(s) > rank(r.exit_status)) r.exit_status = s;
+    r.hosts.push_back(std::move(end));
   }
   return r;
 }

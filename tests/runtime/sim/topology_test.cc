@@ -1,7 +1,7 @@
-// nanopu-sim's topology reader (tools/sim/topology.h) against the format of
+// The simulation's topology reader (runtime/sim/topology.h) against the format of
 // deploy/netns/topology.py: the shipped examples parse, and every mistake
 // the netns runner refuses is refused with the file and line.
-#include "tools/sim/topology.h"
+#include "runtime/sim/topology.h"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ TEST(TopologyTest, TheShippedExamplesParse) {
   EXPECT_EQ(t->sw->flags, std::vector<std::string>{"--switch_gbps=10"});
   EXPECT_EQ(t->sw->ports, (std::vector<std::string>{"head", "mid", "tail", "client"}));
   ASSERT_NE(t->host("client"), nullptr);
-  EXPECT_EQ(t->host("client")->role, Role::kLoadgen);
+  EXPECT_EQ(t->host("client")->program, "loadgen");
   EXPECT_EQ(t->host("client")->ip, 0x0a000002u);
   EXPECT_EQ(t->host("head")->flags, (std::vector<std::string>{"--app=chain", "--context=5"}));
 }
@@ -38,7 +38,8 @@ TEST(TopologyTest, MistakesAreRefusedWithTheirLine) {
       {ok + "link a b\nlink a b\n", "t.topo:4: a already has a link"},
       {ok + "link a c\n", "t.topo:3: link to c, which no host or switch line names"},
       {ok, "t.topo:1: host a has no link"},
-      {"host a 10.0.0.1 02:00:00:00:00:01 client\n", "t.topo:1: unknown role 'client'"},
+      {"host a 10.0.0.1 02:00:00:00:00:01 Client\n", "t.topo:1: program 'Client': a-z"},
+      {"host a 10.0.0.1 02:00:00:00:00:01 kv.server\n", "t.topo:1: program 'kv.server': a-z"},
       {"host a 10.0.0.300 02:00:00:00:00:01 server\n", "t.topo:1: '10.0.0.300' is not an IPv4 address"},
       {"host a 10.0.0.1 03:00:00:00:00:01 server\n", "t.topo:1: '03:00:00:00:00:01' is not a unicast MAC"},
       {"host A 10.0.0.1 02:00:00:00:00:01 server\n", "t.topo:1: host name 'A'"},

@@ -1,6 +1,7 @@
-#include "tools/sim/topology.h"
+#include "runtime/sim/topology.h"
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -68,7 +69,7 @@ class Parser {
 };
 
 absl::Status Parser::host(int number, const std::vector<std::string>& args) {
-  if (args.size() < 4) return err(number, "expected: host NAME IP MAC server|loadgen [flags]");
+  if (args.size() < 4) return err(number, "expected: host NAME IP MAC PROGRAM [flags]");
   TopologyHost h;
   h.name = args[0];
   h.ip_text = args[1];
@@ -81,9 +82,12 @@ absl::Status Parser::host(int number, const std::vector<std::string>& args) {
   if (*ip == 0 || (*ip >> 28) == 0xe || (*ip & 0xff) == 0xff) return err(number, h.ip_text + " cannot be a host's address");
   h.ip = *ip;
   if (!unicast_mac(h.mac)) return err(number, "'" + args[2] + "' is not a unicast MAC address (aa:bb:cc:dd:ee:ff)");
-  if (args[3] == "server") h.role = Role::kServer;
-  else if (args[3] == "loadgen") h.role = Role::kLoadgen;
-  else return err(number, "unknown role '" + args[3] + "': use server or loadgen");
+  // The program is the binary's to know (nanopu-sim: server or loadgen;
+  // an author's: the programs it declares): checked when the hosts are made.
+  h.program = args[3];
+  if (h.program.empty() || h.program.size() > 32 || !std::islower(static_cast<unsigned char>(h.program[0])) ||
+      h.program.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos)
+    return err(number, "program '" + args[3] + "': a-z, then a-z, 0-9, '-' or '_', 32 at most");
   h.flags.assign(args.begin() + 4, args.end());
   for (const std::string& f : h.flags)
     if (runner_flag(f)) return err(number, f.substr(0, f.find('=')) + " is set by the runner, not the topology");

@@ -1,0 +1,156 @@
+// Every host of a topology — each running its program's real code
+// (nanopu/program.h) on a real nanopu Runtime — in one process on one
+// modelled clock: one seed, one run, event for event (docs/design.md §11;
+// docs/services.md, "Your service on the modelled clock"). And the same
+// under seeded faults with invariants checked after each run (FoundationDB's
+// and TigerBeetle's way; docs/services.md, "Testing your service under
+// faults"). program_main (nanopu/program_main.h) gives a binary both as
+// its `sim` and `dst` commands; these are the calls underneath, for a
+// program of one's own or a test.
+//
+// Link nanopu::sim (find_package(nanopu)) or pkg-config nanopu-sim.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nanopu/history.h"
+#include "nanopu/loadgen.h"
+#include "nanopu/program.h"
+
+namespace nanopu::sim {
+
+// A host's link cut for a while (a partition of that host from the rest,
+// healed after `for_ms`): every frame it sends or is sent meanwhile is lost.
+struct Cut {
+  std::string host;
+  double from_ms = 0, for_ms = 0;
+};
+// A host's process killed at `at_ms` (its threads stop where they are,
+// frames to it are lost) and, if `down_ms` > 0, started again that much
+// later as a new process: its program made again from its flags, keeping
+// only its state directory (ProgramArgs::state_dir).
+struct Crash {
+  std::string host;
+  double at_ms = 0, down_ms = 0;
+};
+
+// How a core's work takes modelled time: counted (the NIC's stages as port
+// latencies, each core's work per message, per word, per switch, and what
+// Thread::compute/charge_work declare), measured besides (each thread's own
+// code as long as it took here: not replayable), or none (the wires' and the
+// switch's time alone).
+enum class Charge : uint8_t { kCounted, kMeasured, kNone };
+
+struct Options {
+  uint64_t seed = 1;                // when each host boots, and every host's --seed its line leaves out
+  Charge charge = Charge::kCounted;
+  std::string timing_params = "osdi21";  // or "tail" (docs/design.md §5)
+  double wire_gbps = 200;           // a direct link's (a switch's: its --switch_gbps)
+  double wire_latency_ns = 43.75;   // every link (nanoPU OSDI'21 §5)
+  double switch_latency_ns = 0;     // port to port
+  double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
+  double modelled_limit_s = 60;     // a run that has not ended by then has not ended
+  bool progress = true;             // a line on stderr every 5 s of wall time
+  bool poll_every_host = false;     // every host at every instant (slower; the same run)
+  std::vector<Cut> cuts;
+  std::vector<Crash> crashes;
+  std::string history_path;         // every recorded call of every host, as JSON lines; "" none
+};
+
+// One host at the end of a run.
+struct HostReport {
+  std::string name, program;
+  bool client = false;
+  bool down = false;               // crashed and not restarted
+  // Its program (dynamic_cast to your own class to look at its state):
+  // only while an invariant or run()'s `inspect` looks; null when down.
+  const Program* program_object = nullptr;
+  int exit_status = 0;             // its report()'s
+  std::shared_ptr<const loadgen::Result> result;  // a client that ran the load engine
+};
+
+struct Report {
+  bool ended = false;              // every client finished within the modelled limit
+  double modelled_s = 0, wall_s = 0;
+  uint64_t frames = 0, instants = 0, crashes = 0, restarts = 0, cut_dropped = 0;
+  uint64_t trace_hash = 0;         // over every frame of every link: same seed, same hash
+  int exit_status = 0;             // the worst client's
+  bool has_switch = false;         // and what it did:
+  uint64_t switch_forwarded = 0, switch_trimmed = 0, switch_tail_dropped = 0, switch_control_dropped = 0,
+           switch_no_route = 0;
+  std::vector<HostReport> hosts;   // in topology order
+  std::vector<HistoryEvent> history;  // every recorded call (also in Options::history_path)
+};
+
+// Checked after a run: "" when it holds, else what broke.
+using Invariant = std::function<std::string(const Report& run)>;
+struct NamedInvariant {
+  std::string name;
+  Invariant check;
+};
+
+// Runs the topology file's hosts, each its program of `programs`, to the
+// end (every client finished) or the modelled limit; prints each client's
+// result on `out`, then calls `inspect` (if set) while every program still
+// exists. Errors: a bad topology or host (InvalidArgument, naming the file
+// and line), a runtime that cannot start.
+[[nodiscard]] absl::StatusOr<Report> run(const std::string& topology_path, const Programs& programs,
+                                         const Options& options, FILE* out,
+                                         const std::function<void(const Report&)>& inspect = nullptr);
+
+// What a seed's fault schedule may draw (docs/services.md, "Testing your
+// service under faults").
+struct FaultOptions {
+  bool wire = true;             // drops, duplicates, reordering and trimming on hosts' wires
+  uint32_t max_cuts = 2;        // partitions that heal
+  bool crash_servers = true;    // a server killed and restarted with its state directory
+  bool crash_clients = false;   // a client killed (its calls in flight end as info)
+  bool transports = true;       // NDP or Homa, where a host's line names none
+  double window_ms = 40;        // faults fall in the first window_ms of modelled time
+};
+
+// One seed's schedule, drawn for a topology: what run() is given.
+struct FaultSchedule {
+  uint64_t seed = 0;
+  std::vector<std::pair<std::string, std::string>> host_flags;  // (host, flag) added to its line
+  std::vector<Cut> cuts;
+  std::vector<Crash> crashes;
+  std::string description;      // in words, for a report
+};
+[[nodiscard]] absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, const Programs& programs,
+                                                        uint64_t seed, const FaultOptions& faults);
+
+struct SeedOutcome {
+  uint64_t seed = 0;
+  bool passed = false;
+  std::string why;              // the first invariant broken, or the run's error
+  FaultSchedule faults;
+  Report report;                // without its program objects (they are gone)
+  std::string replay;           // the command that replays it alone
+};
+
+struct Campaign {
+  uint64_t first_seed = 1, seeds = 100;
+  FaultOptions faults;
+  std::vector<NamedInvariant> invariants;  // besides the built-in ones (below)
+  std::string history_dir;      // each seed's history as DIR/seed-N.jsonl; "" none
+  uint64_t replay_every = 0;    // every Nth seed run twice: it must give the same trace hash
+  bool verbose = false;         // every seed's outcome, and a failure's schedule
+  std::string replay_prefix;    // how to run this binary again ("./my-service dst TOPO")
+};
+
+// Seed after seed: the schedule drawn, the run, the built-in invariants
+// (the run ended; no client saw a wrong or duplicated reply) and the
+// campaign's; a failing seed prints the command that replays it. Returns
+// each seed's outcome; `out` gets a line per failure and a summary.
+[[nodiscard]] absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topology_path,
+                                                                     const Programs& programs, const Options& base,
+                                                                     const Campaign& campaign, FILE* out);
+
+}  // namespace nanopu::sim
