@@ -23,6 +23,7 @@ set(kLayers
   runtime/flags/     flags      6
   runtime/client/    client     6
   runtime/program/   program    7
+  runtime/check/     check      7
   runtime/loadgen/   loadgen    8
   runtime/sim/       sim        9
   apps/              service    9
@@ -39,6 +40,7 @@ set(kPublic
   runtime    config,runtime
   flags      flags,nanopu_main,program_flags
   client     rpc,loadgen,history,program
+  check      lincheck
   loadgen    loadgen_main
   sim        sim,program_main)
 

@@ -68,6 +68,11 @@ struct Options {
   uint32_t msg_bytes = 16;   // the request size the printed result names
   double rate = 0;           // requests/s, open loop (Poisson); 0 = closed loop
   uint32_t outstanding = 1;  // closed loop: requests in flight
+  // Open loop: at most this many in flight (0: no bound); an arrival that
+  // finds them all out is sent when one completes, its latency still
+  // counted from its arrival. A history is checkable when its operations'
+  // concurrency is bounded (Jepsen runs a few processes per client).
+  uint32_t max_in_flight = 0;
   uint64_t count = 0;        // stop after this many requests (0: use duration)
   double duration_s = 5;     // stop sending after this long (when count == 0)
   double drain_timeout_s = 1;  // a request with no reply of any request for this long is lost
@@ -212,6 +217,7 @@ class Load {
   std::exponential_distribution<double> gap_;
   double next_arrival_ = 0;
   bool blocked_ = false;  // the last send_due() could not send all that was due
+  bool capped_ = false;   // open loop: arrivals due wait for one of max_in_flight to complete
   double reply_core_ns_ = 0;
   uint32_t reply_bytes_ = 0;
   uint64_t start_ = 0;
@@ -259,6 +265,10 @@ class CallLoad : public Load {
   // A stuck window (no reply for the drain timeout): each call is failed()
   // as kDeadlineExceeded, then forgotten.
   void forget_in_flight() override;
+  // The next call's deadline: a wait ends when a call completes by it (a
+  // wait to a time already past would spin at one instant of a modelled
+  // clock).
+  [[nodiscard]] uint64_t next_timer_ns() const override { return client_.next_deadline_ns(); }
 
  private:
   struct Sent {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -83,7 +84,9 @@ enum class CallStatus : uint8_t {
   kOk,                // the reply is in Completion::reply
   kDeadlineExceeded,  // no reply by the call's deadline (a later one is dropped, counted)
   kNoAnswer,          // the transport gave the request up: the server is down or unreachable
-  kRefused,           // the server restarted: its new run refused the request (GONE)
+  // The server restarted: its new run refused the request (GONE). Its old
+  // run may have taken it before it died, the acknowledgement lost.
+  kRefused,
   kNoSlot,            // the NIC had no room to send it
   // The server restarted after the request was sent (its NIC heard a new
   // run): the old run may have served it, but no reply will come. Retry only
@@ -96,8 +99,8 @@ enum class CallStatus : uint8_t {
 };
 [[nodiscard]] std::string_view call_status_name(CallStatus s);
 // How a call that did not complete kOk appears in a history: kFail when
-// the request certainly did nothing (never sent, or refused by a new run of
-// the server), kInfo when it may have been served.
+// the request certainly did nothing (kNoSlot: never sent), kInfo when it
+// may have been served (every other status).
 [[nodiscard]] HistoryType history_type_of(CallStatus s);
 
 // One finished call.
@@ -135,8 +138,10 @@ struct ClientCounters {
 // How a client's calls are written into a history (nanopu/history.h): the
 // author's mapping of a call's words to Jepsen's f, key and value.
 struct CallRecorder {
-  // At the send: what the request is (its f, key, and the value it carries).
-  std::function<HistoryOp(std::span<const uint64_t> request, uint32_t request_bytes)> invoke;
+  // At the send: what the request is (its f, key, and the value it
+  // carries); nullopt: this call is not recorded (a malformed request a
+  // test sends on purpose, a call outside the history's model).
+  std::function<std::optional<HistoryOp>(std::span<const uint64_t> request, uint32_t request_bytes)> invoke;
   // On a kOk completion: how it ended, from its reply (ok with the result,
   // or fail when the service refused to do it). Unset: ok, with the
   // invoke's value.

@@ -77,6 +77,7 @@ struct HostReport {
 
 struct Report {
   bool ended = false;              // every client finished within the modelled limit
+  std::string stalled;             // not ended because the clock crawled (a thread looping without waiting): why
   double modelled_s = 0, wall_s = 0;
   uint64_t frames = 0, instants = 0, crashes = 0, restarts = 0, cut_dropped = 0;
   uint64_t trace_hash = 0;         // over every frame of every link: same seed, same hash
@@ -94,6 +95,11 @@ struct NamedInvariant {
   std::string name;
   Invariant check;
 };
+// The run's history is linearizable (nanopu/lincheck.h) against `model`
+// ("register", "counter", "versioned"); what broke names the operations
+// that cannot be ordered. A search that runs out of its budget is not a
+// violation: it says "unknown" on stderr and holds.
+[[nodiscard]] Invariant linearizable(std::string model, double seconds = 60);
 
 // Runs the topology file's hosts, each its program of `programs`, to the
 // end (every client finished) or the modelled limit; prints each client's
@@ -140,6 +146,7 @@ struct Campaign {
   FaultOptions faults;
   std::vector<NamedInvariant> invariants;  // besides the built-in ones (below)
   std::string history_dir;      // each seed's history as DIR/seed-N.jsonl; "" none
+  std::string check_model;      // each seed's history checked for linearizability against it; "" none
   uint64_t replay_every = 0;    // every Nth seed run twice: it must give the same trace hash
   bool verbose = false;         // every seed's outcome, and a failure's schedule
   std::string replay_prefix;    // how to run this binary again ("./my-service dst TOPO")

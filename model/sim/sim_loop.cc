@@ -19,6 +19,7 @@ bool SimLoop::takes_poll(const Host& h, uint64_t now) const {
 }
 
 bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
+  uint64_t crawling = 0;  // busy instants in a row
   while (!done()) {
     ++instants_;
     begin_instant(clock_.now_ps());
@@ -44,6 +45,11 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
       if (!any || done()) break;
     }
     if (done()) break;
+    crawling = busy ? crawling + 1 : 0;
+    if (crawling >= kMaxCrawlInstants) {
+      crawled_at_ps_ = std::max<uint64_t>(1, clock_.now_ps());
+      return false;
+    }
     // The next time anything is due. A frame already due that no host took
     // waits for its host (booting, or busy with work charged): that host's
     // wakeup is among these. A host still working after the round limit

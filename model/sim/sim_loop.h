@@ -39,6 +39,10 @@ namespace nanopu::model {
 class SimLoop {
  public:
   static constexpr int kMaxRoundsPerInstant = 64;
+  // Instants in a row at which some core was still working after
+  // kMaxRoundsPerInstant rounds (the clock then moves 1 ps): a thread that
+  // loops without waiting for a time ahead. run() gives up then: crawled().
+  static constexpr uint64_t kMaxCrawlInstants = 200'000;
 
   SimLoop(clock::VirtualClock& clock, uint64_t idle_step_ticks) : clock_(clock), idle_step_(idle_step_ticks) {}
 
@@ -77,6 +81,9 @@ class SimLoop {
   bool run(const std::function<bool()>& done, uint64_t until_ticks);
 
   [[nodiscard]] uint64_t instants() const { return instants_; }
+  // run() stopped because the clock crawled (kMaxCrawlInstants): when.
+  [[nodiscard]] bool crawled() const { return crawled_at_ps_ != 0; }
+  [[nodiscard]] uint64_t crawled_at_ps() const { return crawled_at_ps_; }
   [[nodiscard]] uint64_t polls() const { return polls_; }
 
  private:
@@ -104,6 +111,7 @@ class SimLoop {
   std::vector<const SimLink*> links_;
   std::vector<std::function<uint64_t()>> wakeups_;
   uint64_t instants_ = 0;
+  uint64_t crawled_at_ps_ = 0;
   uint64_t polls_ = 0;
 };
 

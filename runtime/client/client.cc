@@ -40,13 +40,15 @@ std::string_view server_failure_name(ServerFailure f) {
 HistoryType history_type_of(CallStatus s) {
   switch (s) {
     case CallStatus::kOk: return HistoryType::kOk;
-    // Never sent, or refused by a new run of the server before any
-    // handler saw it: certainly not done.
-    case CallStatus::kNoSlot:
-    case CallStatus::kRefused: return HistoryType::kFail;
+    // Never sent: certainly not done.
+    case CallStatus::kNoSlot: return HistoryType::kFail;
     // The request may have reached a handler: a deadline, the server's old
     // run gone with it, its reply failed, or the transport gave up waiting
-    // for acknowledgements that may have been the ones lost.
+    // for acknowledgements that may have been the ones lost. A refusal by
+    // the server's new run too: the old run may have taken the request
+    // whole and died before its acknowledgement left (the primary-backup
+    // example's seed 86 read a value whose write was refused).
+    case CallStatus::kRefused:
     case CallStatus::kDeadlineExceeded:
     case CallStatus::kNoAnswer:
     case CallStatus::kPeerRestarted:
@@ -106,8 +108,8 @@ ApiError Client::Impl::call(Peer to, std::span<const uint64_t> words, uint32_t b
   // In the tables before the last word leaves: a reply cannot come sooner.
   const uint64_t due = now + static_cast<uint64_t>(deadline.count()) * 1000;
   Pending p{user, bytes, now, due, to, 0, std::nullopt};
-  if (history_ != nullptr && recorder_.invoke) {
-    p.op = recorder_.invoke(words.first((bytes + 7) / 8), bytes);
+  if (history_ != nullptr && recorder_.invoke) p.op = recorder_.invoke(words.first((bytes + 7) / 8), bytes);
+  if (p.op) {
     if (free_processes_.empty()) free_processes_.push_back(history_->new_process());
     p.process = free_processes_.back();
     free_processes_.pop_back();

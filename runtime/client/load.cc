@@ -58,9 +58,13 @@ void Load::wait_until(uint64_t until) {
 }
 
 bool Load::send_due(uint64_t t) {
-  blocked_ = false;
+  blocked_ = capped_ = false;
   if (opts_.rate > 0) {
     while (static_cast<double>(t) >= next_arrival_ && more(t)) {
+      if (opts_.max_in_flight != 0 && in_flight() >= opts_.max_in_flight) {
+        capped_ = true;  // sent when one completes
+        break;
+      }
       if (!send_next(static_cast<uint64_t>(next_arrival_))) {
         blocked_ = true;
         break;
@@ -68,17 +72,20 @@ bool Load::send_due(uint64_t t) {
       ++r_->sent;
       next_arrival_ += gap_(rng_) * hz_;
     }
-    return more(t);
-  }
-  while (in_flight() < opts_.outstanding && more(t)) {
-    if (!send_next(now())) {
-      blocked_ = true;
-      break;
+    if (!capped_) return more(t);
+  } else {
+    while (in_flight() < opts_.outstanding && more(t)) {
+      if (!send_next(now())) {
+        blocked_ = true;
+        break;
+      }
+      ++r_->sent;
     }
-    ++r_->sent;
   }
+  // A full window (closed loop, or a capped open loop) with no reply for
+  // the drain timeout is stuck: count them lost, go on.
   const auto drain = static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
-  if (in_flight() > 0 && t - last_reply_ > drain) {  // stuck: count them lost, go on
+  if (in_flight() > 0 && t - last_reply_ > drain) {
     r_->lost += in_flight();
     given_up_before_ += given_up();
     forget_in_flight();
@@ -92,8 +99,15 @@ void Load::drain(uint64_t t) {
   const uint64_t drain_end = t + static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
   while (!t_.stopping() && in_flight() > 0 && t < drain_end) {
     receive_all(true);
-    if (in_flight() > 0)
-      wait_until(std::min({drain_end, last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_), next_timer_ns()}));
+    if (in_flight() == 0) break;
+    // Until the drain ends, a request's own timer, or the drain timeout
+    // since the last reply — that one only while it is ahead: a wait to a
+    // time already past returns at once, and on a modelled clock a thread
+    // that loops so holds the clock at one instant.
+    uint64_t until = std::min(drain_end, next_timer_ns());
+    if (const uint64_t quiet = last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_); quiet > t)
+      until = std::min(until, quiet);
+    wait_until(until);
     t = now();
   }
 }
@@ -112,7 +126,7 @@ void Load::run() {
     const uint64_t drain_at = last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_) + 1;
     // (The next arrival rounded up: rounded down it would be "now" for up to
     // a nanosecond without being due, and the thread would spin.)
-    uint64_t until = opts_.rate > 0 ? static_cast<uint64_t>(std::ceil(next_arrival_))
+    uint64_t until = opts_.rate > 0 ? (capped_ ? drain_at : static_cast<uint64_t>(std::ceil(next_arrival_)))
                                     : (in_flight() < opts_.outstanding ? now() : drain_at);
     if (blocked_) until = std::min(drain_at, now() + static_cast<uint64_t>(hz_ / 1000));  // 1 ms
     // A closed loop whose replies just freed window slots sends at once: no

@@ -16,6 +16,9 @@ ABSL_FLAG(std::string, server_ip, "10.0.0.1", "Server's IPv4 address.");
 ABSL_FLAG(uint32_t, server_context, 1, "Server's context (L4 port).");
 ABSL_FLAG(double, rate, 0, "Open loop: Poisson arrivals at this many requests/s. 0 = closed loop.");
 ABSL_FLAG(uint32_t, outstanding, 1, "Closed loop: requests kept in flight.");
+ABSL_FLAG(uint32_t, max_in_flight, 0,
+          "Open loop: at most this many requests in flight (0: no bound); an arrival that finds them all out "
+          "waits for one to complete, its latency counted from its arrival.");
 ABSL_FLAG(uint64_t, count, 0, "Requests to send; 0 = run for --duration.");
 ABSL_FLAG(double, duration, 5, "Seconds to send for (when --count is 0).");
 ABSL_FLAG(double, drain_timeout, 1,
@@ -49,6 +52,10 @@ absl::StatusOr<Options> options_from_flags(const Config& c) {
   o.outstanding = absl::GetFlag(FLAGS_outstanding);
   if (o.outstanding == 0 || o.outstanding >= c.fifo_messages)
     return absl::InvalidArgumentError(absl::StrCat("--outstanding must be 1..", c.fifo_messages - 1,
+                                                   " (below --fifo_messages)"));
+  o.max_in_flight = absl::GetFlag(FLAGS_max_in_flight);
+  if (o.max_in_flight >= c.fifo_messages)
+    return absl::InvalidArgumentError(absl::StrCat("--max_in_flight must be 0..", c.fifo_messages - 1,
                                                    " (below --fifo_messages)"));
   o.count = absl::GetFlag(FLAGS_count);
   o.duration_s = absl::GetFlag(FLAGS_duration);

@@ -40,6 +40,8 @@ bool is_host_flag(const absl::CommandLineFlag& flag) { return flag_defined_in(fl
 
 bool program_has_flag(const ProgramSpec& spec, const absl::CommandLineFlag& flag) {
   if (is_host_flag(flag)) return true;
+  // A client's load flags (nanopu/loadgen_main.h: --server_ip, --rate, ...).
+  if (spec.client && flag_defined_in(flag, {"runtime", "loadgen", "*"})) return true;
   const std::string name(flag.Name());
   if (spec.has_flag) return spec.has_flag(name);
   if (!spec.flags.empty()) return std::find(spec.flags.begin(), spec.flags.end(), name) != spec.flags.end();

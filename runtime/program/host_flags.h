@@ -22,9 +22,10 @@ namespace nanopu::program {
 [[nodiscard]] bool flag_defined_in(const absl::CommandLineFlag& flag, std::initializer_list<std::string_view> pattern);
 // nanopu's host flags (runtime/flags: Config and the flags every program shares).
 [[nodiscard]] bool is_host_flag(const absl::CommandLineFlag& flag);
-// Whether a host running `spec` may set `flag`: a host flag, or one of the
-// program's (ProgramSpec::flags / has_flag; any but the simulator's own
-// when it names none).
+// Whether a host running `spec` may set `flag`: a host flag, a client's
+// load flag (runtime/loadgen) for a client, or one of the program's
+// (ProgramSpec::flags / has_flag; any but the simulator's own when it
+// names none).
 [[nodiscard]] bool program_has_flag(const ProgramSpec& spec, const absl::CommandLineFlag& flag);
 
 // One flag ("--name=value", "--name" or "--noname" for a bool) set for a

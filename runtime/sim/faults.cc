@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "nanopu/lincheck.h"
 #include "runtime/sim/output_capture.h"
 #include "runtime/sim/sim_run.h"
 
@@ -89,6 +90,7 @@ Topology with_faults(const Topology& t, const FaultSchedule& f) {
 }
 
 std::string builtin_invariants(const Report& r) {
+  if (!r.stalled.empty()) return "the run " + r.stalled;
   if (!r.ended) return "the clients had not finished within the modelled limit";
   for (const HostReport& h : r.hosts) {
     if (h.result == nullptr) continue;
@@ -98,6 +100,20 @@ std::string builtin_invariants(const Report& r) {
     if (!h.result->error.empty()) return absl::StrCat(h.name, ": ", h.result->error);
   }
   return "";
+}
+
+Invariant linearizable(std::string model, double seconds) {
+  return [model = std::move(model), seconds](const Report& r) -> std::string {
+    lincheck::Limits limits;
+    limits.seconds = seconds;
+    absl::StatusOr<lincheck::Result> v = lincheck::check(r.history, model, limits);
+    if (!v.ok()) return absl::StrCat("the history is not one: ", v.status().message());
+    if (v->verdict == lincheck::Verdict::kUnknown) {
+      std::fprintf(stderr, "linearizability: %s\n", lincheck::describe(*v).c_str());
+      return "";
+    }
+    return v->verdict == lincheck::Verdict::kLinearizable ? "" : lincheck::describe(*v);
+  };
 }
 
 namespace {
@@ -132,7 +148,10 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
     OutputCapture err(STDERR_FILENO);
     r = run_topology(with_faults(t, *f), programs, opt, out != nullptr ? out : stdout, [&](const Report& run) {
       why = builtin_invariants(run);
-      for (const NamedInvariant& inv : c.invariants) {
+      std::vector<NamedInvariant> all = c.invariants;
+      if (!c.check_model.empty())
+        all.push_back({"linearizable (" + c.check_model + ")", linearizable(c.check_model)});
+      for (const NamedInvariant& inv : all) {
         if (!why.empty()) break;
         if (const std::string broke = inv.check(run); !broke.empty()) why = absl::StrCat(inv.name, ": ", broke);
       }

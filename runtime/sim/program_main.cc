@@ -66,6 +66,8 @@ int sim_main(int argc, char** argv, const Programs& programs) {
   if (!topo.ok()) return fail(who, std::string(topo.status().message()), 2);
   absl::StatusOr<Options> o = options_from_flags();
   if (!o.ok()) return fail(who, std::string(o.status().message()), 2);
+  const std::string model = check_model_flag();
+  if (absl::Status s = check_model_known(model); !s.ok()) return fail(who, std::string(s.message()), 2);
   absl::StatusOr<Report> r = run(args[1], programs, *o, stdout);
   if (!r.ok()) return fail(who, std::string(r.status().message()), status_code(r.status()));
   const std::string time_is =
@@ -92,7 +94,16 @@ int sim_main(int argc, char** argv, const Programs& programs) {
     std::printf("%s: %llu frames lost on cut links\n", who, static_cast<unsigned long long>(r->cut_dropped));
   if (!o->history_path.empty())
     std::printf("%s: history of %zu events in %s\n", who, r->history.size(), o->history_path.c_str());
+  std::string broke;
+  if (!model.empty()) {
+    broke = linearizable(model)(*r);
+    std::printf("%s: history of %zu events %s (model %s)\n", who, r->history.size(),
+                broke.empty() ? "linearizable" : "NOT linearizable", model.c_str());
+    if (!broke.empty()) std::printf("%s\n", broke.c_str());
+  }
   std::printf("trace hash: %016llx\n", static_cast<unsigned long long>(r->trace_hash));
+  if (!broke.empty()) return 1;
+  if (!r->stalled.empty()) return fail(who, "the run " + r->stalled, 1);
   if (!r->ended)
     return fail(who, absl::StrCat("the clients had not finished after ", o->modelled_limit_s,
                                   " modelled s (--modelled_limit_s)"),

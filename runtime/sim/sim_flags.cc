@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "nanopu/lincheck.h"
 #include "nanopu/program_flags.h"
 
 ABSL_DECLARE_FLAG(std::string, timing_params);  // the load flags' (runtime/loadgen)
@@ -58,6 +59,10 @@ ABSL_FLAG(bool, fault_crash_clients, false,
           "Faults: a client killed for good (a seed in four): its calls in flight end as info.");
 ABSL_FLAG(bool, fault_transports, true, "Faults: NDP or Homa on every host whose line names no --transport.");
 ABSL_FLAG(double, fault_window_ms, 40, "Faults fall in the first this many modelled ms of a run.");
+ABSL_FLAG(std::string, check, "",
+          "Check the run's history (every client's recorded calls) for linearizability against this model "
+          "(nanopu/lincheck.h: register, counter, versioned): a `sim` run exits 1, a `dst` seed fails, when it "
+          "is not. Empty: no check.");
 
 namespace nanopu::sim {
 namespace {
@@ -121,6 +126,15 @@ absl::StatusOr<Options> options_from_flags() {
   return o;
 }
 
+std::string check_model_flag() { return absl::GetFlag(FLAGS_check); }
+
+absl::Status check_model_known(const std::string& model) {
+  if (model.empty()) return absl::OkStatus();
+  for (const std::string& m : lincheck::model_names())
+    if (m == model) return absl::OkStatus();
+  return absl::InvalidArgumentError("--check='" + model + "': use register, counter or versioned");
+}
+
 absl::StatusOr<Campaign> campaign_from_flags() {
   Campaign c;
   c.first_seed = absl::GetFlag(FLAGS_first_seed);
@@ -135,9 +149,11 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.faults.crash_clients = absl::GetFlag(FLAGS_fault_crash_clients);
   c.faults.transports = absl::GetFlag(FLAGS_fault_transports);
   c.faults.window_ms = absl::GetFlag(FLAGS_fault_window_ms);
+  c.check_model = absl::GetFlag(FLAGS_check);
   if (!(c.faults.window_ms > 0) || c.faults.window_ms > 1e6)
     return absl::InvalidArgumentError("--fault_window_ms must be in (0, 1e6]");
   if (c.faults.max_cuts > 16) return absl::InvalidArgumentError("--fault_cuts: at most 16");
+  if (absl::Status s = check_model_known(c.check_model); !s.ok()) return s;
   return c;
 }
 

@@ -16,5 +16,8 @@ namespace nanopu::sim {
 // --first_seed, --seeds, --replay_every, --verbose, --history (a
 // directory), and the fault flags (--fault_*).
 [[nodiscard]] absl::StatusOr<Campaign> campaign_from_flags();
+// --check: the model a run's history is checked against ("": none).
+[[nodiscard]] std::string check_model_flag();
+[[nodiscard]] absl::Status check_model_known(const std::string& model);
 
 }  // namespace nanopu::sim

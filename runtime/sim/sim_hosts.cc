@@ -42,13 +42,13 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, const SimHostContext& c
     return absl::InvalidArgumentError(
         absl::StrCat("no program '", h.program, "' in this binary (it has ", ctx.programs->names(), ")"));
   program::FlagScope scope;
-  // Every host's defaults in a simulation, then the program's own, then
-  // its line: a host's counters only when asked for (--stats: the summary
-  // is the clients'), small pools (many hosts share one process's memory),
+  // The program's defaults, then every host's in a simulation, then its
+  // line: a host's counters only when asked for (--stats: the summary is
+  // the clients'), small pools (many hosts share one process's memory),
   // its seed from the run's.
+  if (spec->defaults) spec->defaults();
   absl::SetFlag(&FLAGS_stats, false);
   absl::SetFlag(&FLAGS_mbufs, 4095);
-  if (spec->defaults) spec->defaults();
   absl::SetFlag(&FLAGS_seed, seed * 1000003 + index + 1);  // unless its line gives one
   for (const std::string& f : h.flags)
     if (absl::Status s = program::set_program_flag(*spec, f, /*simulated=*/true); !s.ok()) return s;

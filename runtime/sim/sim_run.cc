@@ -50,6 +50,7 @@ absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs)
 Report public_report(const SimReport& r) {
   Report out;
   out.ended = r.ended;
+  out.stalled = r.stalled;
   out.modelled_s = static_cast<double>(r.modelled_ps) / 1e12;
   out.wall_s = r.wall_s;
   out.frames = r.frames;

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "model/sim/counted_costs.h"
 #include "model/sim/sim_loop.h"
 
@@ -355,6 +356,13 @@ SimReport Simulation::run(FILE* out) {
     return true;
   };
   r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12));
+  if (loop.crawled())
+    r.stalled = absl::StrFormat(
+        "stopped at modelled %.6f ms: some core was still working after %d rounds at each of %llu instants in a "
+        "row, the clock moving 1 ps at a time. A thread loops without waiting for a time ahead (Thread::idle() "
+        "or a wait for a time already past, in a loop) and holds the modelled clock",
+        static_cast<double>(loop.crawled_at_ps()) / 1e9, model::SimLoop::kMaxRoundsPerInstant,
+        static_cast<unsigned long long>(model::SimLoop::kMaxCrawlInstants));
   loop_ = nullptr;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.modelled_ps = clock_.now_ps();

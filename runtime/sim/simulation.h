@@ -87,6 +87,7 @@ struct SimHostEnd {
 
 struct SimReport {
   bool ended = false;               // every load generator ran its load
+  std::string stalled;              // not ended because the clock crawled: why, in words
   uint64_t modelled_ps = 0;
   double wall_s = 0;
   uint64_t frames = 0;              // received over every link, both ways

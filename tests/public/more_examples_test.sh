@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The second and third examples as their authors meet them: installs the
-# build into a temporary prefix, builds examples/kv-service (C++ on calls and
-# the public load generator) and examples/lnic-increment (C on lnic.h and
+# The examples as their authors meet them: installs the build into a
+# temporary prefix, builds examples/kv-service (C++ programs on calls and the
+# public load generator), examples/primary-backup (a server that calls its
+# backup before it answers) and examples/lnic-increment (C on lnic.h and
 # nanopu_main.h) out of tree with CMake (find_package) and with make
 # (pkg-config), and runs them:
 #   - kv over net_memif, closed and open loop, every reply checked;
 #   - kv over io_uring, closed loop; then its server killed (SIGKILL) and
 #     restarted mid-run: every call must be answered or reported by id;
+#   - both C++ examples on the modelled clock (their sim.sh): one seed twice
+#     gives the same results and trace hash, another seed another hash;
+#   - primary-backup under seeded faults (its dst command) with its
+#     invariants, its histories' shape checked; a copy whose primary answers
+#     before its backup has the write is caught, and its failing seed's
+#     printed command replays it;
 #   - the C service against nanopu-loadgen --expect=increment.
 # A sanitizer build (EXTRA_FLAGS) builds each example with CMake only: the
 # make way is a packaging check, the normal build's, and skipping it halves
@@ -39,7 +46,7 @@ pc_dir=$(dirname "$(find "$prefix" -name nanopu-loadgen.pc | head -n 1)")
 # kv-service), and the examples' own code is not what runs long here.
 build_type=Release
 [ -z "$flags" ] || build_type=Debug
-for ex in kv-service lnic-increment; do
+for ex in kv-service primary-backup lnic-increment; do
   echo "== $ex: CMake (find_package)"
   cmake -S "$src/examples/$ex" -B "$work/$ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=$build_type \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
@@ -51,9 +58,10 @@ for ex in kv-service lnic-increment; do
   make -j 2 -C "$work/$ex-make" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" CFLAGS="-O2 -g $flags" \
     >"$work/$ex-make.log" 2>&1 || { cat "$work/$ex-make.log"; die "$ex: make build"; }
 done
-kv=$work/kv-service-cmake
-kv_make=$work/kv-service-make inc_make=$work/lnic-increment-make/lnic-increment
+kv=$work/kv-service-cmake/kv-service
+kv_make=$work/kv-service-make/kv-service inc_make=$work/lnic-increment-make/lnic-increment
 [ -z "$flags" ] || kv_make=$kv inc_make=""
+pb=$work/primary-backup-cmake/pb-service
 lcore=$([ "$(nproc)" -gt 1 ] && echo 1 || echo 0)
 
 # start NAME ARGS...: a server in the background; waits for its ready line.
@@ -85,10 +93,10 @@ client() {
 
 echo "== kv over net_memif: closed loop, then open loop, every reply checked"
 sock=$work/kv.sock
-start kv-memif "$kv/kv-server" --lcores=$lcore --vdev="net_memif0,role=server,socket=$sock" --poll=adaptive --threads=2
-client kv-closed 0 "$kv/kv-client" --lcores=0 --vdev="net_memif0,role=client,socket=$sock" --count=2000 --outstanding=4 \
+start kv-memif "$kv" kv-server --lcores=$lcore --vdev="net_memif0,role=server,socket=$sock" --poll=adaptive --threads=2
+client kv-closed 0 "$kv" kv-client --lcores=0 --vdev="net_memif0,role=client,socket=$sock" --count=2000 --outstanding=4 \
   --drain_timeout=5
-client kv-open 0 "$kv/kv-client" --lcores=0 --vdev="net_memif0,role=client,socket=$sock" --rate=5000 --duration=0.5 \
+client kv-open 0 "$kv" kv-client --lcores=0 --vdev="net_memif0,role=client,socket=$sock" --rate=5000 --duration=0.5 \
   --server_context=2 --context=3 --drain_timeout=5
 stop_last
 grep -q "kv.gets" "$work/kv-memif.log" || die "kv-server printed no counters"
@@ -96,15 +104,15 @@ grep -q "kv.gets" "$work/kv-memif.log" || die "kv-server printed no counters"
 echo "== kv over io_uring (the make build, if made): closed loop"
 port=$((20000 + RANDOM % 20000))
 uring=(--backend=uring --udp_port=$port)
-start kv-uring "$kv_make/kv-server" --lcores=$lcore "${uring[@]}" --ip=127.0.4.1 --poll=adaptive
-client kv-uring 0 "$kv_make/kv-client" --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 \
+start kv-uring "$kv_make" kv-server --lcores=$lcore "${uring[@]}" --ip=127.0.4.1 --poll=adaptive
+client kv-uring 0 "$kv_make" kv-client --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 \
   --count=2000 --outstanding=4 --drain_timeout=5
 
 echo "== kv over io_uring: the server killed and restarted mid-run"
 # 6 s of calls; the kill comes once the first progress line (at 2 s) says calls flow
 # (not after a fixed sleep: beside a hog the client may not have started),
 # leaving the restarted server seconds to answer in.
-"$kv/kv-client" --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 --duration=6 --outstanding=4 \
+"$kv" kv-client --lcores=0 "${uring[@]}" --ip=127.0.4.2 --server_ip=127.0.4.1 --duration=6 --outstanding=4 \
   --drain_timeout=2 --progress=true --poll=adaptive --json="$work/restart.json" >"$work/restart.out" 2>"$work/restart.err" &
 client_pid=$!
 pids+=($client_pid)
@@ -112,7 +120,7 @@ for _ in $(seq 600); do grep -q "\] sent " "$work/restart.err" 2>/dev/null && br
 kill -KILL "${pids[-2]}"
 wait "${pids[-2]}" 2>/dev/null || true
 sleep 0.3
-start kv-uring-2 "$kv/kv-server" --lcores=$lcore "${uring[@]}" --ip=127.0.4.1 --poll=adaptive
+start kv-uring-2 "$kv" kv-server --lcores=$lcore "${uring[@]}" --ip=127.0.4.1 --poll=adaptive
 rc=0
 wait "$client_pid" || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || { cat "$work/restart.out" "$work/restart.err"; die "restart: client exited $rc"; }
@@ -128,6 +136,60 @@ after=$(grep -o "kv.gets [0-9]*" "$work/kv-uring-2.log" | cut -d' ' -f2)
 [ "${after:-0}" -gt 0 ] || die "the restarted server served nothing"
 echo "   sent $sent, answered $received, failed $((lost + given_up)) (each reported by id); the new server answered $after GETs"
 
+echo "== both C++ examples on the modelled clock: one seed twice is one run, another seed another"
+# Each example's own script, as its README gives it; the summary line with
+# the wall time is not part of the run.
+for ex in kv-service primary-backup; do
+  sim() { bash "$src/examples/$ex/sim.sh" "$prefix" "$1" "$work/$ex-cmake" >"$work/$ex-sim-$2.out" 2>&1 \
+            || { cat "$work/$ex-sim-$2.out"; die "$ex: sim.sh $1"; }; }
+  sim 3 a; sim 3 b; sim 4 c
+  run_of() { grep -v " of wall time" "$work/$ex-sim-$1.out"; }
+  hash_of() { tail -n 1 "$work/$ex-sim-$1.out" | grep -oE "^trace hash: [0-9a-f]{16}$" | cut -d' ' -f3; }
+  [ -n "$(hash_of a)" ] || { cat "$work/$ex-sim-a.out"; die "$ex: no 'trace hash: ' last line"; }
+  [ "$(run_of a)" = "$(run_of b)" ] || { diff <(run_of a) <(run_of b); die "$ex: seed 3 twice, two runs"; }
+  [ "$(hash_of a)" != "$(hash_of c)" ] || die "$ex: seeds 3 and 4 gave one trace hash"
+  grep -q "lost 0  given-up 0  bad 0  duplicated 0" "$work/$ex-sim-a.out" || { cat "$work/$ex-sim-a.out"; die "$ex: calls lost"; }
+  echo "   $ex: seed 3 twice $(hash_of a), seed 4 $(hash_of c)"
+done
+
+echo "== primary-backup under seeded faults, its invariants and its histories"
+seeds=$([ -z "$flags" ] && echo 40 || echo 12)
+hist=$work/pb-histories
+"$pb" dst "$src/examples/primary-backup/pb.topo" --seeds=$seeds --history="$hist" >"$work/pb-dst.out" 2>&1 \
+  || { cat "$work/pb-dst.out"; die "pb dst failed"; }
+grep -q "dst: $seeds seeds from 1: $seeds passed, 0 failed" "$work/pb-dst.out" || { cat "$work/pb-dst.out"; die "pb dst summary"; }
+[ "$(ls "$hist" | wc -l)" = "$seeds" ] || die "pb dst: not one history per seed"
+python3 "$src/tests/public/check_history.py" "$hist"/seed-1.jsonl "$hist"/seed-2.jsonl || die "pb dst: a history is malformed"
+grep -o "dst: .*" "$work/pb-dst.out" | sed 's/^/   /'
+if [ -z "$flags" ]; then
+  echo "== a primary that answers before its backup has the write is caught, and its seed replays"
+  cp -r "$src/examples/primary-backup" "$work/pb-broken"
+  # The acknowledgement (and its reply) the moment the write is applied,
+  # before the backup is asked.
+  python3 - "$work/pb-broken/replicas.cc" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "  store_[key] = Entry{value, seq};\n"
+assert old in s
+s = s.replace(old, old + "  acked_[key] = seq;\n  reply(c, Status::kOk);\n  return;\n")
+open(p, "w").write(s)
+PY
+  cmake -S "$work/pb-broken" -B "$work/pb-broken-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+    >/dev/null && cmake --build "$work/pb-broken-build" -j 2 >"$work/pb-broken.log" 2>&1 \
+    || { cat "$work/pb-broken.log"; die "the broken primary-backup did not build"; }
+  rc=0
+  "$work/pb-broken-build/pb-service" dst "$src/examples/primary-backup/pb.topo" --seeds=40 >"$work/pb-broken.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] || { cat "$work/pb-broken.out"; die "the broken primary passed its campaign (exit $rc)"; }
+  grep -q "FAILED: backup holds every acknowledged write" "$work/pb-broken.out" || { cat "$work/pb-broken.out"; die "not the invariant"; }
+  replay=$(grep -m 1 "^  replay: " "$work/pb-broken.out" | sed 's/^  replay: //')
+  first=$(grep -m 1 "FAILED" "$work/pb-broken.out" | grep -oE "trace hash [0-9a-f]{16}")
+  rc=0
+  eval "$replay" >"$work/pb-replay.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] && grep -q "$first" "$work/pb-replay.out" || { cat "$work/pb-replay.out"; die "the replay ($replay) did not fail the same way"; }
+  echo "   caught: $(grep -m 1 FAILED "$work/pb-broken.out" | cut -c1-100)..."
+fi
+
 echo "== the C service (lnic.h, nanopu_main.h) against nanopu-loadgen --expect=increment"
 sock=$work/inc.sock
 for b in "$work/lnic-increment-cmake/lnic-increment" $inc_make; do
@@ -136,4 +198,4 @@ for b in "$work/lnic-increment-cmake/lnic-increment" $inc_make; do
     --expect=increment --size=256 --calibrate=false --drain_timeout=5
   stop_last
 done
-echo "kv-service and lnic-increment: built out of tree $([ -z "$flags" ] && echo "both ways" || echo "with CMake"), every reply checked, every failed call named"
+echo "kv-service, primary-backup and lnic-increment: built out of tree $([ -z "$flags" ] && echo "both ways" || echo "with CMake"), every reply checked, every failed call named"

@@ -169,7 +169,8 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   o.frames = r.frames;
   o.cut_dropped = r.cut_dropped;
   o.restarts = r.restarts;
-  if (!r.ended) o.why = "the client had not finished after 20 modelled seconds";
+  if (!r.stalled.empty()) o.why = "the run " + r.stalled;
+  else if (!r.ended) o.why = "the client had not finished after 20 modelled seconds";
   else if (r.clients.size() != 1) o.why = "no client result";
   else {
     const loadgen::Result& res = r.clients.front().result;

@@ -1,8 +1,10 @@
 // kv-client: load on kv-server, every reply checked, written against the
 // installed library only: a CallLoad (nanopu/loadgen.h) says what each
-// request is and whether its reply is right; client_main
-// (nanopu/loadgen_main.h) gives it open and closed loop, the histogram,
-// JSON, the modelled column and the exit status.
+// request is and whether its reply is right; client_program
+// (nanopu/loadgen_main.h) makes it a program with open and closed loop, the
+// histogram, JSON, the modelled column and the exit status, live and on the
+// modelled clock. Its state is its own (State, made per host): a simulation
+// runs several clients in one process.
 //
 // The client keeps a model of the store: what it last wrote to each key. A
 // key has at most one request in flight, so every reply has one right
@@ -12,6 +14,10 @@
 // says the server restarted (kRefused, kPeerRestarted) leaves every key
 // unknown, since a restarted server starts empty. An unknown key accepts
 // what the server says, if the value is well-formed, and is known again.
+// Clients of one server keep to key ranges of their own (--first_key), so
+// each one's reference is the truth for its keys. Every call is recorded
+// in a history when one is asked for (--history): GET a read of the key's
+// version, PUT a write of its version, DELETE a write of null.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -24,9 +30,13 @@
 
 #include "absl/flags/flag.h"
 #include "kv_protocol.h"
+#include "kv_programs.h"
 #include "nanopu/loadgen_main.h"
 
 ABSL_FLAG(uint64_t, keys, 1000, "Keys the requests spread over (more than twice the requests in flight).");
+ABSL_FLAG(uint64_t, first_key, 1,
+          "The first of the client's keys (--first_key .. --first_key + --keys - 1): clients of one server "
+          "keep to ranges of their own.");
 ABSL_FLAG(uint32_t, max_value, 1024, "PUT values are 8..max_value bytes, each length as likely.");
 ABSL_FLAG(double, put_fraction, 0.3, "Share of PUTs; the rest are GETs, DELETEs and bad requests.");
 ABSL_FLAG(double, delete_fraction, 0.05, "Share of DELETEs.");
@@ -37,16 +47,20 @@ namespace {
 using nanopu::rpc::CallStatus;
 
 struct Mix {
-  uint64_t keys = 1000;
+  uint64_t keys = 1000, first_key = 1;
   uint32_t max_value = 1024;
   double put = 0.3, del = 0.05, bad = 0.01;
 };
-Mix g_mix;
 
 struct Tally {
   uint64_t gets = 0, found = 0, puts = 0, deletes = 0, bad_refused = 0, failed = 0, wrong = 0;
 };
-Tally g_tally;
+
+// One client's own: its flags, read when it is made, and its counts.
+struct State {
+  Mix mix;
+  Tally tally;
+};
 constexpr uint64_t kWrongLinesShown = 10;  // then only counted
 
 // Word i of version `version` of key's value. The first names the key and
@@ -63,8 +77,8 @@ uint64_t value_word(uint64_t key, uint32_t version, uint32_t i) {
 
 class KvLoad : public nanopu::loadgen::CallLoad {
  public:
-  KvLoad(nanopu::Thread& t, const nanopu::loadgen::Options& o, nanopu::loadgen::Result* r)
-      : CallLoad(t, o, r), rng_(o.seed) {}
+  KvLoad(nanopu::Thread& t, const nanopu::loadgen::Options& o, nanopu::loadgen::Result* r, State& s)
+      : CallLoad(t, o, r), s_(s), mix_(s.mix), tally_(s.tally), rng_(o.seed) {}
 
  private:
   struct Entry {
@@ -80,15 +94,15 @@ class KvLoad : public nanopu::loadgen::CallLoad {
   };
 
   uint64_t free_key() {
-    std::uniform_int_distribution<uint64_t> pick(1, g_mix.keys);
+    std::uniform_int_distribution<uint64_t> pick(mix_.first_key, mix_.first_key + mix_.keys - 1);
     for (;;)
       if (const uint64_t k = pick(rng_); !busy_.contains(k)) return k;
   }
   kv::Op draw_op() {
     const double x = std::uniform_real_distribution<double>(0, 1)(rng_);
-    if (x < g_mix.bad) return static_cast<kv::Op>(0x7f);
-    if (x < g_mix.bad + g_mix.del) return kv::Op::kDelete;
-    if (x < g_mix.bad + g_mix.del + g_mix.put) return kv::Op::kPut;
+    if (x < mix_.bad) return static_cast<kv::Op>(0x7f);
+    if (x < mix_.bad + mix_.del) return kv::Op::kDelete;
+    if (x < mix_.bad + mix_.del + mix_.put) return kv::Op::kPut;
     return kv::Op::kGet;
   }
 
@@ -98,7 +112,7 @@ class KvLoad : public nanopu::loadgen::CallLoad {
     uint32_t value_bytes = 0;
     if (p.op == kv::Op::kPut) {
       p.version = ++next_version_;
-      p.bytes = std::uniform_int_distribution<uint32_t>(8, g_mix.max_value)(rng_);
+      p.bytes = std::uniform_int_distribution<uint32_t>(8, mix_.max_value)(rng_);
       value_bytes = p.bytes;
     }
     words->assign({kv::head_word(static_cast<uint8_t>(p.op), value_bytes), p.key});
@@ -122,14 +136,14 @@ class KvLoad : public nanopu::loadgen::CallLoad {
   }
 
   bool check_get(const Pending& p, Entry& e, kv::Status s, std::span<const uint64_t> value, uint32_t bytes) {
-    ++g_tally.gets;
+    ++tally_.gets;
     if (s == kv::Status::kNotFound) {
       if (e.known && e.present) return false;
       e = Entry{true, false, 0, 0};
       return bytes == 0;
     }
     if (s != kv::Status::kOk) return false;
-    ++g_tally.found;
+    ++tally_.found;
     if (e.known) return e.present && bytes == e.bytes && is_version(p.key, e.version, value, bytes);
     // Unknown: any well-formed value of this key; its first word names the version.
     if (value.empty() || value[0] >> 32 != p.key) return false;
@@ -154,26 +168,50 @@ class KvLoad : public nanopu::loadgen::CallLoad {
         ok = bytes + kv::kReplyHeadBytes == reply_bytes && check_get(p, e, s, reply.subspan(1), bytes);
         break;
       case kv::Op::kPut:
-        ++g_tally.puts;
+        ++tally_.puts;
         ok = s == kv::Status::kOk;
         if (ok) e = Entry{true, true, p.version, p.bytes};
         break;
       case kv::Op::kDelete:
-        ++g_tally.deletes;
+        ++tally_.deletes;
         ok = s == kv::Status::kOk ? !(e.known && !e.present) : s == kv::Status::kNotFound && !(e.known && e.present);
         if (ok) e = Entry{true, false, 0, 0};
         break;
       default:
         ok = s == kv::Status::kBadRequest;
-        g_tally.bad_refused += ok;
+        tally_.bad_refused += ok;
         break;
     }
-    if (!ok && ++g_tally.wrong <= kWrongLinesShown) {
+    if (!ok && ++tally_.wrong <= kWrongLinesShown) {
       std::fprintf(stderr, "kv-client: request %llu (op %u, key %llu): wrong reply %s, %u bytes\n",
                    static_cast<unsigned long long>(seq), static_cast<unsigned>(p.op),
                    static_cast<unsigned long long>(p.key), std::string(kv::status_name(s)).c_str(), bytes);
     }
     return ok;
+  }
+
+  // The history: GET reads the key's version (null: not found), PUT writes
+  // its version, DELETE writes null; a malformed request is not recorded.
+  nanopu::rpc::CallRecorder recorder() override {
+    nanopu::rpc::CallRecorder r;
+    r.invoke = [](std::span<const uint64_t> w, uint32_t) -> std::optional<nanopu::HistoryOp> {
+      const auto key = static_cast<int64_t>(w[1]);
+      switch (static_cast<kv::Op>(kv::kind_of(w[0]))) {
+        case kv::Op::kGet: return nanopu::HistoryOp{"read", key, nanopu::HistoryValue::null()};
+        case kv::Op::kPut:
+          return nanopu::HistoryOp{"write", key, nanopu::HistoryValue::of(static_cast<uint32_t>(w[2]))};
+        case kv::Op::kDelete: return nanopu::HistoryOp{"write", key, nanopu::HistoryValue::null()};
+      }
+      return std::nullopt;
+    };
+    r.ok = [](const nanopu::HistoryOp& op, std::span<const uint64_t> reply, uint32_t) {
+      const auto s = static_cast<kv::Status>(kv::kind_of(reply[0]));
+      if (op.f == "write") return nanopu::HistoryOutcome{nanopu::HistoryType::kOk, op.value};
+      if (s == kv::Status::kNotFound) return nanopu::HistoryOutcome{nanopu::HistoryType::kOk, nanopu::HistoryValue::null()};
+      if (s != kv::Status::kOk || reply.size() < 2) return nanopu::HistoryOutcome{nanopu::HistoryType::kFail, {}};
+      return nanopu::HistoryOutcome{nanopu::HistoryType::kOk, nanopu::HistoryValue::of(static_cast<uint32_t>(reply[1]))};
+    };
+    return r;
   }
 
   void failed(uint64_t seq, uint64_t call_id, CallStatus status) override {
@@ -182,7 +220,7 @@ class KvLoad : public nanopu::loadgen::CallLoad {
     const Pending p = it->second;
     pending_.erase(it);
     busy_.erase(p.key);
-    ++g_tally.failed;
+    ++tally_.failed;
     std::fprintf(stderr, "kv-client: call %llu (request %llu, op %u, key %llu): %s\n",
                  static_cast<unsigned long long>(call_id), static_cast<unsigned long long>(seq),
                  static_cast<unsigned>(p.op), static_cast<unsigned long long>(p.key),
@@ -192,6 +230,9 @@ class KvLoad : public nanopu::loadgen::CallLoad {
       for (auto& [key, e] : store_) e.known = false;  // a restarted server starts empty
   }
 
+  State& s_;
+  const Mix& mix_;
+  Tally& tally_;
   std::mt19937_64 rng_;
   uint32_t next_version_ = 0;
   std::unordered_map<uint64_t, Pending> pending_;  // by request number
@@ -199,15 +240,18 @@ class KvLoad : public nanopu::loadgen::CallLoad {
   std::unordered_map<uint64_t, Entry> store_;      // what the server holds, as far as known
 };
 
-std::string configure(const nanopu::Config&, nanopu::loadgen::Options* o) {
-  g_mix = {absl::GetFlag(FLAGS_keys), absl::GetFlag(FLAGS_max_value), absl::GetFlag(FLAGS_put_fraction),
-           absl::GetFlag(FLAGS_delete_fraction), absl::GetFlag(FLAGS_bad_fraction)};
+// The client's flags, checked against the load's; "" or the bad one named.
+std::string configure(Mix* m, nanopu::loadgen::Options* o) {
+  *m = {absl::GetFlag(FLAGS_keys), absl::GetFlag(FLAGS_first_key), absl::GetFlag(FLAGS_max_value),
+        absl::GetFlag(FLAGS_put_fraction), absl::GetFlag(FLAGS_delete_fraction), absl::GetFlag(FLAGS_bad_fraction)};
   const uint64_t in_flight = o->rate > 0 ? 64 : o->outstanding;
-  if (g_mix.keys < 2 * in_flight || g_mix.keys > 0xffffffff)
+  if (m->keys < 2 * in_flight || m->keys > 0xffffffff)
     return "--keys must be at least twice the requests in flight, and below 2^32";
-  if (g_mix.max_value < 8 || g_mix.max_value > nanopu::rpc::kMaxCallBytes - kv::kRequestHeadBytes)
+  if (m->first_key == 0 || m->first_key + m->keys > (uint64_t{1} << 32))
+    return "--first_key must be >= 1, and --first_key + --keys at most 2^32";
+  if (m->max_value < 8 || m->max_value > nanopu::rpc::kMaxCallBytes - kv::kRequestHeadBytes)
     return "--max_value must be 8.." + std::to_string(nanopu::rpc::kMaxCallBytes - kv::kRequestHeadBytes);
-  if (g_mix.put < 0 || g_mix.del < 0 || g_mix.bad < 0 || g_mix.put + g_mix.del + g_mix.bad > 1)
+  if (m->put < 0 || m->del < 0 || m->bad < 0 || m->put + m->del + m->bad > 1)
     return "--put_fraction, --delete_fraction and --bad_fraction must be >= 0 and add up to at most 1";
   o->msg_bytes = kv::kRequestHeadBytes + 8;
   return "";
@@ -215,29 +259,38 @@ std::string configure(const nanopu::Config&, nanopu::loadgen::Options* o) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  nanopu::loadgen::ClientProgram p;
-  p.name = "kv-client";
-  p.usage = "GET, PUT and DELETE load on kv-server, every reply checked against what this client wrote.";
-  p.what = "key-value calls";
-  p.configure = configure;
-  p.make_load = [](nanopu::Thread& t, const nanopu::loadgen::Options& o, nanopu::loadgen::Result* r) {
-    return std::make_unique<KvLoad>(t, o, r);
-  };
-  // For the modelled column when replies carry no server core time: a
-  // hash-table lookup's work (about 100 ns) per request, values of the mean size.
-  p.declared = [] {
-    const uint32_t mean_value = (8 + g_mix.max_value) / 2;
-    return std::vector<nanopu::loadgen::DeclaredKind>{
-        {1 - g_mix.put - g_mix.del - g_mix.bad, 24, 16 + mean_value, 100},
-        {g_mix.put, 24 + mean_value, 16, 100},
-        {g_mix.del + g_mix.bad, 24, 16, 100}};
-  };
-  p.summary = [] {
-    return "  kv: " + std::to_string(g_tally.gets) + " GETs (" + std::to_string(g_tally.found) + " found), " +
-           std::to_string(g_tally.puts) + " PUTs, " + std::to_string(g_tally.deletes) + " DELETEs, " +
-           std::to_string(g_tally.bad_refused) + " malformed requests refused, " + std::to_string(g_tally.failed) +
-           " calls failed (each reported by id), " + std::to_string(g_tally.wrong) + " wrong replies";
-  };
-  return nanopu::loadgen::client_main(argc, argv, p);
+nanopu::ProgramSpec kv_client_program() {
+  nanopu::ProgramSpec s = nanopu::loadgen::client_program(
+      "kv-client", "GET, PUT and DELETE load on kv-server, every reply checked against what this client wrote",
+      [](const nanopu::ProgramArgs&) -> absl::StatusOr<nanopu::loadgen::ClientProgram> {
+        auto state = std::make_shared<State>();  // this host's own
+        nanopu::loadgen::ClientProgram p;
+        p.name = "kv-client";
+        p.what = "key-value calls";
+        p.configure = [state](const nanopu::Config&, nanopu::loadgen::Options* o) {
+          return configure(&state->mix, o);
+        };
+        p.make_load = [state](nanopu::Thread& t, const nanopu::loadgen::Options& o, nanopu::loadgen::Result* r) {
+          return std::make_unique<KvLoad>(t, o, r, *state);
+        };
+        // For the modelled column when replies carry no server core time: a
+        // hash-table lookup's work (about 100 ns) per request, values of the mean size.
+        p.declared = [state] {
+          const Mix& m = state->mix;
+          const uint32_t mean_value = (8 + m.max_value) / 2;
+          return std::vector<nanopu::loadgen::DeclaredKind>{
+              {1 - m.put - m.del - m.bad, 24, 16 + mean_value, 100}, {m.put, 24 + mean_value, 16, 100},
+              {m.del + m.bad, 24, 16, 100}};
+        };
+        p.summary = [state] {
+          const Tally& n = state->tally;
+          return "  kv: " + std::to_string(n.gets) + " GETs (" + std::to_string(n.found) + " found), " +
+                 std::to_string(n.puts) + " PUTs, " + std::to_string(n.deletes) + " DELETEs, " +
+                 std::to_string(n.bad_refused) + " malformed requests refused, " + std::to_string(n.failed) +
+                 " calls failed (each reported by id), " + std::to_string(n.wrong) + " wrong replies";
+        };
+        return p;
+      });
+  s.flags = {"keys", "first_key", "max_value", "put_fraction", "delete_fraction", "bad_fraction"};
+  return s;
 }
