@@ -354,6 +354,16 @@ void Worker::idle(size_t slot) {
     switch_out(SlotState::kRunnable, now);
     return;
   }
+  // A modelled clock: the loop, too. A thread alone on its core would
+  // otherwise go on at once, inside one poll, and one that idles until
+  // something arrives would never let the NIC core deliver it (or, in a
+  // loop that waits for nothing, never let the simulation see it spin:
+  // SimLoop stops a clock that only crawls, saying so).
+  if (clock::is_virtual()) [[unlikely]] {
+    time_yield_ = true;
+    switch_out(SlotState::kRunnable, now);
+    return;
+  }
   decide(false, now);
 }
 

@@ -17,6 +17,7 @@
 #include "runtime/program/host_flags.h"
 
 ABSL_DECLARE_FLAG(uint32_t, mbufs);
+ABSL_DECLARE_FLAG(bool, progress);  // a client's (runtime/loadgen)
 
 namespace nanopu::sim {
 namespace {
@@ -44,10 +45,12 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, const SimHostContext& c
   program::FlagScope scope;
   // The program's defaults, then every host's in a simulation, then its
   // line: a host's counters only when asked for (--stats: the summary is
-  // the clients'), small pools (many hosts share one process's memory),
-  // its seed from the run's.
+  // the clients'), a client's progress lines likewise (the simulation has
+  // its own), small pools (many hosts share one process's memory), its
+  // seed from the run's.
   if (spec->defaults) spec->defaults();
   absl::SetFlag(&FLAGS_stats, false);
+  absl::SetFlag(&FLAGS_progress, false);
   absl::SetFlag(&FLAGS_mbufs, 4095);
   absl::SetFlag(&FLAGS_seed, seed * 1000003 + index + 1);  // unless its line gives one
   for (const std::string& f : h.flags)

@@ -56,6 +56,26 @@ std::vector<Got> run(clock::VirtualClock& vc, SimSwitch& sw, uint32_t to) {
   return got;
 }
 
+// A core that does something at every instant however many rounds it is
+// polled (a thread looping without waiting for a time ahead) moves the
+// clock 1 ps at a time; the loop gives up after kMaxCrawlInstants such
+// instants and says when, rather than crawl for ever.
+TEST(SimLoopTest, AClockThatOnlyCrawlsIsStoppedAndSaysWhen) {
+  clock::VirtualClock vc(1);
+  SimLoop loop(vc, 1'000'000);
+  uint64_t polls = 0;
+  loop.add_host([&] { return ++polls > 0; });  // always did something, charged nothing
+  EXPECT_FALSE(loop.run([] { return false; }, 1'000'000'000'000));
+  EXPECT_TRUE(loop.crawled());
+  EXPECT_EQ(loop.crawled_at_ps(), SimLoop::kMaxCrawlInstants) << "1 ps an instant";
+  EXPECT_EQ(polls, SimLoop::kMaxCrawlInstants * SimLoop::kMaxRoundsPerInstant);
+  SimLoop idle(vc, 1'000'000);  // one that does something only now and then is not crawling
+  uint64_t n = 0;
+  idle.add_host([&] { return ++n % 2 == 0; });
+  EXPECT_TRUE(idle.run([&] { return n > 3 * SimLoop::kMaxCrawlInstants; }, UINT64_MAX));
+  EXPECT_FALSE(idle.crawled());
+}
+
 TEST(SimSwitchTest, AFrameCrossesInItsSerializationsLatenciesAndTheSwitchLatency) {
   clock::VirtualClock vc(1);
   rte_mempool* p = pool();
