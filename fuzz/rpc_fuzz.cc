@@ -36,11 +36,26 @@ constexpr uint16_t kClient = 2;
 // The server's reply to call `id` that asked for `words` words.
 uint64_t reply_word(uint64_t id, uint32_t i) { return id * 0x9e3779b97f4a7c15ull ^ i; }
 
+// How the server answers, from bits 55..54 of the first request word.
+enum Mode : uint32_t { kPlain = 0, kDeferred = 1, kFails = 2, kTooLong = 3 };
+
 void serve(nanopu::Thread& t) {
   (void)nanopu::rpc::serve_calls(t, kServer, 0, [](nanopu::rpc::ServerCall& c) {
     // The first request word's high byte asks for a reply of that many
     // words (0..63): a short word keeps its high-order bytes.
-    const uint32_t want = c.request_words() == 0 ? 0 : static_cast<uint32_t>((c.read() >> 56) % 64);
+    const uint64_t w = c.request_words() == 0 ? 0 : c.read();
+    const uint32_t want = static_cast<uint32_t>((w >> 56) % 64);
+    switch (static_cast<Mode>((w >> 54) & 3)) {
+      case kFails: (void)c.fail(); return;
+      case kTooLong: (void)c.reply(nanopu::rpc::kMaxCallBytes + 1); return;  // the caller hears kServerFailed
+      case kDeferred: {  // answered through a DeferredReply, on this thread
+        nanopu::rpc::DeferredReply r = c.defer();
+        if (r.reply(want * 8) != nanopu::ApiError::kOk) return;
+        for (uint32_t i = 0; i < want; ++i) (void)r.write(reply_word(c.id(), i));
+        return;
+      }
+      case kPlain: break;
+    }
     if (c.reply(want * 8) != nanopu::ApiError::kOk) return;
     for (uint32_t i = 0; i < want; ++i) (void)c.write(reply_word(c.id(), i));
   });
@@ -53,13 +68,26 @@ struct Program {
   uint8_t byte() { return i < n ? d[i++] : 0; }
 };
 
-void check(const nanopu::rpc::Completion& c, std::unordered_map<uint64_t, uint32_t>& open) {
+struct Asked {
+  uint32_t words = 0;
+  uint32_t mode = kPlain;
+};
+
+void check(const nanopu::rpc::Completion& c, std::unordered_map<uint64_t, Asked>& open) {
   auto it = open.find(c.id);
   if (it == open.end()) FUZZ_FAIL();  // completed twice, or never called
+  const bool fails = it->second.mode == kFails || it->second.mode == kTooLong;
+  if (fails && c.status == nanopu::rpc::CallStatus::kOk) FUZZ_FAIL();  // never an empty ok for a failed reply
+  if (c.status == nanopu::rpc::CallStatus::kServerFailed) {
+    if (!fails) FUZZ_FAIL();
+    if (c.server_failure != (it->second.mode == kFails ? nanopu::rpc::ServerFailure::kFailed
+                                                       : nanopu::rpc::ServerFailure::kReplyTooLong))
+      FUZZ_FAIL();
+  }
   if (c.status == nanopu::rpc::CallStatus::kOk) {
     if (c.to.ip != kIp || c.to.context != kServer) FUZZ_FAIL();
-    if (c.reply_bytes != it->second * 8 || c.reply.size() != it->second) FUZZ_FAIL();
-    for (uint32_t i = 0; i < it->second; ++i)
+    if (c.reply_bytes != it->second.words * 8 || c.reply.size() != it->second.words) FUZZ_FAIL();
+    for (uint32_t i = 0; i < it->second.words; ++i)
       if (c.reply[i] != reply_word(c.id, i)) FUZZ_FAIL();
   }
   open.erase(it);
@@ -68,18 +96,21 @@ void check(const nanopu::rpc::Completion& c, std::unordered_map<uint64_t, uint32
 void run_client(nanopu::Thread& t, Program p) {
   if (!t.bind(kClient).ok()) FUZZ_FAIL();
   nanopu::rpc::Client client(t);
-  std::unordered_map<uint64_t, uint32_t> open;  // call id -> reply words asked
+  std::unordered_map<uint64_t, Asked> open;  // call id -> what it asked of the server
   std::vector<uint64_t> words;
   nanopu::rpc::Completion c;
   for (int steps = 0; p.i < p.n && steps < 256; ++steps) {
     switch (p.byte() % 5) {
       case 0: {  // a call: reply size asked in its first word, any length, a short deadline
         const uint32_t want = p.byte() % 64;
-        words.assign(1 + p.byte() % 16, uint64_t{want} << 56);
+        const uint32_t mode = p.byte() % 4;
+        words.assign(1 + p.byte() % 16, uint64_t{want} << 56 | uint64_t{mode} << 54);
         const uint32_t bytes = static_cast<uint32_t>(words.size() * 8 - p.byte() % 8);
         uint64_t id = 0;
         const auto deadline = std::chrono::microseconds(100 + p.byte() * 20);
-        if (client.call({kIp, kServer}, words, bytes, deadline, 0, &id) == nanopu::ApiError::kOk) open[id] = want;
+        // A first word cut short keeps its high bytes: the mode survives.
+        if (client.call({kIp, kServer}, words, bytes, deadline, 0, &id) == nanopu::ApiError::kOk)
+          open[id] = Asked{want, bytes < 2 ? uint32_t{kPlain} : mode};
         break;
       }
       case 1: {  // a forged reply to ourselves: any kind, any id (small, so it may collide), any length

@@ -107,6 +107,10 @@ class History {
   [[nodiscard]] size_t size() const;
   // The file written so far; an error if a write failed.
   absl::Status flush();
+  // A recorder failed (the author's hook threw): the first such failure,
+  // kept for whoever ran the clients (a simulation ends with it, exit 2).
+  void set_error(std::string what);
+  [[nodiscard]] std::string error() const;
 
  private:
   void add(uint64_t process, uint64_t time_ns, HistoryType type, const HistoryOp& op);
@@ -114,6 +118,7 @@ class History {
   std::FILE* out_ = nullptr;
   std::string path_;
   bool write_failed_ = false;
+  std::string error_;
   std::vector<HistoryEvent> events_;
   std::map<uint64_t, HistoryOp> open_;  // by process: invoked, not completed
   uint64_t next_process_ = 0;

@@ -81,6 +81,26 @@ Client::Impl::~Impl() {
   CallEndpoint::detach(ep_);
 }
 
+template <typename F>
+auto Client::Impl::guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    recorder_failed(e.what());
+  } catch (...) {
+    recorder_failed("an exception that is no std::exception");
+  }
+  return {};
+}
+
+void Client::Impl::recorder_failed(const std::string& what) {
+  NANOPU_LOG(kError, "rpc::Client on context %u: its history recorder threw (%s); no more of its calls are recorded",
+             t_.context(), what.c_str());
+  history_->set_error("the history recorder of a client on context " + std::to_string(t_.context()) + " threw at " +
+                      std::to_string(t_.now_ns()) + " ns: " + what);
+  recorder_ = {};  // no invoke is recorded from now on; open calls still complete in the history
+}
+
 void Client::Impl::misuse(const char* what) {
   ++counters_.misuse;
   if (counters_.misuse == 1) NANOPU_LOG(kWarning, "rpc::Client on thread %u: %s (counted in misuse)", t_.id(), what);
@@ -108,7 +128,7 @@ ApiError Client::Impl::call(Peer to, std::span<const uint64_t> words, uint32_t b
   // In the tables before the last word leaves: a reply cannot come sooner.
   const uint64_t due = now + static_cast<uint64_t>(deadline.count()) * 1000;
   Pending p{user, bytes, now, due, to, 0, std::nullopt};
-  if (history_ != nullptr && recorder_.invoke) p.op = recorder_.invoke(words.first((bytes + 7) / 8), bytes);
+  if (history_ != nullptr && recorder_.invoke) p.op = guarded([&] { return recorder_.invoke(words.first((bytes + 7) / 8), bytes); });
   if (p.op) {
     if (free_processes_.empty()) free_processes_.push_back(history_->new_process());
     p.process = free_processes_.back();
@@ -133,9 +153,14 @@ void Client::Impl::record_end(const Pending& p, CallStatus s, const Completion& 
   HistoryOp op = *p.op;
   HistoryType type = history_type_of(s);
   if (s == CallStatus::kOk && recorder_.ok) {
-    const HistoryOutcome o = recorder_.ok(op, c.reply, c.reply_bytes);
-    type = o.type == HistoryType::kInvoke ? HistoryType::kInfo : o.type;
-    op.value = o.value;
+    const std::optional<HistoryOutcome> o =
+        guarded([&] { return std::optional<HistoryOutcome>(recorder_.ok(op, c.reply, c.reply_bytes)); });
+    if (!o) {  // the recorder threw: the operation's outcome is unknown to the history
+      history_->complete(p.process, now, HistoryType::kInfo, op);
+      return;
+    }
+    type = o->type == HistoryType::kInvoke ? HistoryType::kInfo : o->type;
+    op.value = o->value;
   }
   history_->complete(p.process, now, type, op);
   if (type != HistoryType::kInfo) free_processes_.push_back(p.process);  // an info's process never invokes again

@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <queue>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -82,6 +83,11 @@ class Client::Impl {
   void complete(uint64_t id, const Pending& p, CallStatus s, uint64_t now, Completion* c);
   void record_end(const Pending& p, CallStatus s, const Completion& c, uint64_t now);
   void misuse(const char* what);
+  // Runs a recorder's hook: what it returns, or (it threw) nothing, the
+  // history told why, and the client records no more.
+  template <typename F>
+  auto guarded(F&& f) -> decltype(f());
+  void recorder_failed(const std::string& what);
 };
 
 }  // namespace nanopu::rpc

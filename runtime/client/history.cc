@@ -80,6 +80,16 @@ size_t History::open_operations() const {
   return open_.size();
 }
 
+void History::set_error(std::string what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error_.empty()) error_ = std::move(what);
+}
+
+std::string History::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
 std::vector<HistoryEvent> History::events() const {
   std::lock_guard<std::mutex> lock(mu_);
   return events_;

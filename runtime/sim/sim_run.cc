@@ -98,6 +98,8 @@ absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs,
     for (HostReport& h : report.hosts) h.program_object = nullptr;  // gone with the Simulation
   }
   if (absl::Status s = history->flush(); !s.ok()) return s;
+  if (const std::string e = history->error(); !e.empty())
+    return absl::InvalidArgumentError("the run's history: " + e);
   return report;
 }
 

@@ -158,12 +158,13 @@ done
 echo "== primary-backup under seeded faults, its invariants and its histories"
 seeds=$([ -z "$flags" ] && echo 20 || echo 8)
 hist=$work/pb-histories
-"$pb" dst "$src/examples/primary-backup/pb.topo" --seeds=$seeds --history="$hist" >"$work/pb-dst.out" 2>&1 \
-  || { cat "$work/pb-dst.out"; die "pb dst failed"; }
-grep -q "dst: $seeds seeds from 1: $seeds passed, 0 failed" "$work/pb-dst.out" || { cat "$work/pb-dst.out"; die "pb dst summary"; }
+# Through the installed campaign script: the seeds split over two runs.
+"$prefix/bin/nanopu-campaign" "$pb" "$src/examples/primary-backup/pb.topo" $seeds 2 -- --history="$hist" \
+  >"$work/pb-dst.out" 2>&1 || { cat "$work/pb-dst.out"; die "pb campaign failed"; }
+grep -q "nanopu-campaign: $seeds seeds: $seeds passed, 0 failed" "$work/pb-dst.out" || { cat "$work/pb-dst.out"; die "pb campaign summary"; }
 [ "$(ls "$hist" | wc -l)" = "$seeds" ] || die "pb dst: not one history per seed"
 python3 "$src/tests/public/check_history.py" "$hist"/seed-1.jsonl "$hist"/seed-2.jsonl || die "pb dst: a history is malformed"
-grep -o "dst: .*" "$work/pb-dst.out" | sed 's/^/   /'
+grep -o "nanopu-campaign: [0-9]* seeds.*" "$work/pb-dst.out" | sed 's/^/   /'
 if [ -z "$flags" ]; then
   echo "== a primary that answers before its backup has the write is caught, and its seed replays"
   cp -r "$src/examples/primary-backup" "$work/pb-broken"

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "nanopu/loadgen_main.h"
@@ -47,7 +48,8 @@ class RegisterServer final : public Program {
 
 class RegisterLoad final : public loadgen::CallLoad {
  public:
-  RegisterLoad(Thread& t, const loadgen::Options& o, loadgen::Result* r) : CallLoad(t, o, r), rng_(o.seed) {}
+  RegisterLoad(Thread& t, const loadgen::Options& o, loadgen::Result* r, bool hook_throws = false)
+      : CallLoad(t, o, r), rng_(o.seed), hook_throws_(hook_throws) {}
 
  private:
   uint32_t request(uint64_t seq, std::vector<uint64_t>* words) override {
@@ -59,7 +61,8 @@ class RegisterLoad final : public loadgen::CallLoad {
   bool check(uint64_t, std::span<const uint64_t> reply, uint32_t bytes) override { return bytes == 8 && reply.size() == 1; }
   rpc::CallRecorder recorder() override {
     rpc::CallRecorder r;
-    r.invoke = [](std::span<const uint64_t> w, uint32_t) {
+    r.invoke = [this](std::span<const uint64_t> w, uint32_t) {
+      if (hook_throws_ && ++recorded_ == 5) throw std::runtime_error("the fifth call is too much");
       const auto key = static_cast<int64_t>(w[1]);
       return w[0] == 1 ? HistoryOp{"write", key, HistoryValue::of(static_cast<int64_t>(w[2]))}
                        : HistoryOp{"read", key, HistoryValue::null()};
@@ -73,6 +76,8 @@ class RegisterLoad final : public loadgen::CallLoad {
   }
   uint64_t o_seed() const { return opts_.seed & 0xffff; }
   std::mt19937_64 rng_;
+  bool hook_throws_;
+  int recorded_ = 0;
 };
 
 Programs programs() {
@@ -89,6 +94,11 @@ Programs programs() {
   client.name = "reg-client";
   client.make_load = [](Thread& t, const loadgen::Options& o, loadgen::Result* r) {
     return std::make_unique<RegisterLoad>(t, o, r);
+  };
+  EXPECT_TRUE(p.add(loadgen::client_program(client)).ok());
+  client.name = "thrower";  // its history hook throws on its fifth call
+  client.make_load = [](Thread& t, const loadgen::Options& o, loadgen::Result* r) {
+    return std::make_unique<RegisterLoad>(t, o, r, true);
   };
   EXPECT_TRUE(p.add(loadgen::client_program(client)).ok());
   ProgramSpec refuses;
@@ -159,7 +169,7 @@ TEST(SimApiTest, WhatTheBinaryLacksIsRefusedWithTheLine) {
   const Programs p = programs();
   const std::pair<std::string, std::string> cases[] = {
       {"host a 10.0.0.1 02:00:00:00:00:01 counter\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
-       ":1: host a: no program 'counter' in this binary (it has reg-server, reg-client or refuses)"},
+       ":1: host a: no program 'counter' in this binary (it has reg-server, reg-client, thrower or refuses)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 reg-server --rate=5\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
        ":1: host a: unknown flag --rate (program reg-server has none)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 refuses\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
@@ -169,6 +179,22 @@ TEST(SimApiTest, WhatTheBinaryLacksIsRefusedWithTheLine) {
       {"host a 10.0.0.1 02:00:00:00:00:01 reg-server\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client --rate=-1\nlink a b\n",
        ":2: host b: program reg-client: --rate must be >= 0"},
   };
+  // A history hook that throws: the run ends and says so (an author's
+  // program runs it: exit 2), never a crash.
+  {
+    const std::string topo = write_topology(
+        "throw", "host a 10.0.0.1 02:00:00:00:00:01 reg-server\nhost b 10.0.0.2 02:00:00:00:00:02 thrower --count=20\n"
+                 "link a b\n");
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    absl::StatusOr<sim::Report> r = sim::run(topo, p, quiet(1), sink);
+    std::fclose(sink);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(r.status().message()).find("history recorder of a client on context 2 threw"), std::string::npos)
+        << r.status();
+    EXPECT_NE(std::string(r.status().message()).find("the fifth call is too much"), std::string::npos) << r.status();
+    unlink(topo.c_str());
+  }
   for (const auto& [text, want] : cases) {
     const std::string topo = write_topology("bad", text);
     absl::StatusOr<sim::Report> r = sim::run(topo, p, quiet(1), stdout);
