@@ -1,5 +1,6 @@
 #include "apps/chain/chain_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -8,70 +9,75 @@
 
 namespace nanopu::apps {
 
-ChainClient::ChainClient(Thread& t, ChainClientOptions options) : t_(t), o_(std::move(options)) {}
+ChainClient::ChainClient(Thread& t, ChainClientOptions options) : t_(t), o_(std::move(options)) {
+  config_.members = o_.chain;
+}
 
-absl::Status ChainClient::write(const ChainKey& key, uint8_t seq, const ChainValue& value) {
-  if (o_.chain.empty()) return absl::FailedPreconditionError("chain: no replicas");
+absl::StatusOr<uint64_t> ChainClient::write(const ChainKey& key, const ChainValue& value) {
   ++stats_.writes;
-  return call(o_.chain.front(), true, key, seq, &value);
+  if (absl::Status s = call(true, key, &value); !s.ok()) return s;
+  return reply_[4];
 }
 
 absl::StatusOr<std::optional<ChainRead>> ChainClient::read(const ChainKey& key) {
-  if (o_.chain.empty()) return absl::FailedPreconditionError("chain: no replicas");
   ++stats_.reads;
-  if (absl::Status s = call(o_.chain.back(), false, key, 0, nullptr); !s.ok()) return s;
+  if (absl::Status s = call(false, key, nullptr); !s.ok()) return s;
   const ChainMeta m = ChainMeta::from_word(reply_[2]);
   if (m.flags & kChainNotFound) return std::nullopt;
-  if (reply_len_ != chain_len(0, true))
+  if (reply_len_ != chain_len(true))
     return absl::DataLossError(absl::StrCat("chain: READ reply of ", reply_len_, " bytes"));
   ChainRead r;
-  r.seq = m.seq;
-  for (uint32_t i = 0; i < kChainValueWords; ++i) r.value[i] = reply_[kChainFixedWords + i];
+  r.version = reply_[4];
+  std::copy(reply_ + kChainFixedWords, reply_ + kChainMaxWords, r.value.begin());
   return r;
 }
 
-absl::Status ChainClient::call(uint64_t to, bool write, const ChainKey& key, uint8_t seq,
-                               const ChainValue* value) {
-  const uint8_t rest = static_cast<uint8_t>(write ? o_.chain.size() - 1 : 0);
+absl::Status ChainClient::call(bool write, const ChainKey& key, const ChainValue* value) {
+  size_t skip = 0;  // a replica that did not answer: try the next
   for (uint32_t attempt = 0; attempt < o_.attempts; ++attempt) {
+    if (config_.empty()) return absl::FailedPreconditionError("chain: no replicas");
     if (attempt > 0) ++stats_.resent;
+    const size_t at = ((write ? 0 : config_.members.size() - 1) + skip) % config_.members.size();
+    const uint64_t to = config_.members[at];
     const uint64_t token = next_token_++;
-    ChainMeta m{static_cast<uint8_t>(kChainFromTester | (write ? kChainWrite : kChainRead)), seq,
-                rest, o_.context, o_.ip};
-    if (t_.write(AppHeader{static_cast<uint32_t>(to), static_cast<uint16_t>(to >> 32),
-                           chain_len(rest, write)}
-                     .word()) != ApiError::kOk)
+    const ChainMeta m{static_cast<uint8_t>(write ? kChainWrite | kChainFromClient : kChainRead), o_.context, o_.ip};
+    if (t_.write(AppHeader{chain_node_ip(to), chain_node_ctx(to), chain_len(write)}.word()) != ApiError::kOk)
       return absl::ResourceExhaustedError("chain: no buffer for a request");
-    (void)t_.write(0);  // service_time
-    (void)t_.write(token);  // sent_time: matches the reply to this attempt
-    (void)t_.write(m.word());
-    for (uint32_t i = 1; i <= rest; ++i) (void)t_.write(o_.chain[i]);
-    (void)t_.write(key[0]);
-    (void)t_.write(key[1]);
-    (void)t_.write(kv_key_hash(key));
+    for (uint64_t w : {uint64_t{0}, token, m.word(), config_.epoch, uint64_t{0}, key[0], key[1], kv_key_hash(key)})
+      (void)t_.write(w);
     if (write)
       for (uint64_t v : *value) (void)t_.write(v);
-    if (!await(token)) continue;
+    if (!await(token)) {
+      ++skip;
+      continue;
+    }
     const ChainMeta r = ChainMeta::from_word(reply_[2]);
     if (r.flags & kChainBad) return absl::InvalidArgumentError("chain: a replica refused the request as malformed");
+    if (r.flags & kChainRefused) {  // not the end it wanted: learn where to go
+      ++stats_.refused;
+      const std::optional<ChainConfig> c =
+          ChainConfig::from_words({reply_ + kChainFixedWords, kChainValueWords});
+      if (c && c->epoch > config_.epoch && !c->empty()) config_ = *c;
+      skip = 0;
+      continue;
+    }
     return absl::OkStatus();
   }
   return absl::DeadlineExceededError(
-      absl::StrCat("chain: no reply after ", o_.attempts, " attempts of ", o_.timeout_s, " s"));
+      absl::StrCat("chain: no answer after ", o_.attempts, " attempts of ", o_.timeout_s, " s"));
 }
 
 bool ChainClient::await(uint64_t token) {
   const uint64_t deadline_ns = t_.now_ns() + static_cast<uint64_t>(o_.timeout_s * 1e9);  // the thread's clock
-  const uint64_t failures = t_.tx_failures();
   for (;;) {
     while (!t_.msgs_ready()) {
-      if (t_.stopping() || t_.tx_failures() != failures || t_.now_ns() > deadline_ns)
-        return false;
-      t_.idle();
+      const uint64_t now = t_.now_ns();
+      if (t_.stopping() || now > deadline_ns) return false;
+      (void)t_.wait_for(std::chrono::nanoseconds(deadline_ns - now));
     }
     const AppHeader h = AppHeader::from_word(t_.read());
     reply_len_ = h.len;
-    const uint32_t n = std::min<uint32_t>(h.payload_words(), kChainFixedWords + kChainValueWords);
+    const uint32_t n = std::min<uint32_t>(h.payload_words(), kChainMaxWords);
     for (uint32_t i = 0; i < n; ++i) reply_[i] = t_.read();
     t_.msg_done();
     if (n >= 3 && reply_[1] == token) return true;

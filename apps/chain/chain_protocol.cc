@@ -10,16 +10,14 @@ ChainParse parse_chain_message(const uint64_t* words, uint32_t n, uint16_t len, 
   const uint8_t op = out->meta.flags & (kChainRead | kChainWrite);
   if (op != kChainRead && op != kChainWrite) return ChainParse::kBad;
   const bool write = op == kChainWrite;
-  if (!write && out->meta.node_cnt != 0) return ChainParse::kBad;  // READs go to the tail
-  const uint32_t cnt = out->meta.node_cnt;
-  if (len != chain_len(cnt, write) || n < len / 8u) return ChainParse::kBad;
-  out->nodes = words + 3;
-  const uint64_t* k = words + 3 + cnt;
-  out->key = {k[0], k[1]};
-  out->key_hash = k[2];
+  if (len != chain_len(write) || n < len / 8u) return ChainParse::kBad;
+  out->epoch = words[3];
+  out->version = words[4];
+  out->key = {words[5], words[6]};
+  out->key_hash = words[7];
   out->has_value = write;
   if (write)
-    for (uint32_t i = 0; i < kChainValueWords; ++i) out->value[i] = k[3 + i];
+    for (uint32_t i = 0; i < kChainValueWords; ++i) out->value[i] = words[kChainFixedWords + i];
   return ChainParse::kOk;
 }
 

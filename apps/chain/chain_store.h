@@ -1,5 +1,6 @@
 // A chain replica's state: 16-byte keys to 64-byte values, each with the
-// sequence number of the WRITE that put it there.
+// version of the write that put it there (64 bits, given by the head: one
+// order per key, never wrapping in any run).
 //
 // The index is absl::flat_hash_map, a kept library: unlike the key-value
 // service's lossy MICA table, a replica must never drop a key it has
@@ -7,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
@@ -20,24 +22,26 @@ namespace nanopu::apps {
 // in-order core (nanopu's estimate, not measured on nanoPU hardware).
 inline constexpr double kChainStoreCycles = 40;
 
-// Whether 8-bit sequence number a is newer than b (RFC 1982): within 127
-// steps ahead, wrapping. Equal is not newer.
-[[nodiscard]] constexpr bool seq_newer(uint8_t a, uint8_t b) {
-  return a != b && static_cast<uint8_t>(a - b) < 128;
-}
-
 class ChainStore {
  public:
-  enum class Write : uint8_t { kApplied, kStale };  // kStale: seq not newer, nothing changed
+  enum class Write : uint8_t { kApplied, kStale };  // kStale: version not newer, nothing changed
 
-  Write write(const ChainKey& key, uint8_t seq, const ChainValue& value);
-  // The value and its seq; nullptr if absent.
   struct Entry {
-    uint8_t seq = 0;
+    uint64_t version = 0;
     ChainValue value{};
   };
+  // Applies a write of `version` if it is newer than the key's.
+  Write write(const ChainKey& key, uint64_t version, const ChainValue& value);
+  // The key's next version: what the head gives a client's write.
+  [[nodiscard]] uint64_t next_version(const ChainKey& key) const;
+  // The value and its version; nullptr if absent.
   [[nodiscard]] const Entry* read(const ChainKey& key) const;
   [[nodiscard]] size_t size() const { return map_.size(); }
+  void clear() { map_.clear(); }
+  // Every key with its entry, by key (a snapshot for a joining replica;
+  // the hash map's order differs from process to process, and a simulation
+  // must replay the same messages).
+  [[nodiscard]] std::vector<std::pair<ChainKey, Entry>> snapshot() const;
 
  private:
   absl::flat_hash_map<ChainKey, Entry> map_;

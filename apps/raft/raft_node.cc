@@ -148,7 +148,7 @@ void RaftNode::apply() {
   while (applied_ < commit_) {
     const RaftEntry& e = log_[applied_++];
     if (e.op == RaftOp::kNoop) continue;
-    Applied& a = applied_by_client_[e.client];
+    Applied& a = applied_by_session_[{e.client, e.session}];
     if (e.client_seq > a.seq) {  // not applied before (a client's retry appended twice is skipped)
       a.seq = e.client_seq;
       if (e.op == RaftOp::kPut) {
@@ -165,10 +165,12 @@ void RaftNode::apply() {
       }
     }
     if (role_ != Role::kLeader) continue;
-    const auto p = pending_.find({e.client, e.client_seq});
+    const auto p = pending_.find({e.client, e.session, e.client_seq});
     if (p == pending_.end()) continue;
     if (a.seq == e.client_seq)
       reply(e.client, p->second.sent_time, e.client_seq, a.status, a.has_value ? &a.value : nullptr);
+    else  // a later request of its session was applied first: this one's answer is not kept
+      reply(e.client, p->second.sent_time, e.client_seq, RaftStatus::kSuperseded, nullptr);
     pending_.erase(p);
   }
 }
@@ -286,8 +288,8 @@ void RaftNode::on_append_response(const uint64_t* w, double now_ms) {
 }
 
 void RaftNode::on_client(const uint64_t* w, uint32_t n, uint16_t len) {
-  const uint64_t sent_time = w[1], client = w[2], seq = w[3];
-  const auto op = static_cast<RaftOp>(w[4]);
+  const uint64_t sent_time = w[1], client = w[2], session = w[3], seq = w[4];
+  const auto op = static_cast<RaftOp>(w[5]);
   ++stats_.client_requests;
   if ((op != RaftOp::kGet && op != RaftOp::kPut) || len != raft_client_request_len(op) ||
       n < len / 8u || seq == 0) {
@@ -300,15 +302,19 @@ void RaftNode::on_client(const uint64_t* w, uint32_t n, uint16_t len) {
     reply(client, sent_time, seq, leader_ < 0 ? RaftStatus::kRetry : RaftStatus::kRedirect, nullptr);
     return;
   }
-  // Applied already (a retry whose reply was lost): the same answer again.
-  if (const auto a = applied_by_client_.find(client); a != applied_by_client_.end() && a->second.seq >= seq) {
+  // Applied already (a retry whose reply was lost): the same answer again;
+  // older than its session's newest: superseded, said so (never silence).
+  if (const auto a = applied_by_session_.find({client, session});
+      a != applied_by_session_.end() && a->second.seq >= seq) {
     ++stats_.resent_requests;
     if (a->second.seq == seq)
       reply(client, sent_time, seq, a->second.status, a->second.has_value ? &a->second.value : nullptr);
+    else
+      reply(client, sent_time, seq, RaftStatus::kSuperseded, nullptr);
     return;
   }
   // In the log, not yet committed: answer when it is, to this attempt.
-  if (const auto p = pending_.find({client, seq}); p != pending_.end()) {
+  if (const auto p = pending_.find({client, session, seq}); p != pending_.end()) {
     ++stats_.resent_requests;
     p->second.sent_time = sent_time;
     return;
@@ -316,13 +322,14 @@ void RaftNode::on_client(const uint64_t* w, uint32_t n, uint16_t len) {
   RaftEntry e;
   e.term = term_;
   e.client = client;
+  e.session = session;
   e.client_seq = seq;
   e.op = op;
-  e.key = {w[5], w[6]};
-  if (op == RaftOp::kPut) std::copy(w + 7, w + 7 + kRaftValueWords, e.value.begin());
+  e.key = {w[6], w[7]};
+  if (op == RaftOp::kPut) std::copy(w + 8, w + 8 + kRaftValueWords, e.value.begin());
   log_append(e);
   match_[c_.self] = log_.size();
-  pending_[{client, seq}] = Pending{sent_time};
+  pending_[{client, session, seq}] = Pending{sent_time};
   for (uint32_t p = 0; p < c_.servers; ++p)
     if (p != c_.self) send_append_if_idle(p);
   advance_commit();  // a cluster of one

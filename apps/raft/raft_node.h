@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <functional>
 #include <random>
 #include <string>
@@ -75,7 +76,9 @@ class RaftNode {
   [[nodiscard]] const RaftValue* value(const RaftKey& key) const;
 
  private:
-  struct Applied {  // a client's newest applied request and its reply
+  // A client's session: where its replies go and which incarnation it is.
+  using Session = std::pair<uint64_t, uint64_t>;  // (client, session)
+  struct Applied {  // a session's newest applied request and its reply
     uint64_t seq = 0;
     RaftStatus status = RaftStatus::kOk;
     bool has_value = false;
@@ -133,8 +136,8 @@ class RaftNode {
   double election_deadline_ = 0, next_heartbeat_ = 0;
   double last_heard_ms_ = 0;  // from a leader (or the start of our last election)
   absl::flat_hash_map<RaftKey, RaftValue> kv_;
-  absl::flat_hash_map<uint64_t, Applied> applied_by_client_;
-  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, Pending> pending_;  // (client, seq)
+  absl::flat_hash_map<Session, Applied> applied_by_session_;
+  absl::flat_hash_map<std::tuple<uint64_t, uint64_t, uint64_t>, Pending> pending_;  // (client, session, seq)
   RaftStats stats_;
 };
 

@@ -7,16 +7,21 @@
 //   RequestVote            {w0, candidate, last_log_index, last_log_term}
 //   RequestVoteResponse    {w0, voter, granted}
 //   AppendEntries          {w0, leader, prev_log_index, prev_log_term, leader_commit, n,
-//                           entry[n]}       entry = {term, client, client_seq, op, key[2], value[8]}
+//                           entry[n]}       entry = {term, client, session, client_seq, op, key[2], value[8]}
 //   AppendEntriesResponse  {w0, follower, success, match_index}
-//   ClientRequest          {w0, sent_time, client, client_seq, op, key[2], value[8] (PUT)}
+//   ClientRequest          {w0, sent_time, client, session, client_seq, op, key[2], value[8] (PUT)}
 //   ClientRequestResponse  {w0, sent_time, client_seq, status, leader, value[8] (GET hit)}
 //
-// Servers are named by index in the cluster list; client = ctx << 32 | ip
-// (where the reply goes); a reply's leader word names the leader as
-// index + 1 (0: unknown). Status: 0 success, 1 redirect (to `leader`),
+// Servers are named by index in the cluster list; client = slot << 48 |
+// ctx << 32 | ip (the reply goes to ctx and ip); session: the client
+// process's incarnation, a nonce it draws when it starts (issue 54: a
+// restarted or second client at one address must never be answered what
+// was meant for another). A server keeps, per (client, session), the newest
+// request it applied and its answer. A reply's leader word names the leader
+// as index + 1 (0: unknown). Status: 0 success, 1 redirect (to `leader`),
 // 2 retry (no leader yet), 3 not found (GET of an absent key; nanopu),
-// 4 bad request (nanopu).
+// 4 bad request (nanopu), 5 superseded (a request older than the newest its
+// session had applied: its own answer is gone; nanopu).
 #pragma once
 
 #include <array>
@@ -35,14 +40,14 @@ enum class RaftType : uint16_t {
 
 enum class RaftOp : uint64_t { kNoop = 0, kGet = 1, kPut = 2 };
 
-enum class RaftStatus : uint64_t { kOk = 0, kRedirect = 1, kRetry = 2, kNotFound = 3, kBad = 4 };
+enum class RaftStatus : uint64_t { kOk = 0, kRedirect = 1, kRetry = 2, kNotFound = 3, kBad = 4, kSuperseded = 5 };
 
 inline constexpr uint32_t kRaftValueWords = 8;   // 64-byte values
-inline constexpr uint32_t kRaftEntryWords = 6 + kRaftValueWords;
+inline constexpr uint32_t kRaftEntryWords = 7 + kRaftValueWords;
 inline constexpr uint32_t kRaftMaxBatch = 8;     // entries per AppendEntries
 inline constexpr uint32_t kRaftAppendHeadWords = 6;
 inline constexpr uint32_t kRaftMaxWords = kRaftAppendHeadWords + kRaftMaxBatch * kRaftEntryWords;
-inline constexpr uint32_t kRaftClientRequestWords = 7;  // without the value
+inline constexpr uint32_t kRaftClientRequestWords = 8;  // without the value
 inline constexpr uint32_t kRaftClientReplyWords = 5;    // without the value
 
 // A server's declared work per relay of a request (append to the log or

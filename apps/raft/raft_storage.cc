@@ -15,16 +15,30 @@
 namespace nanopu::apps {
 namespace {
 
-// Records: a type word, then a fixed number of words for that type.
-enum RecordType : uint64_t { kTermVote = 1, kEntry = 2, kTruncate = 3 };
+// Records: a type word, then a fixed number of words for that type. An
+// entry is written with its client's session (kEntry); files written
+// before sessions existed hold kEntryNoSession records, read as session 0.
+enum RecordType : uint64_t { kTermVote = 1, kEntryNoSession = 2, kTruncate = 3, kEntry = 4 };
 constexpr size_t kEntryWords = kRaftEntryWords;  // raft_entry_to_words()
+constexpr size_t kEntryNoSessionWords = kRaftEntryWords - 1;
 size_t words_of(uint64_t type) {
   switch (type) {
     case kTermVote: return 2;
     case kEntry: return kEntryWords;
+    case kEntryNoSession: return kEntryNoSessionWords;
     case kTruncate: return 1;
     default: return 0;
   }
+}
+
+// {term, client, client_seq, op, key[2], value[8]}: the session a 0 word.
+RaftEntry entry_without_session(const uint64_t* w) {
+  uint64_t full[kEntryWords];
+  full[0] = w[0];
+  full[1] = w[1];
+  full[2] = 0;
+  std::copy(w + 2, w + kEntryNoSessionWords, full + 3);
+  return raft_entry_from_words(full);
 }
 
 // Replays the file's records into *s; a short or unknown tail (a crash
@@ -46,6 +60,8 @@ size_t replay(int fd, RaftStorage::State* s) {
       s->vote = static_cast<int>(static_cast<int64_t>(w[1]));
     } else if (type == kEntry) {
       s->log.push_back(raft_entry_from_words(w));
+    } else if (type == kEntryNoSession) {
+      s->log.push_back(entry_without_session(w));
     } else {
       s->log.resize(std::min<uint64_t>(w[0], s->log.size()));
     }

@@ -53,6 +53,12 @@ class ServerApp {
   }
   // Thread i's body (after configure).
   [[nodiscard]] virtual std::function<void(Thread&)> body(const ServerSetup& s, uint32_t i) = 0;
+  // Threads besides the --threads ones (a chain replica's control thread),
+  // each on thread 0's worker core.
+  [[nodiscard]] virtual std::vector<std::function<void(Thread&)>> extra_threads(const ServerSetup& s) {
+    (void)s;
+    return {};
+  }
   // A line for the start-up banner, or "".
   [[nodiscard]] virtual std::string what() const { return ""; }
   // "  name value" lines, after the runtime's own counters.

@@ -116,6 +116,8 @@ absl::Status spawn_all(Runtime& rt, ServerApp& app, const ServerSetup& s,
   for (uint32_t i = 0; i < s.threads; ++i)
     if (absl::StatusOr<Thread*> t = rt.spawn(app.body(s, i), i % s.workers); !t.ok())
       return t.status();
+  for (std::function<void(Thread&)>& body : app.extra_threads(s))
+    if (absl::StatusOr<Thread*> t = rt.spawn(std::move(body), 0); !t.ok()) return t.status();
   if (!boot || serves_boot_context) return absl::OkStatus();
   const uint32_t ip = boot->first;
   const uint16_t ctx = boot->second;

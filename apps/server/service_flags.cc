@@ -31,3 +31,8 @@ ABSL_FLAG(std::string, othello_workers, "",
           "IP:CONTEXT,... (each running --app=othello; empty: search every MAP here). A client: "
           "the root's list, or just how many workers it has, for the modelled column (0 or empty: "
           "the root searches).");
+ABSL_FLAG(std::string, chain, "",
+          "chain: the replicas, head first, as IP:CONTEXT,... (e.g. 10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). A "
+          "replica: its static chain (it must be listed; no --chain_master), or, with a master, the "
+          "master's members. A client: where it starts (it learns the current chain from the "
+          "replicas' refusals).");

@@ -17,4 +17,5 @@ ABSL_DECLARE_FLAG(uint32_t, classifier_rules);
 ABSL_DECLARE_FLAG(uint64_t, int_heavy_threshold);
 ABSL_DECLARE_FLAG(bool, kv_jbsq);
 ABSL_DECLARE_FLAG(std::string, raft_cluster);
+ABSL_DECLARE_FLAG(std::string, chain);
 ABSL_DECLARE_FLAG(std::string, othello_workers);

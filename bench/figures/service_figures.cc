@@ -167,7 +167,7 @@ bool chain(const FigureOptions& o) {
               "(nanoPU tail-latency version §4.3)\n");
   Table t = service_table();
   const Config c{"chain 3 replicas",
-                 star(3, "--app=chain --context=5",
+                 star(3, "--app=chain --context=5 --chain=" + members(3, 5),
                       "--service=chain --context=7 --chain=" + members(3, 5) +
                           " --chain_keys=10000 --chain_write_fraction=1 --count=10000 --outstanding=1 --progress=false"),
                  Net{0, 43.75},

@@ -214,7 +214,7 @@ ServiceResult bench_chain(const ServicesOptions& o) {
   const double echo_p50 = switched_echo_p50_us(o, "chain-echo");
   std::fprintf(stderr, "chain: 3 replicas on nanopu-switch, closed loop, then the load sweep...\n");
   Switched s(o, "chain", 3);
-  for (size_t i = 0; i < 3; ++i) (void)s.server(i, {"--app=chain"});
+  for (size_t i = 0; i < 3; ++i) (void)s.server(i, {"--app=chain", "--chain=" + s.members(3)});
   if (!s.ok()) return r;
   const std::vector<std::string> load = {"--service=chain", "--chain=" + s.members(3), "--chain_keys=1000"};
   std::vector<std::string> closed = load;

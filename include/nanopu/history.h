@@ -125,6 +125,32 @@ class History {
   uint64_t latest_ns_ = 0;
 };
 
+// One client's operations into a history, for a client on a wire format of
+// its own (an rpc::Client records through CallRecorder): each operation in
+// flight is a process of its own, reused once it ends ok or fail, never
+// after info. With no history (nullptr) it records nothing.
+class HistoryClient {
+ public:
+  explicit HistoryClient(History* h) : h_(h) {}
+  [[nodiscard]] bool recording() const { return h_ != nullptr; }
+  // An operation sent; what identifies it until it ends (its process).
+  uint64_t invoke(uint64_t time_ns, HistoryOp op);
+  // Its end: ok with its result (a read's value; none: the invoke's
+  // value), fail (certainly not done), info (unknown). An unknown token is
+  // ignored.
+  void ok(uint64_t token, uint64_t time_ns, std::optional<HistoryValue> result = std::nullopt);
+  void fail(uint64_t token, uint64_t time_ns);
+  void info(uint64_t token, uint64_t time_ns);
+  // Every operation still open ends as info (in process order).
+  void abandon_all(uint64_t time_ns);
+
+ private:
+  void end(uint64_t token, uint64_t time_ns, HistoryType type, const HistoryValue* result);
+  History* h_;
+  std::map<uint64_t, HistoryOp> open_;  // by process
+  std::vector<uint64_t> free_;
+};
+
 // An event as one JSON line (no newline).
 [[nodiscard]] std::string history_json(const HistoryEvent& e);
 // One line back (the fields above, in any order; other fields are

@@ -171,7 +171,10 @@ class Client {
   // The next completion, waiting up to `timeout` for a reply, a failure
   // notice or a deadline; false when none came in that time (or the runtime
   // stops). The thread yields its core while it waits. A timeout of 0
-  // looks without waiting.
+  // looks without waiting. Wait here rather than in Thread::wait_for: a
+  // reply that comes after its call's deadline is taken (and dropped) here,
+  // and until then it is a message ready, for which wait_for returns at
+  // once.
   [[nodiscard]] bool next(Completion* c, std::chrono::microseconds timeout);
   // Calls in flight (sent, not completed).
   [[nodiscard]] size_t in_flight() const;

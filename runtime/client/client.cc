@@ -127,14 +127,9 @@ ApiError Client::Impl::call(Peer to, std::span<const uint64_t> words, uint32_t b
   const uint64_t now = t_.now_ns();
   // In the tables before the last word leaves: a reply cannot come sooner.
   const uint64_t due = now + static_cast<uint64_t>(deadline.count()) * 1000;
-  Pending p{user, bytes, now, due, to, 0, std::nullopt};
+  Pending p{user, bytes, now, due, to, std::nullopt, 0};
   if (history_ != nullptr && recorder_.invoke) p.op = guarded([&] { return recorder_.invoke(words.first((bytes + 7) / 8), bytes); });
-  if (p.op) {
-    if (free_processes_.empty()) free_processes_.push_back(history_->new_process());
-    p.process = free_processes_.back();
-    free_processes_.pop_back();
-    history_->invoke(p.process, now, *p.op);
-  }
+  if (p.op) p.token = hc_.invoke(now, *p.op);
   pending_[cid] = std::move(p);
   ep_.own(cid, this);
   deadlines_.emplace(due, cid);
@@ -149,21 +144,18 @@ ApiError Client::Impl::call(Peer to, std::span<const uint64_t> words, uint32_t b
 }
 
 void Client::Impl::record_end(const Pending& p, CallStatus s, const Completion& c, uint64_t now) {
-  if (history_ == nullptr || !p.op) return;
-  HistoryOp op = *p.op;
-  HistoryType type = history_type_of(s);
-  if (s == CallStatus::kOk && recorder_.ok) {
-    const std::optional<HistoryOutcome> o =
-        guarded([&] { return std::optional<HistoryOutcome>(recorder_.ok(op, c.reply, c.reply_bytes)); });
-    if (!o) {  // the recorder threw: the operation's outcome is unknown to the history
-      history_->complete(p.process, now, HistoryType::kInfo, op);
-      return;
-    }
-    type = o->type == HistoryType::kInvoke ? HistoryType::kInfo : o->type;
-    op.value = o->value;
+  if (!p.op) return;
+  if (s != CallStatus::kOk) {
+    if (history_type_of(s) == HistoryType::kFail) hc_.fail(p.token, now);
+    else hc_.info(p.token, now);
+    return;
   }
-  history_->complete(p.process, now, type, op);
-  if (type != HistoryType::kInfo) free_processes_.push_back(p.process);  // an info's process never invokes again
+  if (!recorder_.ok) return hc_.ok(p.token, now);
+  const std::optional<HistoryOutcome> o =
+      guarded([&] { return std::optional<HistoryOutcome>(recorder_.ok(*p.op, c.reply, c.reply_bytes)); });
+  if (!o || o->type == HistoryType::kInfo || o->type == HistoryType::kInvoke) return hc_.info(p.token, now);
+  if (o->type == HistoryType::kFail) return hc_.fail(p.token, now);
+  hc_.ok(p.token, now, o->value);
 }
 
 void Client::Impl::complete(uint64_t id, const Pending& p, CallStatus s, uint64_t now, Completion* c) {
@@ -332,7 +324,7 @@ void Client::Impl::abandon_all() {
   std::sort(ids.begin(), ids.end());
   for (uint64_t id : ids) {
     const Pending& p = pending_.at(id);
-    if (history_ != nullptr && p.op) history_->complete(p.process, now, HistoryType::kInfo, *p.op);
+    if (p.op) hc_.info(p.token, now);
     ep_.disown(id);
   }
   pending_.clear();

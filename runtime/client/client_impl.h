@@ -26,9 +26,9 @@ class Client::Impl {
     uint64_t sent_ns = 0;
     uint64_t deadline_ns = 0;
     Peer to;
-    // Recorded calls: the history process and the operation invoked.
-    uint64_t process = 0;
+    // Recorded calls: the operation invoked, and its token in hc_.
     std::optional<HistoryOp> op;
+    uint64_t token = 0;
   };
   using Deadline = std::pair<uint64_t, uint64_t>;  // (deadline_ns, id)
 
@@ -56,6 +56,7 @@ class Client::Impl {
   void abandon_all();
   void record(History* h, CallRecorder r) {
     history_ = h;
+    hc_ = HistoryClient(h);
     recorder_ = std::move(r);
   }
 
@@ -70,8 +71,8 @@ class Client::Impl {
   std::vector<uint64_t> doomed_;  // call ids to complete with kPeerRestarted
   ClientCounters counters_;
   History* history_ = nullptr;
+  HistoryClient hc_{nullptr};
   CallRecorder recorder_;
-  std::vector<uint64_t> free_processes_;  // history processes with no call in flight
 
  private:
   bool take_reply(Completion* c);

@@ -107,6 +107,42 @@ absl::Status History::flush() {
   return absl::OkStatus();
 }
 
+uint64_t HistoryClient::invoke(uint64_t time_ns, HistoryOp op) {
+  if (h_ == nullptr) return 0;
+  uint64_t p;
+  if (free_.empty()) {
+    p = h_->new_process();
+  } else {
+    p = free_.back();
+    free_.pop_back();
+  }
+  h_->invoke(p, time_ns, op);
+  open_[p] = std::move(op);
+  return p;
+}
+
+void HistoryClient::end(uint64_t token, uint64_t time_ns, HistoryType type, const HistoryValue* result) {
+  auto it = open_.find(token);
+  if (h_ == nullptr || it == open_.end()) return;
+  HistoryOp op = std::move(it->second);
+  open_.erase(it);
+  if (result != nullptr) op.value = *result;
+  h_->complete(token, time_ns, type, op);
+  if (type != HistoryType::kInfo) free_.push_back(token);  // an info's process never invokes again
+}
+
+void HistoryClient::ok(uint64_t token, uint64_t time_ns, std::optional<HistoryValue> result) {
+  end(token, time_ns, HistoryType::kOk, result ? &*result : nullptr);
+}
+void HistoryClient::fail(uint64_t token, uint64_t time_ns) { end(token, time_ns, HistoryType::kFail, nullptr); }
+void HistoryClient::info(uint64_t token, uint64_t time_ns) { end(token, time_ns, HistoryType::kInfo, nullptr); }
+
+void HistoryClient::abandon_all(uint64_t time_ns) {
+  std::vector<uint64_t> open;
+  for (const auto& [p, op] : open_) open.push_back(p);
+  for (uint64_t p : open) info(p, time_ns);
+}
+
 namespace {
 
 void append_json_string(std::string* out, std::string_view s) {

@@ -126,7 +126,10 @@ void Load::run() {
     const uint64_t drain_at = last_reply_ + static_cast<uint64_t>(opts_.drain_timeout_s * hz_) + 1;
     // (The next arrival rounded up: rounded down it would be "now" for up to
     // a nanosecond without being due, and the thread would spin.)
-    uint64_t until = opts_.rate > 0 ? (capped_ ? drain_at : static_cast<uint64_t>(std::ceil(next_arrival_)))
+    // A capped open loop waits for a reply only while every slot is still
+    // out: receive_all() may just have freed one for the arrivals due.
+    const bool still_capped = capped_ && in_flight() >= opts_.max_in_flight;
+    uint64_t until = opts_.rate > 0 ? (still_capped ? drain_at : static_cast<uint64_t>(std::ceil(next_arrival_)))
                                     : (in_flight() < opts_.outstanding ? now() : drain_at);
     if (blocked_) until = std::min(drain_at, now() + static_cast<uint64_t>(hz_ / 1000));  // 1 ms
     // A closed loop whose replies just freed window slots sends at once: no

@@ -1,5 +1,7 @@
 #include "tools/loadgen/checked_client.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -7,8 +9,12 @@ namespace nanopu::apps {
 
 CheckedClient::CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
                              LoadGenResult* r)
-    : LoadSchedule(t, o, r), sent_version_(keys, 0), acked_version_(keys, 0), seen_version_(keys, 0), keys_(keys),
-      key_(0, keys - 1), is_write_(write_fraction) {}
+    : LoadSchedule(t, o, r), sent_version_(keys, 0), acked_version_(keys, 0), keys_(keys),
+      hc_(o.history), key_(0, keys - 1), is_write_(write_fraction) {
+  // Shared keys: this client's versions in its own space (writer_id << 20),
+  // so values are unique across writers.
+  if (o.shared_keys) std::fill(sent_version_.begin(), sent_version_.end(), o.writer_id << 20);
+}
 
 bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
   InFlight f;
@@ -17,11 +23,14 @@ bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
   if (write) f.version = sent_version_[key] + 1;
   else f.min_version = acked_version_[key];
   const uint64_t sent_time = next_sent_time(sent_tsc);
+  f.sent_at = now();
   if (!send(f, sent_time)) {
     ++r_->send_failures;
     return false;
   }
   if (write) sent_version_[key] = f.version;
+  f.token = hc_.invoke(now(), HistoryOp{write ? "write" : "read", key,
+                                        write ? HistoryValue::of(f.version) : HistoryValue::null()});
   in_flight_[sent_time] = f;
   if (write) ++writes_in_flight_[key];
   return true;
@@ -37,7 +46,18 @@ bool CheckedClient::send_next(uint64_t sent_tsc) {
   return issue(write, key, sent_tsc);
 }
 
+void CheckedClient::record_end(const InFlight& f, bool ok) {
+  if (!ok) return hc_.info(f.token, now());  // a wrong reply: what happened is unknown
+  if (f.write) return hc_.ok(f.token, now());
+  hc_.ok(f.token, now(), read_version_ == 0 ? HistoryValue::null() : HistoryValue::of(read_version_));
+}
+
 void CheckedClient::forget_in_flight() {
+  // In the order they were sent: a simulation writes the same history.
+  std::vector<uint64_t> order;
+  for (const auto& [sent, f] : in_flight_) order.push_back(sent);
+  std::sort(order.begin(), order.end());
+  for (uint64_t sent : order) hc_.info(in_flight_[sent].token, now());
   in_flight_.clear();
   std::fill(writes_in_flight_.begin(), writes_in_flight_.end(), 0);
 }
@@ -60,13 +80,46 @@ void CheckedClient::receive_all(bool measure) {
     const InFlight f = it->second;
     in_flight_.erase(it);
     if (f.write) --writes_in_flight_[f.key];
-    if (!check(h, words, f)) {
+    if (refused(h, words, f)) {
+      count_given_up();
+      hc_.fail(f.token, now());
+      continue;
+    }
+    read_version_ = 0;
+    const bool ok = check(h, words, f);
+    record_end(f, ok);
+    if (!ok) {
       ++r_->bad_replies;
       continue;
     }
     if (f.write) acked_version_[f.key] = std::max(acked_version_[f.key], f.version);
     if (measure) record_reply(words[1], request_bytes(f));
   }
+  end_overdue();
+}
+
+void CheckedClient::end_overdue() {
+  if (request_timeout_ns_ == 0 || in_flight_.empty()) return;
+  const uint64_t t = now();
+  std::vector<uint64_t> overdue;  // in the order they were sent: a simulation replays the same
+  for (const auto& [sent, f] : in_flight_)
+    if (t - f.sent_at >= request_timeout_ns_) overdue.push_back(sent);
+  std::sort(overdue.begin(), overdue.end());
+  for (uint64_t sent : overdue) {
+    const InFlight f = in_flight_[sent];
+    in_flight_.erase(sent);
+    if (f.write) --writes_in_flight_[f.key];
+    ++r_->lost;
+    hc_.info(f.token, t);
+    timed_out(f);
+  }
+}
+
+uint64_t CheckedClient::next_timer_ns() const {
+  if (request_timeout_ns_ == 0) return UINT64_MAX;
+  uint64_t due = UINT64_MAX;
+  for (const auto& [sent, f] : in_flight_) due = std::min(due, f.sent_at + request_timeout_ns_);
+  return due;
 }
 
 bool CheckedClient::touch_every_key(bool write) {
@@ -90,21 +143,25 @@ bool CheckedClient::touch_every_key(bool write) {
   return true;
 }
 
-bool CheckedClient::preload_keys() {
-  if (learn_versions_) {
-    // Any version may be there: the reads accept every one and record it.
+std::string CheckedClient::preload_keys() {
+  if (read_first_) {
+    // Any version may be there (an earlier run's): the reads accept every one.
+    const std::vector<uint32_t> sent = sent_version_;
     std::fill(sent_version_.begin(), sent_version_.end(), UINT32_MAX);
-    if (!touch_every_key(false)) return false;
-    sent_version_ = acked_version_ = seen_version_;
+    if (!touch_every_key(false)) return "no reply to a READ within --drain_timeout";
+    sent_version_ = sent;
   }
-  if (!touch_every_key(true)) return false;
+  if (!touch_every_key(true)) return "no acknowledgement within --drain_timeout";
   // Preloading is not measured: start the counts from here.
   forget_in_flight();
   reset_counts();
-  const bool clean = r_->bad_replies == 0 && r_->duplicates == 0 && r_->send_failures == 0;
+  std::string why;
+  if (r_->bad_replies + r_->duplicates + r_->send_failures != 0)
+    why = absl::StrCat(r_->bad_replies, " wrong replies, ", r_->duplicates, " duplicates, ", r_->send_failures,
+                       " requests not sent");
   r_->bad_replies = r_->duplicates = r_->send_failures = 0;
   reset_given_up();
-  return clean;
+  return why;
 }
 
 void CheckedClient::run(bool preload, const std::string& preload_error) {
@@ -113,8 +170,8 @@ void CheckedClient::run(bool preload, const std::string& preload_error) {
     return;
   }
   reset_given_up();
-  if (preload && !preload_keys()) {
-    r_->error = preload_error;
+  if (const std::string why = preload ? preload_keys() : ""; !why.empty()) {
+    r_->error = preload_error + ": " + why;
     return;
   }
   measure();

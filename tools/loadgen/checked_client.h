@@ -11,6 +11,13 @@
 // one key could be applied in either order, and "the newest acknowledged"
 // would not be what a store that keeps the last write applied holds (a
 // seeded simulation with reordering showed it: nanopu-dst).
+//
+// With keys shared with other clients (LoadGenOptions::shared_keys) a read
+// is checked for being a whole value of its key, whoever wrote it; every
+// request is recorded in the run's history when there is one
+// (loadgen::Options::history: f read or write, the key's index, the
+// version written or read, null for a miss), and the history's
+// linearizability is the check of order (nanopu-dst).
 #pragma once
 
 #include <algorithm>
@@ -31,6 +38,8 @@ class CheckedClient : public LoadSchedule {
     uint32_t key = 0;
     uint32_t version = 0;      // a write: the version written
     uint32_t min_version = 0;  // a read: newest write acknowledged when it was sent
+    uint64_t token = 0;        // its operation in the history
+    uint64_t sent_at = 0;      // when it left (now()), for request_timeout_ns_
   };
 
   CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
@@ -66,18 +75,37 @@ class CheckedClient : public LoadSchedule {
   virtual bool check(const AppHeader& h, const uint64_t* words, const InFlight& f) = 0;
   // Forget the preload's counts.
   virtual void reset_counts() = 0;
+  // Whether a reply refuses the request (chain: not the replica it should
+  // go to): the request ends, counted given up, failed in the history (it
+  // did nothing); the client may learn where to go from it.
+  virtual bool refused(const AppHeader& h, const uint64_t* words, const InFlight& f) {
+    (void)h, (void)words, (void)f;
+    return false;
+  }
+  // A request unanswered for request_timeout_ns_ (when set) ends: counted
+  // lost, info in the history; the client may send the next elsewhere.
+  virtual void timed_out(const InFlight& f) { (void)f; }
+  uint64_t request_timeout_ns_ = 0;
   // The request's length, for a service whose reply comes from the core
   // that served it (the modelled column per message); 0 otherwise.
   [[nodiscard]] virtual uint32_t request_bytes(const InFlight&) const { return 0; }
 
+  // A read's check() sets it: the version its reply carried, 0 for a miss.
+  uint32_t read_version_ = 0;
+  // The versions a read may return: this client's [min, max] alone, or
+  // any (keys shared with other writers).
+  [[nodiscard]] uint32_t lowest_version(const InFlight& f) const { return o_.shared_keys ? 0 : f.min_version; }
+  [[nodiscard]] uint32_t highest_version(uint32_t key) const { return o_.shared_keys ? UINT32_MAX : sent_version_[key]; }
+
   static constexpr uint32_t kMaxReplyWords = 80;
   std::vector<uint32_t> sent_version_, acked_version_;
-  // Set by a client whose store keeps versions across clients (chain: a
-  // replica ignores a WRITE whose seq is not newer than the key's): the
-  // preload first READs every key, check() records the version found in
-  // seen_version_, and this client's versions continue from there.
-  bool learn_versions_ = false;
-  std::vector<uint32_t> seen_version_;
+  // Set by a client whose replies may come from a host it has not sent to
+  // (chain: the tail acknowledges a WRITE sent to the head): the preload
+  // first READs every key there, any value accepted, so that host has
+  // heard from this run before it answers it. A host that last heard this
+  // client's previous run names that run in what it sends (docs/wire.md,
+  // dst_incarnation), and the new run refuses it: the acknowledgement lost.
+  bool read_first_ = false;
 
  private:
   bool issue(bool write, uint32_t key, uint64_t sent_tsc);
@@ -86,10 +114,16 @@ class CheckedClient : public LoadSchedule {
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
   void forget_in_flight() override;
-  [[nodiscard]] bool preload_keys();
+  // "" when every key was written (and read first, read_first_) with
+  // every reply right; else what went wrong.
+  [[nodiscard]] std::string preload_keys();
   [[nodiscard]] bool touch_every_key(bool write);
 
+  void record_end(const InFlight& f, bool ok);
+  void end_overdue();
+  [[nodiscard]] uint64_t next_timer_ns() const override;
   uint32_t keys_;
+  HistoryClient hc_;
   std::uniform_int_distribution<uint32_t> key_;
   std::bernoulli_distribution is_write_;
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by sent_time

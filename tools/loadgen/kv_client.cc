@@ -40,13 +40,14 @@ class KvClient : public CheckedClient {
     // With --kv_jbsq a core may hold an older version, none, or one an
     // earlier client process left there (this one's preload SET of the key
     // reached another core): only the key and the value's integrity count.
-    const uint32_t min_version = kv_.jbsq ? 0 : f.min_version;
+    const uint32_t min_version = kv_.jbsq ? 0 : lowest_version(f);
     bool ok = h.ip == o_.server_ip && h.context == context_of(f.key) && words[0] == o_.service_cycles;
     if (f.write) return ok && h.len == kKvStatusReplyBytes && words[2] == kKvStored;
     if (h.len == kKvStatusReplyBytes) return ok && words[2] == kKvNotFound && min_version == 0;
     ok = ok && h.len == kKvValueReplyBytes &&
-         is_value_between(words + 2, kKvValueWords, f.key, min_version, kv_.jbsq ? UINT32_MAX : sent_version_[f.key]);
+         is_value_between(words + 2, kKvValueWords, f.key, min_version, kv_.jbsq ? UINT32_MAX : highest_version(f.key));
     if (ok) ++kr_->get_hits;
+    read_version_ = static_cast<uint32_t>(words[2]);
     return ok;
   }
   void reset_counts() override { kr_->sets = kr_->gets = kr_->get_hits = 0; }
@@ -62,8 +63,7 @@ void run_kv_client(Thread& t, const LoadGenOptions& o, const KvOptions& kv, Load
                    KvResult* kr) {
   KvClient(t, o, kv, r, kr)
       .run(kv.preload,
-           "preloading the keys failed: no reply within --drain_timeout, or wrong replies "
-           "(is a kv server serving every partition, --kv_partitions of them?)");
+           "preloading the keys failed (is a kv server serving every partition, --kv_partitions of them?)");
 }
 
 }  // namespace nanopu::apps

@@ -32,6 +32,13 @@ struct LoadGenOptions : loadgen::Options {
   Expect expect = Expect::kEcho;
   bool stop_server = false;     // finally send service_time 0 (ends a service-mode server)
   MessagePath path = MessagePath::kRegisters;  // the client's own path (--app_mode)
+  // Keys other clients write too (--shared_keys): a read is checked for
+  // being a whole value of its key, any writer's and version (the history,
+  // checked for linearizability, is what holds the order); this client's
+  // versions carry writer_id (--writer_id) in their high bits, so every
+  // value written in a run is unique.
+  bool shared_keys = false;
+  uint32_t writer_id = 0;
 };
 
 // Thread body: binds opts.context, runs the echo client, fills *result.

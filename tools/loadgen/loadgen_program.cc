@@ -29,6 +29,13 @@ ABSL_FLAG(double, service_long_ns, 0,
 ABSL_FLAG(double, service_long_fraction, 0, "The fraction of requests that ask --service_long_ns (0..1).");
 ABSL_FLAG(std::string, expect, "echo",
           "Reply check: 'echo' (words equal the request's), 'increment' (each word + 1), 'none'.");
+ABSL_FLAG(bool, shared_keys, false,
+          "kv, chain, raft: other clients write these keys too. A read is then checked for being a whole "
+          "value of its key, whoever wrote it; this client's versions carry --writer_id, so every value "
+          "written is unique; and the order is the history's to hold (--history, checked by "
+          "nanopu-lincheck or nanopu-dst).");
+ABSL_FLAG(uint32_t, writer_id, 0,
+          "With --shared_keys: this client's part of the versions it writes, 1..4095 (0: from its --ip).");
 ABSL_FLAG(bool, stop_server, false,
           "At the end, send service_time 0, which ends a 'service' server's thread.");
 ABSL_FLAG(std::string, service, "echo",
@@ -73,6 +80,10 @@ std::string read_load_flags(const Config& config, LoadGenOptions* o) {
   o->service_long_cycles = std::max<uint64_t>(1, static_cast<uint64_t>(long_ns * kServiceCyclesPerNs));
   o->service_long_fraction = long_fraction;
   o->stop_server = absl::GetFlag(FLAGS_stop_server);
+  o->shared_keys = absl::GetFlag(FLAGS_shared_keys);
+  o->writer_id = absl::GetFlag(FLAGS_writer_id);
+  if (o->writer_id == 0) o->writer_id = 1 + config.ip % 4095;
+  if (o->writer_id > 4095) return "--writer_id: 1..4095 (12 bits of a version)";
   return "";
 }
 
@@ -113,11 +124,12 @@ void attach_model(const ServiceCli& cli, const std::string& service,
 
 class LoadgenProgram final : public Program {
  public:
-  explicit LoadgenProgram(const Config& config) : config_(config) {}
+  LoadgenProgram(const Config& config, History* history) : config_(config), history_(history) {}
 
   // The flags into this program: "" or the line naming the bad one.
   std::string configure() {
     if (std::string bad = read_load_flags(config_, &o_); !bad.empty()) return bad;
+    o_.history = history_;
     service_ = absl::GetFlag(FLAGS_service);
     cli_ = make_service_cli(service_);
     if (!cli_)
@@ -165,6 +177,7 @@ class LoadgenProgram final : public Program {
 
  private:
   Config config_;
+  History* history_;
   LoadGenOptions o_;
   std::string service_, json_path_;
   std::unique_ptr<ServiceCli> cli_;
@@ -176,8 +189,8 @@ class LoadgenProgram final : public Program {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Program>> make_loadgen_program(const Config& config) {
-  auto p = std::make_unique<LoadgenProgram>(config);
+absl::StatusOr<std::unique_ptr<Program>> make_loadgen_program(const Config& config, History* history) {
+  auto p = std::make_unique<LoadgenProgram>(config, history);
   if (std::string bad = p->configure(); !bad.empty()) return absl::InvalidArgumentError(bad);
   return p;
 }

@@ -11,6 +11,9 @@
 
 namespace nanopu::apps {
 
-[[nodiscard]] absl::StatusOr<std::unique_ptr<Program>> make_loadgen_program(const Config& config);
+// `history`: where the kv, chain and Raft clients record their requests
+// (nullptr: nowhere); it outlives the program.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<Program>> make_loadgen_program(const Config& config,
+                                                                            History* history = nullptr);
 
 }  // namespace nanopu::apps

@@ -8,6 +8,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "nanopu/flags.h"
+#include "nanopu/history.h"
 #include "nanopu/runtime.h"
 #include "nanopu/program_flags.h"
 #include "runtime/loadgen/load_flags.h"
@@ -33,7 +34,13 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()));
-  absl::StatusOr<std::unique_ptr<nanopu::Program>> program = nanopu::apps::make_loadgen_program(*config);
+  std::unique_ptr<nanopu::History> history;  // --history: the kv, chain and Raft clients' requests
+  if (const std::string path = absl::GetFlag(FLAGS_history); !path.empty() && !absl::GetFlag(FLAGS_check_flags)) {
+    absl::StatusOr<std::unique_ptr<nanopu::History>> h = nanopu::History::open(path);
+    if (!h.ok()) return fail(std::string(h.status().message()));
+    history = std::move(*h);
+  }
+  absl::StatusOr<std::unique_ptr<nanopu::Program>> program = nanopu::apps::make_loadgen_program(*config, history.get());
   if (!program.ok()) return fail(std::string(program.status().message()));
   if (absl::GetFlag(FLAGS_check_flags)) return 0;  // every flag checked; nothing started
   absl::StatusOr<std::unique_ptr<nanopu::Runtime>> rt = nanopu::Runtime::create(*config);
@@ -41,5 +48,10 @@ int main(int argc, char** argv) {
   if (absl::Status s = (*program)->spawn(**rt); !s.ok()) return fail(std::string(s.message()), 1);
   nanopu::Runtime::install_signal_handlers();
   if (absl::Status s = (*rt)->run(); !s.ok()) return fail(std::string(s.message()), 1);
-  return (*program)->report(**rt, stdout);
+  const int status = (*program)->report(**rt, stdout);
+  if (history != nullptr) {
+    history->end(history->latest_time_ns());
+    if (absl::Status s = history->flush(); !s.ok()) return fail(std::string(s.message()), 1);
+  }
+  return status;
 }

@@ -63,14 +63,14 @@ ModelledLatency model_chain_latency(const LoadGenOptions& o, size_t replicas, do
   const model::TimingModel m(p);
   const double store_ns = m.cycles_ns(kChainStoreCycles);
   std::vector<size_t> hops;
-  for (size_t i = replicas; i-- > 0;) hops.push_back(chain_len(static_cast<uint32_t>(i), true));
-  hops.push_back(chain_len(0, false));
+  for (size_t i = replicas; i-- > 0;) hops.push_back(chain_len(true));
+  hops.push_back(chain_len(false));
   // The tail's core per request: every WRITE and every READ pass it.
-  const double tail_ns = core_ns(m, chain_len(0, true), chain_len(0, true), kChainStoreCycles);
+  const double tail_ns = core_ns(m, chain_len(true), chain_len(true), kChainStoreCycles);
   ModelledService s;
   s.kinds = {{write_fraction, tail_ns, m.path_round_trip_ns(hops, std::vector<double>(replicas, store_ns))},
              {1 - write_fraction, tail_ns,
-              m.path_round_trip_ns({chain_len(0, false), chain_len(0, true)}, {store_ns})}};
+              m.path_round_trip_ns({chain_len(false), chain_len(true)}, {store_ns})}};
   s.how = absl::StrFormat(
       "%zu replicas: WRITE %.0f ns through the chain, READ %.0f ns at the tail unloaded, store work "
       "%.0f cycles (declared), queued at the tail",

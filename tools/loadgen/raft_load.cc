@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/base/mix64.h"
 #include "lib/contract/clock.h"
 #include "tools/loadgen/checked_client.h"
 #include "tools/loadgen/load_schedule.h"
@@ -24,6 +26,7 @@ struct Request {
   uint32_t key = 0, version = 0, min_version = 0;
   uint32_t target = 0;      // server index it went to last
   uint64_t last_send = 0;   // TSC
+  uint64_t token = 0;       // its operation in the history
 };
 
 class RaftLoad : public LoadSchedule {
@@ -31,9 +34,12 @@ class RaftLoad : public LoadSchedule {
   RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
            RaftLoadResult* rr)
       : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
-        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, first_seq()), key_(0, ro.keys - 1),
-        is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)) {
+        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, 0), key_(0, ro.keys - 1),
+        is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)),
+        session_(session_nonce()), hc_(o.history) {
     transport_give_ups_are_retried_ = true;
+    // Shared keys (--shared_keys): versions in this client's own space.
+    if (o.shared_keys) std::fill(sent_version_.begin(), sent_version_.end(), o.writer_id << 20);
   }
 
   void run() {
@@ -51,19 +57,17 @@ class RaftLoad : public LoadSchedule {
   }
 
  private:
-  // A server remembers the last seq it applied per client (slot, context,
-  // address) and ignores older ones (the session table of Raft's client
-  // protocol). Starting at the wall clock in ns, a later loadgen process
-  // with the same address and context continues above an earlier one's
-  // seqs: a slot sends at most one request per round trip, far below one
-  // per ns.
-  // In a simulation (one modelled clock) from 1: a replayed run must send
-  // the same bytes.
-  static uint64_t first_seq() {
-    if (clock::is_virtual()) return 1;
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count());
+  // A server remembers the last seq it applied per session (the client
+  // word and this process's session nonce) and answers an older one
+  // "superseded". The nonce is drawn at start, so a restarted or second
+  // loadgen at the same address and context is a new session, whatever its
+  // seqs: live from the system's randomness, on a modelled clock from the
+  // host's seed (a restarted host has another; a replayed run must send the
+  // same bytes).
+  uint64_t session_nonce() const {
+    if (clock::is_virtual()) return mix64(o_.seed ^ 0x5e5510'4e0ce0ffull) | 1;
+    std::random_device rd;
+    return (uint64_t{rd()} << 32 | rd()) | 1;
   }
   bool preload_keys();
   bool issue(bool put, uint32_t key, uint64_t sent_tsc);
@@ -81,6 +85,10 @@ class RaftLoad : public LoadSchedule {
   void receive_all(bool measure) override;
   [[nodiscard]] size_t in_flight_count() const override { return in_flight_.size(); }
   void forget_in_flight() override {
+    std::vector<uint64_t> order;  // in the order they were sent: a simulation writes the same history
+    for (const auto& [sent, q] : in_flight_) order.push_back(sent);
+    std::sort(order.begin(), order.end());
+    for (uint64_t sent : order) hc_.info(in_flight_[sent].token, now());
     in_flight_.clear();
     std::fill(slot_busy_.begin(), slot_busy_.end(), 0);
     // put_busy_ stays: a forgotten PUT may still be applied, so its key
@@ -105,6 +113,9 @@ class RaftLoad : public LoadSchedule {
   uint64_t failures_seen_ = 0;
   uint64_t next_retry_scan_ = 0;
   absl::flat_hash_map<uint64_t, Request> in_flight_;  // by the first attempt's sent_time
+  uint64_t session_;  // this client's incarnation
+  HistoryClient hc_;
+  uint32_t read_version_ = 0;  // check(): the version a GET's reply carried, 0 for a miss
 };
 
 bool RaftLoad::send(Request& q, uint64_t sent_time) {
@@ -118,7 +129,7 @@ bool RaftLoad::send(Request& q, uint64_t sent_time) {
   }
   const uint64_t client = uint64_t{q.slot} << 48 | uint64_t{o_.context} << 32 | ro_.client_ip;
   const RaftKey k = raft_key(q.key);
-  for (uint64_t w : {raft_w0(0, RaftType::kClientRequest), sent_time, client, q.seq,
+  for (uint64_t w : {raft_w0(0, RaftType::kClientRequest), sent_time, client, session_, q.seq,
                      static_cast<uint64_t>(op), k[0], k[1]})
     (void)t_.write(w);
   if (q.put)
@@ -149,6 +160,8 @@ bool RaftLoad::issue(bool put, uint32_t key, uint64_t sent_tsc) {
   } else {
     ++rr_->gets;
   }
+  q.token = hc_.invoke(now(), HistoryOp{q.put ? "write" : "read", q.key,
+                                        q.put ? HistoryValue::of(q.version) : HistoryValue::null()});
   in_flight_[sent_time] = q;
   return true;
 }
@@ -198,12 +211,16 @@ void RaftLoad::report_bad(const char* why, const AppHeader& h, const uint64_t* w
 
 bool RaftLoad::check(const AppHeader& h, const uint64_t* w, const Request& q) {
   const auto status = static_cast<RaftStatus>(w[3]);
+  // Shared keys: any writer's version of the key; else this client's own window.
+  const uint32_t lowest = o_.shared_keys ? 0 : q.min_version;
+  const uint32_t highest = o_.shared_keys ? UINT32_MAX : sent_version_[q.key];
+  read_version_ = 0;
   if (q.put) return status == RaftStatus::kOk && h.len == raft_client_reply_len(false);
-  if (status == RaftStatus::kNotFound) return q.min_version == 0 && h.len == raft_client_reply_len(false);
+  if (status == RaftStatus::kNotFound) return lowest == 0 && h.len == raft_client_reply_len(false);
   const bool ok = status == RaftStatus::kOk && h.len == raft_client_reply_len(true) &&
-                  CheckedClient::is_value_between(w + 5, kRaftValueWords, q.key, q.min_version,
-                                                  sent_version_[q.key]);
+                  CheckedClient::is_value_between(w + 5, kRaftValueWords, q.key, lowest, highest);
   if (ok) ++rr_->get_hits;
+  read_version_ = static_cast<uint32_t>(w[5]);
   return ok;
 }
 
@@ -272,10 +289,19 @@ void RaftLoad::receive_all(bool measure) {
     in_flight_.erase(it);
     slot_busy_[done.slot] = 0;
     if (done.put) put_busy_[done.key] = 0;
+    if (status == RaftStatus::kSuperseded) {  // its session applied a later one first: its own answer is gone
+      ++rr_->superseded;
+      count_given_up();
+      hc_.info(done.token, now());
+      continue;
+    }
     if (!check(h, w, done)) {
+      hc_.info(done.token, now());  // a wrong reply: what happened is unknown
       report_bad("wrong status, length or value", h, w, &done);
       continue;
     }
+    if (done.put) hc_.ok(done.token, now());
+    else hc_.ok(done.token, now(), read_version_ == 0 ? HistoryValue::null() : HistoryValue::of(read_version_));
     if (done.put) acked_version_[done.key] = std::max(acked_version_[done.key], done.version);
     if (measure) record_reply(w[1]);
   }

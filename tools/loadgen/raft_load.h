@@ -31,6 +31,7 @@ struct RaftLoadOptions {
 
 struct RaftLoadResult {
   uint64_t puts = 0, gets = 0, get_hits = 0, redirects = 0, resent = 0, transport_give_ups = 0;
+  uint64_t superseded = 0;  // answered kSuperseded: a later request of its session was applied first
 };
 
 void run_raft_client(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro,

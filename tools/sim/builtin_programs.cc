@@ -38,7 +38,7 @@ Programs make() {
   loadgen.client = true;
   loadgen.has_flag = [](std::string_view f) { return defined_in(f, false); };
   loadgen.defaults = loadgen::set_client_defaults;
-  loadgen.make = [](const ProgramArgs& a) { return apps::make_loadgen_program(a.config); };
+  loadgen.make = [](const ProgramArgs& a) { return apps::make_loadgen_program(a.config, a.history); };
   (void)p.add(std::move(loadgen));
   return p;
 }

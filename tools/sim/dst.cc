@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -12,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lib/base/seeded_draw.h"
+#include "nanopu/history.h"
+#include "nanopu/lincheck.h"
 #include "runtime/sim/faults.h"
 #include "runtime/sim/output_capture.h"
 #include "tools/sim/builtin_programs.h"
@@ -21,7 +25,14 @@ namespace {
 
 using Draw = SeededDraw;
 
-std::string ip_of(size_t i) { return absl::StrCat("10.0.0.", i == 0 ? 1 : i + 2); }  // the client is .2
+std::string ip_of(size_t i) { return absl::StrCat("10.0.0.", i + 1); }           // server i
+std::string client_ip_of(size_t j) { return absl::StrCat("10.0.0.", 101 + j); }  // client j
+
+// Clients per cluster: writers and readers of shared keys, each with a few
+// requests in flight, so reads race writes and a history says whether the
+// service kept one order (chain replication's clients once kept to one,
+// before its replicas took versions from the head).
+constexpr size_t kClients = 3;
 
 }  // namespace
 
@@ -39,28 +50,45 @@ DstCase make_dst_case(DstService service, uint64_t seed, const std::string& stat
   DstCase c;
   c.service = service;
   c.seed = seed;
-  const size_t servers = service == DstService::kKv ? 1 : 3;
+  const size_t replicas = service == DstService::kKv ? 1 : 3;
+  // Chain replication's master runs on one more server host.
+  const size_t servers = replicas + (service == DstService::kChain ? 1 : 0);
   const std::string transport = d.below(2) ? "--transport=homa" : "--transport=ndp";
   std::string members;
-  for (size_t i = 0; i < servers; ++i) absl::StrAppend(&members, i ? "," : "", ip_of(i), ":5");
+  for (size_t i = 0; i < replicas; ++i) absl::StrAppend(&members, i ? "," : "", ip_of(i), ":5");
   // Raft's timers short (elections in 10-20 ms, heartbeats every 2 ms), so
-  // that a cut of a few tens of ms elects another leader.
-  const std::string server_app = service == DstService::kRaft
-                                     ? "--app=raft --raft_election_ms=20 --raft_heartbeat_ms=2 --raft_cluster=" + members
-                                 : service == DstService::kChain ? "--app=chain"
-                                                                 : "--app=kv";
+  // that a cut of a few tens of ms elects another leader; the chain's
+  // master's defaults (a ping every 2 ms, 3 missed, a 4 ms lease) likewise.
+  auto server_app = [&](size_t i) -> std::string {
+    switch (service) {
+      case DstService::kRaft:
+        return "--app=raft --raft_election_ms=20 --raft_heartbeat_ms=2 --raft_cluster=" + members;
+      case DstService::kChain:
+        return i < replicas ? "--app=chain --chain_master=" + ip_of(replicas) + ":5"
+                            : "--app=chain-master --chain=" + members;
+      case DstService::kKv: break;
+    }
+    return "--app=kv";
+  };
+  // Few keys, shared: writes and reads of one key from every client race.
+  // A chain's client gives a request up after 5 ms (its replica may be
+  // gone) and starts at once: its first requests are refused until the
+  // master has given the replicas their places.
   const std::string client =
       service == DstService::kRaft
-          ? "--service=raft --raft_cluster=" + members + " --raft_keys=64 --raft_retry_ms=5"
+          ? "--service=raft --raft_cluster=" + members + " --raft_keys=16 --raft_retry_ms=5"
       : service == DstService::kChain
-          ? "--service=chain --context=7 --chain=" + members + " --chain_keys=64"
-          : "--service=kv --server_context=5 --kv_keys=64";
+          ? "--service=chain --context=7 --chain=" + members + " --chain_keys=16 --chain_retry_ms=5 --chain_preload=false"
+          : "--service=kv --server_context=5 --kv_keys=16";
   c.topology = "switch sw\n";
   std::vector<std::string> names;
-  for (size_t i = 0; i < servers; ++i) names.push_back(absl::StrCat("s", i));
-  names.push_back("client");
-  for (size_t i = 0; i <= servers; ++i) {
-    const bool is_client = i == servers;
+  for (size_t i = 0; i < servers; ++i) names.push_back(i < replicas ? absl::StrCat("s", i) : "master");
+  for (size_t j = 0; j < kClients; ++j) {
+    names.push_back(absl::StrCat("c", j));
+    c.clients.push_back(names.back());
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const bool is_client = i >= servers;
     const std::string faults = draw_wire_faults(d, seed * 31 + i);
     if (!faults.empty()) absl::StrAppend(&c.faults, names[i], " ", faults.substr(9), "; ");
     std::string state;
@@ -68,38 +96,52 @@ DstCase make_dst_case(DstService service, uint64_t seed, const std::string& stat
       c.state_files.push_back(absl::StrCat(state_dir, "/dst-", seed, "-", names[i], ".raft"));
       state = " --raft_state=" + c.state_files.back();
     }
-    absl::StrAppend(&c.topology, "host ", names[i], " ", is_client ? "10.0.0.2" : ip_of(i), " 02:00:00:00:00:",
-                    absl::Hex(i + 16, absl::kZeroPad2), is_client ? " loadgen " : " server ",
-                    is_client ? client : server_app + " --context=5" + state, " ", transport, " ", faults,
-                    // Open loop for 30-60 ms of modelled time, through the cuts.
-                    is_client ? absl::StrFormat(" --rate=10000 --count=%d --outstanding=%d --progress=false --drain_timeout=10",
-                                                300 + d.below(300), 1 + d.below(4))
+    // Open loop for 15-30 ms of modelled time, through the cuts, at most a
+    // few requests in flight (a history is checkable when few overlap).
+    const uint64_t in_flight = 1 + d.below(4);
+    absl::StrAppend(&c.topology, "host ", names[i], " ", is_client ? client_ip_of(i - servers) : ip_of(i),
+                    " 02:00:00:00:00:", absl::Hex(i + 16, absl::kZeroPad2), is_client ? " loadgen " : " server ",
+                    is_client ? client : server_app(i) + " --context=5" + state, " ", transport, " ", faults,
+                    is_client ? absl::StrFormat(" --shared_keys --writer_id=%d --rate=10000 --count=%d --outstanding=%d "
+                                                "--max_in_flight=%d --progress=false --drain_timeout=10",
+                                                i - servers + 1, 150 + d.below(150), in_flight, in_flight)
                               : "",
                     "\n");
   }
   for (const std::string& n : names) absl::StrAppend(&c.topology, "link ", n, " sw\n");
-  // Partitions that heal: up to two hosts (servers, mostly) cut off for a
-  // while, during the load. Raft's first leader is elected by about 20 ms,
-  // and its load starts then.
+  // Partitions that heal: up to two hosts cut off for a while, during the
+  // load. Raft's first leader is elected by about 20 ms, and its load
+  // starts then.
   const uint64_t cuts = d.below(3);
   for (uint64_t k = 0; k < cuts; ++k) {
-    const size_t victim = d.below(names.size() + 1) % names.size();
-    const double from_ms = service == DstService::kRaft ? d.between(20, 60) : d.between(0, 40);
+    const size_t victim = d.below(names.size());
+    const double from_ms = service == DstService::kRaft ? d.between(20, 60) : d.between(0, 30);
     const double for_ms = d.between(0.05, service == DstService::kRaft ? 60 : 20);
     const auto from = static_cast<uint64_t>(from_ms * 1e9);
     c.cuts.push_back({names[victim], from, from + static_cast<uint64_t>(for_ms * 1e9)});
     absl::StrAppend(&c.faults, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", names[victim], from_ms, for_ms));
   }
   // Raft: a server killed and started again from its state file, half the
-  // time (the kv store and the chain's replicas keep nothing on disk: a
-  // restarted one has lost its data by design).
-  if (service == DstService::kRaft && d.below(2) == 0) {
-    const size_t victim = d.below(servers);
-    const double at_ms = d.between(20, 60), down_ms = d.between(0.5, 40);
+  // time (the kv store keeps nothing on disk: a restarted one has lost its
+  // data by design).
+  // Chain: a replica killed and started again empty, half the time: the
+  // master takes it out and brings it back in as a joiner.
+  if (service != DstService::kKv && d.below(2) == 0) {
+    const size_t victim = d.below(replicas);
+    const bool raft = service == DstService::kRaft;
+    const double at_ms = raft ? d.between(20, 60) : d.between(2, 20), down_ms = d.between(0.5, raft ? 40 : 15);
     const auto at = static_cast<uint64_t>(at_ms * 1e9);
     c.crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9)});
     absl::StrAppend(&c.faults, absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", names[victim],
                                                at_ms, down_ms));
+  }
+  // A client killed for good mid-run, a seed in four: its requests in
+  // flight end as info in the history.
+  if (d.below(4) == 0) {
+    const size_t victim = servers + d.below(kClients);
+    const double at_ms = service == DstService::kRaft ? d.between(22, 40) : d.between(2, 20);
+    c.crashes.push_back({names[victim], static_cast<uint64_t>(at_ms * 1e9), 0});
+    absl::StrAppend(&c.faults, absl::StrFormat("client %s crashed for good at %.3f ms; ", names[victim], at_ms));
   }
   absl::StrAppend(&c.faults, transport.substr(12));
   return c;
@@ -127,6 +169,44 @@ std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
   return "";
 }
 
+namespace {
+
+// The clients' invariants: each one still up answered every request
+// exactly once, and right as far as it can tell alone.
+std::string check_clients(const DstCase& c, const SimReport& r) {
+  for (const std::string& name : c.clients) {
+    const SimHostEnd* h = nullptr;
+    for (const SimHostEnd& x : r.hosts)
+      if (x.name == name) h = &x;
+    if (h == nullptr) return "no host " + name;
+    if (h->down) continue;  // crashed for good: its requests in flight are the history's info
+    const SimClientResult* res = nullptr;
+    for (const SimClientResult& x : r.clients)
+      if (x.host == name) res = &x;
+    if (res == nullptr) return name + ": no client result";
+    const loadgen::Result& q = res->result;
+    if (!q.error.empty()) return name + ": " + q.error;
+    if (q.bad_replies != 0) return absl::StrCat(name, ": ", q.bad_replies, " replies broke its checks (a wrong value)");
+    if (c.service == DstService::kChain) {
+      // A chain's client gives a request up after --chain_retry_ms (lost:
+      // info in the history) or on a refusal (given up: a fail); a reply
+      // to one it gave up on comes late (a duplicate), never otherwise.
+      if (q.duplicates > q.lost)
+        return absl::StrCat(name, ": ", q.duplicates, " late replies to ", q.lost, " requests given up");
+      if (q.received + q.lost + q.given_up < q.sent)
+        return absl::StrCat(name, ": ", q.sent - q.received - q.lost - q.given_up, " requests never ended");
+      continue;
+    }
+    if (q.duplicates != 0) return absl::StrCat(name, ": ", q.duplicates, " requests answered twice");
+    if (!q.clean())
+      return absl::StrCat(name, ": not every request answered: ", q.received, " of ", q.sent, ", lost ", q.lost,
+                          ", given up ", q.given_up);
+  }
+  return "";
+}
+
+}  // namespace
+
 DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   DstOutcome o;
   absl::StatusOr<Topology> t = parse_topology(absl::StrCat("<", dst_service_name(c.service), " seed ", c.seed, ">"), c.topology);
@@ -134,8 +214,18 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
     o.why = std::string(t.status().message());
     return o;
   }
+  std::unique_ptr<History> history = std::make_unique<History>();
+  if (!c.history_path.empty()) {
+    absl::StatusOr<std::unique_ptr<History>> h = History::open(c.history_path);
+    if (!h.ok()) {
+      o.why = std::string(h.status().message());
+      return o;
+    }
+    history = std::move(*h);
+  }
   SimParams p;
   p.programs = &builtin_programs();
+  p.history = history.get();
   p.seed = c.seed;
   p.progress = false;
   p.timing = timing;
@@ -169,16 +259,20 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
   o.frames = r.frames;
   o.cut_dropped = r.cut_dropped;
   o.restarts = r.restarts;
-  if (!r.stalled.empty()) o.why = "the run " + r.stalled;
-  else if (!r.ended) o.why = "the client had not finished after 20 modelled seconds";
-  else if (r.clients.size() != 1) o.why = "no client result";
-  else {
-    const loadgen::Result& res = r.clients.front().result;
-    if (res.bad_replies != 0) o.why = absl::StrCat(res.bad_replies, " replies broke the reference (wrong value or version)");
-    else if (res.duplicates != 0) o.why = absl::StrCat(res.duplicates, " requests answered twice");
-    else if (!res.clean())
-      o.why = absl::StrCat("not every request answered: ", res.received, " of ", res.sent, ", lost ", res.lost,
-                           ", given up ", res.given_up);
+  for (const SimHostEnd& h : r.hosts)  // clients killed for good (their hosts down at the end)
+    if (h.down && std::find(c.clients.begin(), c.clients.end(), h.name) != c.clients.end()) ++o.client_crashes;
+  if (absl::Status s = history->flush(); !s.ok()) o.why = std::string(s.message());
+  else if (!r.stalled.empty()) o.why = "the run " + r.stalled;
+  else if (!r.ended) o.why = "the clients had not finished after 20 modelled seconds";
+  else o.why = check_clients(c, r);
+  const std::vector<HistoryEvent> events = history->events();
+  o.history_events = events.size();
+  if (o.why.empty()) {
+    absl::StatusOr<lincheck::Result> v = lincheck::check(events, "register");
+    if (!v.ok()) o.why = absl::StrCat("the history is not one: ", v.status().message());
+    else if (v->verdict == lincheck::Verdict::kNotLinearizable) o.why = lincheck::describe(*v);
+    else if (v->verdict == lincheck::Verdict::kUnknown) o.why = "linearizability " + lincheck::describe(*v);
+    if (v.ok()) o.check_s = v->seconds;
   }
   if (o.why.empty() && c.service == DstService::kRaft) o.why = check_one_leader_per_term(o.log, &o.leader_terms);
   o.passed = o.why.empty();

@@ -31,9 +31,11 @@ struct DstCase {
   uint64_t seed = 1;
   std::string topology;     // a topology file's text
   std::vector<SimCut> cuts;
-  std::vector<SimCrash> crashes;  // Raft: a server killed and restarted
+  std::vector<SimCrash> crashes;  // a Raft server killed and restarted; a client killed for good
   std::vector<std::string> state_files;  // Raft's --raft_state, removed after the run
+  std::vector<std::string> clients;      // the client hosts' names
   std::string faults;       // in words, for the report
+  std::string history_path;  // where the run's history goes ("": kept in memory only)
 };
 
 // The case seed `seed` draws for `service`; Raft servers keep their state
@@ -47,11 +49,17 @@ struct DstOutcome {
   uint64_t modelled_ps = 0;
   uint64_t frames = 0, cut_dropped = 0, restarts = 0;
   uint64_t leader_terms = 0;  // Raft: terms that had a leader
-  std::string client_report;  // the load generator's result lines
+  uint64_t history_events = 0, client_crashes = 0;
+  double check_s = 0;         // the linearizability check's wall time
+  std::string client_report;  // the load generators' result lines
   std::string log;            // what the hosts wrote on stderr
 };
 
-// Runs the case (DPDK's EAL must be up) and checks its invariants.
+// Runs the case (DPDK's EAL must be up) and checks its invariants: every
+// client's requests answered exactly once, each reply well-formed (a
+// crashed client's excepted), the run's history (every client's requests)
+// linearizable as a register per key (nanopu/lincheck.h), and for Raft one
+// leader per term.
 [[nodiscard]] DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing);
 
 // Raft's invariant from its servers' log: "raft: server I is the leader of

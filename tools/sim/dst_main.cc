@@ -3,9 +3,13 @@
 // schedule drawn from the seed, invariants checked after each run. A failing
 // seed prints the command that replays it alone.
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@ ABSL_DECLARE_FLAG(uint64_t, first_seed);
 ABSL_DECLARE_FLAG(uint64_t, seeds);
 ABSL_DECLARE_FLAG(uint64_t, replay_every);
 ABSL_DECLARE_FLAG(bool, verbose);
+ABSL_DECLARE_FLAG(std::string, history);  // runtime/flags: here a directory, one history per seed
 
 namespace {
 
@@ -35,7 +40,8 @@ using nanopu::sim::DstService;
 
 struct Tally {
   uint64_t runs = 0, passed = 0, cut_dropped = 0, frames = 0, leader_terms = 0, replayed = 0, restarts = 0;
-  double modelled_s = 0;
+  uint64_t client_crashes = 0, histories = 0, events = 0;
+  double modelled_s = 0, longest_check_s = 0;
   std::vector<std::string> failures;
   void add(const DstOutcome& o) {
     ++runs;
@@ -44,6 +50,10 @@ struct Tally {
     restarts += o.restarts;
     frames += o.frames;
     leader_terms += o.leader_terms;
+    client_crashes += o.client_crashes;
+    histories += o.history_events != 0;
+    events += o.history_events;
+    longest_check_s = std::max(longest_check_s, o.check_s);
     modelled_s += static_cast<double>(o.modelled_ps) / 1e12;
   }
 };
@@ -69,7 +79,9 @@ std::vector<DstService> parse_services(const std::string& text) {
 void run_seed(uint64_t seed, uint64_t first, DstService service, const char* state_dir,
               const nanopu::model::TimingParams& timing, Tally* tally) {
   const char* name = nanopu::sim::dst_service_name(service);
-  const DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
+  DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
+  if (const std::string dir = absl::GetFlag(FLAGS_history); !dir.empty())
+    c.history_path = absl::StrFormat("%s/seed-%d-%s.jsonl", dir, seed, name);
   const DstOutcome o = nanopu::sim::run_dst_case(c, timing);
   tally->add(o);
   const bool verbose = absl::GetFlag(FLAGS_verbose);
@@ -81,10 +93,12 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
     tally->failures.push_back(absl::StrFormat(
         "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1 --verbose", seed, name, o.why,
         name, seed));
-    if (verbose)
-      std::printf("--- topology\n%s--- client\n%s--- log\n%s---\n", c.topology.c_str(), o.client_report.c_str(),
-                  o.log.c_str());
   }
+  // A failed seed with --verbose, or any one seed run alone with it: the
+  // whole of it.
+  if (verbose && (!o.passed || absl::GetFlag(FLAGS_seeds) == 1))
+    std::printf("--- topology\n%s--- client\n%s--- log\n%s---\n", c.topology.c_str(), o.client_report.c_str(),
+                o.log.c_str());
   if (const uint64_t every = absl::GetFlag(FLAGS_replay_every); every != 0 && (seed - first) % every == 0) {
     const DstOutcome again = nanopu::sim::run_dst_case(c, timing);
     ++tally->replayed;
@@ -96,11 +110,15 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
 
 void print_summary(const Tally& t, uint64_t first, double wall_s) {
   std::printf("nanopu-dst: %llu seeds from %llu: %llu passed, %zu failed; %.1f modelled s in %.1f s of wall time, "
-              "%llu frames, %llu lost on cut links, %llu servers restarted, %llu Raft terms with a leader; %llu replayed\n",
+              "%llu frames, %llu lost on cut links, %llu servers restarted, %llu clients crashed, %llu Raft terms "
+              "with a leader; %llu histories (%llu events) checked linearizable, the longest check %.3f s; "
+              "%llu replayed\n",
               static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(t.passed), t.failures.size(), t.modelled_s, wall_s,
               static_cast<unsigned long long>(t.frames), static_cast<unsigned long long>(t.cut_dropped),
-              static_cast<unsigned long long>(t.restarts), static_cast<unsigned long long>(t.leader_terms),
+              static_cast<unsigned long long>(t.restarts), static_cast<unsigned long long>(t.client_crashes),
+              static_cast<unsigned long long>(t.leader_terms), static_cast<unsigned long long>(t.histories),
+              static_cast<unsigned long long>(t.events), t.longest_check_s,
               static_cast<unsigned long long>(t.replayed));
   for (const std::string& f : t.failures) std::printf("%s\n", f.c_str());
 }
@@ -114,9 +132,11 @@ int main(int argc, char** argv) {
       "Each seed runs one service's real code (nanopu-server's and nanopu-loadgen's programs) on\n"
       "every host of a small cluster on one modelled clock, with drops, duplicates, reordering and\n"
       "trimming on the hosts' wires, hosts cut off and healed, a Raft server killed and restarted\n"
-      "from its state file, NDP or Homa; then checks that every request was answered exactly once\n"
-      "and right (the clients' references) and, for Raft, one leader per term. Exit status 0: every\n"
-      "seed passed; 1: a seed failed (its replay command is printed); 2: usage.");
+      "from its state file, a client killed, NDP or Homa, three clients writing and reading shared\n"
+      "keys; then checks that every request was answered exactly once and well-formed, that the\n"
+      "run's history (every client's requests) is linearizable, and, for Raft, one leader per term.\n"
+      "--history=DIR keeps each seed's history; --verbose prints each seed's faults, and a seed run alone\n(--seeds=1) or failed in full: its topology, its clients' reports and its hosts' log. Exit status 0: every seed passed; 1: a seed failed\n"
+      "(its replay command is printed); 2: usage.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 1) {
     std::fprintf(stderr, "nanopu-dst: takes no arguments (--help)\n");
@@ -141,6 +161,11 @@ int main(int argc, char** argv) {
   if (absl::Status s = nanopu::eal_init(eal); !s.ok()) {
     std::fprintf(stderr, "nanopu-dst: %s\n", std::string(s.message()).c_str());
     return 1;
+  }
+  if (const std::string dir = absl::GetFlag(FLAGS_history);
+      !dir.empty() && mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "nanopu-dst: --history: cannot make %s: %s\n", dir.c_str(), std::strerror(errno));
+    return 2;
   }
   char dir_template[] = "/tmp/nanopu-dst-XXXXXX";  // Raft's state files, one directory per run
   const char* state_dir = mkdtemp(dir_template);

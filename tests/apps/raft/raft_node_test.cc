@@ -57,8 +57,8 @@ class Cluster {
     }
   }
   void client_request(uint32_t to, uint64_t seq, RaftOp op, uint64_t key, uint64_t value,
-                      uint64_t client = kClient) {
-    std::vector<uint64_t> w = {raft_w0(0, RaftType::kClientRequest), seq * 1000, client, seq,
+                      uint64_t client = kClient, uint64_t session = 1) {
+    std::vector<uint64_t> w = {raft_w0(0, RaftType::kClientRequest), seq * 1000, client, session, seq,
                                static_cast<uint64_t>(op), key, ~key};
     if (op == RaftOp::kPut)
       for (uint32_t i = 0; i < kRaftValueWords; ++i) w.push_back(value + i);
@@ -92,15 +92,15 @@ class Cluster {
 // A client that sends one request at a time and follows redirects, trying
 // the next server on no answer: returns the reply's words.
 std::vector<uint64_t> call(Cluster& c, uint32_t servers, uint64_t seq, RaftOp op, uint64_t key,
-                           uint64_t value, uint32_t* hint) {
+                           uint64_t value, uint32_t* hint, uint64_t session = 1) {
   for (int attempt = 0; attempt < 200; ++attempt) {
     c.replies().clear();
-    c.client_request(*hint, seq, op, key, value);
+    c.client_request(*hint, seq, op, key, value, kClient, session);
     c.run(5);
     for (const auto& r : c.replies()) {
       if (r[2] != seq) continue;
       const auto status = static_cast<RaftStatus>(r[3]);
-      if (status == RaftStatus::kOk || status == RaftStatus::kNotFound) return r;
+      if (status == RaftStatus::kOk || status == RaftStatus::kNotFound || status == RaftStatus::kSuperseded) return r;
       if (status == RaftStatus::kRedirect && r[4] != 0) *hint = static_cast<uint32_t>(r[4] - 1);
       else c.run(20);  // no leader yet
       goto next;
@@ -202,6 +202,31 @@ TEST(RaftNodeTest, ARequestSentAgainIsAppliedOnceAndAnsweredAgain) {
   EXPECT_GE(c.node(hint).stats().resent_requests, 1u);
 }
 
+// A client's identity is its address and its session (a nonce it draws
+// when it starts): a second or restarted client at the same address, its
+// seqs from 1 again, is a new session and gets its own answers, never a
+// cached one meant for the first; a request older than its session's
+// newest applied one is answered "superseded", never silence.
+TEST(RaftNodeTest, ASecondClientAtOneAddressIsItsOwnSessionAndAnOlderSeqIsSuperseded) {
+  Cluster c(3);
+  c.run(1000);
+  uint32_t hint = *c.leader();
+  ASSERT_FALSE(call(c, 3, 1, RaftOp::kPut, 1, 100, &hint, /*session=*/11).empty());
+  ASSERT_FALSE(call(c, 3, 2, RaftOp::kPut, 2, 200, &hint, 11).empty());
+  // Another incarnation at the same address: seq 1 again, a GET of key 1.
+  const auto r = call(c, 3, 1, RaftOp::kGet, 1, 0, &hint, /*session=*/22);
+  ASSERT_EQ(r.size(), kRaftClientReplyWords + kRaftValueWords) << "its own GET's answer: the value, not a PUT's ack";
+  EXPECT_EQ(static_cast<RaftStatus>(r[3]), RaftStatus::kOk);
+  EXPECT_EQ(r[5], 100u);
+  EXPECT_EQ(c.node(hint).stats().puts_applied, 2u);
+  EXPECT_EQ(c.node(hint).stats().gets_applied, 1u);
+  // The first session's seq 1 again: older than its newest (2), answered so.
+  const auto old = call(c, 3, 1, RaftOp::kPut, 1, 999, &hint, 11);
+  ASSERT_FALSE(old.empty());
+  EXPECT_EQ(static_cast<RaftStatus>(old[3]), RaftStatus::kSuperseded);
+  EXPECT_EQ(c.node(hint).stats().puts_applied, 2u) << "not applied";
+}
+
 TEST(RaftNodeTest, MalformedMessagesAreCountedAndChangeNothing) {
   Cluster c(3);
   c.run(1000);
@@ -221,8 +246,8 @@ TEST(RaftNodeTest, MalformedMessagesAreCountedAndChangeNothing) {
   EXPECT_EQ(n.term(), term);
   // A client request with a bad op is answered kBad.
   c.replies().clear();
-  const std::vector<uint64_t> w = {raft_w0(0, RaftType::kClientRequest), 1, kClient, 1, 9, 0, 0};
-  c.node(*c.leader()).receive(w.data(), 7, 56, 1000);
+  const std::vector<uint64_t> w = {raft_w0(0, RaftType::kClientRequest), 1, kClient, 1, 1, 9, 0, 0};
+  c.node(*c.leader()).receive(w.data(), 8, 64, 1000);
   c.run(2);
   ASSERT_EQ(c.replies().size(), 1u);
   EXPECT_EQ(static_cast<RaftStatus>(c.replies()[0][3]), RaftStatus::kBad);

@@ -20,6 +20,7 @@ RaftEntry entry(uint64_t term, uint64_t key) {
   RaftEntry e;
   e.term = term;
   e.client = 7;
+  e.session = 70 + key;
   e.client_seq = key;
   e.op = RaftOp::kPut;
   e.key = {key, ~key};
@@ -57,6 +58,35 @@ TEST(RaftStorageTest, ARestartReadsBackTermVoteAndTheLogAsTruncated) {
   EXPECT_EQ(st.log[2].term, 5u);
   EXPECT_EQ(st.log[2].key[0], 9u);
   EXPECT_EQ(st.log[2].value[7], 907u);
+  EXPECT_EQ(st.log[2].session, 79u);
+  unlink(path.c_str());
+}
+
+// A file written before entries carried their client's session: its
+// records read back, the session 0, and new ones append beside them.
+TEST(RaftStorageTest, EntriesWrittenBeforeSessionsReadBackWithSessionZero) {
+  const std::string path = fresh_path("old");
+  {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    uint64_t old[1 + kRaftEntryWords - 1] = {2, /*term*/ 6, /*client*/ 7, /*seq*/ 3, /*op*/ 2, /*key*/ 4, ~uint64_t{4}};
+    for (uint32_t i = 0; i < kRaftValueWords; ++i) old[7 + i] = 400 + i;
+    ASSERT_EQ(write(fd, old, sizeof old), static_cast<ssize_t>(sizeof old));
+    close(fd);
+    auto s = RaftStorage::open(path);
+    ASSERT_TRUE(s.ok());
+    (*s)->append(entry(6, 8));
+  }
+  auto s = RaftStorage::open(path);
+  ASSERT_TRUE(s.ok());
+  const RaftStorage::State& st = (*s)->recovered();
+  ASSERT_EQ(st.log.size(), 2u);
+  EXPECT_EQ(st.log[0].term, 6u);
+  EXPECT_EQ(st.log[0].client, 7u);
+  EXPECT_EQ(st.log[0].session, 0u);
+  EXPECT_EQ(st.log[0].client_seq, 3u);
+  EXPECT_EQ(st.log[0].key[0], 4u);
+  EXPECT_EQ(st.log[0].value[7], 407u);
+  EXPECT_EQ(st.log[1].session, 78u);
   unlink(path.c_str());
 }
 

@@ -29,7 +29,7 @@ TEST(TopologyTest, TheShippedExamplesParse) {
   ASSERT_NE(t->host("client"), nullptr);
   EXPECT_EQ(t->host("client")->program, "loadgen");
   EXPECT_EQ(t->host("client")->ip, 0x0a000002u);
-  EXPECT_EQ(t->host("head")->flags, (std::vector<std::string>{"--app=chain", "--context=5"}));
+  EXPECT_EQ(t->host("head")->flags, (std::vector<std::string>{"--app=chain", "--context=5", "--chain=10.0.0.1:5,10.0.0.3:5,10.0.0.4:5"}));
 }
 
 TEST(TopologyTest, MistakesAreRefusedWithTheirLine) {

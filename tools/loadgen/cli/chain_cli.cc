@@ -5,21 +5,21 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "apps/chain/chain_config.h"
 #include "apps/chain/chain_protocol.h"
+#include "apps/server/service_flags.h"
 #include "tools/loadgen/chain_load.h"
 #include "tools/loadgen/cli/service_cli.h"
 #include "tools/loadgen/modelled_latency.h"
 #include "nanopu/address.h"
 
-ABSL_FLAG(std::string, chain, "",
-          "chain: the replicas, head first, as IP:CONTEXT,IP:CONTEXT,... (e.g. "
-          "10.0.0.1:5,10.0.0.3:5,10.0.0.4:5). --server_ip/--server_context are not used.");
 ABSL_FLAG(uint32_t, chain_keys, 1000, "chain: keys, drawn uniformly.");
 ABSL_FLAG(double, chain_write_fraction, 0.5, "chain: fraction of requests that are WRITEs.");
-ABSL_FLAG(bool, chain_preload, true,
-          "chain: READ every key at the tail, then WRITE each once, before measuring (not "
-          "measured): the WRITEs continue each key's versions from what the replicas hold. "
-          "Off: the chain must be fresh.");
+ABSL_FLAG(bool, chain_preload, true, "chain: WRITE every key once before measuring (not measured).");
+ABSL_FLAG(double, chain_retry_ms, 0,
+          "chain: a request unanswered this long ends (lost; info in a history) and the next goes to the "
+          "next replica it knows (a chain a master runs: its replicas fail and are replaced). 0: a request "
+          "waits for --drain_timeout.");
 
 namespace nanopu::apps {
 namespace {
@@ -41,24 +41,26 @@ class ChainCli : public ServiceCli {
         return "--chain: '" + node + "' is not IP:CONTEXT (e.g. 10.0.0.1:5)";
       cho_.chain.push_back(chain_node(*ip, static_cast<uint16_t>(ctx)));
     }
-    if (cho_.chain.empty() || cho_.chain.size() > kChainMaxNodes + 1)
-      return "--chain: give 1..256 replicas, head first, as IP:CONTEXT,...";
-    if (o->context > 0xff) return "--context must be < 256 with --service=chain (8 bits in its layout)";
+    if (cho_.chain.empty() || cho_.chain.size() > kChainMaxMembers)
+      return "--chain: give 1.." + std::to_string(kChainMaxMembers) + " replicas, head first, as IP:CONTEXT,...";
     if (cho_.keys == 0 || cho_.keys > (1u << 24)) return "--chain_keys must be 1..16777216";
     if (!(cho_.write_fraction >= 0 && cho_.write_fraction <= 1)) return "--chain_write_fraction must be 0..1";
-    if (o->outstanding > 127) return "--outstanding must be <= 127 with --service=chain (8-bit seq)";
+    cho_.retry_ms = absl::GetFlag(FLAGS_chain_retry_ms);
+    if (!(cho_.retry_ms >= 0)) return "--chain_retry_ms must be >= 0";
     return "";
   }
   void run(Thread& t, const LoadGenOptions& o, LoadGenResult* r) override {
     run_chain_client(t, o, cho_, r, &cr_);
   }
   ModelledLatency model(LoadGenOptions* o, uint64_t samples, const model::TimingParams& p) const override {
-    o->msg_bytes = chain_len(static_cast<uint32_t>(cho_.chain.size() - 1), true);
+    o->msg_bytes = chain_len(true);
     return model_chain_latency(*o, cho_.chain.size(), cho_.write_fraction, samples, p);
   }
   std::string summary() const override {
-    return absl::StrFormat("  chain: %u WRITEs through %u replicas, %u READs at the tail (%u hits) over %u keys",
-                           cr_.writes, cho_.chain.size(), cr_.reads, cr_.read_hits, cho_.keys);
+    return absl::StrFormat("  chain: %u WRITEs through %u replicas, %u READs at the tail (%u hits) over %u keys; "
+                           "%u refused, %u new chains learned",
+                           cr_.writes, cho_.chain.size(), cr_.reads, cr_.read_hits, cho_.keys, cr_.refused,
+                           cr_.reconfigured);
   }
   std::string json() const override {
     return service_json("chain", {{"replicas", cho_.chain.size()}, {"writes", cr_.writes}, {"reads", cr_.reads},
