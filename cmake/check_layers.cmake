@@ -35,7 +35,7 @@ set(kLayers
 
 # Public headers by the layer that implements them.
 set(kPublic
-  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure
+  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure,host_noise
   scheduler  thread,memory_message,lnic
   runtime    config,runtime
   flags      flags,nanopu_main,program_flags

@@ -78,6 +78,7 @@ unsigned NicCore::poll() {
 unsigned NicCore::poll_receive() {
   ++counters_.nic_polls;
   now_ = clock::ticks();
+  stall_probe_.turn(now_);
   tx_.begin_poll();
   unsigned work = receive();
   if (!pending_.empty()) work += service_pending();
@@ -86,7 +87,10 @@ unsigned NicCore::poll_receive() {
 }
 
 unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
-  if (fresh_clock) now_ = clock::ticks();
+  if (fresh_clock) {  // the workers ran since poll_receive: their time is not watched
+    now_ = clock::ticks();
+    stall_probe_.resume(now_);
+  }
   const unsigned work = gather();
   // What the workers just wrote leaves before the timers and the link
   // checks run (a few hundred ns on this VM's shared core: net_ring's round
@@ -313,7 +317,9 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
     s.quiescent = quiescent();
     s.next_timer = next_timer_deadline();
   }
+  const uint64_t sleeps = counters_.nic_sleeps;
   idle_.after_poll(s, now, &counters_, [this] { return still_idle(); });
+  if (counters_.nic_sleeps != sleeps) stall_probe_.resume(clock::ticks());  // slept: not watched
 }
 
 ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) const {

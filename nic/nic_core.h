@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lib/base/mix64.h"
+#include "lib/base/stall_probe.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
@@ -157,6 +158,12 @@ class NicCore final : public TransportSink {
   [[nodiscard]] uint64_t next_event_ticks() const;
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
+  // This core's poll loop watched for the host's stalls (nanopu/host_noise.h):
+  // started by the runtime for a measured run; a turn is a poll, and the
+  // time the workers ran in a shared core's poll, or the core slept, is not
+  // watched.
+  [[nodiscard]] StallProbe& stall_probe() { return stall_probe_; }
+  [[nodiscard]] const StallProbe& stall_probe() const { return stall_probe_; }
   // At the end of a run, on the polling thread: the port takes back what it
   // lent (PacketIo::quiesce).
   void quiesce_io() { io_->quiesce(); }
@@ -227,6 +234,7 @@ class NicCore final : public TransportSink {
   TxBatches tx_;
   WorkerWatch watch_;
   IdleSleep idle_;
+  StallProbe stall_probe_;
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue

@@ -3,7 +3,7 @@
 // words after the call word.
 //
 //   CONFIG {kCtlConfig, nonce, config words (chain_config.h)} -> {the replica's epoch}
-//   PING   {kCtlPing, sent_at (the master's clock, ns)}      -> {epoch, ready_epoch, keys, nonce}
+//   PING   {kCtlPing, sent_at (the master's clock, ns), epoch} -> {epoch, ready_epoch, keys, nonce}
 //   SYNC   {kCtlSync, epoch, n, last, entry[n]}               -> {n taken}
 //          entry = {key[0], key[1], version, value[8]}
 //
@@ -12,7 +12,10 @@
 // master then ends the join) and the nonce it drew at start; it takes a
 // CONFIG only if the nonce is its own (one meant for its earlier self —
 // before a restart emptied its store — would make it a member holding
-// nothing). The predecessor's last SYNC (last = 1, n = 0) follows every
+// nothing). A PING renews a replica's read lease only if it names the
+// replica's own epoch: a tail the master has replaced, that missed the
+// CONFIG saying so, must not be kept answering by the pings that follow it.
+// The predecessor's last SYNC (last = 1, n = 0) follows every
 // other's completion: the joiner then holds the snapshot.
 #pragma once
 

@@ -66,13 +66,14 @@ class Master {
   void send_round() {
     // The send time rides with the ping: a replica's lease runs from it, so
     // a ping delivered late (a partition healed) renews nothing it should not.
-    const std::vector<uint64_t> ping = {kCtlPing, t_.now_ns()};
+    // Its epoch renews only a replica that has this configuration.
+    const std::vector<uint64_t> ping = {kCtlPing, t_.now_ns(), config_.epoch};
     const auto deadline = std::chrono::microseconds(o_.ping_ns / 1000 + 1);
     for (size_t i = 0; i < nodes_.size(); ++i) {
       Node& x = nodes_[i];
       uint64_t id = 0;
       // A suspected node gets no ping: its lease runs out meanwhile.
-      if (x.suspect_at == 0 && client_.call(control(x.addr), ping, 16, deadline, i << 1 | kPing, &id) == ApiError::kOk)
+      if (x.suspect_at == 0 && client_.call(control(x.addr), ping, 24, deadline, i << 1 | kPing, &id) == ApiError::kOk)
         ++open_;
       if (!gets_config(x)) continue;
       std::vector<uint64_t> cfg = {kCtlConfig, x.nonce};
@@ -171,11 +172,13 @@ class Master {
       return true;
     }
     if (++join_waited_ < o_.join_rounds) return true;  // one join at a time
-    config_.members.pop_back();
-    config_.pending = false;
-    ++n_.joins_abandoned;
-    ++config_.epoch;
-    announce("a join abandoned");
+    // It may have become ready since its last answer, and answer READs as
+    // the tail until its lease runs out: suspected, no longer pinged, and
+    // taken out by remove_one once that lease is over.
+    if (Node* x = node(j); x->suspect_at == 0) {
+      x->suspect_at = t_.now_ns();
+      ++n_.joins_abandoned;
+    }
     return true;
   }
 

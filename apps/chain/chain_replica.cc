@@ -278,12 +278,15 @@ bool serve_chain_control(Thread& t, uint16_t data_context, ChainReplicaState* s)
         switch (c.request_words() == 0 ? 0 : c.read()) {
           case kCtlConfig: return take_config(c, *s, client, push);
           case kCtlSync: return take_sync(c, *s);
-          case kCtlPing:
-            if (chain_node(c.from().ip, c.from().context) == s->master) renew_lease(t, c.read(), *s);
+          case kCtlPing: {
+            const uint64_t sent_at = c.read(), epoch = c.read();
+            if (chain_node(c.from().ip, c.from().context) == s->master && epoch == s->config.epoch)
+              renew_lease(t, sent_at, *s);
             (void)c.reply(32);
             for (uint64_t w : {s->config.epoch, s->ready_epoch, static_cast<uint64_t>(s->store.size()), s->nonce})
               (void)c.write(w);
             return;
+          }
           default: (void)c.fail();
         }
       },

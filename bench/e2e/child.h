@@ -17,7 +17,7 @@ namespace nanopu::bench {
 
 // What a child sends back: a few numbers, or an error line.
 struct ChildResult {
-  double v[8] = {};
+  double v[12] = {};
   uint64_t count = 0;
   char error[240] = {};
 

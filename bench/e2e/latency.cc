@@ -1,5 +1,6 @@
 // measure_rtt (bench/e2e/measurements.h): nanopu-to-nanopu round trip beside
 // a raw DPDK ping-pong, in one process (net_ring) or two (net_memif).
+#include <rte_cycles.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,14 @@ constexpr uint64_t kRawWarmup = 1000;
 
 std::atomic<bool> g_stop{false};
 void on_term(int) { g_stop.store(true); }
+
+// After fill_latency: the share of requests that met a stall needs the load.
+void fill_noise(const HostNoise& n, const loadgen::Histogram& h, double elapsed_s, ChildResult* r) {
+  r->v[5] = n.stalled_share();
+  r->v[6] = static_cast<double>(n.over_50us);
+  r->v[7] = static_cast<double>(n.longest_ns);
+  r->v[8] = stalled_request_share(n, {.requests = h.count(), .elapsed_s = elapsed_s, .mean_latency_ns = h.mean()});
+}
 
 void fill_latency(const loadgen::Histogram& h, ChildResult* r) {
   r->v[0] = static_cast<double>(h.quantile(0.5));
@@ -73,6 +82,7 @@ void nanopu_client(const Config& c, const RunOptions& o, ChildResult* r,
   if (res.lost != 0 || res.bad_replies != 0)
     return r->fail(absl::StrCat(res.lost, " requests lost, ", res.bad_replies, " bad replies"));
   fill_latency(res.latency_ns, r);
+  fill_noise((*rt)->host_noise(), res.latency_ns, res.elapsed_s, r);
 }
 
 void raw_client(uint16_t port_id, double link_wait_s, const RunOptions& o, ChildResult* r) {
@@ -80,9 +90,12 @@ void raw_client(uint16_t port_id, double link_wait_s, const RunOptions& o, Child
   if (!p.ok()) return r->fail(std::string(p.status().message()));
   if (!(*p)->wait_link_up(link_wait_s, [] { return g_stop.load(std::memory_order_relaxed); })) return r->fail("link did not come up");
   loadgen::Histogram h;
-  if (!run_ping_pong((*p)->id(), (*p)->pool(), kFrameBytes, kRawWarmup, o.rtt_samples, &h, g_stop))
+  HostNoise n;
+  const uint64_t t0 = rte_rdtsc();
+  if (!run_ping_pong((*p)->id(), (*p)->pool(), kFrameBytes, kRawWarmup, o.rtt_samples, &h, g_stop, &n))
     return r->fail("a ping-pong frame did not come back within 1 s");
   fill_latency(h, r);
+  fill_noise(n, h, static_cast<double>(rte_rdtsc() - t0) / static_cast<double>(rte_get_tsc_hz()), r);
 }
 
 ChildResult rtt_in_one_process(bool nanopu, const RunOptions& o) {

@@ -189,7 +189,7 @@ int main_impl() {
         return 2;
       }
       const Pmd pmd = parse_pmd(name);
-      std::vector<double> np[3], raw[3];
+      std::vector<double> np[9], raw[9];
       for (uint32_t i = 0; i < runs && ok; ++i) {
         std::fprintf(stderr, "  rtt %s (run %u/%u)\n", pmd_name(pmd), i + 1, runs);
         const ChildResult a = measure_rtt(pmd, true, o);
@@ -199,7 +199,7 @@ int main_impl() {
           ok = false;
           break;
         }
-        for (int k = 0; k < 3; ++k) {
+        for (int k = 0; k < 9; ++k) {
           np[k].push_back(a.v[k]);
           raw[k].push_back(b.v[k]);
         }
@@ -216,6 +216,14 @@ int main_impl() {
       Row p999{"loopback RTT p99.9" + on, median(np[2]), "ns", "raw DPDK ping-pong p99.9",
                median(raw[2]), ""};
       rows.insert(rows.end(), {p50, p99, p999});
+      // The host's own stalls on the client's CPU in the same runs: a tail
+      // above the raw one may be the host's (nanopu/host_noise.h).
+      rows.push_back({"host stalled (client CPU)" + on, 100 * median(np[5]), "%", "host stalled, raw runs",
+                      100 * median(raw[5]), ""});
+      rows.push_back({"host's longest stall" + on, median(np[7]) / 1e3, "us", "longest stall, raw runs",
+                      median(raw[7]) / 1e3, ""});
+      rows.push_back({"requests that met a stall" + on, 100 * median(np[8]), "%", "raw pings that met one",
+                      100 * median(raw[8]), ""});
     }
   }
   if (ok && has(figures, "hop")) {

@@ -44,7 +44,10 @@ struct RunOptions {
 // thread on one host, an echo thread on the other (each host one lcore).
 // Raw: a ping-pong client against io-forward, same frame size. net_ring: one
 // process, hosts on lcores 0 and 1; net_memif: two processes.
-// v[0] p50, v[1] p99, v[2] p99.9, v[3] mean, v[4] min (ns); count samples.
+// v[0] p50, v[1] p99, v[2] p99.9, v[3] mean, v[4] min (ns); count samples;
+// the host's noise on the client's loop (nanopu/host_noise.h): v[5] stalled
+// share, v[6] stalls > 50 us, v[7] the longest (ns), v[8] the share of
+// requests that met one.
 [[nodiscard]] ChildResult measure_rtt(Pmd pmd, bool nanopu, const RunOptions& o);
 
 // nanopu-to-nanopu closed-loop message rate over net_ring: `workers` emulated

@@ -1,3 +1,4 @@
+#include "lib/base/stall_probe.h"
 #include "bench/e2e/raw_endpoints.h"
 
 #include <rte_cycles.h>
@@ -89,8 +90,11 @@ void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::at
 }
 
 bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint64_t warmup,
-                   uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop) {
+                   uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop,
+                   HostNoise* noise) {
   const double ns_per_tsc = 1e9 / static_cast<double>(rte_get_tsc_hz());
+  StallProbe probe;
+  probe.arm(rte_get_tsc_hz());
   const uint64_t timeout = 10 * rte_get_tsc_hz();  // 10 s: a lost echo, not a slow minute
   for (uint64_t i = 0; i < warmup + samples; ++i) {
     rte_mbuf* m = rte_pktmbuf_alloc(pool);
@@ -101,13 +105,18 @@ bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint6
     std::memcpy(p, &t0, sizeof t0);
     send_all(port, &m, 1, stop);
     rte_mbuf* back = nullptr;
+    probe.resume(t0);
     while (rte_eth_rx_burst(port, 0, &back, 1) == 0) {
-      if (rte_rdtsc() - t0 > timeout || stop.load(std::memory_order_relaxed)) return false;
+      const uint64_t now = rte_rdtsc();
+      probe.turn(now);
+      if (now - t0 > timeout || stop.load(std::memory_order_relaxed)) return false;
     }
     const uint64_t t1 = rte_rdtsc();
+    probe.turn(t1);
     rte_pktmbuf_free(back);
     if (i >= warmup) rtt_ns->record(static_cast<uint64_t>(static_cast<double>(t1 - t0) * ns_per_tsc));
   }
+  *noise = probe.profile();
   return true;
 }
 

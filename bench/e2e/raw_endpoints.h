@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "nanopu/host_noise.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nanopu/loadgen.h"
@@ -53,8 +54,10 @@ void run_peer(uint16_t port, rte_mempool* pool, RequestPeer* peer, const std::at
 
 // Sends one frame of frame_bytes, busy-waits for a frame back, records the
 // round trip in ns; `samples` times (after `warmup` unrecorded ones). False
-// if a frame did not come back within a second or stop was set.
+// if a frame did not come back within a second or stop was set. Its wait
+// for each frame back is watched for the host's stalls (*noise).
 bool run_ping_pong(uint16_t port, rte_mempool* pool, uint16_t frame_bytes, uint64_t warmup,
-                   uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop);
+                   uint64_t samples, loadgen::Histogram* rtt_ns, const std::atomic<bool>& stop,
+                   HostNoise* noise);
 
 }  // namespace nanopu::bench

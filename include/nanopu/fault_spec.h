@@ -5,6 +5,9 @@
 //   dup=P       deliver it twice
 //   reorder=P   hold it back behind the next frames
 //   delay_us=D  hold every frame D microseconds
+//   ack_delay_us=D  hold every control frame (ACK, NACK, PULL, GRANT, ...)
+//               D microseconds more: a peer that acknowledges late, as the
+//               nanoPU's Python packet tester does
 //   corrupt=P   damage the frame on the wire: the emulated MAC's FCS check
 //               discards it (as a real NIC does), counted as a corruption
 //   mangle=P    flip a bit in the IPv4 header, which the pipeline's checksum
@@ -25,15 +28,15 @@ namespace nanopu {
 
 struct FaultSpec {
   double drop = 0, dup = 0, reorder = 0, corrupt = 0, mangle = 0, trim = 0;
-  double delay_us = 0;
+  double delay_us = 0, ack_delay_us = 0;
   bool drop_once = false, trim_once = false;
   uint64_t seed = 1;
 
   [[nodiscard]] bool any() const {
     return drop > 0 || dup > 0 || reorder > 0 || corrupt > 0 || mangle > 0 || trim > 0 ||
-           delay_us > 0 || drop_once || trim_once;
+           delay_us > 0 || ack_delay_us > 0 || drop_once || trim_once;
   }
-  // Probabilities within 0..1, the delay >= 0; the error names the field.
+  // Probabilities within 0..1, the delays >= 0; the error names the field.
   [[nodiscard]] absl::Status validate() const;
 };
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "nanopu/app_header.h"
+#include "nanopu/host_noise.h"
 #include "nanopu/rpc.h"
 #include "nanopu/thread.h"
 
@@ -126,6 +127,7 @@ struct Result {
   std::vector<ReplySample> samples;  // the first kMaxReplySamples answered requests
   uint64_t samples_dropped = 0;
   ModelledLatency modelled;     // filled after the run, printed beside it
+  HostNoise host_noise;         // the host's stalls over the run (Runtime::host_noise), printed under it
   std::string error;            // set if the run could not start
   // Every request answered once and right.
   [[nodiscard]] bool clean() const {

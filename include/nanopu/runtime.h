@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nanopu/config.h"
+#include "nanopu/host_noise.h"
 #include "nanopu/stats.h"
 #include "nanopu/thread.h"
 
@@ -33,6 +34,7 @@ class NicCore;
 class Port;
 class PacketIo;
 class Capture;
+class HostNoiseWatch;
 struct ThreadFifos;
 namespace sched {
 class Worker;
@@ -113,6 +115,10 @@ class Runtime {
   // Prints the port, the NIC counters and each thread's counters (non-zero).
   void print_stats(FILE* out) const;
 
+  // After run(): the host's stalls and steal time over the run, measured
+  // (not measured on a modelled clock). See nanopu/host_noise.h.
+  [[nodiscard]] HostNoise host_noise() const;
+
   // After run() has returned: ends the threads and frees every buffer the
   // host holds, keeping its pool. Hosts joined by zero-copy ports (net_ring)
   // hold each other's buffers, so call this on all of them before
@@ -146,6 +152,7 @@ class Runtime {
   std::vector<MsgFifo> inboxes_;  // several NIC cores: each one's inbox (peer_dispatch.h)
   std::vector<std::unique_ptr<NicCore>> nics_;  // NIC core 0 first
   std::vector<std::unique_ptr<sched::Worker>> workers_;
+  std::unique_ptr<HostNoiseWatch> noise_;
   uint32_t next_thread_id_ = 0;
 };
 

@@ -10,6 +10,7 @@ FaultInjector::FaultInjector(const FaultSpec& spec, rte_mempool* pool, uint64_t 
     : spec_(spec),
       pool_(pool),
       delay_tsc_(static_cast<uint64_t>(spec.delay_us * 1e-6 * static_cast<double>(tsc_hz))),
+      ack_delay_tsc_(static_cast<uint64_t>(spec.ack_delay_us * 1e-6 * static_cast<double>(tsc_hz))),
       rng_(spec.seed) {}
 
 FaultInjector::~FaultInjector() {
@@ -91,17 +92,18 @@ uint16_t FaultInjector::apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_
       trim_frame(m);
       ++counters_.trimmed;
     }
+    const uint64_t delay = delay_tsc_ + (is_data ? 0 : ack_delay_tsc_);
     if (chance(spec_.dup)) {
       if (rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX)) {
         ++counters_.duplicated;
-        emit_or_hold(copy, now + delay_tsc_);
+        emit_or_hold(copy, now + delay);
       }
     }
-    uint64_t release = now + delay_tsc_;
+    uint64_t release = now + delay;
     if (chance(spec_.reorder)) {
       ++counters_.reordered;
-      release = now + delay_tsc_ + 1;  // behind everything that follows in this burst
-    } else if (delay_tsc_ > 0) {
+      release = now + delay + 1;  // behind everything that follows in this burst
+    } else if (delay > 0) {
       ++counters_.delayed;
     }
     emit_or_hold(m, release);

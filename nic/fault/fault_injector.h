@@ -54,7 +54,7 @@ class FaultInjector {
   };
   FaultSpec spec_;
   rte_mempool* pool_;
-  uint64_t delay_tsc_;
+  uint64_t delay_tsc_, ack_delay_tsc_;
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> uni_{0.0, 1.0};
   std::deque<Held> held_;

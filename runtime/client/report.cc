@@ -32,6 +32,17 @@ std::string cdf_json(const Histogram& h) {
   return out + "]";
 }
 
+LoadShape load_shape(const Options& o, const Result& r) {
+  const Histogram& h = r.latency_ns;
+  return {.requests = r.received,
+          .elapsed_s = r.elapsed_s,
+          .mean_latency_ns = h.mean(),
+          .open_loop = o.rate > 0,
+          .p99_ns = h.quantile(0.99),
+          .p999_ns = h.quantile(0.999),
+          .max_ns = h.max()};
+}
+
 }  // namespace
 
 const std::vector<double>& cdf_fractions() {
@@ -80,6 +91,7 @@ void print(FILE* out, const Options& o, const Result& r, std::string_view what, 
     std::fprintf(out, "    %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", m.min_ns / 1e3, m.mean_ns / 1e3,
                  m.p50_ns / 1e3, m.p90_ns / 1e3, m.p99_ns / 1e3, m.p999_ns / 1e3, m.max_ns / 1e3);
   }
+  if (r.host_noise.measured) std::fputs(describe_host_noise(r.host_noise, load_shape(o, r)).c_str(), out);
 }
 
 std::string json(const Options& o, const Result& r, std::string_view app_mode) {
@@ -90,11 +102,12 @@ std::string json(const Options& o, const Result& r, std::string_view app_mode) {
       "\"duplicates\":%u,\"send_failures\":%u,\"after_other_work\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
-      "\"p99\":%u,\"p999\":%u,\"max\":%u,\"cdf\":%s}%s}",
+      "\"p99\":%u,\"p999\":%u,\"max\":%u,\"cdf\":%s}%s%s}",
       o.rate > 0 ? "open" : "closed", app_mode, o.rate, o.outstanding, o.msg_bytes, r.sent, r.received, r.lost,
       r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.after_other_work, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(), h.quantile(0.5),
-      h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(), cdf_json(h), modelled_json(r.modelled));
+      h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(), cdf_json(h), modelled_json(r.modelled),
+      r.host_noise.measured ? ",\"host_noise\":" + host_noise_json(r.host_noise, load_shape(o, r)) : std::string());
 }
 
 }  // namespace nanopu::loadgen

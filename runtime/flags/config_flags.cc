@@ -107,7 +107,8 @@ ABSL_FLAG(double, link_gbps, 200,
           "Link rate for PULL pacing (one PULL per MTU serialization time), Gb/s.");
 ABSL_FLAG(std::string, faults, "",
           "Fault-injecting wire in front of this host's port, e.g. "
-          "'drop=0.1,dup=0.01,reorder=0.1,corrupt=0.01,trim=0.05,delay_us=5,seed=7' "
+          "'drop=0.1,dup=0.01,reorder=0.1,corrupt=0.01,trim=0.05,delay_us=5,seed=7'; "
+          "ack_delay_us=D holds only control frames (a peer that acknowledges late) "
           "(include/nanopu/fault_spec.h lists each).");
 ABSL_FLAG(uint32_t, reserved_priority0_slots, 0,
           "Reassembly slots only priority-0 contexts may use (0: a quarter of --reassembly_slots).");

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "lib/base/stall_probe.h"
 #include "nic/nic_core.h"
 #include "scheduler/worker.h"
 
@@ -22,6 +23,7 @@ struct WorkerLaunch {
   sched::Worker* worker;
   std::atomic<bool>* stop;
   uint64_t idle_spin_tsc = 0;        // adaptive polling: spin this long, then sleep (0: busy)
+  StallProbe* probe = nullptr;       // its idle turns watched for the host's stalls (host_noise_watch.h)
   std::atomic<bool> started{false};  // its threads have run once (bound their contexts)
   std::atomic<bool> finished{false};
 };

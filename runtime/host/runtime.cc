@@ -18,6 +18,7 @@
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
 #include "nic/nic_core.h"
+#include "runtime/host/host_noise_watch.h"
 #include "runtime/host/host_params.h"
 #include "runtime/host/incarnation.h"
 #include "runtime/host/lcore_loops.h"
@@ -39,7 +40,10 @@ void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 
 }  // namespace
 
-Runtime::Runtime(const Config& config) : config_(config), instance_(g_instances.fetch_add(1)) {}
+Runtime::Runtime(const Config& config)
+    : config_(config), instance_(g_instances.fetch_add(1)), noise_(std::make_unique<HostNoiseWatch>()) {}
+
+HostNoise Runtime::host_noise() const { return noise_->noise(); }
 
 Runtime::~Runtime() {
   release_buffers();

@@ -13,6 +13,7 @@
 #include "lib/contract/thread_fifos.h"
 #include "nanopu/runtime.h"
 #include "nic/nic_core.h"
+#include "runtime/host/host_noise_watch.h"
 #include "runtime/host/lcore_loops.h"
 #include "scheduler/worker.h"
 
@@ -56,7 +57,9 @@ absl::Status Runtime::run() {
   if (rte_lcore_id() != config_.lcores.front())
     return absl::FailedPreconditionError(absl::StrCat(
         "run() must be called on lcore ", config_.lcores.front(), " (the first of Config.lcores)"));
+  noise_->start(nics_, config_.shared_core() ? 0 : workers_.size());
   absl::Status s = config_.shared_core() ? run_shared_core() : run_dedicated();
+  noise_->finish(nics_);
   drain_tx();
   for (auto& nic : nics_) nic->quiesce_io();
   return s;
@@ -146,6 +149,7 @@ absl::Status Runtime::run_dedicated() {
     auto l = std::make_unique<WorkerLaunch>();
     l->worker = workers_[i].get();
     l->stop = &stop_;
+    l->probe = noise_->worker_probe(i);
     l->idle_spin_tsc =
         config_.poll == PollMode::kAdaptive
             ? std::max<uint64_t>(1, static_cast<uint64_t>(config_.poll_spin_us * 1e-6 *

@@ -94,6 +94,7 @@ class ClientRunner final : public Program {
       return 1;
     }
     if (!modelled_clock_) attach_model(p_, o_, cal_, timing_, &result_);
+    result_.host_noise = rt.host_noise();
     print(out, o_, result_, p_.what.empty() ? "load" : p_.what);
     if (p_.summary)
       if (const std::string line = p_.summary(); !line.empty()) std::fprintf(out, "%s\n", line.c_str());

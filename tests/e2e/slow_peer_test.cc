@@ -41,11 +41,12 @@ struct Pair {
   uint32_t sent = 0;
 };
 
-// Hosts with `server_faults` on the server's wire; the server echoes, the
-// client sends `count` 64-byte requests at once and counts replies and
-// failure notices.
+// Hosts with `server_faults` on the server's wire (`client_faults` on the
+// client's); the server echoes, the client sends `count` 64-byte requests —
+// at once, or one every `pace` — and counts replies and failure notices.
 std::unique_ptr<Pair> make_pair(TransportProtocol protocol, const std::string& server_faults, uint32_t count,
-                                double peer_dead_ms) {
+                                double peer_dead_ms, const std::string& client_faults = "",
+                                std::chrono::milliseconds pace = {}, bool acks_ride_on_replies = true) {
   auto owner = std::make_unique<Pair>();  // the client thread keeps a pointer to it
   Pair& p = *owner;
   testing::PortPair ports = testing::make_ring_pair();
@@ -58,10 +59,12 @@ std::unique_ptr<Pair> make_pair(TransportProtocol protocol, const std::string& s
     c->context_slots = 256;
     c->reserved_priority0_slots = 1;
   }
-  if (!server_faults.empty()) {
-    absl::StatusOr<FaultSpec> f = parse_fault_spec(server_faults);
+  if (!acks_ride_on_replies) sc.ack_hold_us = 0;  // every ACK a control frame, as a prototype peer's
+  for (const auto& [text, c] : {std::pair{server_faults, &sc}, std::pair{client_faults, &cc}}) {
+    if (text.empty()) continue;
+    absl::StatusOr<FaultSpec> f = parse_fault_spec(text);
     EXPECT_TRUE(f.ok());
-    sc.faults = *f;
+    if (f.ok()) c->faults = *f;
   }
   auto s = Runtime::create(sc);
   auto c = Runtime::create(cc);
@@ -75,15 +78,10 @@ std::unique_ptr<Pair> make_pair(TransportProtocol protocol, const std::string& s
   // Bound before the first request comes (else it is dropped, unknown context).
   for (int i = 0; i < 10; ++i) p.server->poll_once();
   Pair* self = &p;
-  EXPECT_TRUE(p.client->spawn([self, count](Thread& t) {
+  EXPECT_TRUE(p.client->spawn([self, count, pace](Thread& t) {
     ASSERT_TRUE(t.bind(kClientContext).ok());
     t.watch_failures(true);
-    for (uint32_t i = 0; i < count; ++i) {
-      ASSERT_EQ(t.write(AppHeader{kServerIp, kServerContext, 64}.word()), ApiError::kOk);
-      for (int w = 0; w < 8; ++w) ASSERT_EQ(t.write(i), ApiError::kOk);
-      ++self->sent;
-    }
-    while (self->replies + self->failures < count && t.wait()) {
+    auto take = [&] {
       TxFailure f;
       while (t.next_failure(&f)) ++self->failures;
       while (t.msgs_ready()) {
@@ -91,7 +89,16 @@ std::unique_ptr<Pair> make_pair(TransportProtocol protocol, const std::string& s
         t.msg_done();
         ++self->replies;
       }
+    };
+    for (uint32_t i = 0; i < count; ++i) {
+      ASSERT_EQ(t.write(AppHeader{kServerIp, kServerContext, 64}.word()), ApiError::kOk);
+      for (int w = 0; w < 8; ++w) ASSERT_EQ(t.write(i), ApiError::kOk);
+      ++self->sent;
+      if (pace.count() == 0) continue;
+      const uint64_t next = t.now_ns() + static_cast<uint64_t>(std::chrono::nanoseconds(pace).count());
+      while (t.now_ns() < next && t.wait_for(std::chrono::nanoseconds(next - t.now_ns()))) take();
     }
+    while (self->replies + self->failures < count && t.wait()) take();
   }).ok());
   return owner;
 }
@@ -120,6 +127,33 @@ TEST_P(SlowPeerTest, APeerWhoseRoundTripIs20MsGetsEveryMessageWithFewRetransmiss
   EXPECT_EQ(c.tx_msgs_failed, 0u);
   EXPECT_EQ(p.server->nic_counters().tx_msgs_failed, 0u) << "the replies too";
   EXPECT_LE(c.tx_retransmits, 3u * kCount) << "at most a few each";
+}
+
+// A peer that acknowledges every message 50 ms late (its replies come at
+// once), as the nanoPU's Python packet tester does: the first messages time
+// out and back the peer's timeout off (once per timeout period, RFC 6298
+// §5.7) until one sent once is acknowledged in time and gives a sample;
+// from then on none is resent. Before, each message was resent ~20 times
+// (its own backoff stopped at 64 x the 50 us floor) and no sample was ever
+// taken (Karn's rule).
+TEST_P(SlowPeerTest, APeerThatAcknowledgesLateGetsAtMostTwoRetransmissionsPerMessage) {
+  constexpr uint32_t kCount = 40;
+  std::unique_ptr<Pair> owner =
+      make_pair(GetParam(), "", kCount, 2000, "ack_delay_us=50000", std::chrono::milliseconds(10), false);
+  Pair& p = *owner;
+  ASSERT_TRUE(p.server && p.client);
+  ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
+                                  [&] {
+                                    return p.replies + p.failures == kCount &&
+                                           p.client->nic_counters().tx_msgs_completed == kCount;
+                                  },
+                                  std::chrono::seconds(60)));
+  const NicCounters& c = p.client->nic_counters();
+  std::printf("ACKs 50 ms late, %u messages 10 ms apart: %llu retransmissions, %llu timeouts\n", kCount,
+              static_cast<unsigned long long>(c.tx_retransmits), static_cast<unsigned long long>(c.tx_timeouts));
+  EXPECT_EQ(p.replies, kCount);
+  EXPECT_EQ(c.tx_msgs_failed, 0u);
+  EXPECT_LE(c.tx_retransmits, 2u * kCount);
 }
 
 // One probe per timeout window while the peer is silent, then everything at

@@ -93,6 +93,11 @@ TEST_F(TwoProcessMemifTest, IncrementServerAnswersEveryRequestWordByWord) {
   EXPECT_NE(json.find("\"sent\":20000,"), std::string::npos) << json;
   EXPECT_NE(json.find("\"received\":20000,"), std::string::npos) << json;
   EXPECT_NE(json.find("\"bad_replies\":0,"), std::string::npos) << json;
+  // The host's noise over the run, measured beside the tail (nanopu/host_noise.h).
+  EXPECT_NE(json.find("\"host_noise\":{\"kind\":\"measured\",\"measured\":true,\"loops\":"), std::string::npos)
+      << json;
+  EXPECT_NE(log.find("  host noise (measured: "), std::string::npos) << log;
+  EXPECT_NE(log.find("    -> "), std::string::npos) << log;
   EXPECT_EQ(stop_server(), 0);
   const std::string slog = read_file(dir_ + "/server.log");
   EXPECT_NE(slog.find("nic.rx_msgs_delivered"), std::string::npos) << slog;

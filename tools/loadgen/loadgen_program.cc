@@ -165,6 +165,7 @@ class LoadgenProgram final : public Program {
       return 1;
     }
     if (!modelled_clock_) attach_model(*cli_, service_, cal_.costs, timing_, &o_, &result_);
+    result_.host_noise = rt.host_noise();
     print_result(out, o_, result_);
     if (const std::string line = cli_->summary(); !line.empty()) std::fprintf(out, "%s\n", line.c_str());
     if (stats_) rt.print_stats(stderr);

@@ -169,6 +169,18 @@ std::string check_one_leader_per_term(const std::string& log, uint64_t* terms) {
   return "";
 }
 
+uint64_t count_chain_reconfigurations(const std::string& log) {
+  // The master's lines "chain-master: epoch <e>, ...": epochs start at 1.
+  constexpr std::string_view kHead = "chain-master: epoch ";
+  uint64_t last = 1;
+  for (size_t at = log.find(kHead); at != std::string::npos; at = log.find(kHead, at)) {
+    at += kHead.size();
+    uint64_t epoch = 0;
+    if (std::from_chars(log.data() + at, log.data() + log.size(), epoch).ec == std::errc()) last = std::max(last, epoch);
+  }
+  return last - 1;
+}
+
 namespace {
 
 // The clients' invariants: each one still up answered every request
@@ -275,6 +287,7 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
     if (v.ok()) o.check_s = v->seconds;
   }
   if (o.why.empty() && c.service == DstService::kRaft) o.why = check_one_leader_per_term(o.log, &o.leader_terms);
+  if (c.service == DstService::kChain) o.chain_reconfigs = count_chain_reconfigurations(o.log);
   o.passed = o.why.empty();
   return o;
 }

@@ -3,12 +3,12 @@
 // small cluster, on one modelled clock, under a fault schedule drawn from a
 // seed — frames dropped, duplicated, reordered and trimmed on every host's
 // wire, hosts cut off for a while and healed, a Raft server killed and
-// restarted from its --raft_state, NDP or Homa — and its
-// invariants checked after the run:
-//   - every request answered exactly once and right: the clients check each
-//     reply against their own reference (kv: the value last written; chain:
-//     a READ sees at least the last acknowledged WRITE; Raft: a GET sees at
-//     least the last acknowledged PUT, so every acknowledged write survived);
+// restarted from its --raft_state, a chain replica killed and restarted
+// empty (its master takes it out and brings it back), a client killed, NDP
+// or Homa — and its invariants checked after the run:
+//   - every request answered exactly once (a crashed client's excepted), and
+//     the history of every client's calls linearizable as a register per key
+//     (nanopu/lincheck.h);
 //   - Raft: at most one leader per term (from the servers' own log lines).
 // One seed is one run, event for event: a failing seed replays alone.
 #pragma once
@@ -31,7 +31,7 @@ struct DstCase {
   uint64_t seed = 1;
   std::string topology;     // a topology file's text
   std::vector<SimCut> cuts;
-  std::vector<SimCrash> crashes;  // a Raft server killed and restarted; a client killed for good
+  std::vector<SimCrash> crashes;  // a Raft server or chain replica killed and restarted; a client killed for good
   std::vector<std::string> state_files;  // Raft's --raft_state, removed after the run
   std::vector<std::string> clients;      // the client hosts' names
   std::string faults;       // in words, for the report
@@ -49,6 +49,7 @@ struct DstOutcome {
   uint64_t modelled_ps = 0;
   uint64_t frames = 0, cut_dropped = 0, restarts = 0;
   uint64_t leader_terms = 0;  // Raft: terms that had a leader
+  uint64_t chain_reconfigs = 0;  // chain: configurations the master announced after the first
   uint64_t history_events = 0, client_crashes = 0;
   double check_s = 0;         // the linearizability check's wall time
   std::string client_report;  // the load generators' result lines
@@ -65,5 +66,9 @@ struct DstOutcome {
 // Raft's invariant from its servers' log: "raft: server I is the leader of
 // term T" lines; empty if no term had two leaders, else the first such term.
 [[nodiscard]] std::string check_one_leader_per_term(const std::string& log, uint64_t* terms);
+
+// Chain's reconfigurations from its master's log: "chain-master: epoch E"
+// lines; the highest epoch announced less the first.
+[[nodiscard]] uint64_t count_chain_reconfigurations(const std::string& log);
 
 }  // namespace nanopu::sim

@@ -40,6 +40,7 @@ using nanopu::sim::DstService;
 
 struct Tally {
   uint64_t runs = 0, passed = 0, cut_dropped = 0, frames = 0, leader_terms = 0, replayed = 0, restarts = 0;
+  uint64_t chain_reconfigs = 0;
   uint64_t client_crashes = 0, histories = 0, events = 0;
   double modelled_s = 0, longest_check_s = 0;
   std::vector<std::string> failures;
@@ -50,6 +51,7 @@ struct Tally {
     restarts += o.restarts;
     frames += o.frames;
     leader_terms += o.leader_terms;
+    chain_reconfigs += o.chain_reconfigs;
     client_crashes += o.client_crashes;
     histories += o.history_events != 0;
     events += o.history_events;
@@ -111,14 +113,15 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
 void print_summary(const Tally& t, uint64_t first, double wall_s) {
   std::printf("nanopu-dst: %llu seeds from %llu: %llu passed, %zu failed; %.1f modelled s in %.1f s of wall time, "
               "%llu frames, %llu lost on cut links, %llu servers restarted, %llu clients crashed, %llu Raft terms "
-              "with a leader; %llu histories (%llu events) checked linearizable, the longest check %.3f s; "
+              "with a leader, %llu chain reconfigurations; %llu histories (%llu events) checked linearizable, the longest check %.2f ms; "
               "%llu replayed\n",
               static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(first),
               static_cast<unsigned long long>(t.passed), t.failures.size(), t.modelled_s, wall_s,
               static_cast<unsigned long long>(t.frames), static_cast<unsigned long long>(t.cut_dropped),
               static_cast<unsigned long long>(t.restarts), static_cast<unsigned long long>(t.client_crashes),
-              static_cast<unsigned long long>(t.leader_terms), static_cast<unsigned long long>(t.histories),
-              static_cast<unsigned long long>(t.events), t.longest_check_s,
+              static_cast<unsigned long long>(t.leader_terms), static_cast<unsigned long long>(t.chain_reconfigs),
+              static_cast<unsigned long long>(t.histories),
+              static_cast<unsigned long long>(t.events), t.longest_check_s * 1e3,
               static_cast<unsigned long long>(t.replayed));
   for (const std::string& f : t.failures) std::printf("%s\n", f.c_str());
 }
@@ -131,7 +134,7 @@ int main(int argc, char** argv) {
       "  nanopu-dst [--services=raft,chain,kv] [--first_seed=1] [--seeds=100] [--verbose]\n"
       "Each seed runs one service's real code (nanopu-server's and nanopu-loadgen's programs) on\n"
       "every host of a small cluster on one modelled clock, with drops, duplicates, reordering and\n"
-      "trimming on the hosts' wires, hosts cut off and healed, a Raft server killed and restarted\n"
+      "trimming on the hosts' wires, hosts cut off and healed, a Raft server or a chain replica killed and restarted\n"
       "from its state file, a client killed, NDP or Homa, three clients writing and reading shared\n"
       "keys; then checks that every request was answered exactly once and well-formed, that the\n"
       "run's history (every client's requests) is linearizable, and, for Raft, one leader per term.\n"

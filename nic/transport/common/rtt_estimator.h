@@ -54,8 +54,21 @@ class RttEstimator {
   // A packet to peer_ip timed out: back off until the next sample.
   void timed_out(uint32_t peer_ip) {
     Entry& e = table_[slot(peer_ip)];
-    if (e.ip != peer_ip) e = Entry{peer_ip, 0, 0, 0};
+    if (e.ip != peer_ip) e = Entry{peer_ip, 0, 0, 0, 0};
     if (e.backoff < kMaxBackoff) ++e.backoff;
+  }
+  // A message to peer_ip timed out at `now` (whether the peer is silent or
+  // answers others): the peer's timeout backs off, once per timeout period
+  // however many of its messages time out together — TCP's one timer per
+  // connection — and stays backed off until a sample (RFC 6298 §5.5, §5.7).
+  // A peer whose ACKs all come later than the timeout (a slow packet tester)
+  // thus soon waits long enough for a packet sent once to give a sample,
+  // instead of every message being resent to it over and over.
+  void timed_out_at(uint32_t peer_ip, uint64_t now) {
+    Entry& e = table_[slot(peer_ip)];
+    if (e.ip == peer_ip && e.backed_off_at != 0 && now < e.backed_off_at + rto(peer_ip) / 2) return;
+    timed_out(peer_ip);
+    e.backed_off_at = now == 0 ? 1 : now;
   }
 
   // A packet sent once was acknowledged: the timeout was long enough.
@@ -82,6 +95,7 @@ class RttEstimator {
     uint64_t srtt = 0;    // 0: no sample yet
     uint64_t rttvar = 0;
     uint8_t backoff = 0;  // timeouts since the last sample (shifts the timeout)
+    uint64_t backed_off_at = 0;  // when timed_out_at() last backed off (0: never)
   };
   [[nodiscard]] static uint32_t slot(uint32_t ip) {
     return (ip * 0x9e3779b1u) >> 24;  // Fibonacci hash: hosts 10.0.0.x spread out

@@ -251,9 +251,11 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
     return;
   }
   const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_->rto(m.dst_ip));
-  // Only a silent peer's timeout says its timeout is too short (Karn's
-  // backoff); a lost packet of a peer that answers others says nothing of it.
-  if (r == PeerLiveness::Retry::kProbe) self->rtt_->timed_out(m.dst_ip);
+  // Karn's backoff per peer, once per timeout period, until the next
+  // sample, when the message heard nothing since it was sent (RFC 6298
+  // §5.7; ndp_sender.cc says why).
+  if (r == PeerLiveness::Retry::kProbe || (r == PeerLiveness::Retry::kResend && m.last_progress <= m.last_tx))
+    self->rtt_->timed_out_at(m.dst_ip, now);
   ++m.timeouts;
   if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed already: no storm
     ++self->counters_->tx_probes_withheld;

@@ -203,10 +203,15 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
     return;
   }
   const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_.rto(m.dst_ip));
-  // A silent peer's timeout says its timeout is too short for new messages
-  // too (Karn's backoff, per peer); a lost packet of a peer that answers
-  // others says nothing of it, and backs off this message alone.
-  if (r == PeerLiveness::Retry::kProbe) self->rtt_.timed_out(m.dst_ip);
+  // A timeout with no word for the message since it was sent says the
+  // peer's timeout may be too short for new messages too (Karn's backoff,
+  // per peer, once per timeout period, until the next sample: RFC 6298
+  // §5.7): a peer that acknowledges everything late gets its next messages'
+  // timeout long enough to give a sample; a loss costs the next messages
+  // one doubled timeout until one comes back in time. A message its
+  // receiver answered (a NACK: no room yet) says nothing of the round trip.
+  if (r == PeerLiveness::Retry::kProbe || (r == PeerLiveness::Retry::kResend && m.last_progress <= m.last_tx))
+    self->rtt_.timed_out_at(m.dst_ip, now);
   ++m.timeouts;
   if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed: no storm
     ++self->counters_->tx_probes_withheld;

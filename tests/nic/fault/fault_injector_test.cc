@@ -9,7 +9,7 @@ namespace {
 
 TEST(FaultSpecTest, ParsesEveryFault) {
   auto s = parse_fault_spec("drop=0.1,dup=0.05,reorder=0.2,corrupt=0.01,mangle=0.02,trim=0.3,"
-                            "delay_us=5,drop_once=1,trim_once=1,seed=42");
+                            "delay_us=5,ack_delay_us=7,drop_once=1,trim_once=1,seed=42");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_DOUBLE_EQ(s->drop, 0.1);
   EXPECT_DOUBLE_EQ(s->dup, 0.05);
@@ -18,6 +18,7 @@ TEST(FaultSpecTest, ParsesEveryFault) {
   EXPECT_DOUBLE_EQ(s->mangle, 0.02);
   EXPECT_DOUBLE_EQ(s->trim, 0.3);
   EXPECT_DOUBLE_EQ(s->delay_us, 5);
+  EXPECT_DOUBLE_EQ(s->ack_delay_us, 7);
   EXPECT_TRUE(s->drop_once);
   EXPECT_TRUE(s->trim_once);
   EXPECT_EQ(s->seed, 42u);
@@ -31,7 +32,7 @@ TEST(FaultSpecTest, EmptyIsNoFaults) {
 }
 
 TEST(FaultSpecTest, RejectsBadInputWithTheReason) {
-  for (const char* bad : {"drop=1.5", "drop=-1", "drop=x", "explode=0.1", "drop"}) {
+  for (const char* bad : {"drop=1.5", "drop=-1", "drop=x", "explode=0.1", "drop", "ack_delay_us=-3"}) {
     auto s = parse_fault_spec(bad);
     EXPECT_FALSE(s.ok()) << bad;
     EXPECT_NE(s.status().message().find("--faults"), std::string::npos) << s.status();

@@ -70,5 +70,19 @@ TEST(RttEstimatorTest, RecoversWhenThePeerSpeedsUp) {
   EXPECT_EQ(e.rto(kPeer), 50u);
 }
 
+// Many messages to one peer timing out together back it off once, not once
+// each (TCP's one timer per connection); the next period backs off again.
+TEST(RttEstimatorTest, TimeoutsTogetherBackOffOncePerTimeoutPeriod) {
+  RttEstimator e(100, 1'000'000);
+  for (int i = 0; i < 32; ++i) e.timed_out_at(kPeer, 1000);  // 32 messages, one moment
+  EXPECT_EQ(e.rto(kPeer), 200u);
+  e.timed_out_at(kPeer, 1050);  // within the period that just ended: no more
+  EXPECT_EQ(e.rto(kPeer), 200u);
+  e.timed_out_at(kPeer, 1100);  // a whole (previous) timeout later
+  EXPECT_EQ(e.rto(kPeer), 400u);
+  e.sample(kPeer, 300);  // a packet sent once came back: the estimate, no backoff
+  EXPECT_EQ(e.rto(kPeer), 300u + 4 * 150u);
+}
+
 }  // namespace
 }  // namespace nanopu
