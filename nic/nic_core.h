@@ -118,6 +118,7 @@ class NicCore final : public TransportSink {
   void add_thread(ThreadFifos* fifos) {
     threads_.push_back(fifos);
     not_ready_.push_back(nullptr);
+    held_tx_.emplace_back();
     staged_.reserve(threads_.size());  // push_to never allocates
   }
   void add_worker(CoreSignals* signals) { workers_.push_back(signals); }
@@ -187,6 +188,9 @@ class NicCore final : public TransportSink {
   // Up to `room` messages of thread ti's TX FIFO into msgs; in a
   // simulation only those its core has finished by now.
   unsigned take_tx(size_t ti, rte_mbuf** msgs, unsigned room);
+  unsigned take_tx_when_ready(size_t ti, rte_mbuf** msgs, unsigned room);  // a simulation's
+  // An inline TX entry's message (inline_msg.h) framed into m; returns m.
+  rte_mbuf* frame_inline(rte_mbuf* entry, rte_mbuf* m);
   void tick_transports();      // timers and pacing (held while the link is down)
   void poll_link(bool was_holding);
   // The thread core selection picks for a message of e (nullptr: hold it;
@@ -194,6 +198,8 @@ class NicCore final : public TransportSink {
   [[nodiscard]] ThreadFifos* choose(ContextEntry* e, uint64_t hash, bool* no_thread) const;
   // Stages msg for t (pushed at the poll's end, push_all_staged).
   bool push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e);
+  // The staged small messages of t into its inline slots (inline_msg.h).
+  void stage_inline(ThreadFifos* t, ThreadFifos::NicSide& s);
   void push_staged(ThreadFifos* t);
   void push_all_staged();
   unsigned service_pending();
@@ -215,6 +221,7 @@ class NicCore final : public TransportSink {
   void wake_workers();
 
   NicParams params_;
+  rte_mempool* pool_ = nullptr;  // the port's: inline TX messages' buffers (take_tx)
   NicCounters counters_;
   NeighborTable neighbors_;
   Pipeline pipeline_;
@@ -247,6 +254,9 @@ class NicCore final : public TransportSink {
   // Per thread, in a simulation: the message taken from its TX FIFO whose
   // core finishes it later than now (MsgMeta::ready_tsc).
   std::vector<rte_mbuf*> not_ready_;
+  // Per thread: TX entries taken when no buffer was to be had for their
+  // inline messages (take_tx), sent first next poll.
+  std::vector<std::vector<rte_mbuf*>> held_tx_;
 };
 
 }  // namespace nanopu

@@ -2,6 +2,7 @@
 // messages copied between the mbufs and memory in one pass each way — the
 // DMA of a traditional NIC — instead of a call per word (the copies are
 // bulk_words.cc's). Every call is still a scheduler safe point.
+#include "lib/contract/inline_msg.h"
 #include "lib/contract/message.h"
 #include "nanopu/memory_message.h"
 #include "nanopu/stats.h"
@@ -16,7 +17,7 @@ ApiError Thread::receive_message(MemoryMessage* m) {
   if (rx_msg_ == nullptr && !next_rx_message()) return ApiError::kRxEmpty;  // a poll: not misuse
   m->header = AppHeader::from_word(rx_header_);
   m->rx_tsc = msg_start_tsc_;
-  m->sender_core_ns = static_cast<double>(msg_meta(rx_msg_)->core_time) / 16;
+  m->sender_core_ns = static_cast<double>(entry_core_time(rx_msg_)) / 16;
   // The words not yet read (all of them unless read() began the message).
   rx_header_pending_ = false;
   const uint32_t n = (rx_bytes_left_ + 7) / 8;

@@ -13,7 +13,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "lib/base/tsan_handoff.h"
 #include "lib/contract/clock.h"
+#include "lib/contract/inline_msg.h"
 #include "lib/contract/message.h"
 #include "nanopu/limits.h"
 #include "lib/contract/tx_message.h"
@@ -57,9 +59,9 @@ void Thread::app_code_ends() {
 
 Thread::~Thread() {
   unbind();
-  rte_pktmbuf_free(rx_msg_);
-  rte_pktmbuf_free(rx_next_);
-  rte_pktmbuf_free(tx_msg_);
+  free_rx_entry(rx_msg_);
+  free_rx_entry(rx_next_);
+  free_rx_entry(tx_msg_);
   delete counters_;
 }
 
@@ -119,7 +121,7 @@ void Thread::report_misuse(ApiError e, const char* what) {
 
 ApiError Thread::drop_incomplete_tx(const char* when) {
   if (tx_words_left_ == 0 || tx_discarding_) return ApiError::kOk;
-  rte_pktmbuf_free(tx_msg_);
+  free_rx_entry(tx_msg_);  // an inline slot is simply written again
   tx_msg_ = tx_seg_ = nullptr;
   tx_next_ = nullptr;
   tx_words_left_ = tx_seg_words_left_ = 0;
@@ -148,7 +150,7 @@ bool Thread::has_message() {
 
 uint64_t Thread::head_tsc() const {
   if (rx_msg_ != nullptr) return msg_start_tsc_;
-  return rx_next_ != nullptr ? msg_meta(rx_next_)->nic_tsc : UINT64_MAX;
+  return rx_next_ != nullptr ? entry_nic_tsc(rx_next_) : UINT64_MAX;
 }
 
 uint64_t Thread::rx_tsc() const {
@@ -158,7 +160,7 @@ uint64_t Thread::rx_tsc() const {
 
 double Thread::sender_core_ns() const {
   const rte_mbuf* m = rx_msg_ != nullptr ? rx_msg_ : rx_next_;
-  return m == nullptr ? 0 : static_cast<double>(msg_meta(const_cast<rte_mbuf*>(m))->core_time) / 16;
+  return m == nullptr ? 0 : static_cast<double>(entry_core_time(m)) / 16;
 }
 
 uint32_t Thread::queued() const {
@@ -229,13 +231,21 @@ bool Thread::next_rx_message() {
   // worker core in the rate benchmark (issue 37).
   rx_next_ = fifos_->rx.pop();
   if (rx_next_ != nullptr) {
-    rte_prefetch0(rx_next_);
-    rte_prefetch0(msg_meta(rx_next_));
+    rte_prefetch0(inline_of(rx_next_));  // an inline slot's first line, or the mbuf's
+    if (!is_inline(rx_next_)) rte_prefetch0(msg_meta(rx_next_));
   }
   rx_msg_ = m;
-  enter_rx_segment(m);
-  rx_header_ = msg_meta(m)->app_header;
-  msg_start_tsc_ = msg_meta(m)->nic_tsc;
+  if (is_inline(m)) {  // the register path (inline_msg.h): one segment, in the slot
+    const InlineMsg* slot = inline_of(m);
+    rx_seg_ = m;
+    rx_seg_off_ = 0;
+    rx_seg_data_ = slot->payload;
+    rx_seg_len_ = AppHeader::from_word(slot->app_header).len;
+  } else {
+    enter_rx_segment(m);
+  }
+  rx_header_ = entry_app_header(m);
+  msg_start_tsc_ = entry_nic_tsc(m);
   const AppHeader h = AppHeader::from_word(rx_header_);
   rx_bytes_left_ = h.len;
   rx_words_left_ = 1 + h.payload_words();
@@ -356,8 +366,10 @@ void Thread::msg_done() {
   counters_->rx_words_flushed += rx_words_left_;
   // The next message's first payload line (its mbuf line, prefetched when
   // this one began, says where the data is).
-  if (rx_next_ != nullptr) rte_prefetch0(rte_pktmbuf_mtod(rx_next_, const void*));
-  rte_pktmbuf_free(rx_msg_);
+  if (rx_next_ != nullptr)
+    rte_prefetch0(is_inline(rx_next_) ? static_cast<const void*>(inline_of(rx_next_)->payload + 40)
+                                      : rte_pktmbuf_mtod(rx_next_, const void*));
+  free_rx_entry(rx_msg_);
   rx_msg_ = rx_seg_ = nullptr;
   rx_words_left_ = rx_bytes_left_ = 0;
   // Return the JBSQ credit (nanoPU §3.2); we are the only writer. In a
@@ -417,9 +429,16 @@ ApiError Thread::write_word(uint64_t word) {
     if (--tx_words_left_ == 0) {
       // Counted time: the words written, before the message leaves.
       clock::charge_cycles(0.5 * clock::work_costs().word_cycles * tx_msg_words_);
-      if (msg_begin_tsc_ != 0) msg_meta(tx_msg_)->core_time = core_time_16ths();
-      if (clock::is_virtual()) [[unlikely]]
-        msg_meta(tx_msg_)->ready_tsc = clock::ticks();
+      const uint32_t core_time = msg_begin_tsc_ != 0 ? core_time_16ths() : 0;
+      const uint64_t ready = clock::is_virtual() ? clock::ticks() : 0;
+      if (is_inline(tx_msg_)) {
+        InlineTxMsg* slot = inline_tx_of(tx_msg_);
+        slot->core_time = core_time;
+        slot->ready_tsc = ready;
+      } else {
+        if (core_time != 0) msg_meta(tx_msg_)->core_time = core_time;
+        if (ready != 0) [[unlikely]] msg_meta(tx_msg_)->ready_tsc = ready;
+      }
       // Space was reserved when the header was written; we are the only producer.
       (void)tx_fifo_->push(tx_msg_);
       if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();
@@ -466,14 +485,28 @@ ApiError Thread::write_word(uint64_t word) {
       worker_->idle(slot_);
     }
   }
+  tx_words_left_ = h.payload_words();
+  tx_msg_words_ = 1 + h.payload_words();
+  if (fifos_->tx_inline != nullptr && h.len <= kInlineTxBytes) {
+    // The register path (inline_msg.h): the words go into a slot, the
+    // NIC core makes the packet; this core touches no mbuf.
+    InlineTxMsg& slot = fifos_->tx_inline[tx_slot_next_];
+    tx_slot_next_ = tx_slot_next_ + 1 == fifos_->tx_inline_slots ? 0 : tx_slot_next_ + 1;
+    NANOPU_TSAN_ACQUIRE(&slot);  // the NIC core read its last message (inline_msg.h)
+    slot.app_header = word;
+    slot.src_context = context_;
+    slot.tag = ++tx_tag_;
+    tx_msg_ = tx_seg_ = inline_entry(&slot);
+    tx_next_ = slot.payload;
+    tx_seg_words_left_ = tx_words_left_;
+    return ApiError::kOk;
+  }
   // One buffer per packet, framed in place by the NIC; all or nothing.
   tx_msg_ = alloc_tx_message(pool_, word, context_);
   if (tx_msg_ == nullptr) return discard(ApiError::kNoBuffers);
   tx_seg_ = tx_msg_;
   tx_next_ = tx_segment_payload(tx_seg_);
   tx_seg_words_left_ = tx_segment_words(tx_seg_);
-  tx_words_left_ = h.payload_words();
-  tx_msg_words_ = 1 + h.payload_words();
   msg_meta(tx_msg_)->tag = ++tx_tag_;
   return ApiError::kOk;
 }

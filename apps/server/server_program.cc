@@ -167,6 +167,8 @@ class ServerProgram final : public Program {
       rt.print_stats(stderr);
       app_->print_stats(stderr);
     }
+    // The server's CPUs are half of every client's tail (docs/running.md).
+    if (const HostNoise n = rt.host_noise(); n.measured) std::fputs(describe_host_noise(n, {}).c_str(), stderr);
     return 0;
   }
 

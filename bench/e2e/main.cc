@@ -27,6 +27,9 @@ ABSL_FLAG(uint32_t, runs, 3,
 ABSL_FLAG(uint32_t, peer_incarnation, 1,
           "Rate runs: the run the request peer announces; non-zero as every nanopu host (the server "
           "remembers its deliveries in a per-sender window), 0 as the nanoPU prototype (a hash map).");
+ABSL_FLAG(bool, rate_register_path, true,
+          "Rate runs: small messages in their FIFO entries (Config::register_path); false: every message "
+          "in an mbuf (e.g. perf record of one side alone, before and after).");
 ABSL_FLAG(bool, rate_nic_scaling, true,
           "Rate figure on net_null: also compare 2 NIC cores with 1, each NIC core sharing its "
           "lcore with a worker (2 CPUs against 1; each NIC core a queue and a peer of its own).");
@@ -99,6 +102,7 @@ int main_impl() {
     return 2;
   }
   o.peer_incarnation = static_cast<uint16_t>(absl::GetFlag(FLAGS_peer_incarnation));
+  o.register_path = absl::GetFlag(FLAGS_rate_register_path);
   o.rtt_samples = absl::GetFlag(FLAGS_rtt_samples);
   const uint32_t runs = absl::GetFlag(FLAGS_runs);
   const std::string figures = absl::GetFlag(FLAGS_figures);
@@ -122,12 +126,14 @@ int main_impl() {
       }
       const Pmd pmd = parse_pmd(name);
       // Alternate nanopu and reference runs so drifts of the machine hit both.
-      std::vector<double> np, raw, frames, np_one, np_two;
+      std::vector<double> np, raw, frames, np_one, np_two, np_mbuf;
       const std::string side = absl::GetFlag(FLAGS_side);
       const bool scaling =
           pmd == Pmd::kNull && absl::GetFlag(FLAGS_rate_nic_scaling) && side != "reference";
       for (uint32_t i = 0; i < runs && ok; ++i) {
-        ChildResult a, b, c, d;
+        ChildResult a, b, c, d, e;
+        RunOptions mbuf_path = o;
+        mbuf_path.register_path = false;
         ok = (side == "reference" ||
               run_median(
                   absl::StrCat("rate nanopu ", pmd_name(pmd)), 1, rate_timeout,
@@ -142,12 +148,16 @@ int main_impl() {
                    rate_timeout, [&] { return measure_rate(pmd, true, o, 0); }, &c) &&
                run_median(
                    absl::StrCat("rate nanopu ", pmd_name(pmd), ", 2 NIC cores sharing theirs"), 1,
-                   rate_timeout, [&] { return measure_rate(pmd, true, o, 2); }, &d)));
+                   rate_timeout, [&] { return measure_rate(pmd, true, o, 2); }, &d) &&
+               run_median(
+                   absl::StrCat("rate nanopu ", pmd_name(pmd), ", every message in an mbuf"), 1, rate_timeout,
+                   [&] { return measure_rate(pmd, true, mbuf_path); }, &e)));
         np.push_back(a.v[0]);
         raw.push_back(b.v[0]);
         frames.push_back(a.v[2]);
         np_one.push_back(c.v[0]);
         np_two.push_back(d.v[0]);
+        np_mbuf.push_back(e.v[0]);
       }
       if (!ok) break;
       if (side != "reference") {
@@ -179,6 +189,10 @@ int main_impl() {
               ">= 1.7x ref"};
         m.target_met = m.value >= 1.7 * m.ref_value;
         rows.push_back(m);
+        // Issue 55 item 1: small messages in their RX FIFO entries against
+        // every message in an mbuf, same run (Config::register_path).
+        rows.push_back({absl::StrCat("NIC-core msg rate, ", pmd_name(pmd), ", small messages inline"),
+                        2 * median(np) / 1e6, "Mpkt/s", "every message in an mbuf", 2 * median(np_mbuf) / 1e6, ""});
       }
     }
   }

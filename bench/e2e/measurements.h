@@ -24,6 +24,7 @@ struct RunOptions {
   uint32_t window = 128;       // requests in flight (rate runs)
   uint16_t peer_incarnation = 1;  // rate runs: 0 plays a prototype peer (PeerParams)
   uint64_t rtt_samples = 100000;
+  bool register_path = true;   // rate runs: small messages in their FIFO entries (Config::register_path)
   std::string memif_dir = "/tmp";  // where memif sockets go
 };
 

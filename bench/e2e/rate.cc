@@ -137,6 +137,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic
   IoForwarder fwd;
   if (nanopu) {
     Config sc = server_config(server_port, 1);
+    sc.register_path = o.register_path;
     if (dedicated) sc.lcores = {1, 2};  // NIC core on lcore 1, the worker on lcore 2
     if (shared_cores) {                 // each lcore a NIC core and a worker
       sc.lcores = nic_cores == 2 ? std::vector<unsigned>{1, 2} : std::vector<unsigned>{1};

@@ -95,6 +95,13 @@ struct Config {
   // Per-thread RX and TX FIFO depth, in messages (a thread also holds the
   // one it reads and the next, taken early).
   uint32_t fifo_messages = 256;
+  // Small messages in the register path (nanoPU §2.1: netRX and netTX are
+  // registers): a received message of up to 104 bytes reaches its thread
+  // inside its RX FIFO entry, and one of up to 96 bytes a thread sends
+  // leaves inside its TX FIFO entry, instead of in mbufs
+  // (lib/contract/inline_msg.h); one NIC core only. false: every message in
+  // an mbuf (the comparison of nanopu-bench-e2e).
+  bool register_path = true;
   uint32_t max_message_bytes = kMaxMessageBytes;  // 1..65535 (64 packets of 1024 B)
 
   // --- Threads and transport ---

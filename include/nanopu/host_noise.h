@@ -50,7 +50,7 @@ struct LoadShape {
 [[nodiscard]] double stalled_request_share(const HostNoise& n, const LoadShape& load);
 
 // Two lines for under a latency table: the profile, then which part of the
-// load's tail the host explains.
+// load's tail the host explains (the profile alone with no requests).
 [[nodiscard]] std::string describe_host_noise(const HostNoise& n, const LoadShape& load);
 // As a JSON object (its members in docs/running.md); request_share is
 // stalled_request_share(n, load).

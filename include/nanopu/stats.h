@@ -31,6 +31,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_handed_off)           /* passed to the NIC core owning their peer (--nic_lcores) */ \
   X(rx_drop_handoff_full)    /* dropped: that NIC core's inbox was full */               \
   X(rx_msgs_delivered)                                                                   \
+  X(rx_msgs_inline)          /* delivered inside their RX FIFO entry, no mbuf (register_path) */ \
   X(rx_dup_packets)          /* DATA already received (retransmission): re-ACKed, dropped */\
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
   X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
@@ -65,6 +66,8 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_nacks)                                                                            \
   X(rx_pulls)                                                                            \
   X(tx_msgs)                 /* messages gathered from thread TX FIFOs */               \
+  X(tx_msgs_inline)          /* of them written inside their TX FIFO entry, framed here (register_path) */ \
+  X(tx_inline_no_mbuf)       /* polls an inline TX message waited for a buffer of the NIC core's */ \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
   X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \
   X(tx_msgs_held_for_ids)    /* waited for its receiver's id window (an older message to it unacknowledged) */ \

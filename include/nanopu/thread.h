@@ -385,6 +385,7 @@ class Thread {
   uint32_t tx_seg_words_left_ = 0;
   uint32_t tx_words_left_ = 0;
   uint32_t tx_msg_words_ = 0;  // the open message's words, header included (counted time)
+  uint32_t tx_slot_next_ = 0;  // the next inline TX slot (lib/contract/inline_msg.h)
   bool tx_discarding_ = false;   // the header failed: swallow its payload words
   ApiError tx_discard_error_ = ApiError::kOk;  // why (what each swallowed word returns)
 };

@@ -29,8 +29,8 @@ std::string ms_or_us(uint64_t ns) {
 }
 
 // The tail the host explains: requests from the (1 - share) quantile up
-// can have waited through a stall; a tail value no longer than the longest
-// stall can be one stall alone.
+// can have waited through a stall; a tail value between the shortest stall
+// counted and the longest one seen can be one stall alone.
 std::string verdict(const HostNoise& n, const LoadShape& load) {
   const double share = stalled_request_share(n, load);
   if (n.stalls == 0)
@@ -48,9 +48,9 @@ std::string verdict(const HostNoise& n, const LoadShape& load) {
   } tail[] = {{"p99", load.p99_ns}, {"p99.9", load.p999_ns}, {"max", load.max_ns}};
   std::string within;
   for (const auto& t : tail)
-    if (t.ns != 0 && t.ns <= n.longest_ns + kStallMinNs)
+    if (t.ns >= kStallMinNs && t.ns <= n.longest_ns + kStallMinNs)
       within += absl::StrFormat("%s%s %s", within.empty() ? "" : ", ", t.name, ms_or_us(t.ns));
-  if (!within.empty()) out += absl::StrFormat("; %s no longer than the longest stall", within);
+  if (!within.empty()) out += absl::StrFormat("; %s: one stall alone can take that long", within);
   return out;
 }
 
@@ -76,7 +76,7 @@ std::string describe_host_noise(const HostNoise& n, const LoadShape& load) {
              static_cast<unsigned long long>(n.stalls), static_cast<int>(kStallMinNs / 1000),
              static_cast<unsigned long long>(n.over_50us), static_cast<unsigned long long>(n.over_1ms),
              ms_or_us(n.longest_ns), steal) +
-         "    -> " + verdict(n, load) + "\n";
+         (load.requests == 0 ? "" : "    -> " + verdict(n, load) + "\n");
 }
 
 std::string host_noise_json(const HostNoise& n, const LoadShape& load) {

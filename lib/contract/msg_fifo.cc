@@ -3,6 +3,7 @@
 #include <rte_errno.h>
 
 #include "absl/strings/str_cat.h"
+#include "lib/contract/inline_msg.h"
 
 namespace nanopu {
 
@@ -35,7 +36,7 @@ absl::StatusOr<MsgFifo> MsgFifo::create(const std::string& name, uint32_t capaci
 
 void MsgFifo::drain() {
   if (ring_ == nullptr) return;
-  while (rte_mbuf* m = pop()) rte_pktmbuf_free(m);
+  while (rte_mbuf* m = pop()) free_rx_entry(m);  // an inline slot is not a buffer
 }
 
 }  // namespace nanopu

@@ -1,6 +1,7 @@
 // One direction of a thread's message FIFO (the netRX/netTX queues of nanoPU
 // §2.1): one consumer, mbuf pointers; one producer, or several for a
 // thread's RX FIFO on a host with several NIC cores (docs/design.md §7).
+// A thread's RX entries may be inline slots (inline_msg.h), not mbufs.
 //
 // Built on rte_ring in SP/SC mode rather than a hand-written ring: its head
 // and tail already sit on separate cache lines and its burst paths are tuned;

@@ -8,9 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 
 #include "lib/contract/clock.h"
 #include "lib/contract/core_signals.h"
+#include "lib/contract/inline_msg.h"
 #include "lib/contract/msg_fifo.h"
 #include "lib/contract/nic_cores.h"
 #include "lib/contract/notice_fifo.h"
@@ -33,6 +35,13 @@ struct ThreadFifos {
     // holds as if each had been pushed at once.
     uint32_t staged_n = 0;
     rte_mbuf* staged[kStagedMax];
+    // Inline slots (inline_msg.h; NIC core 0 of a one-NIC-core host only):
+    // messages pushed into rx so far, the next slot to try, and for each
+    // slot the count of pushed messages once its holder was pushed (the
+    // slot is free when `done` has reached it).
+    uint64_t pushed = 0;
+    uint32_t next_slot = 0;
+    std::unique_ptr<uint64_t[]> slot_owner;
 
     void count_delivered(int64_t n) {  // the owning NIC core only: no read-modify-write needed
       delivered.store(delivered.load(std::memory_order_relaxed) + static_cast<uint64_t>(n),
@@ -41,6 +50,11 @@ struct ThreadFifos {
   };
 
   MsgFifo rx;  // NIC cores → thread: complete messages (several producers when nic_cores > 1)
+  // Small messages' slots each way (inline_msg.h); empty: every message in an mbuf.
+  std::unique_ptr<InlineMsg[]> rx_inline;
+  uint32_t rx_inline_slots = 0;
+  std::unique_ptr<InlineTxMsg[]> tx_inline;
+  uint32_t tx_inline_slots = 0;
   // Thread → NIC core k: complete messages to the peers k owns
   // (nic_core_for_peer); only tx[0] exists on a host with one NIC core.
   MsgFifo tx[kMaxNicCores];

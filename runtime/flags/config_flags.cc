@@ -83,6 +83,10 @@ ABSL_FLAG(std::string, gateway_mac, "ff:ff:ff:ff:ff:ff",
 ABSL_FLAG(uint32_t, mbufs, 16383, "Packet buffers in the port's mempool.");
 ABSL_FLAG(uint32_t, fifo_messages, 256,
           "Depth of each thread's RX and TX FIFO, in messages.");
+ABSL_FLAG(bool, register_path, true,
+          "Small messages in the register path: one received of up to 104 bytes reaches its thread inside "
+          "its RX FIFO entry, one sent of up to 96 bytes leaves inside its TX FIFO entry, no mbuf touched by "
+          "the worker (one NIC core); false: every message in an mbuf.");
 ABSL_FLAG(uint32_t, max_message_bytes, 65535,
           "Largest message a thread may send, in bytes (1..65535; 1024-byte packets).");
 ABSL_FLAG(uint32_t, outbound_slots, 256, "NDP: messages this host may have in flight.");
@@ -270,6 +274,7 @@ absl::Status read_host_flags(Config& c) {
 absl::Status read_transport_flags(Config& c) {
   c.mbufs = absl::GetFlag(FLAGS_mbufs);
   c.fifo_messages = absl::GetFlag(FLAGS_fifo_messages);
+  c.register_path = absl::GetFlag(FLAGS_register_path);
   c.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   c.max_threads_per_core = absl::GetFlag(FLAGS_max_threads_per_core);
   const uint32_t rtt = absl::GetFlag(FLAGS_rtt_packets);

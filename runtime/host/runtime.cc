@@ -168,6 +168,17 @@ absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32
       MsgFifo::create(absl::StrCat("np", instance_, "rx", id), config_.fifo_messages, nic_cores);
   if (!rx.ok()) return rx.status();
   fifos->rx = std::move(*rx);
+  if (config_.register_path && nic_cores == 1) {
+    // One slot per message the FIFO holds, the two the thread holds (the
+    // one it reads, the next), and a burst's worth of spare.
+    fifos->rx_inline_slots = config_.fifo_messages + 2 + ThreadFifos::kStagedMax;
+    fifos->rx_inline = std::make_unique<InlineMsg[]>(fifos->rx_inline_slots);
+    fifos->nic[0].slot_owner = std::make_unique<uint64_t[]>(fifos->rx_inline_slots);
+    // The FIFO's messages, a burst the NIC core has taken and is framing,
+    // and the one it may hold back (a simulation's not-ready message).
+    fifos->tx_inline_slots = config_.fifo_messages + ThreadFifos::kStagedMax + 4;
+    fifos->tx_inline = std::make_unique<InlineTxMsg[]>(fifos->tx_inline_slots);
+  }
   for (uint32_t k = 0; k < nic_cores; ++k) {
     absl::StatusOr<MsgFifo> tx =
         MsgFifo::create(k == 0 ? absl::StrCat("np", instance_, "tx", id)
