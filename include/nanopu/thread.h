@@ -141,9 +141,11 @@ class Thread {
   void msg_done();
 
   // netTX: the first word of a message is its AppHeader (destination, len);
-  // writing it reserves a buffer for the whole message or fails cleanly
-  // (kNoBuffers, kBadLength: the rest of that message's words are then
-  // discarded). The message leaves when its last word is written.
+  // writing it reserves a buffer for the whole message — for one of up to
+  // 96 bytes, a slot its TX FIFO entry points to (Config::register_path) —
+  // or fails cleanly (kNoBuffers, kBadLength: the rest of that message's
+  // words are then discarded). The message leaves when its last word is
+  // written.
   ApiError write(uint64_t word) {
     // Inline fast path: a word of the run the last out-of-line write
     // granted (payload words that neither open a packet nor end the
