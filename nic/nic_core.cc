@@ -139,7 +139,10 @@ unsigned NicCore::poll() {
 unsigned NicCore::poll_receive() {
   ++counters_.nic_polls;
   now_ = clock::ticks();
-  stall_probe_.turn(now_);
+  // The packets the last poll took and sent are its own work, not a stall.
+  const uint64_t packets = counters_.rx_packets + counters_.tx_data_packets + counters_.tx_control_packets;
+  stall_probe_.turn(now_, stall_probe_.work_allowance(packets - packets_at_turn_));
+  packets_at_turn_ = packets;
   tx_.begin_poll();
   unsigned work = receive();
   if (!pending_.empty()) work += service_pending();

@@ -242,6 +242,7 @@ class NicCore final : public TransportSink {
   WorkerWatch watch_;
   IdleSleep idle_;
   StallProbe stall_probe_;
+  uint64_t packets_at_turn_ = 0;  // packets in and out at the probe's last turn
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;
   std::vector<ContextEntry*> pending_;     // contexts with messages in their global queue

@@ -36,6 +36,10 @@ std::string verdict(const HostNoise& n, const LoadShape& load) {
   if (n.stalls == 0)
     return absl::StrFormat("the host was quiet (no gap >= %d us): the tail is nanopu's and the network's",
                            static_cast<int>(kStallMinNs / 1000));
+  if (share >= 0.5)
+    return absl::StrFormat("most requests (up to %.1f %%) met a stall: these latencies are the host's as much as "
+                           "nanopu's; measure on a quiet machine",
+                           100.0 * share);
   const double q = 100.0 * (1.0 - share);
   const std::string from = q >= 99.95 ? "only above p99.9"
                            : q >= 99.9 ? absl::StrFormat("p%.2f and above", std::floor(q * 100) / 100)

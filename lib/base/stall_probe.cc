@@ -10,6 +10,7 @@ void StallProbe::arm(uint64_t ticks_per_s) {
   min_ticks_ = std::max<uint64_t>(1, ticks(kStallMinNs));
   ticks_50us_ = ticks(50'000);
   ticks_1ms_ = ticks(1'000'000);
+  unit_ticks_ = ticks(2'000);
 }
 
 void StallProbe::record(uint64_t gap_ticks) {

@@ -32,6 +32,19 @@ TEST(StallProbeTest, GapsAreStallsButWaitsBeforeTheFirstTurnAndResumedGapsAreNot
   EXPECT_NEAR(n.watched_s, (100'000 + 30'000 + 2'000'000 + 100) * 1e-9, 1e-12);
 }
 
+// A turn after work (a poll of a full burst) may take that long: only what
+// the work's allowance does not explain is a stall.
+TEST(StallProbeTest, TheLoopsOwnWorkIsNotAStall) {
+  StallProbe p;
+  p.arm(kHz);
+  p.turn(1'000);
+  p.turn(1'000 + 40'000, p.work_allowance(32));  // 40 us after 32 packets: within 64 us
+  EXPECT_EQ(p.profile().stalls, 0u);
+  p.turn(1'000 + 40'000 + 100'000, p.work_allowance(10));  // 100 us after 10 packets: 80 us unexplained
+  EXPECT_EQ(p.profile().stalls, 1u);
+  EXPECT_EQ(p.profile().longest_ns, 80'000u);
+}
+
 TEST(StallProbeTest, AnUnarmedProbeMeasuresNothing) {
   StallProbe p;
   p.turn(1);
