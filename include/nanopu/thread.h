@@ -302,6 +302,17 @@ class Thread {
     return w;
   }
   static constexpr uint32_t kFastWordsPerSafePoint = 64;
+  // Virtual time: a thread that spends core time without an event to wait
+  // for (declared work, a spin for room in its TX FIFO) charges it a slice
+  // at a time and gives the loop the core between slices, so that the clock
+  // moves. A slice runs to the core's next decision of its own
+  // (Worker::slice_cycles: the t0 deadline, a TIS tick, another thread's
+  // wake) and is cut short when the NIC core does anything meanwhile
+  // (Worker::yield_for_time), so an arrival still preempts it at once, as
+  // the hardware's scheduler would (nanoPU OSDI'21 §3.3). A slice is never
+  // shorter than this (31 ns at 3.2 GHz): work shorter than it is charged
+  // whole, without giving the core back.
+  static constexpr double kSliceCycles = 100;
 
   // Marks nanopu code on this thread's stack (async preemption must not
   // switch inside it).
