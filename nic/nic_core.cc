@@ -42,9 +42,9 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
 
 NicCore::~NicCore() {
   for (uint16_t i = 0; i < stash_n_; ++i) rte_pktmbuf_free(stash_[i]);
-  for (rte_mbuf* m : not_ready_) free_rx_entry(m);  // an inline slot is the thread's
+  for (rte_mbuf* m : not_ready_) free_fifo_entry(m);  // an inline slot is the thread's
   for (const auto& held : held_tx_)
-    for (rte_mbuf* m : held) free_rx_entry(m);
+    for (rte_mbuf* m : held) free_fifo_entry(m);
 }
 
 unsigned NicCore::poll() {

@@ -47,9 +47,9 @@ void Thread::app_code_ends() {
 
 Thread::~Thread() {
   unbind();
-  free_rx_entry(rx_msg_);
-  free_rx_entry(rx_next_);
-  free_rx_entry(tx_msg_);
+  free_fifo_entry(rx_msg_);
+  free_fifo_entry(rx_next_);
+  free_fifo_entry(tx_msg_);
   delete counters_;
 }
 
@@ -347,7 +347,7 @@ void Thread::msg_done() {
   if (rx_next_ != nullptr)
     rte_prefetch0(is_inline(rx_next_) ? static_cast<const void*>(inline_of(rx_next_)->payload + 40)
                                       : rte_pktmbuf_mtod(rx_next_, const void*));
-  free_rx_entry(rx_msg_);
+  free_fifo_entry(rx_msg_);
   rx_msg_ = rx_seg_ = nullptr;
   rx_words_left_ = rx_bytes_left_ = 0;
   // Return the JBSQ credit (nanoPU §3.2); we are the only writer. In a

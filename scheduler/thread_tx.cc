@@ -22,7 +22,7 @@ namespace nanopu {
 
 ApiError Thread::drop_incomplete_tx(const char* when) {
   if (tx_words_left_ == 0 || tx_discarding_) return ApiError::kOk;
-  free_rx_entry(tx_msg_);  // an inline slot is simply written again
+  free_fifo_entry(tx_msg_);  // an inline slot is simply written again
   tx_msg_ = tx_seg_ = nullptr;
   tx_next_ = nullptr;
   tx_words_left_ = tx_seg_words_left_ = 0;

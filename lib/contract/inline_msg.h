@@ -83,8 +83,8 @@ template <typename Slot>
   return is_inline(e) ? inline_of(e)->core_time : msg_meta(const_cast<rte_mbuf*>(e))->core_time;
 }
 
-// Frees an entry's mbuf; an inline slot is reused by its ring's writer.
-inline void free_rx_entry(rte_mbuf* entry) {
+// Frees an RX or TX FIFO entry's mbuf; an inline slot is reused by its ring's writer.
+inline void free_fifo_entry(rte_mbuf* entry) {
   if (entry != nullptr && !is_inline(entry)) rte_pktmbuf_free(entry);
 }
 

@@ -36,7 +36,7 @@ absl::StatusOr<MsgFifo> MsgFifo::create(const std::string& name, uint32_t capaci
 
 void MsgFifo::drain() {
   if (ring_ == nullptr) return;
-  while (rte_mbuf* m = pop()) free_rx_entry(m);  // an inline slot is not a buffer
+  while (rte_mbuf* m = pop()) free_fifo_entry(m);  // an inline slot is not a buffer
 }
 
 }  // namespace nanopu

@@ -89,14 +89,14 @@ double median_echo_ns(rte_mempool* pool, uint32_t bytes, int rounds, uint32_t in
     (void)worker.run_once();
     while (rte_mbuf* m = f.tx[0].pop()) {
       ns.push_back(static_cast<double>(is_inline(m) ? inline_tx_of(m)->core_time : msg_meta(m)->core_time) / 16);
-      free_rx_entry(m);
+      free_fifo_entry(m);
     }
   }
   stop.store(true);
   (void)worker.run_once();  // the thread's wait() returns false: it ends
   sched::Worker::detach_os_thread();  // this OS thread runs no worker of ours any more
-  while (rte_mbuf* m = f.rx.pop()) free_rx_entry(m);
-  while (rte_mbuf* m = f.tx[0].pop()) free_rx_entry(m);
+  while (rte_mbuf* m = f.rx.pop()) free_fifo_entry(m);
+  while (rte_mbuf* m = f.tx[0].pop()) free_fifo_entry(m);
   if (ns.empty()) return 0;
   std::nth_element(ns.begin(), ns.begin() + static_cast<long>(ns.size() / 2), ns.end());
   return ns[ns.size() / 2];

@@ -30,26 +30,33 @@ int worker_main(void* arg) {
   sched::unblock_preempt_signal();
   l->worker->run_once();  // threads bind their contexts in their first instructions
   l->started.store(true, std::memory_order_release);
-  // The idle turns are watched for the host's stalls; a turn that ran a
-  // thread (the application's own time) or slept is not.
+  // The idle turns are watched for the host's stalls; the gap after a turn
+  // that ran a thread (the application's own time) or slept is not, and a
+  // busy turn reads no clock for it.
   StallProbe unwatched;
   StallProbe& probe = l->probe != nullptr ? *l->probe : unwatched;
+  bool watching = false;  // the last turn was an idle one
   uint64_t idle_since = 0;
   while (!l->stop->load(std::memory_order_relaxed)) {
     if (l->worker->run_once()) {
       idle_since = 0;
-      probe.resume(clock::ticks());
-    } else if (const uint64_t now = clock::ticks(); l->idle_spin_tsc == 0) {
-      probe.turn(now);
-      rte_pause();
-    } else if (probe.turn(now); idle_since == 0) {
-      idle_since = now;
-    } else if (now - idle_since >= l->idle_spin_tsc) {
-      l->worker->sleep_until_work(kWorkerSleepUs);
-      idle_since = 0;
-      probe.resume(clock::ticks());
+      watching = false;
     } else {
-      rte_pause();
+      const uint64_t now = clock::ticks();
+      if (watching) probe.turn(now);
+      else probe.resume(now);
+      watching = true;
+      if (l->idle_spin_tsc == 0) {
+        rte_pause();
+      } else if (idle_since == 0) {
+        idle_since = now;
+      } else if (now - idle_since >= l->idle_spin_tsc) {
+        l->worker->sleep_until_work(kWorkerSleepUs);
+        idle_since = 0;
+        watching = false;
+      } else {
+        rte_pause();
+      }
     }
     if (l->worker->all_finished()) break;
   }
