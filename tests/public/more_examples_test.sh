@@ -101,6 +101,10 @@ client kv-open 0 "$kv" kv-client --lcores=0 --vdev="net_memif0,role=client,socke
   --server_context=2 --context=3 --drain_timeout=5
 stop_last
 grep -q "kv.gets" "$work/kv-memif.log" || die "kv-server printed no counters"
+# An author's client built on the public load engine reports the host's
+# noise beside its tail, as nanopu-loadgen does (nanopu/host_noise.h).
+grep -q "host noise (measured: " "$work/kv-closed.out" || { cat "$work/kv-closed.out"; die "kv-client: no host-noise line"; }
+grep -q '"host_noise":{"kind":"measured"' "$work/kv-closed.json" || die "kv-client: no host_noise in its JSON"
 
 echo "== kv over io_uring (the make build, if made): closed loop"
 port=$((20000 + RANDOM % 20000))
