@@ -28,6 +28,7 @@ rte_mbuf* NicCore::frame_inline(rte_mbuf* entry, rte_mbuf* m) {
   meta->app_header = slot.app_header;
   meta->src_context = slot.src_context;
   meta->core_time = slot.core_time;
+  meta->run = slot.run;
   meta->tag = slot.tag;
   meta->ready_tsc = slot.ready_tsc;
   NANOPU_TSAN_RELEASE(const_cast<InlineTxMsg*>(&slot));  // read: the thread may write it again (its ring's order, unseen by TSan)
@@ -114,6 +115,7 @@ void NicCore::stage_inline(ThreadFifos* t, ThreadFifos::NicSide& s) {
     slot.app_header = meta.app_header;
     slot.nic_tsc = meta.nic_tsc;
     slot.core_time = meta.core_time;
+    slot.run = meta.run;
     std::memcpy(slot.payload, rte_pktmbuf_mtod(m, const void*), m->pkt_len);
     rte_pktmbuf_free(m);  // into this core's own mempool cache
     s.staged[i] = inline_entry(&slot);

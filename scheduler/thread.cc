@@ -225,6 +225,7 @@ bool Thread::next_rx_message() {
   rx_header_ = entry_app_header(m);
   msg_start_tsc_ = entry_nic_tsc(m);
   const AppHeader h = AppHeader::from_word(rx_header_);
+  source_runs_[source_slot(h.ip, h.context)] = {h.ip, h.context, entry_run(m)};
   rx_bytes_left_ = h.len;
   rx_words_left_ = 1 + h.payload_words();
   rx_header_pending_ = true;

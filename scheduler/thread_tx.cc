@@ -140,6 +140,7 @@ ApiError Thread::write_word(uint64_t word) {
     NANOPU_TSAN_ACQUIRE(&slot);  // the NIC core read its last message (inline_msg.h)
     slot.app_header = word;
     slot.src_context = context_;
+    slot.run = take_run_of(h.ip, h.context);
     slot.tag = ++tx_tag_;
     tx_msg_ = tx_seg_ = inline_entry(&slot);
     tx_next_ = slot.payload;
@@ -153,6 +154,7 @@ ApiError Thread::write_word(uint64_t word) {
   tx_next_ = tx_segment_payload(tx_seg_);
   tx_seg_words_left_ = tx_segment_words(tx_seg_);
   msg_meta(tx_msg_)->tag = ++tx_tag_;
+  msg_meta(tx_msg_)->run = take_run_of(h.ip, h.context);
   return ApiError::kOk;
 }
 

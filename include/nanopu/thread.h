@@ -8,12 +8,14 @@
 // no locks (thread safety by construction, §2.1.1).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "nanopu/app_header.h"
@@ -389,6 +391,29 @@ class Thread {
   uint32_t rx_words_left_ = 0;   // words not yet read, header included
   uint64_t rx_header_ = 0;
   bool rx_header_pending_ = false;
+  // The run (sender incarnation, docs/wire.md) of the last message taken
+  // from each (ip, context), direct-mapped, until a message is written
+  // back: that one — the reply — names the run it answers, so a reply to a
+  // process that has since restarted on the same address is refused by its
+  // successor rather than taken for the answer to the successor's own
+  // request. Used once: a later message to the same peer is a new request,
+  // for whichever run the NIC knows now (a run that refused us is not named
+  // again). A collision forgets (0: the NIC's run, as for a request).
+  struct SourceRun {
+    uint32_t ip = 0;
+    uint16_t context = 0;
+    uint16_t run = 0;
+  };
+  static constexpr uint32_t kSourceRuns = 16;
+  std::array<SourceRun, kSourceRuns> source_runs_{};
+  [[nodiscard]] static uint32_t source_slot(uint32_t ip, uint16_t context) {
+    return ((ip ^ (uint32_t{context} << 16)) * 0x9e3779b1u) >> 28;
+  }
+  [[nodiscard]] uint16_t take_run_of(uint32_t ip, uint16_t context) {
+    SourceRun& e = source_runs_[source_slot(ip, context)];
+    if (e.ip != ip || e.context != context) return 0;
+    return std::exchange(e.run, uint16_t{0});
+  }
 
   // TX: the message being written.
   rte_mbuf* tx_msg_ = nullptr;

@@ -26,7 +26,8 @@ struct alignas(64) InlineMsg {
   uint64_t app_header = 0;  // as MsgMeta::app_header
   uint64_t nic_tsc = 0;     // as MsgMeta::nic_tsc
   uint32_t core_time = 0;   // as MsgMeta::core_time
-  uint32_t unused = 0;
+  uint16_t run = 0;         // as MsgMeta::run
+  uint16_t unused = 0;
   uint8_t payload[104];     // the message's bytes as the wire had them (a short last word's tail unread)
 };
 static_assert(sizeof(InlineMsg) == 128);
@@ -46,7 +47,7 @@ struct alignas(64) InlineTxMsg {
   uint64_t ready_tsc = 0;
   uint32_t core_time = 0;
   uint16_t src_context = 0;
-  uint16_t unused = 0;
+  uint16_t run = 0;
   uint8_t payload[96];      // in wire order
 };
 static_assert(sizeof(InlineTxMsg) == 128);
@@ -78,6 +79,9 @@ template <typename Slot>
 }
 [[nodiscard]] inline uint64_t entry_nic_tsc(const rte_mbuf* e) {
   return is_inline(e) ? inline_of(e)->nic_tsc : msg_meta(const_cast<rte_mbuf*>(e))->nic_tsc;
+}
+[[nodiscard]] inline uint16_t entry_run(const rte_mbuf* e) {
+  return is_inline(e) ? inline_of(e)->run : msg_meta(const_cast<rte_mbuf*>(e))->run;
 }
 [[nodiscard]] inline uint32_t entry_core_time(const rte_mbuf* e) {
   return is_inline(e) ? inline_of(e)->core_time : msg_meta(const_cast<rte_mbuf*>(e))->core_time;

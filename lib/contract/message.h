@@ -18,6 +18,14 @@ struct MsgMeta {
   uint64_t nic_tsc = 0;     // TSC when the NIC core took it (RX arrival / TX gather)
   uint16_t src_context = 0; // TX: context of the sending thread
   uint16_t sender = 0;      // TX: the NIC's index of the sending thread (give-up reports)
+  // The peer's run (sender incarnation, docs/wire.md). RX: the sender's.
+  // TX: the destination's run this message answers — the run of the
+  // message its thread last took from that (ip, context), for the first
+  // message written back to it (Thread::take_run_of) — so that a reply
+  // to a process that has since restarted is refused by its successor, not
+  // taken for the answer to the successor's own request; 0: the run the
+  // NIC last heard from that peer (nic/transport/common/peer_runs.h).
+  uint16_t run = 0;
   // 1/16 ns. TX: the sending thread's on-core time for the message it was
   // serving (Thread::sender_core_ns); RX: the sender's, from the header's
   // core_time (docs/wire.md). 0: unknown.

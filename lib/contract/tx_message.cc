@@ -23,6 +23,7 @@ rte_mbuf* alloc_tx_message(rte_mempool* pool, uint64_t app_header, uint16_t src_
   meta->app_header = app_header;
   meta->src_context = src_context;
   meta->core_time = 0;
+  meta->run = 0;  // (a pool's buffers keep their private area from their last use)
   return segs[0];
 }
 

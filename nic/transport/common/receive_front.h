@@ -68,6 +68,7 @@ class ReceiveFront {
     meta->app_header = AppHeader{id.src_ip, id.src_context, id.msg_len}.word();
     meta->nic_tsc = now;
     meta->core_time = core_time;
+    meta->run = static_cast<uint16_t>(id.epoch >> 8);
     delivered_.remember(id, now);
     (void)sink.deliver(head, dst);
   }

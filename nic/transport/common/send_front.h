@@ -73,7 +73,9 @@ inline uint32_t take_held(PacketizationBuffer& buffer, rte_mbuf* msg, uint16_t i
   }
   // The run is fixed now, held or not: a receiver that restarts while the
   // message waits must refuse it, not take it for its own (peer_runs.h).
-  const uint16_t run = peers != nullptr ? peers->lookup(a.ip) : 0;
+  // A reply names the run its thread took the request from (MsgMeta::run):
+  // the NIC may meanwhile have heard the peer's successor.
+  const uint16_t run = meta->run != 0 ? meta->run : peers != nullptr ? peers->lookup(a.ip) : 0;
   uint16_t id = 0;
   if (!ids.try_take(a.ip, &id)) {
     ids.hold(msg, a.ip, run);
