@@ -158,6 +158,12 @@ ApiError Thread::write_word(uint64_t word) {
   return ApiError::kOk;
 }
 
+bool Thread::tx_ready() const {
+  for (uint32_t k = 0; k < fifos_->nic_cores; ++k)
+    if (fifos_->tx[k].free_count() == 0) return false;
+  return true;
+}
+
 ApiError Thread::write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes) {
   RuntimeScope scope(this);
   const ApiError dropped = drop_incomplete_tx("a new header with a message half-written: that one dropped");

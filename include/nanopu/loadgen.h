@@ -220,6 +220,7 @@ class Load {
   double next_arrival_ = 0;
   bool blocked_ = false;  // the last send_due() could not send all that was due
   bool capped_ = false;   // open loop: arrivals due wait for one of max_in_flight to complete
+  bool tx_full_ = false;  // the thread's TX FIFO had no entry free (Thread::tx_ready): read, then send
   double reply_core_ns_ = 0;
   uint32_t reply_bytes_ = 0;
   uint64_t start_ = 0;

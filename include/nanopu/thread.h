@@ -160,6 +160,14 @@ class Thread {
     }
     return write_slow(word);
   }
+  // Whether a header written now is taken at once: the TX FIFO of every
+  // NIC core has an entry free. Writing a header with none waits (the core
+  // stalls on netTX, as the hardware's would) until the NIC core makes
+  // room — which it may not, while the peer refuses what it sends because
+  // this thread has not read its replies. A thread that sends faster than
+  // it is answered (an open-loop load generator) asks first and reads
+  // meanwhile.
+  [[nodiscard]] bool tx_ready() const;
   // Words still owed to the message being written (0: none open).
   [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_ - tx_run_used(); }
   // A header checked where it is made: reserves the message as

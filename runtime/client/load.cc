@@ -58,11 +58,19 @@ void Load::wait_until(uint64_t until) {
 }
 
 bool Load::send_due(uint64_t t) {
-  blocked_ = capped_ = false;
+  blocked_ = capped_ = tx_full_ = false;
   if (opts_.rate > 0) {
     while (static_cast<double>(t) >= next_arrival_ && more(t)) {
       if (opts_.max_in_flight != 0 && in_flight() >= opts_.max_in_flight) {
         capped_ = true;  // sent when one completes
+        break;
+      }
+      // No TX entry free: read replies first rather than stall in write()
+      // (past the server's capacity, the replies this thread does not read
+      // fill its context's buffers, the server's resends of them fill its
+      // slots, and nothing moves: docs/status.md, "Overload").
+      if (!t_.tx_ready()) {
+        tx_full_ = true;
         break;
       }
       if (!send_next(static_cast<uint64_t>(next_arrival_))) {
@@ -75,6 +83,10 @@ bool Load::send_due(uint64_t t) {
     if (!capped_) return more(t);
   } else {
     while (in_flight() < opts_.outstanding && more(t)) {
+      if (!t_.tx_ready()) {
+        tx_full_ = true;
+        break;
+      }
       if (!send_next(now())) {
         blocked_ = true;
         break;
@@ -136,8 +148,11 @@ void Load::run() {
     // yield first. Yielding cost a fiber switch and a whole NIC loop before
     // the next request (issue 37 item 1: the load generator's fiber is
     // resumed only when it has something to do, and does it then).
-    const bool send_now = opts_.rate == 0 && !blocked_ && in_flight() < opts_.outstanding;
-    if (!send_now) wait_until(std::min(until, next_timer_ns()));
+    const bool send_now = opts_.rate == 0 && !blocked_ && !tx_full_ && in_flight() < opts_.outstanding;
+    if (tx_full_)
+      t_.idle();  // the NIC core makes room (on a shared core it runs now); then read and send again
+    else if (!send_now)
+      wait_until(std::min(until, next_timer_ns()));
     t = now();
     if (opts_.progress) {
       const double el = static_cast<double>(t - start_) / hz_;
