@@ -36,6 +36,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
   X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
   X(rx_nack_context_full)    /* the context's buffer share is used up: NACKed */         \
+  X(tx_pulls_after_refusal)  /* a refused message asked for again once there was room */ \
   X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
   X(rx_reassembly_superseded) /* partial message of a sender that has since restarted */ \

@@ -82,6 +82,20 @@ class ReceiveFront {
   [[nodiscard]] int find(uint32_t src_ip, uint16_t buf_ptr, uint16_t tx_msg_id) const {
     return buffer_.find(ReassemblyBuffer::key_of(src_ip, buf_ptr, tx_msg_id));
   }
+  // Whether a new message of npkts packets to dst would be admitted now,
+  // with room kept for `pending_msgs` more of `pending_packets` packets
+  // already asked for (nic/transport/ndp/refused_pulls.h).
+  [[nodiscard]] bool admits(const ContextEntry* dst, uint32_t npkts, uint32_t pending_msgs,
+                            uint32_t pending_packets) const {
+    ContextUsage use;
+    use.slots = dst->reassembling;
+    use.packets = dst->packets + pending_packets;
+    use.queued = dst->held.count() + pending_msgs;
+    use.queue_capacity = dst->held.capacity();
+    use.priority = dst->priority(p_.workers);
+    return partition_.admit(use, npkts, buffer_.used_slots()) == Admission::kAdmit &&
+           (npkts == 1 || buffer_.used_slots() < buffer_.capacity());
+  }
   [[nodiscard]] uint32_t capacity() const { return buffer_.capacity(); }
   [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }
   [[nodiscard]] const TransportParams& params() const { return p_; }

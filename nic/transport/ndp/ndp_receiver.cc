@@ -91,6 +91,8 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
   const wire::NdpHeader& n = h.ndp;
   const ArrivalResult r =
       front_.accept(pkt, h.src_ip, n, (n.flags & wire::kFlagChop) != 0, payload_bytes, dst, now);
+  if (!refused_.empty() && (r.kind == Arrival::kSingle || r.kind == Arrival::kStored))
+    refused_.arrived(h.src_ip, n.tx_msg_id, n.buf_ptr);  // taken: no longer asked for
   switch (r.kind) {
     case Arrival::kStale:  // GONE: give it up now and forget that run
       reply_to(h, wire::kFlagGone, 0, sink);
@@ -105,8 +107,12 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       reply_to(h, wire::kFlagNack | wire::kFlagPull, std::max<uint16_t>(pulled, n.pkt_offset + 1), sink);
       return;
     }
-    case Arrival::kRefused:  // the sender retries on its timer
+    case Arrival::kRefused:  // asked for again when there is room (else the sender's timer)
       reply_to(h, wire::kFlagNack, 0, sink);
+      if (dst != nullptr)
+        (void)refused_.refused({h.src_ip,
+                                control_for(n, wire::kFlagNack | wire::kFlagPull, static_cast<uint16_t>(n.pkt_offset + 1)),
+                                dst, static_cast<uint32_t>(wire::packets_for(n.msg_len)), now, 0, false});
       return;
     case Arrival::kSingle:
       deliver_single(pkt, h, dst, now, sink);
@@ -194,6 +200,18 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
     if (m.used && m.ack_owed) send_ack_bitmap(m, sink);
   }
   acks_owed_.clear();
+  if (!refused_.empty()) {
+    counters_->tx_pulls_after_refusal += refused_.ask_again(
+        now, front_.params().rto_ticks, front_.params().rto_max(),
+        [&](const ContextEntry* dst, uint32_t npkts, RefusedPulls::Pending p) {
+          return front_.admits(dst, npkts, p.msgs, p.packets);
+        },
+        [&](const RefusedPulls::Entry& e) {
+          if (grant(now, 1) == 0) return false;
+          sink.send_control(e.src_ip, wire::TransportHeader::of(e.nack_pull));
+          return true;
+        });
+  }
   if (now >= next_sweep_) expire(now);
 }
 

@@ -5,8 +5,9 @@
 // per MTU serialization time; what it cannot pay yet goes out from the
 // pacer's queue at tick()); a message is delivered only when
 // complete, once. Out of slots, the prototype dropped silently: here the
-// packet is NACKed and counted, so the sender backs off and retries on its
-// timer (NEBULA-style).
+// packet is NACKed and counted (NEBULA-style), and the receiver asks for it
+// again (NACK|PULL) once its context has room (refused_pulls.h); the
+// sender's backed-off timer resends what it does not ask for.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/ndp/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
+#include "nic/transport/ndp/refused_pulls.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
@@ -40,7 +42,7 @@ class NdpReceiver {
   // tick() does nothing before then: the next paced PULL, owed ACKs (now),
   // the next sweep (which runs whether or not a slot is in use).
   [[nodiscard]] uint64_t next_tick_work() const {
-    if (!acks_owed_.empty()) return 0;
+    if (!acks_owed_.empty() || !refused_.empty()) return 0;
     return std::min(pull_head_ < pull_queue_.size() ? next_pull_tick() : UINT64_MAX, next_sweep_);
   }
 
@@ -93,6 +95,7 @@ class NdpReceiver {
   ReceiveFront front_;
   std::vector<uint32_t> pull_queue_;  // slots waiting for a paced PULL (FIFO)
   std::vector<uint32_t> acks_owed_;   // slots owed a bitmap ACK this poll
+  RefusedPulls refused_;              // refused for want of room: asked for again when there is
   size_t pull_head_ = 0;
   uint64_t pull_budget_ticks_ = 0;  // the bucket: pull_interval_ticks per packet of credit
   uint64_t pull_refilled_ = 0;      // when the bucket was last topped up

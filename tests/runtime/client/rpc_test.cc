@@ -552,7 +552,9 @@ TEST(RpcTest, RecordedCallsMakeAHistoryOfInvokesAndOutcomes) {
     EXPECT_EQ(e[i].index, i);
     EXPECT_EQ(e[i].type, want[i]) << i;
     EXPECT_EQ(e[i].op.f, "read");
-    if (i > 0) EXPECT_GE(e[i].time_ns, e[i - 1].time_ns);
+    if (i > 0) {
+      EXPECT_GE(e[i].time_ns, e[i - 1].time_ns);
+    }
     const absl::StatusOr<HistoryEvent> back = parse_history_line(history_json(e[i]));
     ASSERT_TRUE(back.ok()) << back.status() << ": " << history_json(e[i]);
     EXPECT_EQ(*back, e[i]);

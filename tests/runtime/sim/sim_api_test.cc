@@ -107,7 +107,9 @@ Programs programs() {
     return absl::InvalidArgumentError("--whatever: not today");
   };
   EXPECT_TRUE(p.add(std::move(refuses)).ok());
-  EXPECT_FALSE(p.add(ProgramSpec{"sim", "", nullptr}).ok()) << "a command's name";
+  ProgramSpec named_sim;
+  named_sim.name = "sim";
+  EXPECT_FALSE(p.add(std::move(named_sim)).ok()) << "a command's name";
   return p;
 }
 

@@ -29,7 +29,9 @@ TEST(DstCaseTest, SeedsCoverBothTransportsCutsAndFaultyWires) {
     crash += !c.crashes.empty();
     EXPECT_EQ(c.state_files.size(), 3u);  // every Raft server keeps its state
     for (const SimCrash& k : c.crashes)
-      if (k.restart_ps != 0) EXPECT_LT(k.at_ps, k.restart_ps);  // 0: a client killed for good
+      if (k.restart_ps != 0) {
+        EXPECT_LT(k.at_ps, k.restart_ps);  // 0: a client killed for good
+      }
     for (const SimCut& k : c.cuts) EXPECT_LT(k.from_ps, k.until_ps);
   }
   EXPECT_GT(homa, 10);
