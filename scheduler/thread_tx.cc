@@ -114,21 +114,8 @@ ApiError Thread::write_word(uint64_t word) {
   // in the TX FIFO of the NIC core that owns the destination.
   tx_fifo_ = &fifos_->tx_for(h.ip);
   while (tx_fifo_->free_count() == 0) {
-    ++counters_->tx_fifo_full_waits;
     if (worker_->stopping()) return discard(ApiError::kStopped);
-    if (clock::is_virtual()) [[unlikely]] {
-      // Modelled time moves only between polls: the thread spins as the
-      // hardware's would, the core's time charged a slice per look, and
-      // gives the loop the core (an idle() that charged nothing held the
-      // clock at one instant, the NIC never draining the FIFO: an
-      // overloaded server's client livelocked nanopu-sim). Only the NIC
-      // core makes room, and its doing anything ends the slice.
-      const uint64_t from = clock::ticks();
-      clock::charge_cycles(worker_->slice_cycles(kSliceCycles));
-      worker_->yield_for_time(from);  // until the NIC core does something, or a decision is due
-    } else {
-      worker_->idle(slot_);
-    }
+    stall_on_tx();
   }
   tx_words_left_ = h.payload_words();
   tx_msg_words_ = 1 + h.payload_words();
@@ -161,6 +148,32 @@ ApiError Thread::write_word(uint64_t word) {
 bool Thread::tx_ready() const {
   for (uint32_t k = 0; k < fifos_->nic_cores; ++k)
     if (fifos_->tx[k].free_count() == 0) return false;
+  return true;
+}
+
+void Thread::stall_on_tx() {
+  ++counters_->tx_fifo_full_waits;
+  if (clock::is_virtual()) [[unlikely]] {
+    // Modelled time moves only between polls: the thread spins as the
+    // hardware's would, the core's time charged a slice per look, and
+    // gives the loop the core (an idle() that charged nothing held the
+    // clock at one instant, the NIC never draining the FIFO: an
+    // overloaded server's client livelocked nanopu-sim). Only the NIC
+    // core makes room, and its doing anything ends the slice.
+    const uint64_t from = clock::ticks();
+    clock::charge_cycles(worker_->slice_cycles(kSliceCycles));
+    worker_->yield_for_time(from);  // until the NIC core does something, or a decision is due
+  } else {
+    worker_->idle(slot_);
+  }
+}
+
+bool Thread::wait_tx_room() {
+  RuntimeScope scope(this);
+  while (!tx_ready()) {
+    if (has_message() || worker_->stopping()) return false;
+    stall_on_tx();
+  }
   return true;
 }
 

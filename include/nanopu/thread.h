@@ -168,6 +168,11 @@ class Thread {
   // it is answered (an open-loop load generator) asks first and reads
   // meanwhile.
   [[nodiscard]] bool tx_ready() const;
+  // Waits as a header's write() would for TX room, but also returns for a
+  // message to read: true when tx_ready(), false when a message is ready
+  // (or the runtime stops). On a modelled clock the wait is charged to the
+  // core, as write()'s is.
+  bool wait_tx_room();
   // Words still owed to the message being written (0: none open).
   [[nodiscard]] uint32_t tx_words_left() const { return tx_words_left_ - tx_run_used(); }
   // A header checked where it is made: reserves the message as
@@ -265,6 +270,8 @@ class Thread {
   void enter_rx_segment(rte_mbuf* seg);
   void unbind();
   // For the scheduler: a message is queued or being read; when it arrived.
+  // One look at a full TX FIFO: the core stalls a slice (write() and wait_tx_room()).
+  void stall_on_tx();
   [[nodiscard]] bool has_message();
   [[nodiscard]] uint64_t head_tsc() const;
   [[nodiscard]] bool in_runtime() const { return runtime_depth_ != 0; }

@@ -8,8 +8,10 @@
 //     acknowledged message is never dropped afterwards), and
 //   - it does not take one of the slots reserved for priority-0 contexts,
 //     unless it is for one.
-// Otherwise the receiver NACKs it and the sender retries on its timer: a
-// flood on one context slows that context only. A pure policy: counts come
+// Otherwise the receiver NACKs it, and the sender retries on its timer or
+// when the receiver asks for it again (NDP, one-packet messages:
+// nic/transport/ndp/refused_pulls.h): a flood on one context slows that
+// context only. A pure policy: counts come
 // in as arguments (docs/design.md §8).
 #pragma once
 

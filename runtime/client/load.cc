@@ -150,7 +150,7 @@ void Load::run() {
     // resumed only when it has something to do, and does it then).
     const bool send_now = opts_.rate == 0 && !blocked_ && !tx_full_ && in_flight() < opts_.outstanding;
     if (tx_full_)
-      t_.idle();  // the NIC core makes room (on a shared core it runs now); then read and send again
+      (void)t_.wait_tx_room();  // until the NIC core makes room, or a reply is in: read, then send again
     else if (!send_now)
       wait_until(std::min(until, next_timer_ns()));
     t = now();

@@ -30,12 +30,17 @@ class PeerRuns {
     e.last = incarnation;
     return restarted;
   }
-  // The peer says it is another run than we named (GONE): name none until
-  // its next DATA packet. True the first time (the restart is news; the
-  // next DATA, from the new run, is then not reported again).
-  bool forget(uint32_t peer_ip) {
+  // The peer says it is another run than `refused`, the one we named (a
+  // GONE echoes it): name none until its next DATA packet. True the first
+  // time (the restart is news; the next DATA, from the new run, is then
+  // not reported again). A GONE for a run we no longer name — a late reply
+  // to a request of the peer's previous run, refused by the run we have
+  // since heard (MsgMeta::run) — is no news: the peer's current run stays
+  // named. refused 0: a peer that echoes none (any run we named).
+  bool forget(uint32_t peer_ip, uint16_t refused = 0) {
     Entry& e = table_[slot(peer_ip)];
     if (e.ip != peer_ip || e.incarnation == 0) return false;
+    if (refused != 0 && refused != e.incarnation) return false;
     e.incarnation = 0;
     e.last = 0;
     return true;

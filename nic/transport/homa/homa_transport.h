@@ -40,7 +40,7 @@ class HomaTransport final : public Transport {
       receiver_.on_busy(h, now);
       return;
     }
-    const bool restarted = (h.homa.flags & wire::kHomaGone) != 0 && peers_.forget(h.src_ip);
+    const bool restarted = (h.homa.flags & wire::kHomaGone) != 0 && peers_.forget(h.src_ip, h.homa.dst_incarnation);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
   }

@@ -109,7 +109,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
     }
     case Arrival::kRefused:  // asked for again when there is room (else the sender's timer)
       reply_to(h, wire::kFlagNack, 0, sink);
-      if (dst != nullptr)
+      if (dst != nullptr && wire::packets_for(n.msg_len) == 1)  // refused_pulls.h: one-packet messages
         (void)refused_.refused({h.src_ip,
                                 control_for(n, wire::kFlagNack | wire::kFlagPull, static_cast<uint16_t>(n.pkt_offset + 1)),
                                 dst, static_cast<uint32_t>(wire::packets_for(n.msg_len)), now, 0, false});

@@ -144,8 +144,9 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
   if (n.flags & wire::kFlagNack) {
     ++counters_->rx_nacks;
     const uint64_t bit = 1ull << n.pkt_offset;
-    // A NACK|PULL (trimmed packet) grants the resend at once; a bare NACK
-    // (receiver out of slots) leaves it to the backed-off timer.
+    // A NACK|PULL (a trimmed packet, or one refused for want of room that
+    // its receiver now asks for: refused_pulls.h) grants the resend at
+    // once; a bare NACK (receiver out of room) leaves it to the timer.
     if (!(m.acked & bit) && (n.flags & wire::kFlagPull)) m.resend |= bit;
   }
   if (n.flags & wire::kFlagPull) {

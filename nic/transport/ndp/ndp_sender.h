@@ -1,7 +1,7 @@
 // NDP sender (docs/wire.md "Sender"): the first rtt_pkts packets go at once, later
 // ones on PULL credit (credit := pull_offset); ACK marks a packet delivered;
-// NACK|PULL (trimmed) sends it again at once; a bare NACK (receiver out of
-// slots) waits for the timer; a per-message timer, backed off while no
+// NACK|PULL (trimmed, or refused and now asked for) sends it again at once;
+// a bare NACK (receiver out of room) waits for the timer or that NACK|PULL; a per-message timer, backed off while no
 // progress is made, sends every unacknowledged packet again. The message's
 // slot and packets are freed when all are acknowledged.
 //

@@ -43,7 +43,7 @@ class NdpTransport final : public Transport {
       read_list(pkt, &more);
     rte_pktmbuf_free(pkt);
     heard(h.src_ip, now);
-    const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip);
+    const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip, h.ndp.dst_incarnation);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
     if (more.empty()) return;

@@ -1,11 +1,14 @@
-// Messages the receiver refused for want of room (its context's buffer
-// share used up, or no reassembly slot), remembered so that the receiver
+// One-packet messages the receiver refused for want of room (its context's
+// buffer share used up, or no reassembly slot), remembered so that the receiver
 // asks for each again — a NACK|PULL, which its sender answers at once —
 // when its context can take it, instead of leaving the resend to the
 // sender's backed-off timer. NDP is receiver-driven (nanoPU tail-latency
 // version §3.1: the receiver's PULLs pace what comes in); without this, a
 // client that fell behind reading its replies got each of them again only
-// a timeout later (docs/status.md, "Overload").
+// a timeout later (docs/status.md, "Overload"). One packet only: a
+// NACK|PULL names one packet, and of a longer message's first window,
+// refused whole, it would bring back only that one (the rest on the timer)
+// while the message held a slot for all of them.
 //
 // What was asked for and has not come yet counts against its context's
 // room (a freed buffer brings one message back, not every one waiting:

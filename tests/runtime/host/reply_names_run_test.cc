@@ -81,6 +81,9 @@ TEST(ReplyNamesRunTest, ALateReplyToARestartedClientIsRefusedByItsSuccessor) {
   }
   EXPECT_EQ(new_got, std::vector<uint64_t>{0xB}) << "the new run took its predecessor's reply";
   EXPECT_EQ((*server)->nic_counters().tx_msgs_failed, 1u) << "the old run's reply, refused";
+  // That refusal names a run the server no longer names: one restart, and
+  // the new run stays named (its messages are not open to any run).
+  EXPECT_EQ((*server)->nic_counters().peer_restarts, 1u);
 }
 
 }  // namespace

@@ -395,8 +395,9 @@ TEST_F(NanopuSimTest, UnderTisAMessageForTheOtherThreadWaitsForTheTick) {
 
 // A client faster than its server: the server's context fills, its NIC
 // holds back acknowledgements, the client's TX FIFO fills and its thread
-// waits for room. That wait spins in modelled time (it once held the clock
-// at one instant: the run never ended). The server's 20 us requests bound
+// waits for room (Thread::wait_tx_room, reading replies meanwhile). That
+// wait spins in modelled time (it once held the clock at one instant: the
+// run never ended). The server's 20 us requests bound
 // the throughput at 50,000 a second, and nothing is lost.
 TEST_F(NanopuSimTest, AClientFasterThanItsServerWaitsInModelledTime) {
   const std::string topo = write("overload.topo",

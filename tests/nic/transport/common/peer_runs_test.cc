@@ -25,6 +25,19 @@ TEST(PeerRunsTest, ARestartIsReportedOnceWhetherHeardFirstOrRefusedFirst) {
   EXPECT_EQ(r.lookup(kPeer), 11u);
 }
 
+// A late reply named the run its request came from (MsgMeta::run), and
+// the run heard since refused it: the GONE names a run no longer named,
+// so it is no news and the current run stays named.
+TEST(PeerRunsTest, AGoneForARunNoLongerNamedForgetsNothing) {
+  PeerRuns r;
+  EXPECT_FALSE(r.heard(kPeer, 7));
+  EXPECT_TRUE(r.heard(kPeer, 9));
+  EXPECT_FALSE(r.forget(kPeer, 7)) << "the restart was news when run 9 was heard";
+  EXPECT_EQ(r.lookup(kPeer), 9u);
+  EXPECT_TRUE(r.forget(kPeer, 9)) << "the run we name refused: news";
+  EXPECT_EQ(r.lookup(kPeer), 0u);
+}
+
 TEST(PeerRunsTest, APrototypePeerWithoutRunsIsNeverARestart) {
   PeerRuns r;
   EXPECT_FALSE(r.heard(kPeer, 0));
