@@ -141,6 +141,11 @@ double Thread::sender_core_ns() const {
   return m == nullptr ? 0 : static_cast<double>(entry_core_time(m)) / 16;
 }
 
+uint16_t Thread::rx_run() const {
+  const rte_mbuf* m = rx_msg_ != nullptr ? rx_msg_ : rx_next_;
+  return m == nullptr ? 0 : entry_run(m);
+}
+
 uint32_t Thread::queued() const {
   return fifos_->rx.count() + (rx_next_ != nullptr ? 1 : 0);
 }

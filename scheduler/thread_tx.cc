@@ -127,7 +127,7 @@ ApiError Thread::write_word(uint64_t word) {
     NANOPU_TSAN_ACQUIRE(&slot);  // the NIC core read its last message (inline_msg.h)
     slot.app_header = word;
     slot.src_context = context_;
-    slot.run = take_run_of(h.ip, h.context);
+    slot.run = run_for(h.ip, h.context);
     slot.tag = ++tx_tag_;
     tx_msg_ = tx_seg_ = inline_entry(&slot);
     tx_next_ = slot.payload;
@@ -141,8 +141,15 @@ ApiError Thread::write_word(uint64_t word) {
   tx_next_ = tx_segment_payload(tx_seg_);
   tx_seg_words_left_ = tx_segment_words(tx_seg_);
   msg_meta(tx_msg_)->tag = ++tx_tag_;
-  msg_meta(tx_msg_)->run = take_run_of(h.ip, h.context);
+  msg_meta(tx_msg_)->run = run_for(h.ip, h.context);
   return ApiError::kOk;
+}
+
+ApiError Thread::write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes, uint16_t run) {
+  tx_run_named_ = run;
+  const ApiError e = write_header(dst_ip, dst_context, len_bytes);
+  tx_run_named_ = 0;
+  return e;
 }
 
 bool Thread::tx_ready() const {

@@ -237,6 +237,7 @@ class ServerCall {
   Thread& t_;
   CallEndpoint& ep_;
   Peer from_;
+  uint16_t run_ = 0;         // the caller's run (Thread::rx_run): its reply names it
   uint64_t id_ = 0;
   uint32_t request_bytes_ = 0;
   bool replied_ = false;     // a reply, a failed reply or a deferral began
@@ -273,13 +274,14 @@ class DeferredReply {
 
  private:
   friend class ServerCall;
-  DeferredReply(Thread* t, Peer to, uint64_t id);
+  DeferredReply(Thread* t, Peer to, uint16_t run, uint64_t id);
   ApiError answer(uint8_t kind, uint32_t bytes, uint8_t detail);
   void abandon();  // unanswered: the caller is told so
   Thread* t_ = nullptr;        // null once answered
   CallEndpoint* ep_ = nullptr;  // the thread's, held while unanswered
   Thread* writing_ = nullptr;  // after reply(): the thread its words go to
   Peer to_;
+  uint16_t run_ = 0;  // the caller's run, named by the reply (Thread::write_header)
   uint64_t id_ = 0;
 };
 

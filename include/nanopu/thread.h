@@ -64,6 +64,11 @@ class Thread {
   // time"; the load generator's modelled column is built from it). ns, in
   // steps of 1/16 ns; 0 when unknown (a prototype peer, or no message served).
   [[nodiscard]] double sender_core_ns() const;
+  // For the same message: its sender's run (sender incarnation,
+  // docs/wire.md), for a reply written later than the next message from
+  // that peer (a deferred one) to name with write_header(..., run). 0: no
+  // message, or a peer that sends none.
+  [[nodiscard]] uint16_t rx_run() const;
   // Messages waiting in this thread's local RX queue, besides the one being read.
   [[nodiscard]] uint32_t queued() const;
   // Blocks (yielding the core to other threads and, on a shared core, to the
@@ -182,6 +187,12 @@ class Thread {
   // begun), and kIncomplete when a message is still half-written: that one
   // is dropped (never sent with this one's words), and this one begins.
   ApiError write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes);
+  // The same for the reply to a message taken earlier: names `run` (that
+  // message's rx_run()) as the receiver's run, whatever this thread took
+  // from the peer since, so a peer restarted meanwhile refuses it. 0: as
+  // without it (the first message back to a peer names the run of the last
+  // message taken from it; a later one, the run its NIC last heard).
+  ApiError write_header(uint32_t dst_ip, uint16_t dst_context, size_t len_bytes, uint16_t run);
   // Bulk netTX: the same as words.size() write() calls — a word where no
   // message is open is a header, and one span may finish a message and
   // begin the next — with the payload copied a packet segment at a time.
@@ -428,6 +439,15 @@ class Thread {
     SourceRun& e = source_runs_[source_slot(ip, context)];
     if (e.ip != ip || e.context != context) return 0;
     return std::exchange(e.run, uint16_t{0});
+  }
+  // The run the header being written names: write_header(..., run)'s, which
+  // uses the peer's entry up only if it is that run; else take_run_of().
+  uint16_t tx_run_named_ = 0;
+  [[nodiscard]] uint16_t run_for(uint32_t ip, uint16_t context) {
+    if (tx_run_named_ == 0) return take_run_of(ip, context);
+    SourceRun& e = source_runs_[source_slot(ip, context)];
+    if (e.ip == ip && e.context == context && e.run == tx_run_named_) e.run = 0;
+    return tx_run_named_;
   }
 
   // TX: the message being written.

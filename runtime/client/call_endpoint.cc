@@ -54,6 +54,7 @@ HeldMessage CallEndpoint::hold(const AppHeader& h, uint64_t word) {
   m.header = h;
   m.word = word;
   m.sender_core_ns = t_.sender_core_ns();
+  m.run = t_.rx_run();
   m.payload.resize(t_.rx_words_left());
   (void)t_.read_words(m.payload);
   t_.msg_done();
@@ -136,9 +137,9 @@ void CallEndpoint::check_open_reply() {
   if (t_.tx_tag() != r.tag || t_.tx_words_left() == 0) has_open_reply_ = false;
 }
 
-ApiError CallEndpoint::send_failed(Peer to, uint64_t id, ServerFailure why) {
+ApiError CallEndpoint::send_failed(Peer to, uint64_t id, ServerFailure why, uint16_t run) {
   has_open_reply_ = false;  // a new header drops an open one (counted by the thread)
-  const ApiError e = t_.write_header(to.ip, to.context, 8);
+  const ApiError e = t_.write_header(to.ip, to.context, 8, run);
   if (e != ApiError::kOk && e != ApiError::kIncomplete) return e;
   return t_.write(call_word(kFailedReplyKind, id, static_cast<uint8_t>(why)));
 }

@@ -24,6 +24,7 @@ struct HeldMessage {
   uint64_t word = 0;
   std::vector<uint64_t> payload;
   double sender_core_ns = 0;
+  uint16_t run = 0;  // its sender's run (Thread::rx_run): a reply to it names it
 };
 
 // A reply begun and not yet seen complete: checked when its writer returns.
@@ -89,7 +90,8 @@ class CallEndpoint {
   // dropped it as incomplete), the caller is sent a failed reply instead.
   void check_open_reply();
   // A failed reply to call `id` of `to`.
-  ApiError send_failed(Peer to, uint64_t id, ServerFailure why);
+  // run: the caller's (Thread::rx_run of its request; 0: the thread's rule).
+  ApiError send_failed(Peer to, uint64_t id, ServerFailure why, uint16_t run = 0);
 
  private:
   explicit CallEndpoint(Thread& t) : t_(t) {}

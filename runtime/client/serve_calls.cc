@@ -54,7 +54,7 @@ ApiError ServerCall::reply(uint32_t bytes) {
     return ApiError::kTooLong;
   }
   ep_.check_open_reply();
-  const ApiError e = t_.write_header(from_.ip, from_.context, size_t{bytes} + 8);
+  const ApiError e = t_.write_header(from_.ip, from_.context, size_t{bytes} + 8, run_);
   if (e != ApiError::kOk && e != ApiError::kIncomplete) {
     failure_ = failure_of(e);
     return e;
@@ -67,23 +67,24 @@ ApiError ServerCall::reply(uint32_t bytes) {
 ApiError ServerCall::fail() {
   if (replied_) return ApiError::kMessageOpen;
   replied_ = true;
-  return ep_.send_failed(from_, id_, ServerFailure::kFailed);
+  return ep_.send_failed(from_, id_, ServerFailure::kFailed, run_);
 }
 
 DeferredReply ServerCall::defer() {
   if (replied_) return {};
   replied_ = deferred_ = true;
-  return DeferredReply(&t_, from_, id_);
+  return DeferredReply(&t_, from_, run_, id_);
 }
 
-DeferredReply::DeferredReply(Thread* t, Peer to, uint64_t id)
-    : t_(t), ep_(&CallEndpoint::attach(*t)), to_(to), id_(id) {}
+DeferredReply::DeferredReply(Thread* t, Peer to, uint16_t run, uint64_t id)
+    : t_(t), ep_(&CallEndpoint::attach(*t)), to_(to), run_(run), id_(id) {}
 
 DeferredReply::DeferredReply(DeferredReply&& o) noexcept
     : t_(std::exchange(o.t_, nullptr)),
       ep_(std::exchange(o.ep_, nullptr)),
       writing_(std::exchange(o.writing_, nullptr)),
       to_(o.to_),
+      run_(o.run_),
       id_(o.id_) {}
 
 DeferredReply& DeferredReply::operator=(DeferredReply&& o) noexcept {
@@ -93,6 +94,7 @@ DeferredReply& DeferredReply::operator=(DeferredReply&& o) noexcept {
     ep_ = std::exchange(o.ep_, nullptr);
     writing_ = std::exchange(o.writing_, nullptr);
     to_ = o.to_;
+    run_ = o.run_;
     id_ = o.id_;
   }
   return *this;
@@ -124,15 +126,15 @@ ApiError DeferredReply::answer(uint8_t kind, uint32_t bytes, uint8_t detail) {
   CallEndpoint& ep = *ep_;
   ApiError e = ApiError::kOk;
   if (kind == kFailedReplyKind) {
-    e = ep.send_failed(to_, id_, static_cast<ServerFailure>(detail));
+    e = ep.send_failed(to_, id_, static_cast<ServerFailure>(detail), run_);
   } else if (bytes > kMaxCallBytes) {
     e = ApiError::kTooLong;
-    (void)ep.send_failed(to_, id_, ServerFailure::kReplyTooLong);
+    (void)ep.send_failed(to_, id_, ServerFailure::kReplyTooLong, run_);
   } else {
     ep.check_open_reply();
-    e = t.write_header(to_.ip, to_.context, size_t{bytes} + 8);
+    e = t.write_header(to_.ip, to_.context, size_t{bytes} + 8, run_);
     if (e != ApiError::kOk && e != ApiError::kIncomplete) {
-      (void)ep.send_failed(to_, id_, failure_of(e));
+      (void)ep.send_failed(to_, id_, failure_of(e), run_);
     } else {
       ep.began_reply(to_, id_);
       writing_ = &t;
@@ -194,6 +196,7 @@ class ServeLoop {
 void ServeLoop::serve(const AppHeader& h, uint64_t word, const HeldMessage* held) {
   ServerCall call(t_, ep_);
   call.from_ = Peer{h.ip, h.context};
+  call.run_ = held != nullptr ? held->run : t_.rx_run();
   call.id_ = call_id(word);
   call.request_bytes_ = h.len - 8u;
   if (held != nullptr) {
@@ -205,7 +208,7 @@ void ServeLoop::serve(const AppHeader& h, uint64_t word, const HeldMessage* held
   handler_(call);
   ep_.set_open_request(nullptr);
   if (!call.replied_) {
-    if (call.failure_ != ServerFailure::kNone) (void)ep_.send_failed(call.from_, call.id_, call.failure_);
+    if (call.failure_ != ServerFailure::kNone) (void)ep_.send_failed(call.from_, call.id_, call.failure_, call.run_);
     else (void)call.reply(0);  // an empty reply: no caller waits for nothing
   }
   ep_.check_open_reply();

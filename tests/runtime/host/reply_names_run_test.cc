@@ -5,11 +5,14 @@
 // heard the new run; the late reply must still name the old one, so the new
 // client refuses it instead of taking it for the answer to its own request
 // (seen as "duplicates" by the load generator in the af_packet churn test).
+// A deferred reply (rpc) names its caller's run even after the thread took
+// and answered a request of the caller's successor.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <vector>
 
+#include "nanopu/rpc.h"
 #include "nanopu/runtime.h"
 #include "tests/support/eal_env.h"
 #include "tests/support/test_hosts.h"
@@ -83,6 +86,68 @@ TEST(ReplyNamesRunTest, ALateReplyToARestartedClientIsRefusedByItsSuccessor) {
   EXPECT_EQ((*server)->nic_counters().tx_msgs_failed, 1u) << "the old run's reply, refused";
   // That refusal names a run the server no longer names: one restart, and
   // the new run stays named (its messages are not open to any run).
+  EXPECT_EQ((*server)->nic_counters().peer_restarts, 1u);
+}
+
+// The server defers the old client's call; the new client's call comes
+// and is answered at once (the reply uses up the thread's memory of that
+// peer's run), then the deferred reply goes: it names the old run, and the
+// new client refuses it rather than hearing a reply to no call of its own.
+TEST(ReplyNamesRunTest, ADeferredReplyNamesItsCallersRunAfterItsSuccessorsCall) {
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.b, kServerIp);
+  sc.ack_hold_us = 0;
+  auto server = Runtime::create(sc);
+  auto old_client = Runtime::create(testing::host_config(p.a, kClientIp));
+  ASSERT_TRUE(server.ok() && old_client.ok());
+  std::atomic<bool> deferred_old{false};
+  rpc::DeferredReply pending;
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    (void)rpc::serve_calls(t, kServerContext, 0, [&](rpc::ServerCall& c) {
+      const uint64_t w = c.read();
+      if (w == kOldRequest) {
+        pending = c.defer();
+        deferred_old = true;
+        return;
+      }
+      if (c.reply(8) == ApiError::kOk) (void)c.write(w);
+      if (pending.reply(8) == ApiError::kOk) (void)pending.write(kOldRequest);
+    });
+  }).ok());
+  const rpc::Peer to{kServerIp, kServerContext};
+  const auto call_one = [&](Thread& t, uint64_t word, rpc::ClientCounters* counters, std::vector<uint64_t>* got) {
+    ASSERT_TRUE(t.bind(kClientContext).ok());
+    rpc::Client c(t);
+    const std::vector<uint64_t> words = {word};
+    uint64_t id = 0;
+    ASSERT_EQ(c.call(to, words, 8, std::chrono::seconds(30), 0, &id), ApiError::kOk);
+    rpc::Completion x;
+    while (!t.stopping()) {
+      if (c.next(&x, std::chrono::milliseconds(1)) && x.status == rpc::CallStatus::kOk && !x.reply.empty())
+        got->push_back(x.reply[0]);
+      if (counters != nullptr) *counters = c.counters();
+    }
+  };
+  std::vector<uint64_t> old_got, new_got;
+  rpc::ClientCounters new_counters;
+  ASSERT_TRUE((*old_client)->spawn([&](Thread& t) { call_one(t, kOldRequest, nullptr, &old_got); }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), old_client->get()}, [&] { return deferred_old.load(); }));
+  old_client->reset();
+  const uint16_t again = testing::reopen_a(p);
+  ASSERT_NE(again, 0xffff);
+  auto new_client = Runtime::create(testing::host_config(again, kClientIp));
+  ASSERT_TRUE(new_client.ok()) << new_client.status();
+  ASSERT_TRUE((*new_client)->spawn([&](Thread& t) { call_one(t, 0xB, &new_counters, &new_got); }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), new_client->get()}, [&] {
+    return !new_got.empty() && (*new_client)->nic_counters().rx_drop_stale_incarnation >= 1;
+  })) << "replies the new client took: " << new_got.size();
+  for (int i = 0; i < 200; ++i) {
+    (*server)->poll_once();
+    (*new_client)->poll_once();
+  }
+  EXPECT_EQ(new_got, std::vector<uint64_t>{0xB});
+  EXPECT_EQ(new_counters.late_replies + new_counters.stray_messages, 0u)
+      << "the old call's deferred reply reached the new run";
   EXPECT_EQ((*server)->nic_counters().peer_restarts, 1u);
 }
 
