@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <utility>
 
 #include "absl/status/status.h"
 #include "nanopu/app_header.h"
@@ -435,19 +434,15 @@ class Thread {
   [[nodiscard]] static uint32_t source_slot(uint32_t ip, uint16_t context) {
     return ((ip ^ (uint32_t{context} << 16)) * 0x9e3779b1u) >> 28;
   }
-  [[nodiscard]] uint16_t take_run_of(uint32_t ip, uint16_t context) {
-    SourceRun& e = source_runs_[source_slot(ip, context)];
-    if (e.ip != ip || e.context != context) return 0;
-    return std::exchange(e.run, uint16_t{0});
-  }
-  // The run the header being written names: write_header(..., run)'s, which
-  // uses the peer's entry up only if it is that run; else take_run_of().
+  // The run the header being written names — write_header(..., run)'s, else
+  // the peer's entry — using the entry up if it is that run.
   uint16_t tx_run_named_ = 0;
   [[nodiscard]] uint16_t run_for(uint32_t ip, uint16_t context) {
-    if (tx_run_named_ == 0) return take_run_of(ip, context);
     SourceRun& e = source_runs_[source_slot(ip, context)];
-    if (e.ip == ip && e.context == context && e.run == tx_run_named_) e.run = 0;
-    return tx_run_named_;
+    const bool peers = e.ip == ip && e.context == context;
+    const uint16_t run = tx_run_named_ != 0 ? tx_run_named_ : peers ? e.run : uint16_t{0};
+    if (peers && e.run == run) e.run = 0;
+    return run;
   }
 
   // TX: the message being written.

@@ -21,7 +21,7 @@ struct MsgMeta {
   // The peer's run (sender incarnation, docs/wire.md). RX: the sender's.
   // TX: the destination's run this message answers — the run of the
   // message its thread last took from that (ip, context), for the first
-  // message written back to it (Thread::take_run_of) — so that a reply
+  // message written back to it (Thread::run_for) — so that a reply
   // to a process that has since restarted is refused by its successor, not
   // taken for the answer to the successor's own request; 0: the run the
   // NIC last heard from that peer (nic/transport/common/peer_runs.h).

@@ -82,19 +82,17 @@ class ReceiveFront {
   [[nodiscard]] int find(uint32_t src_ip, uint16_t buf_ptr, uint16_t tx_msg_id) const {
     return buffer_.find(ReassemblyBuffer::key_of(src_ip, buf_ptr, tx_msg_id));
   }
-  // Whether a new message of npkts packets to dst would be admitted now,
-  // with room kept for `pending_msgs` more of `pending_packets` packets
-  // already asked for (nic/transport/ndp/refused_pulls.h).
-  [[nodiscard]] bool admits(const ContextEntry* dst, uint32_t npkts, uint32_t pending_msgs,
-                            uint32_t pending_packets) const {
+  // Whether a new one-packet message to dst would be admitted now, with
+  // room kept for `pending` more already asked for
+  // (nic/transport/ndp/refused_pulls.h).
+  [[nodiscard]] bool admits_one(const ContextEntry* dst, uint32_t pending) const {
     ContextUsage use;
     use.slots = dst->reassembling;
-    use.packets = dst->packets + pending_packets;
-    use.queued = dst->held.count() + pending_msgs;
+    use.packets = dst->packets + pending;
+    use.queued = dst->held.count() + pending;
     use.queue_capacity = dst->held.capacity();
     use.priority = dst->priority(p_.workers);
-    return partition_.admit(use, npkts, buffer_.used_slots()) == Admission::kAdmit &&
-           (npkts == 1 || buffer_.used_slots() < buffer_.capacity());
+    return partition_.admit(use, 1, buffer_.used_slots()) == Admission::kAdmit;
   }
   [[nodiscard]] uint32_t capacity() const { return buffer_.capacity(); }
   [[nodiscard]] uint32_t slots_in_use() const { return buffer_.used_slots(); }

@@ -112,7 +112,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       if (dst != nullptr && wire::packets_for(n.msg_len) == 1)  // refused_pulls.h: one-packet messages
         (void)refused_.refused({h.src_ip,
                                 control_for(n, wire::kFlagNack | wire::kFlagPull, static_cast<uint16_t>(n.pkt_offset + 1)),
-                                dst, static_cast<uint32_t>(wire::packets_for(n.msg_len)), now, 0, false});
+                                dst, now, 0, false});
       return;
     case Arrival::kSingle:
       deliver_single(pkt, h, dst, now, sink);
@@ -203,9 +203,7 @@ void NdpReceiver::tick(uint64_t now, TransportSink& sink) {
   if (!refused_.empty()) {
     counters_->tx_pulls_after_refusal += refused_.ask_again(
         now, front_.params().rto_ticks, front_.params().rto_max(),
-        [&](const ContextEntry* dst, uint32_t npkts, RefusedPulls::Pending p) {
-          return front_.admits(dst, npkts, p.msgs, p.packets);
-        },
+        [&](const ContextEntry* dst, uint32_t pending) { return front_.admits_one(dst, pending); },
         [&](const RefusedPulls::Entry& e) {
           if (grant(now, 1) == 0) return false;
           sink.send_control(e.src_ip, wire::TransportHeader::of(e.nack_pull));

@@ -33,15 +33,9 @@ class RefusedPulls {
     uint32_t src_ip = 0;
     wire::NdpHeader nack_pull;  // the control packet to send (contexts swapped, ids echoed)
     ContextEntry* dst = nullptr;
-    uint32_t npkts = 0;
     uint64_t at = 0;            // when it was (last) refused
     uint64_t asked_at = 0;      // when a NACK|PULL went out for it
     bool asked = false;         // one did, and it has not come back
-  };
-  // Room its context must keep for what was asked for and is on its way.
-  struct Pending {
-    uint32_t msgs = 0;
-    uint32_t packets = 0;
   };
 
   // Remembers a refused message, in the order of first refusal (once: a
@@ -64,7 +58,8 @@ class RefusedPulls {
 
   // Sends, oldest first, the NACK|PULL of each waiting message whose
   // context has room for it beside what it was already asked for
-  // (admits(dst, npkts, pending)), while send(entry) finds credit to pay.
+  // (admits(dst, pending): `pending` one-packet messages asked for and on
+  // their way), while send(entry) finds credit to pay.
   // One asked for and not back within `ask_expiry` (its NACK|PULL or the
   // resend lost) waits again; one refused longer than `wait_expiry` ago is
   // forgotten (its sender's timer has resent it by then, or it gave up). Returns how many
@@ -84,15 +79,14 @@ class RefusedPulls {
     for (Entry& e : entries_) {
       if (e.asked) continue;
       Context& c = context_of(e.dst);
-      if (c.full || !admits(e.dst, e.npkts, c.pending)) {
+      if (c.full || !admits(e.dst, c.pending)) {
         c.full = true;  // its later messages wait too (oldest first)
         continue;
       }
       if (!send(e)) break;  // the pacer's bucket is empty: the rest wait for the next tick
       e.asked = true;
       e.asked_at = now;
-      ++c.pending.msgs;
-      c.pending.packets += e.npkts;
+      ++c.pending;
       ++asked;
     }
     return asked;
@@ -107,18 +101,14 @@ class RefusedPulls {
   }
   struct Context {
     const ContextEntry* dst = nullptr;
-    Pending pending;
+    uint32_t pending = 0;  // its messages asked for and on their way
     bool full = false;
   };
   Context& context_of(const ContextEntry* dst) {
     for (Context& c : contexts_)
       if (c.dst == dst) return c;
-    Context c{dst, {}, false};
-    for (const Entry& x : entries_)
-      if (x.asked && x.dst == dst) {
-        ++c.pending.msgs;
-        c.pending.packets += x.npkts;
-      }
+    Context c{dst, 0, false};
+    for (const Entry& x : entries_) c.pending += x.asked && x.dst == dst;
     contexts_.push_back(c);
     return contexts_.back();
   }

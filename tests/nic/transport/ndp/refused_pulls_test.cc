@@ -13,13 +13,12 @@
 namespace nanopu {
 namespace {
 
-RefusedPulls::Entry refused(ContextEntry* dst, uint16_t id, uint64_t at, uint32_t npkts = 1) {
+RefusedPulls::Entry refused(ContextEntry* dst, uint16_t id, uint64_t at) {
   RefusedPulls::Entry e;
   e.src_ip = 0x0a000002;
   e.nack_pull.tx_msg_id = id;
   e.nack_pull.buf_ptr = id;
   e.dst = dst;
-  e.npkts = npkts;
   e.at = at;
   return e;
 }
@@ -27,7 +26,7 @@ RefusedPulls::Entry refused(ContextEntry* dst, uint16_t id, uint64_t at, uint32_
 // A context with room for `room` messages: admits while fewer are pending.
 struct Room {
   uint32_t room = 1;
-  bool operator()(const ContextEntry*, uint32_t, RefusedPulls::Pending p) const { return p.msgs < room; }
+  bool operator()(const ContextEntry*, uint32_t pending) const { return pending < room; }
 };
 
 std::vector<uint16_t> ask(RefusedPulls& r, uint64_t now, Room room, int credit = 100) {
