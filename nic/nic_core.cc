@@ -71,6 +71,8 @@ unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
     now_ = clock::ticks();
     stall_probe_.resume(now_);
   }
+  if (spin_ != nullptr && spin_->has_sends()) [[unlikely]]
+    spin_->flush(*this);  // what handlers sent in this poll's receive (or a tick's delivery)
   const unsigned work = gather();
   // What the workers just wrote leaves before the timers and the link
   // checks run (a few hundred ns on this VM's shared core: net_ring's round
@@ -266,6 +268,7 @@ bool NicCore::quiescent() const {
 uint64_t NicCore::next_event_ticks() const {
   // (Control deferred to the next poll's start, on a shared core: TxBatches.)
   if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
+  if (spin_ != nullptr && spin_->has_sends()) return 0;
   uint64_t t = next_tx_ready();
   for (const auto& tr : transports_) t = std::min(t, tr->next_tick_work());
   if (faults_) t = std::min(t, faults_->next_release());
@@ -332,6 +335,18 @@ bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
 }
 
 bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
+  if (spin_ != nullptr && spin_->take(msg, dst, *this)) [[unlikely]]
+    return true;
+  return deliver_to_host(msg, dst);
+}
+
+void NicCore::send_from_nic(rte_mbuf* msg) {
+  ++counters_.tx_msgs;
+  const AppHeader a = AppHeader::from_word(msg_meta(msg)->app_header);
+  transport_for(peer_protocols_.lookup(a.ip)).on_message(msg, now_, *this);
+}
+
+bool NicCore::deliver_to_host(rte_mbuf* msg, ContextEntry* dst) {
   if (params_.tester_timestamps && dst->context == kTesterStampContext) [[unlikely]] {
     const MsgMeta* meta = msg_meta(msg);
     (void)stamp_rx(msg, AppHeader::from_word(meta->app_header).len, tester_cycle(meta->nic_tsc, tsc_hz_));

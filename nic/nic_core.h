@@ -32,6 +32,8 @@
 #include "nic/packetizer/packetizer.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/spin/spin_engine.h"
+#include "nic/spin/spin_sink.h"
 #include "nic/transport/common/peer_protocols.h"
 #include "nic/transport/factory.h"
 #include "nic/transport/transport.h"
@@ -103,7 +105,7 @@ struct NicParams {
   std::array<MsgFifo*, kMaxNicCores> inboxes{};
 };
 
-class NicCore final : public TransportSink {
+class NicCore final : public TransportSink, private SpinSink {
  public:
   static constexpr unsigned kBurst = 32;
   static constexpr uint32_t kMaxSleepUs = IdleSleep::kMaxSleepUs;
@@ -169,6 +171,14 @@ class NicCore final : public TransportSink {
   // lent (PacketIo::quiesce).
   void quiesce_io() { io_->quiesce(); }
 
+  // sPIN handlers (nanopu/spin.h, nic/spin/spin_engine.h): installed
+  // before the first poll.
+  [[nodiscard]] SpinEngine& spin() {
+    if (!spin_) spin_ = std::make_unique<SpinEngine>(&counters_);
+    return *spin_;
+  }
+  [[nodiscard]] const SpinEngine* spin_engine() const { return spin_.get(); }
+
   // TransportSink
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override;
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
@@ -180,6 +190,11 @@ class NicCore final : public TransportSink {
   void peer_restarted(uint32_t peer_ip) override;
 
  private:
+  // SpinSink
+  [[nodiscard]] rte_mempool* spin_pool() override { return pool_; }
+  bool deliver_to_host(rte_mbuf* msg, ContextEntry* dst) override;
+  void send_from_nic(rte_mbuf* msg) override;
+  [[nodiscard]] uint64_t spin_now() const override { return now_; }
   // A control packet; list: its payload's ACK list, or null for zeros.
   void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::AckList* list);
   // The rooms of a poll, in order.
@@ -235,6 +250,7 @@ class NicCore final : public TransportSink {
   std::array<std::unique_ptr<Transport>, kTransportProtocols.size()> transports_;
   PeerProtocols peer_protocols_;
   std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<SpinEngine> spin_;  // null: no sPIN context installed
   EthdevIo ethdev_;
   PacketIo* io_;  // params_.io, or ethdev_
   LinkWatch link_;

@@ -69,6 +69,8 @@ bool fig7(const FigureOptions& o);
 bool fig8(const FigureOptions& o);
 bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
+// PsPIN (sPIN handlers): the examples/spin-handlers use cases, modelled and live.
+bool pspin(const FigureOptions& o);
 // DPDK's EAL, started once (no hugepages, one lcore): false if it cannot.
 bool model_eal();
 // The mempool of the virtual-time network figures (starts the EAL);

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "nanopu/config.h"
 #include "nanopu/host_noise.h"
+#include "nanopu/spin.h"
 #include "nanopu/stats.h"
 #include "nanopu/thread.h"
 
@@ -56,6 +57,15 @@ class Runtime {
   // The body usually starts with t.bind(context, priority).
   [[nodiscard]] absl::StatusOr<Thread*> spawn(std::function<void(Thread&)> body,
                                               uint32_t worker = 0);
+
+  // sPIN (nanopu/spin.h): an execution context whose handlers this host's
+  // NIC core runs on every message its rule matches, before core selection.
+  // Before run(); with one NIC core (Config::nic_lcores = 1). An error for a
+  // rule that overlaps another's, a memory too big, no handler.
+  [[nodiscard]] absl::Status install(spin::ExecutionContext ctx);
+  // Each installed context's figures (measured), in install order. Read
+  // after run(), or between poll_once() calls.
+  [[nodiscard]] std::vector<spin::ContextReport> spin_reports() const;
 
   // Runs the NIC core and workers until stop(), SIGINT/SIGTERM (with
   // install_signal_handlers()), or until every thread's body has returned.

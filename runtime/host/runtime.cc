@@ -149,6 +149,21 @@ absl::Status Runtime::open(PacketIo* external_io) {
   return absl::OkStatus();
 }
 
+absl::Status Runtime::install(spin::ExecutionContext ctx) {
+  if (running_) return absl::FailedPreconditionError("install() during run(): install sPIN contexts first");
+  // Handlers share their context's memory; with several NIC cores two of
+  // them could run one context's handlers at once.
+  if (nics_.size() != 1)
+    return absl::FailedPreconditionError(absl::StrCat("sPIN contexts need one NIC core; this host has ",
+                                                      nics_.size(), " (--nic_lcores)"));
+  return nics_[0]->spin().install(std::move(ctx));
+}
+
+std::vector<spin::ContextReport> Runtime::spin_reports() const {
+  if (nics_.empty() || nics_[0]->spin_engine() == nullptr) return {};
+  return nics_[0]->spin_engine()->reports();
+}
+
 absl::StatusOr<Thread*> Runtime::spawn(std::function<void(Thread&)> body, uint32_t worker) {
   // While run() drives other lcores the NIC's thread list must not change;
   // between poll_once() calls everything runs on the caller's thread.

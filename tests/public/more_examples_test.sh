@@ -3,11 +3,14 @@
 # temporary prefix, builds examples/kv-service (C++ programs on calls and the
 # public load generator), examples/primary-backup (a server that calls its
 # backup before it answers) and examples/lnic-increment (C on lnic.h and
-# nanopu_main.h) out of tree with CMake (find_package) and, kv-service and
+# nanopu_main.h) and examples/spin-handlers (sPIN handlers on the NIC: PsPIN's
+# six use cases) out of tree with CMake (find_package) and, kv-service and
 # lnic-increment, with make (pkg-config), and runs them:
 #   - kv over net_memif, closed and open loop, every reply checked;
 #   - kv over io_uring, closed loop; then its server killed (SIGKILL) and
 #     restarted mid-run: every call must be answered or reported by id;
+#   - spin-handlers over net_memif and on the modelled clock: each use case's
+#     host results equal to the client's own reference;
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
 #   - primary-backup under seeded faults (its dst command) with its
@@ -46,14 +49,14 @@ pc_dir=$(dirname "$(find "$prefix" -name nanopu-loadgen.pc | head -n 1)")
 # kv-service), and the examples' own code is not what runs long here.
 build_type=Release
 [ -z "$flags" ] || build_type=Debug
-for ex in kv-service primary-backup lnic-increment; do
+for ex in kv-service primary-backup lnic-increment spin-handlers; do
   echo "== $ex: CMake (find_package)"
   cmake -S "$src/examples/$ex" -B "$work/$ex-cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=$build_type \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$work/$ex-configure.log"
   cmake --build "$work/$ex-cmake" -j 2 >"$work/$ex-build.log" 2>&1 || { cat "$work/$ex-build.log"; die "$ex: CMake build"; }
   # The make way is a packaging check (the .pc files): one C++ example and the C one.
-  [ -z "$flags" ] && [ "$ex" != primary-backup ] || continue
+  [ -z "$flags" ] && { [ "$ex" = kv-service ] || [ "$ex" = lnic-increment ]; } || continue
   echo "== $ex: make (pkg-config)"
   cp -r "$src/examples/$ex" "$work/$ex-make"
   make -j 2 -C "$work/$ex-make" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" CFLAGS="-O2 -g $flags" \
@@ -159,6 +162,28 @@ for ex in kv-service primary-backup; do
   echo "   $ex: seed 3 twice $(hash_of a), seed 4 $(hash_of c)"
 done
 
+echo "== spin-handlers: PsPIN's six use cases as sPIN handlers on the NIC, over net_memif and on the modelled clock"
+spin=$work/spin-handlers-cmake/spin-handlers
+sock=$work/spin.sock
+start spin-memif "$spin" spin-server --lcores=$lcore --max_threads_per_core=6 --vdev="net_memif0,role=server,socket=$sock"
+"$spin" spin-client --lcores=0 --vdev="net_memif0,role=client,socket=$sock" >"$work/spin-live.out" 2>"$work/spin-live.err" \
+  || { cat "$work/spin-live.out" "$work/spin-live.err"; die "spin-client over net_memif failed"; }
+stop_last
+spin_checked() {
+  [ "$(grep -c ": equal to the host reference\|, equal to the host reference" "$1")" = 6 ] || { cat "$1"; die "spin-handlers ($2): not six use cases equal to their host references"; }
+}
+spin_checked "$work/spin-live.out" "net_memif"
+grep -qE "^  histogram +512 +1024 " "$work/spin-memif.log" || { cat "$work/spin-memif.log"; die "spin-server printed no sPIN figures"; }
+for run in a b; do
+  "$spin" sim "$src/examples/spin-handlers/spin.topo" --sim_seed=3 --sim_progress=false >"$work/spin-sim-$run.out" \
+    2>"$work/spin-sim-$run.err" || { cat "$work/spin-sim-$run.out" "$work/spin-sim-$run.err"; die "spin-handlers sim failed"; }
+done
+spin_checked "$work/spin-sim-a.out" "modelled clock"
+spin_run() { grep -v " of wall time" "$work/spin-sim-$1.out"; }
+[ "$(spin_run a)" = "$(spin_run b)" ] || { diff <(spin_run a) <(spin_run b); die "spin-handlers: seed 3 twice, two runs"; }
+grep "kvstore:" "$work/spin-live.out" | sed 's/^/   live: /'
+echo "   modelled clock, seed 3 twice: $(tail -n 1 "$work/spin-sim-a.out")"
+
 echo "== primary-backup under seeded faults, its invariants and its histories"
 seeds=$([ -z "$flags" ] && echo 20 || echo 8)
 hist=$work/pb-histories
@@ -206,4 +231,4 @@ for b in "$work/lnic-increment-cmake/lnic-increment" $inc_make; do
     --expect=increment --size=256 --calibrate=false --drain_timeout=5
   stop_last
 done
-echo "kv-service, primary-backup and lnic-increment: built out of tree $([ -z "$flags" ] && echo "both ways" || echo "with CMake"), every reply checked, every failed call named"
+echo "kv-service, primary-backup, lnic-increment and spin-handlers: built out of tree $([ -z "$flags" ] && echo "both ways" || echo "with CMake"), every reply checked, every failed call named"

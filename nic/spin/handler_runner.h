@@ -1,0 +1,94 @@
+// A message through an execution context's handlers, in sPIN's order —
+// header on the first packet, payload on each packet in message order,
+// completion after the last (PsPIN §II) — each call timed against the
+// context's budget and shielded from exceptions. Shared by the NIC core's
+// engine (packets in mbufs) and spin::LocalContext (packets in memory).
+#pragma once
+
+#include <rte_cycles.h>
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "nanopu/spin.h"
+#include "nic/spin/spin_run.h"
+
+namespace nanopu {
+
+// The TSC's rate: the EAL's once it is up; before (spin::LocalContext in a
+// program without one), measured once against the steady clock.
+[[nodiscard]] inline double handler_tsc_hz() {
+  if (const uint64_t hz = rte_get_tsc_hz(); hz != 0) return static_cast<double>(hz);
+  static const double measured = [] {
+    const auto t0 = std::chrono::steady_clock::now();
+    const uint64_t c0 = rte_rdtsc();
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(20)) {
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return static_cast<double>(rte_rdtsc() - c0) / s;
+  }();
+  return measured;
+}
+
+struct HandlerTally {
+  uint64_t budget_tsc = 0;
+  uint64_t handler_tsc = 0;    // summed over calls
+  std::string fault_detail;    // the last fault's words
+};
+
+class HandlerRunner {
+ public:
+  // Runs the packets (one message's, in order) through ctx's handlers on
+  // run (begun for the message); the fault, if any, is run.fault().
+  static void run(const spin::ExecutionContext& ctx, SpinRun& run, std::span<const std::span<const uint8_t>> packets,
+                  HandlerTally& tally, spin::ContextReport& report) {
+    uint32_t offset = 0, index = 0;
+    for (const std::span<const uint8_t> bytes : packets) {
+      if (run.fault() != spin::Fault::kNone) break;
+      const spin::Packet p{bytes, offset, index};
+      if (index == 0 && ctx.header) invoke(ctx, run, tally, report, [&] { ctx.header(run, p); });
+      if (ctx.payload && run.fault() == spin::Fault::kNone)
+        invoke(ctx, run, tally, report, [&] { ctx.payload(run, p); });
+      offset += static_cast<uint32_t>(bytes.size());
+      ++index;
+      report.bytes += bytes.size();
+      ++report.packets;
+    }
+    if (ctx.completion && run.fault() == spin::Fault::kNone)
+      invoke(ctx, run, tally, report, [&] { ctx.completion(run); });
+    ++report.messages;
+    report.declared_cycles += run.cycles();
+    report.handler_ns = static_cast<uint64_t>(static_cast<double>(tally.handler_tsc) * 1e9 / handler_tsc_hz());
+  }
+
+ private:
+  template <typename Call>
+  static void invoke(const spin::ExecutionContext& ctx, SpinRun& run, HandlerTally& tally,
+                     spin::ContextReport& report, const Call& call) {
+    const uint64_t t0 = rte_rdtsc();
+    try {
+      call();
+    } catch (const std::exception& e) {
+      run.set_fault(spin::Fault::kThrew);
+      tally.fault_detail = e.what();
+    } catch (...) {
+      run.set_fault(spin::Fault::kThrew);
+      tally.fault_detail = "not a std::exception";
+    }
+    const uint64_t spent = rte_rdtsc() - t0;
+    tally.handler_tsc += spent;
+    ++report.invocations;
+    if (spent > tally.budget_tsc && run.fault() == spin::Fault::kNone) {
+      run.set_fault(spin::Fault::kOverBudget);
+      tally.fault_detail =
+          absl::StrCat("one call took ", static_cast<uint64_t>(static_cast<double>(spent) * 1e9 / handler_tsc_hz()),
+                       " ns; its budget is ", ctx.budget_ns, " ns");
+    }
+  }
+};
+
+}  // namespace nanopu

@@ -1,0 +1,257 @@
+// sPIN handlers on the NIC core (nanopu/spin.h) through the real EAL on a
+// net_ring pair: the handlers' order and what they see of a multi-packet
+// message, the host message they write, a reply the NIC sends, a context
+// that lets the original through; a misbehaving handler's context disabled
+// while the NIC and another context go on; bad contexts refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "nanopu/runtime.h"
+#include "nanopu/spin_model.h"
+#include "tests/support/ring_pair.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kServer = 0x0a000001, kClient = 0x0a000002;
+constexpr uint16_t kSum = 5, kEcho = 6, kBad = 7, kClientCtx = 9;
+
+// Sums a message's 64-bit words in scratch; the completion writes
+// [sum, packets seen, header's first word] to the host. The header
+// handler must have run before any payload handler (sPIN's order).
+spin::ExecutionContext summing() {
+  spin::ExecutionContext c;
+  c.name = "sum";
+  c.match.context = kSum;
+  c.scratch_bytes = 32;
+  c.memory_bytes = 8;
+  c.header = [](spin::Handle& h, const spin::Packet& p) {
+    h.scratch().store<uint64_t>(16, spin::load_be<uint64_t>(p.payload.data()));  // words are big-endian
+    h.scratch().store<uint64_t>(24, 1);  // the header ran
+  };
+  c.payload = [](spin::Handle& h, const spin::Packet& p) {
+    if (h.scratch().load<uint64_t>(24) != 1) throw std::logic_error("a payload handler before the header");
+    EXPECT_EQ(p.offset_bytes, p.index * 1024u);
+    uint64_t sum = 0;
+    for (size_t i = 0; i + 8 <= p.payload.size(); i += 8) sum += spin::load_be<uint64_t>(p.payload.data() + i);
+    h.scratch().add<uint64_t>(0, sum);
+    h.scratch().add<uint64_t>(8, 1);
+    h.charge_cycles(p.payload.size() / 8 * 3);
+  };
+  c.completion = [](spin::Handle& h) {
+    for (uint32_t i = 0; i < 3; ++i) (void)h.host_write_word(8 * i, h.scratch().load<uint64_t>(8 * i));
+    h.memory().add<uint64_t>(0, 1);  // messages summed, kept across messages
+  };
+  return c;
+}
+
+// Answers from the NIC: the first word + 1, to the sender; only messages
+// whose first word's low byte (its last, in wire order) is 0xE0: a
+// header-field rule; lets them through too.
+spin::ExecutionContext echoing() {
+  spin::ExecutionContext c;
+  c.name = "echo";
+  c.match = {.context = kEcho, .field_offset = 7, .field_bytes = 1, .field_mask = 0xff, .field_value = 0xE0};
+  c.payload = [](spin::Handle& h, const spin::Packet& p) {
+    uint8_t w[8];
+    spin::store_be<uint64_t>(w, spin::load_be<uint64_t>(p.payload.data()) + 1);
+    (void)h.reply(w);
+    h.forward();
+  };
+  return c;
+}
+
+void send_words(Thread& t, uint32_t ip, uint16_t ctx, uint64_t first, uint32_t words) {
+  (void)t.write(AppHeader{ip, ctx, static_cast<uint16_t>(8 * words)}.word());
+  for (uint32_t i = 0; i < words; ++i) (void)t.write(i == 0 ? first : i);
+}
+
+testing::Words read_message(Thread& t, AppHeader* h) {
+  *h = AppHeader::from_word(t.read());
+  testing::Words r(h->payload_words());
+  for (uint64_t& w : r) w = t.read();
+  t.msg_done();
+  return r;
+}
+
+TEST(SpinRingTest, HandlersSeeEveryPacketInOrderWriteTheHostAndReplyFromTheNic) {
+  testing::PortPair p = testing::make_ring_pair();
+  auto server = Runtime::create(testing::host_config(p.a, kServer));
+  auto client = Runtime::create(testing::host_config(p.b, kClient));
+  ASSERT_TRUE(server.ok() && client.ok());
+  ASSERT_TRUE((*server)->install(summing()).ok());
+  ASSERT_TRUE((*server)->install(echoing()).ok());
+  testing::Words host_sum, host_echo;
+  int host_messages = 0;
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSum).ok());
+    AppHeader h;
+    while (host_messages < 1 && t.wait()) {
+      host_sum = read_message(t, &h);
+      EXPECT_EQ(h.ip, kClient);  // the host message names the original's source
+      ++host_messages;
+    }
+  }).ok());
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kEcho).ok());
+    AppHeader h;
+    if (t.wait()) host_echo = read_message(t, &h);  // the original, let through
+  }).ok());
+  testing::Words reply;
+  bool done = false;
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientCtx).ok());
+    send_words(t, kServer, kSum, 1000, 600);  // 4800 bytes: 5 packets
+    send_words(t, kServer, kEcho, 0xE0 + (41 << 8), 2);
+    AppHeader h;
+    if (t.wait_for(std::chrono::seconds(20))) reply = read_message(t, &h);
+    done = true;
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()},
+                                  [&] { return done && host_messages == 1 && !host_echo.empty(); },
+                                  std::chrono::seconds(60)));
+  // 1000 + 1 + 2 + ... + 599
+  ASSERT_EQ(host_sum.size(), 3u);
+  EXPECT_EQ(host_sum[0], 1000u + 599u * 600u / 2);
+  EXPECT_EQ(host_sum[1], 5u);
+  EXPECT_EQ(host_sum[2], 1000u);
+  ASSERT_EQ(reply.size(), 1u);
+  EXPECT_EQ(reply[0], 0xE0u + (41u << 8) + 1);
+  ASSERT_EQ(host_echo.size(), 2u);
+  EXPECT_EQ(host_echo[0], 0xE0u + (41u << 8));
+  const std::vector<spin::ContextReport> r = (*server)->spin_reports();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].messages, 1u);
+  EXPECT_EQ(r[0].packets, 5u);
+  EXPECT_EQ(r[0].bytes, 4800u);
+  EXPECT_EQ(r[0].invocations, 1u + 5u + 1u);
+  EXPECT_EQ(r[0].host_messages, 1u);
+  EXPECT_EQ(r[0].declared_cycles, 600u * 3);
+  EXPECT_EQ(r[1].sends, 1u);
+  EXPECT_EQ(r[1].forwarded, 1u);
+  EXPECT_EQ((*server)->nic_counters().spin_msgs, 2u);
+  // The modelled column from the declared cycles (nanopu/spin_model.h).
+  const spin::ModelledContext m = spin::modelled(r[0]);
+  EXPECT_DOUBLE_EQ(m.cycles_per_packet, 360.0);
+  EXPECT_GT(m.packet_latency_ns, 360.0);
+  EXPECT_GT(m.throughput_gbps, 0.0);
+  (*server)->release_buffers();
+  (*client)->release_buffers();
+}
+
+// A context whose handler misbehaves in `how`; its thread must still get
+// every message (the one it failed on and those after, untouched), and the
+// summing context beside it keeps working.
+void misbehaving_context_is_isolated(const std::function<void(spin::ExecutionContext&)>& how,
+                                     spin::Fault expected) {
+  testing::PortPair p = testing::make_ring_pair();
+  auto server = Runtime::create(testing::host_config(p.a, kServer));
+  auto client = Runtime::create(testing::host_config(p.b, kClient));
+  ASSERT_TRUE(server.ok() && client.ok());
+  spin::ExecutionContext bad;
+  bad.name = "bad";
+  bad.match.context = kBad;
+  bad.memory_bytes = 64;
+  how(bad);
+  ASSERT_TRUE((*server)->install(std::move(bad)).ok());
+  ASSERT_TRUE((*server)->install(summing()).ok());
+  std::vector<uint64_t> bad_firsts;
+  int sums = 0;
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kBad).ok());
+    AppHeader h;
+    while (bad_firsts.size() < 3 && t.wait()) bad_firsts.push_back(read_message(t, &h).at(0));
+  }).ok());
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSum).ok());
+    AppHeader h;
+    while (sums < 2 && t.wait()) sums += read_message(t, &h).size() == 3;
+  }).ok());
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientCtx).ok());
+    for (uint64_t i = 0; i < 3; ++i) send_words(t, kServer, kBad, 100 + i, 4);
+    for (uint64_t i = 0; i < 2; ++i) send_words(t, kServer, kSum, i, 200);
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()},
+                                  [&] { return bad_firsts.size() == 3 && sums == 2; }, std::chrono::seconds(60)));
+  EXPECT_EQ(bad_firsts, (std::vector<uint64_t>{100, 101, 102}));
+  const std::vector<spin::ContextReport> r = (*server)->spin_reports();
+  EXPECT_EQ(r[0].fault, expected) << r[0].fault_detail;
+  EXPECT_EQ(r[0].messages, 1u);
+  EXPECT_EQ(r[0].bypassed, 3u);
+  EXPECT_EQ(r[0].host_messages, 0u);  // what it asked for before failing is not carried out
+  EXPECT_EQ(r[1].fault, spin::Fault::kNone);
+  EXPECT_EQ(r[1].messages, 2u);
+  EXPECT_EQ((*server)->nic_counters().spin_disabled, 1u);
+  EXPECT_EQ((*server)->nic_counters().spin_msgs_bypassed, 3u);
+  (*server)->release_buffers();
+  (*client)->release_buffers();
+}
+
+TEST(SpinRingTest, AHandlerWritingOutsideItsMemoryDisablesOnlyItsContext) {
+  misbehaving_context_is_isolated(
+      [](spin::ExecutionContext& c) {
+        c.payload = [](spin::Handle& h, const spin::Packet&) {
+          (void)h.host_write(0, {});
+          h.memory().store<uint64_t>(60, 1);  // 4 bytes past the end of 64
+        };
+      },
+      spin::Fault::kOutOfBounds);
+}
+
+TEST(SpinRingTest, AHandlerThatThrowsOrRunsPastItsBudgetIsDisabled) {
+  misbehaving_context_is_isolated(
+      [](spin::ExecutionContext& c) {
+        c.completion = [](spin::Handle&) { throw std::runtime_error("bad handler"); };
+      },
+      spin::Fault::kThrew);
+  misbehaving_context_is_isolated(
+      [](spin::ExecutionContext& c) {
+        c.budget_ns = 1000;
+        c.header = [](spin::Handle&, const spin::Packet&) {
+          const auto end = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+          while (std::chrono::steady_clock::now() < end) {
+          }
+        };
+      },
+      spin::Fault::kOverBudget);
+}
+
+TEST(SpinRingTest, BadContextsAreRefusedWithTheReason) {
+  auto host = Runtime::create(testing::host_config(testing::make_loop_port(), kServer));
+  ASSERT_TRUE(host.ok());
+  Runtime& rt = **host;
+  spin::ExecutionContext none;
+  none.name = "none";
+  EXPECT_NE(rt.install(none).message().find("no handler"), std::string::npos);
+  spin::ExecutionContext big = summing();
+  big.memory_bytes = spin::kMaxMemoryBytes + 1;
+  EXPECT_NE(rt.install(big).message().find("handler memory"), std::string::npos);
+  ASSERT_TRUE(rt.install(echoing()).ok());
+  spin::ExecutionContext other = echoing();  // a different first byte: no overlap
+  other.match.field_value = 0xE1;
+  EXPECT_TRUE(rt.install(other).ok());
+  spin::ExecutionContext all = echoing();    // every message to the context: overlaps
+  all.name = "all";
+  all.match.field_bytes = 0;
+  const absl::Status s = rt.install(all);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_NE(s.message().find("overlaps that of 'echo'"), std::string::npos) << s;
+}
+
+TEST(SpinModelTest, PspinsPublishedLatenciesAndLineRate) {
+  // PsPIN §IV-B1: 26 ns for a 64 B packet, 40 ns for 1024 B (an empty handler).
+  EXPECT_DOUBLE_EQ(spin::modelled_packet_latency_ns(64, 1), 26.0);
+  EXPECT_DOUBLE_EQ(spin::modelled_packet_latency_ns(1024, 1), 40.0);
+  // Fig. 6: 32 HPUs keep 400 Gbit/s of 64 B packets with handlers up to
+  // 32 x 1.28 ns = 41 ns long (here: held 7 + cycles + 1 ns).
+  EXPECT_DOUBLE_EQ(spin::modelled_throughput_gbps(64, 30), 400.0);
+  EXPECT_LT(spin::modelled_throughput_gbps(64, 40), 400.0);
+  EXPECT_NEAR(spin::modelled_throughput_gbps(1024, 2000), 32 * 8192.0 / 2008, 1e-9);
+}
+
+}  // namespace
+}  // namespace nanopu
