@@ -61,6 +61,8 @@ unsigned NicCore::poll_receive() {
   packets_at_turn_ = packets;
   tx_.begin_poll();
   unsigned work = receive();
+  if (spin_ != nullptr && spin_->hpu_count() != 0) [[unlikely]]
+    work += spin_->poll_hpus(*this);  // what the HPU lcores finished
   if (!pending_.empty()) work += service_pending();
   if (!staged_.empty()) push_all_staged();  // the workers start on them now
   return work;
@@ -253,7 +255,18 @@ void NicCore::wake_workers() {
   to_wake_ = 0;
 }
 
+absl::Status NicCore::start_spin_hpus(uint32_t n, const std::string& name) {
+  return spin().start_hpus(n, pool_, name);
+}
+
+void NicCore::finish_spin_hpus() {
+  spin_->finish_hpus(*this);
+  spin_->flush(*this);
+  if (!staged_.empty()) push_all_staged();
+}
+
 bool NicCore::quiescent() const {
+  if (spin_ != nullptr && spin_->in_flight()) return false;
   // A message being received is paced by PULLs and timed by the reassembly
   // sweep; JBSQ-held messages wait for credits the NIC must see; the
   // fault-injecting wire may hold frames back. Messages being sent only wait

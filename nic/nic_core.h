@@ -178,6 +178,11 @@ class NicCore final : public TransportSink, private SpinSink {
     return *spin_;
   }
   [[nodiscard]] const SpinEngine* spin_engine() const { return spin_.get(); }
+  // HPU lcores (nic/spin/hpu_core.h): made here, their loops launched by
+  // the caller (spin().hpu(k)), stopped with spin().stop_hpus(); after they
+  // returned, finish_spin_hpus() applies what they did last.
+  [[nodiscard]] absl::Status start_spin_hpus(uint32_t n, const std::string& name);
+  void finish_spin_hpus();
 
   // TransportSink
   bool deliver(rte_mbuf* msg, ContextEntry* dst) override;

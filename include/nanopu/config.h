@@ -43,6 +43,12 @@ struct Config {
   // as many lcores at least, a DPDK port with that many TX queues, and
   // poll=kBusy.
   uint32_t nic_lcores = 1;
+  // sPIN handlers (nanopu/spin.h) on EAL lcores of their own, as PsPIN's
+  // HPUs beside its NIC pipeline (docs/design.md §12): each runs the
+  // handlers of every n-th installed context, busy-polling. Empty: the NIC
+  // core runs them. Not in lcores; live only (on a modelled clock the NIC
+  // core runs them), with one NIC core.
+  std::vector<unsigned> spin_hpu_lcores;
   // Each lcore's thread pinned to its CPU, or free to move (policies.h).
   Pinning pin = Pinning::kOn;
   // Single-lcore mode only: how many worker cores to emulate on that lcore,

@@ -150,6 +150,11 @@ class Runtime {
   // NIC core 0's loop on the calling lcore, while the workers run.
   absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_finished);
   void drain_tx();
+  // sPIN HPU lcores (Config::spin_hpu_lcores): launched for a run when a
+  // context is installed, stopped and their last work applied after it.
+  absl::Status start_hpus();
+  void end_hpus();
+  uint32_t hpus_launched_ = 0;
 
   Config config_;
   uint32_t instance_;

@@ -191,7 +191,7 @@ class Handle {
   // The original message also reaches the thread, as it came (after the
   // host message, if any).
   virtual void forward() = 0;
-  // A message of one packet (at most 1024 bytes) from this context to
+  // A message of one packet (at most 1024 bytes; at most 16 per message) from this context to
   // (ip, context), sent by the NIC's transport once the handler returns
   // (sPIN's PtlHandlerPutFromDevice). `run`: the destination's run the
   // message answers (0: the one the NIC last heard).
@@ -223,6 +223,7 @@ struct Match {
 inline constexpr uint32_t kMaxMemoryBytes = 16u << 20;   // handler memory (PsPIN's L2: 4 MiB; kept roomier)
 inline constexpr uint32_t kMaxScratchBytes = 64u << 10;  // per-message scratch
 inline constexpr uint32_t kMaxSendBytes = 1024;          // Handle::send: one packet
+inline constexpr uint32_t kMaxSendsPerMessage = 16;      // Handle::send's per message
 
 struct ExecutionContext {
   std::string name;             // in reports and errors

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 
 #include "absl/strings/str_cat.h"
 #include "lib/base/log.h"
@@ -10,6 +9,7 @@
 #include "lib/contract/tx_message.h"
 #include "lib/wire/frame.h"
 #include "nanopu/app_header.h"
+#include "nic/spin/spin_output.h"
 
 namespace nanopu {
 namespace {
@@ -72,6 +72,7 @@ absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
   slot->report.name = ctx.name;
   slot->report.context = ctx.match.context;
   slot->ctx = std::move(ctx);
+  slot->home = slots_.size();  // every n-th context on one HPU (start_hpus)
   by_context_[slot->ctx.match.context].push_back(slot.get());
   slots_.push_back(std::move(slot));
   return absl::OkStatus();
@@ -91,7 +92,7 @@ SpinEngine::Slot* SpinEngine::match(const rte_mbuf* msg, uint16_t context) {
   return nullptr;
 }
 
-void SpinEngine::run_handlers(Slot& s, rte_mbuf* msg) {
+void SpinEngine::run_handlers(Slot& s, rte_mbuf* msg, SpinRun& run) {
   const MsgMeta* meta = msg_meta(msg);
   const AppHeader a = AppHeader::from_word(meta->app_header);
   spin::MessageInfo info;
@@ -102,102 +103,190 @@ void SpinEngine::run_handlers(Slot& s, rte_mbuf* msg) {
   info.size_bytes = a.len;
   info.packets = msg->nb_segs;
   info.seq = s.report.messages;
-  run_.begin(info, s.memory.get(), s.ctx.memory_bytes, s.scratch.get(), s.ctx.scratch_bytes);
+  run.begin(info, s.memory.get(), s.ctx.memory_bytes, s.scratch.get(), s.ctx.scratch_bytes);
   std::span<const uint8_t> packets[wire::kMaxPacketsPerMessage];
   size_t n = 0;
   for (rte_mbuf* seg = msg; seg != nullptr && n < wire::kMaxPacketsPerMessage; seg = seg->next)
     packets[n++] = {rte_pktmbuf_mtod(seg, const uint8_t*), seg->data_len};
-  HandlerRunner::run(s.ctx, run_, {packets, n}, s.tally, s.report);
+  HandlerRunner::run(s.ctx, run, {packets, n}, s.tally, s.report);
 }
 
-void SpinEngine::disable(Slot& s, spin::Fault f) {
-  s.report.fault = f;
-  s.report.fault_detail = s.tally.fault_detail.empty() ? std::string(spin::fault_name(f)) : s.tally.fault_detail;
-  ++counters_->spin_disabled;
-  NANOPU_LOG(kError, "sPIN context '%s' (context %u) disabled: %s (%s); its messages now reach its thread as they come",
-             s.ctx.name.c_str(), s.ctx.match.context, spin::fault_name(f), s.report.fault_detail.c_str());
+void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool) {
+  Slot& s = *static_cast<Slot*>(t.slot);
+  t.bypass = false;
+  t.new_fault = spin::Fault::kNone;
+  t.lost = 0;
+  t.host = nullptr;
+  t.n_sends = 0;
+  t.freed_segs = 0;
+  if (s.disabled) {  // disabled by an earlier message this core ran
+    ++s.report.bypassed;
+    t.bypass = true;
+    return;
+  }
+  run_handlers(s, t.msg, run);
+  if (run.fault() != spin::Fault::kNone) {
+    // Nothing it asked for is carried out; the message it failed on reaches
+    // its thread as it came (never lost silently).
+    s.disabled = true;
+    s.report.fault = run.fault();
+    s.report.fault_detail = s.tally.fault_detail.empty() ? spin::fault_name(run.fault()) : s.tally.fault_detail;
+    ++s.report.bypassed;
+    t.bypass = true;
+    t.new_fault = run.fault();
+    return;
+  }
+  const uint64_t now = rte_rdtsc();
+  if (!run.host_bytes().empty()) {
+    t.host = make_host_message(pool, run, now);
+    if (t.host != nullptr) ++s.report.host_messages; else ++t.lost;
+  }
+  for (const SpinSend& send : run.sends()) {
+    rte_mbuf* m = make_send(pool, run, send, s.ctx.match.context, now);
+    if (m == nullptr) {
+      ++t.lost;
+      continue;
+    }
+    t.sends[t.n_sends++] = m;
+    ++s.report.sends;
+  }
+  s.report.lost += t.lost;
+  if (run.forwarding()) {
+    ++s.report.forwarded;
+  } else {
+    t.freed_segs = t.msg->nb_segs;
+    rte_pktmbuf_free(t.msg);
+    t.msg = nullptr;
+  }
+}
+
+void SpinEngine::apply(SpinTask& t, SpinSink& sink) {
+  Slot& s = *static_cast<Slot*>(t.slot);
+  if (t.new_fault != spin::Fault::kNone) {
+    s.nic_disabled = true;
+    ++counters_->spin_disabled;
+    NANOPU_LOG(kError,
+               "sPIN context '%s' (context %u) disabled: %s (%s); its messages now reach its thread as they come",
+               s.ctx.name.c_str(), s.ctx.match.context, spin::fault_name(t.new_fault), s.report.fault_detail.c_str());
+  }
+  if (t.bypass) {
+    ++counters_->spin_msgs_bypassed;
+    (void)sink.deliver_to_host(t.msg, t.dst);
+    return;
+  }
+  if (t.lost != 0) {
+    counters_->spin_no_mbuf += t.lost;
+    NANOPU_LOG_EVERY(kWarning, 1.0, "sPIN context '%s': no buffer for a host message or a send (nic.spin_no_mbuf)",
+                     s.ctx.name.c_str());
+  }
+  if (t.host != nullptr) {
+    t.dst->packets += t.host->nb_segs;
+    (void)sink.deliver_to_host(t.host, t.dst);
+  }
+  for (uint8_t i = 0; i < t.n_sends; ++i) sends_.push_back(t.sends[i]);
+  if (t.msg != nullptr) {
+    (void)sink.deliver_to_host(t.msg, t.dst);  // forwarded
+  } else {
+    t.dst->packets -= t.freed_segs;  // freed where the handlers ran: out of the NIC's custody
+  }
 }
 
 bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst, SpinSink& sink) {
   Slot* s = match(msg, dst->context);
   if (s == nullptr) return false;
-  if (s->report.fault != spin::Fault::kNone) {
-    ++s->report.bypassed;
+  if (s->nic_disabled) {
+    ++s->nic_bypassed;
     ++counters_->spin_msgs_bypassed;
     return false;
   }
   ++counters_->spin_msgs;
-  run_handlers(*s, msg);
-  if (run_.fault() != spin::Fault::kNone) {
-    // Nothing it asked for is carried out; the message it failed on reaches
-    // its thread as it came (never lost silently).
-    disable(*s, run_.fault());
-    ++s->report.bypassed;
-    ++counters_->spin_msgs_bypassed;
-    return false;
+  if (!hpus_.empty()) {
+    dispatch(msg, dst, s);
+    return true;
   }
-  if (!run_.host_bytes().empty()) deliver_host_message(*s, dst, sink);
-  stage_sends(*s, sink);
-  if (run_.forwarding()) {
-    ++s->report.forwarded;
-    (void)sink.deliver_to_host(msg, dst);
-  } else {
-    dst->packets -= msg->nb_segs;  // out of the NIC's custody
-    rte_pktmbuf_free(msg);
-  }
+  inline_.msg = msg;
+  inline_.dst = dst;
+  inline_.slot = s;
+  execute(inline_, run_, sink.spin_pool());
+  apply(inline_, sink);
   return true;
 }
 
-void SpinEngine::deliver_host_message(Slot& s, ContextEntry* dst, SpinSink& sink) {
-  const std::span<const uint8_t> bytes = run_.host_bytes();
-  const auto n = static_cast<unsigned>((bytes.size() + wire::kSegmentBytes - 1) / wire::kSegmentBytes);
-  rte_mbuf* segs[wire::kMaxPacketsPerMessage];
-  if (rte_pktmbuf_alloc_bulk(sink.spin_pool(), segs, n) != 0) {
-    ++s.report.lost;
-    ++counters_->spin_no_mbuf;
-    NANOPU_LOG_EVERY(kWarning, 1.0, "sPIN context '%s': no buffer for a host message (nic.spin_no_mbuf)",
-                     s.ctx.name.c_str());
+void SpinEngine::dispatch(rte_mbuf* msg, ContextEntry* dst, Slot* s) {
+  if (free_.empty() || !waiting_.empty()) {
+    waiting_.push_back(SpinTask{.msg = msg, .dst = dst, .slot = s});
     return;
   }
-  size_t at = 0;
-  for (unsigned i = 0; i < n; ++i) {
-    const auto len = static_cast<uint16_t>(std::min<size_t>(wire::kSegmentBytes, bytes.size() - at));
-    std::memcpy(rte_pktmbuf_append(segs[i], len), bytes.data() + at, len);
-    at += len;
-    if (i > 0) (void)rte_pktmbuf_chain(segs[0], segs[i]);
-  }
-  const spin::MessageInfo& m = run_.message();
-  MsgMeta* meta = msg_meta(segs[0]);
-  *meta = MsgMeta{};
-  meta->app_header = AppHeader{m.src_ip, m.src_context, static_cast<uint16_t>(bytes.size())}.word();
-  meta->nic_tsc = sink.spin_now();
-  meta->run = m.src_run;
-  dst->packets += n;
-  ++s.report.host_messages;
-  (void)sink.deliver_to_host(segs[0], dst);
+  SpinTask* t = free_.back();
+  free_.pop_back();
+  t->msg = msg;
+  t->dst = dst;
+  t->slot = s;
+  ++in_flight_;
+  (void)hpus_[s->home % hpus_.size()]->submit(t);  // as many tasks as its ring holds: room
 }
 
-void SpinEngine::stage_sends(Slot& s, SpinSink& sink) {
-  for (const SpinSend& send : run_.sends()) {
-    rte_mbuf* m = rte_pktmbuf_alloc(sink.spin_pool());
-    if (m == nullptr) {
-      ++s.report.lost;
-      ++counters_->spin_no_mbuf;
-      NANOPU_LOG_EVERY(kWarning, 1.0, "sPIN context '%s': no buffer for a send (nic.spin_no_mbuf)",
-                       s.ctx.name.c_str());
-      continue;
+absl::Status SpinEngine::start_hpus(uint32_t n, rte_mempool* pool, const std::string& name) {
+  constexpr uint32_t kTasks = 1024;
+  pool_ = pool;
+  tasks_.assign(kTasks, SpinTask{});
+  free_.clear();
+  for (SpinTask& t : tasks_) free_.push_back(&t);
+  for (uint32_t k = 0; k < n; ++k) {
+    absl::StatusOr<std::unique_ptr<HpuCore>> h = HpuCore::create(this, pool, absl::StrCat(name, "h", k), kTasks);
+    if (!h.ok()) {
+      hpus_.clear();
+      return h.status();
     }
-    (void)rte_pktmbuf_append(m, static_cast<uint16_t>(wire::kFrameHeaderBytes + send.len));
-    std::memcpy(tx_segment_payload(m), run_.send_bytes(send), send.len);
-    MsgMeta* meta = msg_meta(m);
-    *meta = MsgMeta{};
-    meta->app_header = AppHeader{send.ip, send.context, send.len}.word();
-    meta->src_context = s.ctx.match.context;
-    meta->sender = UINT16_MAX;  // no thread: a give-up is logged and counted only
-    meta->run = send.run;
-    meta->ready_tsc = sink.spin_now();
-    ++s.report.sends;
-    sends_.push_back(m);
+    hpus_.push_back(std::move(*h));
+  }
+  return absl::OkStatus();
+}
+
+unsigned SpinEngine::collect_hpus(SpinSink& sink) {
+  unsigned applied = 0;
+  for (auto& h : hpus_) {
+    SpinTask* done[32];
+    const unsigned n = h->collect(done, 32);
+    for (unsigned i = 0; i < n; ++i) {
+      apply(*done[i], sink);
+      free_.push_back(done[i]);
+    }
+    in_flight_ -= n;
+    applied += n;
+  }
+  return applied;
+}
+
+unsigned SpinEngine::poll_hpus(SpinSink& sink) {
+  const unsigned applied = collect_hpus(sink);
+  while (!waiting_.empty() && !free_.empty()) {
+    const SpinTask w = waiting_.front();
+    waiting_.pop_front();
+    Slot* s = static_cast<Slot*>(w.slot);
+    SpinTask* t = free_.back();
+    free_.pop_back();
+    *t = w;
+    ++in_flight_;
+    (void)hpus_[s->home % hpus_.size()]->submit(t);
+  }
+  return applied;
+}
+
+void SpinEngine::stop_hpus() {
+  for (auto& h : hpus_) h->stop();
+}
+
+void SpinEngine::finish_hpus(SpinSink& sink) {
+  // Their loops have returned: what they finished is applied; what never
+  // reached one (no task was free) runs here.
+  while (in_flight_ != 0) (void)collect_hpus(sink);
+  hpus_.clear();
+  while (!waiting_.empty()) {
+    SpinTask t = waiting_.front();
+    waiting_.pop_front();
+    execute(t, run_, sink.spin_pool());
+    apply(t, sink);
   }
 }
 
@@ -209,7 +298,10 @@ void SpinEngine::flush(SpinSink& sink) {
 std::vector<spin::ContextReport> SpinEngine::reports() const {
   std::vector<spin::ContextReport> out;
   out.reserve(slots_.size());
-  for (const auto& s : slots_) out.push_back(s->report);
+  for (const auto& s : slots_) {
+    out.push_back(s->report);
+    out.back().bypassed += s->nic_bypassed;
+  }
   return out;
 }
 

@@ -7,18 +7,22 @@
 // original let through, the sends (held until flush(), outside the
 // transport's receive path).
 //
-// Where: on the NIC core, when the transport hands over a whole message,
-// before core selection. nanopu's transport is reliable and may receive a
-// message's packets out of order and more than once; running handlers once
-// it has them all gives sPIN's ordering and exactly-once handler runs
-// without a deferral queue of its own (PsPIN streams packets as they arrive
-// on a lossless fabric: docs/design.md §12 says what this changes).
+// Where: when the transport hands a whole message over, before core
+// selection. nanopu's transport is reliable and may receive a message's
+// packets out of order and more than once; running handlers once it has
+// them all gives sPIN's ordering and exactly-once handler runs without a
+// deferral queue of its own (PsPIN streams packets as they arrive on a
+// lossless fabric: docs/design.md §12 says what this changes). On the NIC
+// core itself, or, while HPU lcores run (start_hpus, hpu_core.h), on the
+// context's home HPU, the NIC core applying the outcome when it is back.
 #pragma once
 
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -27,8 +31,10 @@
 #include "nanopu/spin.h"
 #include "nanopu/stats.h"
 #include "nic/spin/handler_runner.h"
+#include "nic/spin/hpu_core.h"
 #include "nic/spin/spin_run.h"
 #include "nic/spin/spin_sink.h"
+#include "nic/spin/spin_task.h"
 
 namespace nanopu {
 
@@ -41,13 +47,32 @@ class SpinEngine {
   [[nodiscard]] absl::Status install(spin::ExecutionContext ctx);
   [[nodiscard]] bool empty() const { return slots_.empty(); }
 
-  // Runs msg (a whole received message) through the context that takes
-  // it. False: none does (or it is disabled): the caller delivers msg as
-  // usual. True: msg was taken (delivered, freed or let through).
+  // Takes msg (a whole received message) if a context's rule matches it:
+  // runs it through the handlers (or hands it to its HPU) and, once they
+  // ran, delivers what they wrote, the original if it goes on (forwarded,
+  // or its context disabled), or frees it. False: no context matches; the
+  // caller delivers msg as usual.
   bool take(rte_mbuf* msg, ContextEntry* dst, SpinSink& sink);
   // The handlers' sends, to the transport (outside its receive path).
   void flush(SpinSink& sink);
   [[nodiscard]] bool has_sends() const { return !sends_.empty(); }
+
+  // HPU lcores: n cores (each the home of every n-th context), their loops
+  // launched by the caller (HpuCore::main on an lcore each), until
+  // stop_hpus(); then finish_hpus() applies what they did last.
+  [[nodiscard]] absl::Status start_hpus(uint32_t n, rte_mempool* pool, const std::string& name);
+  [[nodiscard]] HpuCore* hpu(size_t k) { return hpus_[k].get(); }
+  [[nodiscard]] size_t hpu_count() const { return hpus_.size(); }
+  void stop_hpus();
+  void finish_hpus(SpinSink& sink);
+  // On the NIC core, each poll while HPUs run: their finished tasks
+  // applied, waiting messages handed over. The number applied.
+  unsigned poll_hpus(SpinSink& sink);
+  [[nodiscard]] bool in_flight() const { return in_flight_ != 0 || !waiting_.empty(); }
+
+  // The handlers for t (on an HPU core, or the NIC core), its outputs made
+  // from `pool`; touches only t's context's own state.
+  void execute(SpinTask& t, SpinRun& run, rte_mempool* pool);
 
   [[nodiscard]] std::vector<spin::ContextReport> reports() const;
 
@@ -57,20 +82,34 @@ class SpinEngine {
     std::unique_ptr<uint8_t[]> memory;
     std::unique_ptr<uint8_t[]> scratch;
     HandlerTally tally;
-    spin::ContextReport report;
+    spin::ContextReport report;  // written where its handlers run
+    size_t home = 0;             // its HPU
+    bool disabled = false;       // as its handlers' core knows it
+    bool nic_disabled = false;   // as the NIC core knows it (applied)
+    uint64_t nic_bypassed = 0;   // messages the NIC core let through itself
   };
   [[nodiscard]] Slot* match(const rte_mbuf* msg, uint16_t context);
-  void run_handlers(Slot& s, rte_mbuf* msg);
-  void disable(Slot& s, spin::Fault f);
-  // The host message the handlers wrote, to core selection.
-  void deliver_host_message(Slot& s, ContextEntry* dst, SpinSink& sink);
-  void stage_sends(Slot& s, SpinSink& sink);
+  void run_handlers(Slot& s, rte_mbuf* msg, SpinRun& run);
+  // The outcome of t, on the NIC core.
+  void apply(SpinTask& t, SpinSink& sink);
+  unsigned collect_hpus(SpinSink& sink);  // finished tasks applied
+  // Hands (msg, dst, s) to its home HPU, or queues it while no task is free.
+  void dispatch(rte_mbuf* msg, ContextEntry* dst, Slot* s);
 
   NicCounters* counters_;
   std::vector<std::unique_ptr<Slot>> slots_;
   absl::flat_hash_map<uint16_t, std::vector<Slot*>> by_context_;
-  SpinRun run_;
+  SpinRun run_;         // the NIC core's Handle
+  SpinTask inline_;     // the NIC core's task
+  rte_mempool* pool_ = nullptr;
   std::vector<rte_mbuf*> sends_;
+  // With HPUs: the tasks (as many as a ring holds), the free ones, and the
+  // messages waiting for one, in arrival order.
+  std::vector<std::unique_ptr<HpuCore>> hpus_;
+  std::vector<SpinTask> tasks_;
+  std::vector<SpinTask*> free_;
+  std::deque<SpinTask> waiting_;
+  uint32_t in_flight_ = 0;
 };
 
 }  // namespace nanopu

@@ -43,7 +43,7 @@ bool SpinRun::host_write_memory(uint32_t offset, uint32_t mem_offset, uint32_t l
 }
 
 bool SpinRun::send(uint32_t ip, uint16_t context, std::span<const uint8_t> bytes, uint16_t run) {
-  if (bytes.size() > spin::kMaxSendBytes || bytes.empty() || ip == 0) {
+  if (bytes.size() > spin::kMaxSendBytes || bytes.empty() || ip == 0 || sends_.size() == spin::kMaxSendsPerMessage) {
     set_fault(spin::Fault::kBadCommand);
     return false;
   }

@@ -28,6 +28,10 @@ ABSL_FLAG(uint32_t, nic_lcores, 1,
           "hashes to it (their transport state); frames received on another core are handed "
           "to the owner. With exactly that many --lcores each also runs a worker. More than 1 "
           "needs a port with that many TX queues (not memif) and --poll=busy (docs/design.md §7).");
+ABSL_FLAG(std::string, spin_hpu_lcores, "",
+          "EAL lcores, not in --lcores, that run the sPIN handlers of the contexts a program "
+          "installs (nanopu/spin.h), as PsPIN's HPUs: each busy-polls and takes every n-th "
+          "context. Empty: the NIC core runs them. Live only (docs/design.md §12).");
 ABSL_FLAG(std::string, pin, "on",
           "'on': each lcore pinned to its CPU (DPDK's way). 'off': the kernel may run it on any "
           "CPU, for machines where more busy processes than CPUs take turns (the netns runner "
@@ -225,6 +229,14 @@ absl::Status read_host_flags(Config& c) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--lcores='", absl::GetFlag(FLAGS_lcores), "': expected numbers like 0 or 0,1"));
     c.lcores.push_back(v);
+  }
+  c.spin_hpu_lcores.clear();
+  for (absl::string_view part : absl::StrSplit(absl::GetFlag(FLAGS_spin_hpu_lcores), ',', absl::SkipWhitespace())) {
+    unsigned v = 0;
+    if (!absl::SimpleAtoi(part, &v))
+      return absl::InvalidArgumentError(absl::StrCat("--spin_hpu_lcores='", absl::GetFlag(FLAGS_spin_hpu_lcores),
+                                                     "': expected numbers like 2 or 2,3"));
+    c.spin_hpu_lcores.push_back(v);
   }
   if (absl::Status s = parse_flag("pin", absl::GetFlag(FLAGS_pin), parse_pinning, "use on or off", &c.pin);
       !s.ok())

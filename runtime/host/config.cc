@@ -43,6 +43,18 @@ absl::Status check_cores_and_backend(const Config& c) {
       return invalid("nic_lcores", c.nic_lcores,
                      "more than 1 with pcap_path: capture from several NIC cores is not built");
   }
+  if (!c.spin_hpu_lcores.empty()) {
+    if (c.spin_hpu_lcores.size() > 8) return invalid("spin_hpu_lcores", c.spin_hpu_lcores.size(), "at most 8 HPU lcores");
+    if (c.nic_lcores != 1) return invalid("spin_hpu_lcores", c.spin_hpu_lcores.front(), "needs nic_lcores = 1");
+    for (size_t i = 0; i < c.spin_hpu_lcores.size(); ++i) {
+      for (unsigned l : c.lcores)
+        if (l == c.spin_hpu_lcores[i])
+          return invalid("spin_hpu_lcores", l, "also in lcores: an HPU lcore runs nothing else");
+      for (size_t j = i + 1; j < c.spin_hpu_lcores.size(); ++j)
+        if (c.spin_hpu_lcores[i] == c.spin_hpu_lcores[j])
+          return invalid("spin_hpu_lcores", c.spin_hpu_lcores[i], "listed twice");
+    }
+  }
   if (c.worker_count() > kMaxWorkerCores)
     return invalid("lcores", c.worker_count(), absl::StrCat("worker cores: at most ", kMaxWorkerCores));
   if (c.backend == Backend::kUring) {

@@ -18,6 +18,7 @@ uint64_t tsc_from_ns(double ns) {
 EalParams eal_params(const Config& c) {
   EalParams e;
   e.lcores = c.lcores;
+  e.lcores.insert(e.lcores.end(), c.spin_hpu_lcores.begin(), c.spin_hpu_lcores.end());
   e.eal_lcore_map = c.eal_lcore_map;
   e.pin = c.pins_lcores();
   e.vdevs = c.vdevs;

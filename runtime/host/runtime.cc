@@ -75,6 +75,9 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, P
   if (io == nullptr) return absl::InvalidArgumentError("Runtime::create: no PacketIo given");
   if (config.lcores.size() != 1)
     return absl::InvalidArgumentError("Runtime::create with a PacketIo: one lcore only (a simulation drives it)");
+  if (!config.spin_hpu_lcores.empty())
+    return absl::InvalidArgumentError(
+        "spin_hpu_lcores: not on a modelled clock (there the NIC core runs the sPIN handlers)");
   if (absl::Status s = config.validate(); !s.ok()) return s;
   if (absl::Status s = eal_init(eal_params(config)); !s.ok()) return s;
   std::unique_ptr<Runtime> rt(new Runtime(config));

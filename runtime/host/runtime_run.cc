@@ -13,6 +13,7 @@
 #include "lib/contract/thread_fifos.h"
 #include "nanopu/runtime.h"
 #include "nic/nic_core.h"
+#include "nic/spin/hpu_core.h"
 #include "runtime/host/host_noise_watch.h"
 #include "runtime/host/lcore_loops.h"
 #include "scheduler/worker.h"
@@ -57,12 +58,42 @@ absl::Status Runtime::run() {
   if (rte_lcore_id() != config_.lcores.front())
     return absl::FailedPreconditionError(absl::StrCat(
         "run() must be called on lcore ", config_.lcores.front(), " (the first of Config.lcores)"));
+  if (absl::Status h = start_hpus(); !h.ok()) return h;
   noise_->start(nics_, config_.shared_core() ? 0 : workers_.size());
   absl::Status s = config_.shared_core() ? run_shared_core() : run_dedicated();
   noise_->finish(nics_);
+  end_hpus();
   drain_tx();
   for (auto& nic : nics_) nic->quiesce_io();
   return s;
+}
+
+absl::Status Runtime::start_hpus() {
+  // Only when some context is installed: an HPU lcore would spin for nothing.
+  if (config_.spin_hpu_lcores.empty() || nics_[0]->spin_engine() == nullptr || nics_[0]->spin_engine()->empty())
+    return absl::OkStatus();
+  NicCore& nic = *nics_[0];
+  const auto n = static_cast<uint32_t>(config_.spin_hpu_lcores.size());
+  if (absl::Status s = nic.start_spin_hpus(n, absl::StrCat("np", instance_)); !s.ok()) return s;
+  for (uint32_t k = 0; k < n; ++k) {
+    const unsigned lcore = config_.spin_hpu_lcores[k];
+    if (int rc = rte_eal_remote_launch(HpuCore::main, nic.spin().hpu(k), lcore); rc != 0) {
+      end_hpus();
+      return absl::InternalError(absl::StrCat("cannot launch sPIN HPU ", k, " on lcore ", lcore,
+                                              " (is it an EAL lcore, and idle?): ", rc));
+    }
+    hpus_launched_ = k + 1;
+  }
+  return absl::OkStatus();
+}
+
+void Runtime::end_hpus() {
+  NicCore& nic = *nics_[0];
+  if (nic.spin_engine() == nullptr || nic.spin_engine()->hpu_count() == 0) return;
+  nic.spin().stop_hpus();
+  for (uint32_t k = 0; k < hpus_launched_; ++k) (void)rte_eal_wait_lcore(config_.spin_hpu_lcores[k]);
+  hpus_launched_ = 0;
+  nic.finish_spin_hpus();
 }
 
 bool Runtime::run_workers_once() {

@@ -109,12 +109,15 @@ absl::Status eal_init(const EalParams& config) {
     }
     return absl::OkStatus();
   }
-  if (config.eal_lcore_map.empty()) {
+  // Pinned, an lcore is its CPU; floating (--pin=off), any lcore runs on any
+  // CPU and there may be more lcores than CPUs.
+  if (config.eal_lcore_map.empty() && config.pin) {
     const long cpus = sysconf(_SC_NPROCESSORS_CONF);
     for (unsigned l : config.lcores)
       if (cpus > 0 && l >= static_cast<unsigned>(cpus))
         return absl::InvalidArgumentError(absl::StrCat(
-            "--lcores: lcore ", l, " does not exist; this machine has CPUs 0..", cpus - 1));
+            "--lcores: lcore ", l, " does not exist; this machine has CPUs 0..", cpus - 1,
+            " (with --pin=off lcores float over the CPUs and may outnumber them)"));
   }
   bool use_huge = false;
   if (config.huge != HugePages::kOff) {

@@ -5,9 +5,13 @@
 // while the NIC and another context go on; bad contexts refused.
 #include <gtest/gtest.h>
 
+#include <rte_lcore.h>
+
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "nanopu/runtime.h"
 #include "nanopu/spin_model.h"
@@ -220,6 +224,77 @@ TEST(SpinRingTest, AHandlerThatThrowsOrRunsPastItsBudgetIsDisabled) {
       spin::Fault::kOverBudget);
 }
 
+// The handlers on an HPU lcore of their own (Config::spin_hpu_lcores), the
+// host run by run(): the same results, and a disabled context's messages
+// still reach its thread.
+TEST(SpinRingTest, HandlersOnAnHpuLcoreGiveTheSameResults) {
+  Config c = testing::host_config(testing::make_loop_port(), kServer);
+  c.spin_hpu_lcores = {2};
+  c.max_threads_per_core = 8;
+  auto host = Runtime::create(c);
+  ASSERT_TRUE(host.ok()) << host.status();
+  Runtime& rt = **host;
+  static std::atomic<unsigned> handler_lcore{~0u};
+  spin::ExecutionContext sum = summing();
+  spin::PacketHandler inner = sum.payload;
+  sum.payload = [inner](spin::Handle& h, const spin::Packet& p) {
+    handler_lcore.store(rte_lcore_id());
+    inner(h, p);
+  };
+  ASSERT_TRUE(rt.install(std::move(sum)).ok());
+  ASSERT_TRUE(rt.install(echoing()).ok());
+  spin::ExecutionContext bad;
+  bad.name = "bad";
+  bad.match.context = kBad;
+  bad.payload = [](spin::Handle& h, const spin::Packet&) { (void)h.scratch().load<uint64_t>(0); };  // no scratch
+  ASSERT_TRUE(rt.install(std::move(bad)).ok());
+  testing::Words host_sum, reply;
+  std::vector<uint64_t> bad_firsts;
+  ASSERT_TRUE(rt.spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSum).ok());
+    AppHeader h;
+    if (t.wait()) host_sum = read_message(t, &h);
+  }).ok());
+  ASSERT_TRUE(rt.spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kBad).ok());
+    AppHeader h;
+    while (bad_firsts.size() < 3 && t.wait()) bad_firsts.push_back(read_message(t, &h).at(0));
+  }).ok());
+  ASSERT_TRUE(rt.spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kEcho).ok());  // the originals the echo context lets through
+    AppHeader h;
+    for (int i = 0; i < 1 && t.wait(); ++i) (void)read_message(t, &h);
+  }).ok());
+  ASSERT_TRUE(rt.spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientCtx).ok());
+    send_words(t, kServer, kSum, 7, 1000);  // 8000 bytes: 8 packets
+    for (uint64_t i = 0; i < 3; ++i) send_words(t, kServer, kBad, 100 + i, 4);
+    send_words(t, kServer, kEcho, 0xE0 + (9 << 8), 1);
+    AppHeader h;
+    if (t.wait_for(std::chrono::seconds(30))) reply = read_message(t, &h);
+  }).ok());
+  std::thread watchdog([&] {
+    for (int i = 0; i < 600 && !rt.all_threads_finished(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    rt.stop();
+  });
+  ASSERT_TRUE(rt.run().ok());
+  watchdog.join();
+  ASSERT_EQ(host_sum.size(), 3u);
+  EXPECT_EQ(host_sum[0], 7u + 999u * 1000u / 2);
+  EXPECT_EQ(host_sum[1], 8u);
+  ASSERT_EQ(reply.size(), 1u);
+  EXPECT_EQ(reply[0], 0xE0u + (9u << 8) + 1);
+  EXPECT_EQ(bad_firsts, (std::vector<uint64_t>{100, 101, 102}));
+  EXPECT_EQ(handler_lcore.load(), 2u);  // not the NIC core's lcore 0
+  const std::vector<spin::ContextReport> r = rt.spin_reports();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].messages, 1u);
+  EXPECT_EQ(r[2].fault, spin::Fault::kOutOfBounds);
+  EXPECT_EQ(r[2].bypassed, 3u);
+  EXPECT_EQ(rt.nic_counters().spin_disabled, 1u);
+  rt.release_buffers();
+}
+
 TEST(SpinRingTest, BadContextsAreRefusedWithTheReason) {
   auto host = Runtime::create(testing::host_config(testing::make_loop_port(), kServer));
   ASSERT_TRUE(host.ok());
@@ -240,6 +315,10 @@ TEST(SpinRingTest, BadContextsAreRefusedWithTheReason) {
   const absl::Status s = rt.install(all);
   EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_NE(s.message().find("overlaps that of 'echo'"), std::string::npos) << s;
+  // HPU lcores: not among the host's lcores, not on a modelled clock.
+  Config c = testing::host_config(testing::make_loop_port(), kServer);
+  c.spin_hpu_lcores = {0};
+  EXPECT_NE(c.validate().message().find("also in lcores"), std::string::npos) << c.validate();
 }
 
 TEST(SpinModelTest, PspinsPublishedLatenciesAndLineRate) {
