@@ -7,14 +7,16 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace aggregate_case {
 
 constexpr uint32_t kTotalBytes = 1u << 20, kMessageBytes = 32u << 10;
 // memory: [bytes so far: u64][sum: u64]
 
-}  // namespace
+}  // namespace aggregate_case
 
 spin::ExecutionContext aggregate_context(uint16_t context) {
+  using namespace aggregate_case;
   spin::ExecutionContext c;
   c.name = "aggregate";
   c.match.context = context;
@@ -37,6 +39,7 @@ spin::ExecutionContext aggregate_context(uint16_t context) {
 }
 
 Workload aggregate_workload(uint64_t seed) {
+  using namespace aggregate_case;
   Workload w;
   uint64_t sum = 0;
   for (uint32_t msg = 0; msg < kTotalBytes / kMessageBytes; ++msg) {

@@ -10,7 +10,8 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace filtering_case {
 
 constexpr uint32_t kEntries = 65536, kInserted = 32768, kMessages = 512, kPacketBytes = 512;
 // An entry: [ip: u32][port: u16][valid: u8][pad], big-endian.
@@ -33,9 +34,10 @@ void for_each_entry(uint64_t seed, F f) {
   }
 }
 
-}  // namespace
+}  // namespace filtering_case
 
 spin::ExecutionContext filtering_context(uint16_t context, uint64_t seed) {
+  using namespace filtering_case;
   spin::ExecutionContext c;
   c.name = "filtering";
   c.match.context = context;
@@ -66,6 +68,7 @@ spin::ExecutionContext filtering_context(uint16_t context, uint64_t seed) {
 }
 
 Workload filtering_workload(uint64_t seed) {
+  using namespace filtering_case;
   std::vector<std::pair<uint32_t, uint16_t>> kept;
   std::vector<bool> in_table(kEntries);
   for_each_entry(seed, [&](uint32_t k, uint32_t ip, uint32_t s) {

@@ -6,14 +6,16 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace histogram_case {
 
 constexpr uint32_t kMessages = 512, kItems = 512, kBins = 1024;
 constexpr uint32_t kCounts = 8;  // memory: [messages so far: u64][counts: kBins x u32, big-endian]
 
-}  // namespace
+}  // namespace histogram_case
 
 spin::ExecutionContext histogram_context(uint16_t context) {
+  using namespace histogram_case;
   spin::ExecutionContext c;
   c.name = "histogram";
   c.match.context = context;
@@ -38,6 +40,7 @@ spin::ExecutionContext histogram_context(uint16_t context) {
 }
 
 Workload histogram_workload(uint64_t seed) {
+  using namespace histogram_case;
   Workload w;
   std::array<uint32_t, kBins> counts{};
   for (uint32_t msg = 0; msg < kMessages; ++msg) {

@@ -11,7 +11,8 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace kvstore_case {
 
 constexpr uint32_t kWays = 4, kSets = 125, kRequests = 1000, kKeys = 10000;
 constexpr uint32_t kEntryBytes = 16;                       // [key: u64][value: u64]; key 0: empty
@@ -68,9 +69,10 @@ class Zipf {
   std::vector<double> cdf_;
 };
 
-}  // namespace
+}  // namespace kvstore_case
 
 spin::ExecutionContext kvstore_context(uint16_t context) {
+  using namespace kvstore_case;
   spin::ExecutionContext c;
   c.name = "kvstore";
   c.match.context = context;
@@ -80,6 +82,7 @@ spin::ExecutionContext kvstore_context(uint16_t context) {
 }
 
 Workload kvstore_workload(uint64_t seed) {
+  using namespace kvstore_case;
   Workload w;
   const Zipf zipf(kKeys, 1.1);
   std::unordered_map<uint64_t, uint64_t> store;  // the host reference

@@ -8,14 +8,16 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace reduce_case {
 
 constexpr uint32_t kPackets = 512, kPacketsPerMessage = 32, kElems = 256;
 constexpr uint32_t kAcc = 8;  // memory: [packets so far: u64][acc: kElems x u32, big-endian]
 
-}  // namespace
+}  // namespace reduce_case
 
 spin::ExecutionContext reduce_context(uint16_t context) {
+  using namespace reduce_case;
   spin::ExecutionContext c;
   c.name = "reduce";
   c.match.context = context;
@@ -43,6 +45,7 @@ spin::ExecutionContext reduce_context(uint16_t context) {
 }
 
 Workload reduce_workload(uint64_t seed) {
+  using namespace reduce_case;
   Workload w;
   std::array<uint32_t, kElems> sum{};
   for (uint32_t msg = 0; msg < kPackets / kPacketsPerMessage; ++msg) {

@@ -7,14 +7,16 @@
 #include "use_cases.h"
 
 namespace spin_demo {
-namespace {
+// Its own names (a unity build may join the use cases in one unit).
+namespace strided_ddt_case {
 
 constexpr uint32_t kBlock = 256, kStride = 512, kMessages = 64, kMessageBytes = 16u << 10;
 // memory: the layout, [block: u32][stride: u32]
 
-}  // namespace
+}  // namespace strided_ddt_case
 
 spin::ExecutionContext strided_ddt_context(uint16_t context) {
+  using namespace strided_ddt_case;
   spin::ExecutionContext c;
   c.name = "strided_ddt";
   c.match.context = context;
@@ -38,6 +40,7 @@ spin::ExecutionContext strided_ddt_context(uint16_t context) {
 }
 
 Workload strided_ddt_workload(uint64_t seed) {
+  using namespace strided_ddt_case;
   Workload w;
   for (uint32_t msg = 0; msg < kMessages; ++msg) {
     Bytes b(kMessageBytes);
