@@ -1,5 +1,6 @@
 #include "nic/spin/hpu_core.h"
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_pause.h>
 
@@ -34,7 +35,8 @@ void HpuCore::loop() {
   SpinTask* tasks[32];
   for (;;) {
     const unsigned n = rte_ring_sc_dequeue_burst(req_, reinterpret_cast<void**>(tasks), 32, nullptr);
-    for (unsigned i = 0; i < n; ++i) engine_->execute(*tasks[i], run_, pool_);
+    // Live only (never on a modelled clock): the TSC is the NIC core's clock.
+    for (unsigned i = 0; i < n; ++i) engine_->execute(*tasks[i], run_, pool_, rte_rdtsc());
     // As many tasks as the rings hold exist: the done ring always has room.
     if (n != 0) (void)rte_ring_sp_enqueue_burst(done_, reinterpret_cast<void**>(tasks), n, nullptr);
     if (n == 0) {

@@ -111,7 +111,7 @@ void SpinEngine::run_handlers(Slot& s, rte_mbuf* msg, SpinRun& run) {
   HandlerRunner::run(s.ctx, run, {packets, n}, s.tally, s.report);
 }
 
-void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool) {
+void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool, uint64_t now) {
   Slot& s = *static_cast<Slot*>(t.slot);
   t.bypass = false;
   t.new_fault = spin::Fault::kNone;
@@ -136,7 +136,6 @@ void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool) {
     t.new_fault = run.fault();
     return;
   }
-  const uint64_t now = rte_rdtsc();
   if (!run.host_bytes().empty()) {
     t.host = make_host_message(pool, run, now);
     if (t.host != nullptr) ++s.report.host_messages; else ++t.lost;
@@ -207,7 +206,7 @@ bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst, SpinSink& sink) {
   inline_.msg = msg;
   inline_.dst = dst;
   inline_.slot = s;
-  execute(inline_, run_, sink.spin_pool());
+  execute(inline_, run_, sink.spin_pool(), sink.spin_now());
   apply(inline_, sink);
   return true;
 }
@@ -285,7 +284,7 @@ void SpinEngine::finish_hpus(SpinSink& sink) {
   while (!waiting_.empty()) {
     SpinTask t = waiting_.front();
     waiting_.pop_front();
-    execute(t, run_, sink.spin_pool());
+    execute(t, run_, sink.spin_pool(), sink.spin_now());
     apply(t, sink);
   }
 }

@@ -71,8 +71,9 @@ class SpinEngine {
   [[nodiscard]] bool in_flight() const { return in_flight_ != 0 || !waiting_.empty(); }
 
   // The handlers for t (on an HPU core, or the NIC core), its outputs made
-  // from `pool`; touches only t's context's own state.
-  void execute(SpinTask& t, SpinRun& run, rte_mempool* pool);
+  // from `pool` and stamped `now` (the NIC core's clock: a simulation's
+  // modelled time there); touches only t's context's own state.
+  void execute(SpinTask& t, SpinRun& run, rte_mempool* pool, uint64_t now);
 
   [[nodiscard]] std::vector<spin::ContextReport> reports() const;
 
