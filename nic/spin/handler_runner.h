@@ -38,6 +38,13 @@ struct HandlerTally {
   uint64_t budget_tsc = 0;
   uint64_t handler_tsc = 0;    // summed over calls
   std::string fault_detail;    // the last fault's words
+  [[nodiscard]] static uint64_t budget_tsc_of(uint64_t budget_ns) {
+    return static_cast<uint64_t>(static_cast<double>(budget_ns) * handler_tsc_hz() / 1e9);
+  }
+  // What a report says of fault f: the words the runner kept, or its name.
+  [[nodiscard]] std::string detail_of(spin::Fault f) const {
+    return fault_detail.empty() ? spin::fault_name(f) : fault_detail;
+  }
 };
 
 class HandlerRunner {

@@ -41,8 +41,14 @@ const char* spin::fault_name(Fault f) {
   return "?";
 }
 
-absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
-  const std::string what = absl::StrCat("sPIN context '", ctx.name, "' (context ", ctx.match.context, ")");
+namespace {
+std::string what_of(const spin::ExecutionContext& ctx) {
+  return absl::StrCat("sPIN context '", ctx.name, "' (context ", ctx.match.context, ")");
+}
+}  // namespace
+
+absl::Status SpinEngine::check(const spin::ExecutionContext& ctx) {
+  const std::string what = what_of(ctx);
   if (!ctx.header && !ctx.payload && !ctx.completion)
     return absl::InvalidArgumentError(what + ": no handler (header, payload or completion)");
   if (ctx.memory_bytes > spin::kMaxMemoryBytes)
@@ -54,6 +60,22 @@ absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
   if (ctx.match.field_bytes > 8 || uint32_t{ctx.match.field_offset} + ctx.match.field_bytes > wire::kSegmentBytes)
     return absl::InvalidArgumentError(what + ": a match field is 1-8 bytes within the first 1024 of a message");
   if (ctx.budget_ns == 0) return absl::InvalidArgumentError(what + ": a budget of 0 ns");
+  return absl::OkStatus();
+}
+
+absl::Status SpinEngine::run_init(const spin::ExecutionContext& ctx, uint8_t* memory) {
+  if (!ctx.init) return absl::OkStatus();
+  spin::Fault fault = spin::Fault::kNone;
+  spin::Memory m(memory, ctx.memory_bytes, &fault);
+  ctx.init(m);
+  if (fault != spin::Fault::kNone)
+    return absl::InvalidArgumentError(what_of(ctx) + ": its init wrote outside its handler memory");
+  return absl::OkStatus();
+}
+
+absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
+  if (absl::Status st = check(ctx); !st.ok()) return st;
+  const std::string what = what_of(ctx);
   for (const auto& s : slots_)
     if (may_overlap(s->ctx.match, ctx.match))
       return absl::AlreadyExistsError(absl::StrCat(what, ": its rule overlaps that of '", s->ctx.name,
@@ -61,14 +83,8 @@ absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
   auto slot = std::make_unique<Slot>();
   slot->memory = std::make_unique<uint8_t[]>(std::max<uint32_t>(ctx.memory_bytes, 1));  // zeroed
   slot->scratch = std::make_unique<uint8_t[]>(std::max<uint32_t>(ctx.scratch_bytes, 1));
-  slot->tally.budget_tsc = static_cast<uint64_t>(static_cast<double>(ctx.budget_ns) * handler_tsc_hz() / 1e9);
-  if (ctx.init) {
-    spin::Fault fault = spin::Fault::kNone;
-    spin::Memory memory(slot->memory.get(), ctx.memory_bytes, &fault);
-    ctx.init(memory);
-    if (fault != spin::Fault::kNone)
-      return absl::InvalidArgumentError(what + ": its init wrote outside its handler memory");
-  }
+  slot->tally.budget_tsc = HandlerTally::budget_tsc_of(ctx.budget_ns);
+  if (absl::Status st = run_init(ctx, slot->memory.get()); !st.ok()) return st;
   slot->report.name = ctx.name;
   slot->report.context = ctx.match.context;
   slot->ctx = std::move(ctx);
@@ -130,7 +146,7 @@ void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool, uint64_t 
     // its thread as it came (never lost silently).
     s.disabled = true;
     s.report.fault = run.fault();
-    s.report.fault_detail = s.tally.fault_detail.empty() ? spin::fault_name(run.fault()) : s.tally.fault_detail;
+    s.report.fault_detail = s.tally.detail_of(run.fault());
     ++s.report.bypassed;
     t.bypass = true;
     t.new_fault = run.fault();
@@ -216,13 +232,16 @@ void SpinEngine::dispatch(rte_mbuf* msg, ContextEntry* dst, Slot* s) {
     waiting_.push_back(SpinTask{.msg = msg, .dst = dst, .slot = s});
     return;
   }
+  hand_over(SpinTask{.msg = msg, .dst = dst, .slot = s});
+}
+
+void SpinEngine::hand_over(const SpinTask& in) {
   SpinTask* t = free_.back();
   free_.pop_back();
-  t->msg = msg;
-  t->dst = dst;
-  t->slot = s;
+  *t = in;
   ++in_flight_;
-  (void)hpus_[s->home % hpus_.size()]->submit(t);  // as many tasks as its ring holds: room
+  // As many tasks as a ring holds: its home's ring has room.
+  (void)hpus_[static_cast<const Slot*>(in.slot)->home % hpus_.size()]->submit(t);
 }
 
 absl::Status SpinEngine::start_hpus(uint32_t n, rte_mempool* pool, const std::string& name) {
@@ -260,14 +279,8 @@ unsigned SpinEngine::collect_hpus(SpinSink& sink) {
 unsigned SpinEngine::poll_hpus(SpinSink& sink) {
   const unsigned applied = collect_hpus(sink);
   while (!waiting_.empty() && !free_.empty()) {
-    const SpinTask w = waiting_.front();
+    hand_over(waiting_.front());
     waiting_.pop_front();
-    Slot* s = static_cast<Slot*>(w.slot);
-    SpinTask* t = free_.back();
-    free_.pop_back();
-    *t = w;
-    ++in_flight_;
-    (void)hpus_[s->home % hpus_.size()]->submit(t);
   }
   return applied;
 }

@@ -45,6 +45,10 @@ class SpinEngine {
   // Refuses a context whose rule overlaps an installed one's, one too big
   // or with no handler, with the reason.
   [[nodiscard]] absl::Status install(spin::ExecutionContext ctx);
+  // What install checks of a context alone (not its overlap with others'),
+  // and its init run on its memory: for spin::LocalContext too.
+  [[nodiscard]] static absl::Status check(const spin::ExecutionContext& ctx);
+  [[nodiscard]] static absl::Status run_init(const spin::ExecutionContext& ctx, uint8_t* memory);
   [[nodiscard]] bool empty() const { return slots_.empty(); }
 
   // Takes msg (a whole received message) if a context's rule matches it:
@@ -96,6 +100,7 @@ class SpinEngine {
   unsigned collect_hpus(SpinSink& sink);  // finished tasks applied
   // Hands (msg, dst, s) to its home HPU, or queues it while no task is free.
   void dispatch(rte_mbuf* msg, ContextEntry* dst, Slot* s);
+  void hand_over(const SpinTask& in);  // into a free task, to its slot's home HPU
 
   NicCounters* counters_;
   std::vector<std::unique_ptr<Slot>> slots_;

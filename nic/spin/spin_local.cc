@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
 #include "nic/spin/handler_runner.h"
 #include "nic/spin/spin_engine.h"
 #include "nic/spin/spin_run.h"
@@ -24,26 +23,15 @@ LocalContext::LocalContext(std::unique_ptr<State> s) : s_(std::move(s)) {}
 LocalContext::~LocalContext() = default;
 
 absl::StatusOr<std::unique_ptr<LocalContext>> LocalContext::create(ExecutionContext ctx) {
-  // The same checks as the NIC's (one engine, this context alone).
-  NicCounters scratch_counters;
-  SpinEngine check(&scratch_counters);
-  ExecutionContext probe = ctx;
-  probe.init = nullptr;  // run once, below, on this context's own memory
-  if (absl::Status st = check.install(std::move(probe)); !st.ok()) return st;
+  // The NIC's checks of a context alone (there are no others here).
+  if (absl::Status st = SpinEngine::check(ctx); !st.ok()) return st;
   auto s = std::make_unique<State>();
   s->memory.assign(std::max<uint32_t>(ctx.memory_bytes, 1), 0);
   s->scratch.assign(std::max<uint32_t>(ctx.scratch_bytes, 1), 0);
-  s->tally.budget_tsc = static_cast<uint64_t>(static_cast<double>(ctx.budget_ns) * handler_tsc_hz() / 1e9);
+  s->tally.budget_tsc = HandlerTally::budget_tsc_of(ctx.budget_ns);
   s->report.name = ctx.name;
   s->report.context = ctx.match.context;
-  if (ctx.init) {
-    Fault fault = Fault::kNone;
-    Memory m(s->memory.data(), ctx.memory_bytes, &fault);
-    ctx.init(m);
-    if (fault != Fault::kNone)
-      return absl::InvalidArgumentError(absl::StrCat("sPIN context '", ctx.name,
-                                                     "': its init wrote outside its handler memory"));
-  }
+  if (absl::Status st = SpinEngine::run_init(ctx, s->memory.data()); !st.ok()) return st;
   s->ctx = std::move(ctx);
   return std::unique_ptr<LocalContext>(new LocalContext(std::move(s)));
 }
@@ -71,7 +59,7 @@ LocalOutcome LocalContext::run(std::span<const uint8_t> bytes, MessageInfo info,
   out.cycles = s.run.cycles();
   if (out.fault != Fault::kNone) {
     s.report.fault = out.fault;
-    s.report.fault_detail = s.tally.fault_detail.empty() ? fault_name(out.fault) : s.tally.fault_detail;
+    s.report.fault_detail = s.tally.detail_of(out.fault);
     ++s.report.bypassed;
     return out;
   }
