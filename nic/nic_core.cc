@@ -281,7 +281,7 @@ bool NicCore::quiescent() const {
 uint64_t NicCore::next_event_ticks() const {
   // (Control deferred to the next poll's start, on a shared core: TxBatches.)
   if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
-  if (spin_ != nullptr && spin_->has_sends()) return 0;
+  if (spin_ != nullptr && spin_->has_sends() && !spin_->sends_blocked()) return 0;
   uint64_t t = next_tx_ready();
   for (const auto& tr : transports_) t = std::min(t, tr->next_tick_work());
   if (faults_) t = std::min(t, faults_->next_release());
@@ -327,7 +327,7 @@ ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) co
   for (size_t i = 0; i < w; ++i) {
     fifos[i] = e->threads[i].load(std::memory_order_acquire);
     bound[i] = fifos[i] != nullptr;
-    outstanding[i] = bound[i] ? fifos[i]->outstanding() : 0;
+    outstanding[i] = bound[i] ? outstanding_of(fifos[i]) : 0;
     any |= bound[i];
   }
   *no_thread = !any;
@@ -348,15 +348,20 @@ bool NicCore::push_to(ThreadFifos* t, rte_mbuf* msg, ContextEntry* e) {
 }
 
 bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
-  if (spin_ != nullptr && spin_->take(msg, dst, *this)) [[unlikely]]
+  if (spin_ != nullptr && spin_->take(msg, dst)) [[unlikely]]
     return true;
   return deliver_to_host(msg, dst);
 }
 
-void NicCore::send_from_nic(rte_mbuf* msg) {
-  ++counters_.tx_msgs;
+bool NicCore::send_from_nic(rte_mbuf* msg) {
   const AppHeader a = AppHeader::from_word(msg_meta(msg)->app_header);
-  transport_for(peer_protocols_.lookup(a.ip)).on_message(msg, now_, *this);
+  Transport& t = transport_for(peer_protocols_.lookup(a.ip));
+  // A thread's message waits in its TX FIFO while the transport is full; a
+  // handler's waits in the engine (given up here it would be lost).
+  if (t.tx_capacity() == 0) return false;
+  ++counters_.tx_msgs;
+  t.on_message(msg, now_, *this);
+  return true;
 }
 
 bool NicCore::deliver_to_host(rte_mbuf* msg, ContextEntry* dst) {

@@ -174,7 +174,10 @@ class NicCore final : public TransportSink, private SpinSink {
   // sPIN handlers (nanopu/spin.h, nic/spin/spin_engine.h): installed
   // before the first poll.
   [[nodiscard]] SpinEngine& spin() {
-    if (!spin_) spin_ = std::make_unique<SpinEngine>(&counters_);
+    if (!spin_) {
+      spin_ = std::make_unique<SpinEngine>(&counters_, static_cast<SpinSink*>(this));
+      for (auto& t : transports_) t->set_packet_tap(spin_.get());  // handlers as packets arrive
+    }
     return *spin_;
   }
   [[nodiscard]] const SpinEngine* spin_engine() const { return spin_.get(); }
@@ -198,7 +201,7 @@ class NicCore final : public TransportSink, private SpinSink {
   // SpinSink
   [[nodiscard]] rte_mempool* spin_pool() override { return pool_; }
   bool deliver_to_host(rte_mbuf* msg, ContextEntry* dst) override;
-  void send_from_nic(rte_mbuf* msg) override;
+  [[nodiscard]] bool send_from_nic(rte_mbuf* msg) override;
   [[nodiscard]] uint64_t spin_now() const override { return now_; }
   // A control packet; list: its payload's ACK list, or null for zeros.
   void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::AckList* list);
@@ -226,6 +229,25 @@ class NicCore final : public TransportSink, private SpinSink {
   void copy_fault_counters();
   [[nodiscard]] ThreadFifos::NicSide& side(ThreadFifos* t) const {
     return t->nic[params_.nic_core];
+  }
+  // The thread's msg_done()s as of this poll. nanoPU §3.2 returns a credit
+  // as a register write; here the worker's `done` line crosses to this core
+  // once a poll rather than once a message. An older count is only lower,
+  // so JBSQ's bound holds; a credit returned mid-poll is seen at the next.
+  [[nodiscard]] uint64_t done_this_poll(ThreadFifos* t) const {
+    ThreadFifos::NicSide& s = side(t);
+    if (s.done_seen_poll != counters_.nic_polls) {
+      s.done_seen = t->done.load(std::memory_order_acquire);
+      s.done_seen_poll = counters_.nic_polls;
+    }
+    return s.done_seen;
+  }
+  // JBSQ's outstanding count for t. A simulation's credits come at their
+  // core's own time (ThreadFifos::outstanding), read as they are.
+  [[nodiscard]] uint32_t outstanding_of(ThreadFifos* t) const {
+    if (clock::is_virtual()) [[unlikely]]
+      return t->outstanding();
+    return static_cast<uint32_t>(t->delivered() - done_this_poll(t));
   }
   [[nodiscard]] MsgFifo& tx_fifo(ThreadFifos* t) const { return t->tx[params_.nic_core]; }
   [[nodiscard]] Transport& transport_for(uint8_t protocol) {

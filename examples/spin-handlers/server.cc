@@ -83,18 +83,20 @@ class SpinServer final : public nanopu::Program {
            std::to_string(spin_demo::kFirstContext + 5);
   }
 
-  // Each context's figures: measured where the handlers ran (the NIC core,
+  // Each context's figures (`streamed`: multi-packet messages whose
+  // handlers ran as their packets arrived): measured where the handlers ran (the NIC core,
   // or an HPU lcore: --spin_hpu_lcores), and what PsPIN would
   // take for its packets (modelled, from the cycles its handlers declared).
   int report(nanopu::Runtime& rt, FILE*) override {
-    std::fprintf(stderr, "  %-12s %8s %8s %10s %15s %12s %12s %14s\n", "sPIN context", "messages", "packets", "out",
-                 "handler ns/pkt", "cycles/pkt", "PsPIN ns/pkt", "PsPIN Gbit/s");
-    std::fprintf(stderr, "  %-12s %8s %8s %10s %15s %12s %12s %14s\n", "", "", "", "", "(measured)", "(declared)",
-                 "(modelled)", "(modelled)");
+    std::fprintf(stderr, "  %-12s %8s %8s %8s %10s %15s %12s %12s %14s\n", "sPIN context", "messages", "streamed",
+                 "packets", "out", "handler ns/pkt", "cycles/pkt", "PsPIN ns/pkt", "PsPIN Gbit/s");
+    std::fprintf(stderr, "  %-12s %8s %8s %8s %10s %15s %12s %12s %14s\n", "", "", "", "", "", "(measured)",
+                 "(declared)", "(modelled)", "(modelled)");
     for (const nanopu::spin::ContextReport& r : rt.spin_reports()) {
       const nanopu::spin::ModelledContext m = nanopu::spin::modelled(r);
-      std::fprintf(stderr, "  %-12s %8llu %8llu %10llu %15.1f %12.1f %12.1f %14.1f%s%s\n", r.name.c_str(),
-                   static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.packets),
+      std::fprintf(stderr, "  %-12s %8llu %8llu %8llu %10llu %15.1f %12.1f %12.1f %14.1f%s%s\n", r.name.c_str(),
+                   static_cast<unsigned long long>(r.messages), static_cast<unsigned long long>(r.streamed),
+                   static_cast<unsigned long long>(r.packets),
                    static_cast<unsigned long long>(r.host_messages + r.sends), m.measured_ns_per_packet,
                    m.cycles_per_packet, m.packet_latency_ns, m.throughput_gbps,
                    r.fault == nanopu::spin::Fault::kNone ? "" : "  DISABLED: ", r.fault_detail.c_str());

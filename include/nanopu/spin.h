@@ -5,7 +5,11 @@
 // the last, and a handler memory — and the NIC core runs the handlers on every
 // matching message before anything reaches a thread (sPIN's model as PsPIN
 // implements it: "PsPIN: A high-performance low-power architecture for
-// flexible in-network compute", §II–III).
+// flexible in-network compute", §II–III). The handlers run as the packets
+// arrive, each packet's once however often the network delivered it: the
+// header handler when the first packet is in (a packet that overtook it
+// waits for it), a payload handler on each packet then, in arrival order,
+// and the completion once the message is whole.
 //
 //   nanopu::spin::ExecutionContext ctx;
 //   ctx.name = "histogram";
@@ -155,14 +159,14 @@ struct MessageInfo {
   uint16_t src_run = 0;        // the sender's run (a reply names it: Handle::reply)
   uint32_t size_bytes = 0;
   uint32_t packets = 0;
-  uint64_t seq = 0;            // the context's count of messages before this one
+  uint64_t seq = 0;            // the context's count of messages whose handlers began before this one's
 };
 
 // One packet of it: its payload (the message's bytes at offset_bytes).
 struct Packet {
   std::span<const uint8_t> payload;
   uint32_t offset_bytes = 0;
-  uint32_t index = 0;          // 0 .. packets - 1, in message order
+  uint32_t index = 0;          // 0 .. packets - 1 (payload handlers see them in arrival order)
 };
 
 // What a handler is given and may do (sPIN's handler API).
@@ -247,6 +251,8 @@ struct ContextReport {
   std::string name;
   uint16_t context = 0;
   uint64_t messages = 0;        // taken by the handlers
+  uint64_t streamed = 0;        // of them, handled packet by packet as they arrived (multi-packet)
+  uint64_t abandoned = 0;       // streamed, then freed incomplete by the transport: no completion ran
   uint64_t packets = 0;
   uint64_t bytes = 0;
   uint64_t invocations = 0;     // handler calls (header + payload + completion)

@@ -70,9 +70,12 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_msgs_inline)          /* of them written inside their TX FIFO entry, framed here (register_path) */ \
   X(tx_inline_no_mbuf)       /* polls an inline TX message waited for a buffer of the NIC core's */ \
   X(spin_msgs)               /* messages sPIN handlers took (nanopu/spin.h) */ \
+  X(spin_msgs_streamed)      /* multi-packet messages sPIN handlers began on as their packets arrived */ \
+  X(spin_msgs_abandoned)     /* streamed messages the transport freed incomplete (no completion ran) */ \
   X(spin_msgs_bypassed)      /* messages to a disabled sPIN context: reached its thread untouched */ \
   X(spin_disabled)           /* sPIN contexts disabled: a handler faulted, threw or ran past its budget */ \
   X(spin_no_mbuf)            /* a handler's host message or send lost for want of a buffer */ \
+  X(spin_sends_waited)       /* polls a handler's send waited for a packetization slot */ \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
   X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \
   X(tx_msgs_held_for_ids)    /* waited for its receiver's id window (an older message to it unacknowledged) */ \

@@ -28,6 +28,11 @@ struct ThreadFifos {
     // Messages core selection on this NIC core gave the thread (pushed into
     // rx, or staged to be).
     std::atomic<uint64_t> delivered{0};
+    // The thread's `done` as this core last read it, and in which of its
+    // polls: the worker's line crosses to the NIC core once a poll, not
+    // once a message (NicCore::done_this_poll).
+    uint64_t done_seen = 0;
+    uint64_t done_seen_poll = UINT64_MAX;
     // The messages chosen for this thread in the current poll, pushed into
     // rx in one burst before the poll ends, so the ring's shared indices
     // and the worker's signals cross cores once per poll rather than once

@@ -1,6 +1,7 @@
 // A message through an execution context's handlers, in sPIN's order —
-// header on the first packet, payload on each packet in message order,
-// completion after the last (PsPIN §II) — each call timed against the
+// header on the first packet, payload on each packet, completion after the
+// last (PsPIN §II) — whole, or a packet at a time as they arrive (streamed:
+// nic/spin/spin_stream.cc), each call timed against the
 // context's budget and shielded from exceptions. Shared by the NIC core's
 // engine (packets in mbufs) and spin::LocalContext (packets in memory).
 #pragma once
@@ -55,24 +56,38 @@ class HandlerRunner {
                   HandlerTally& tally, spin::ContextReport& report) {
     uint32_t offset = 0, index = 0;
     for (const std::span<const uint8_t> bytes : packets) {
-      if (run.fault() != spin::Fault::kNone) break;
-      const spin::Packet p{bytes, offset, index};
-      if (index == 0 && ctx.header) invoke(ctx, run, tally, report, [&] { ctx.header(run, p); });
-      if (ctx.payload && run.fault() == spin::Fault::kNone)
-        invoke(ctx, run, tally, report, [&] { ctx.payload(run, p); });
+      packet(ctx, run, spin::Packet{bytes, offset, index}, tally, report);
       offset += static_cast<uint32_t>(bytes.size());
       ++index;
-      report.bytes += bytes.size();
-      ++report.packets;
     }
+    complete(ctx, run, tally, report);
+  }
+  // One packet: the header handler first if it is the message's first,
+  // then the payload handler. Streamed (nic/spin/spin_stream.cc), packet 0
+  // comes first and the others in the order they arrive.
+  static void packet(const spin::ExecutionContext& ctx, SpinRun& run, const spin::Packet& p, HandlerTally& tally,
+                     spin::ContextReport& report) {
+    if (run.fault() != spin::Fault::kNone) return;
+    if (p.index == 0 && ctx.header) invoke(ctx, run, tally, report, [&] { ctx.header(run, p); });
+    if (ctx.payload && run.fault() == spin::Fault::kNone) invoke(ctx, run, tally, report, [&] { ctx.payload(run, p); });
+    report.bytes += p.payload.size();
+    ++report.packets;
+    report.handler_ns = ns_of(tally.handler_tsc);
+  }
+  // After every packet: the completion handler (not after a fault).
+  static void complete(const spin::ExecutionContext& ctx, SpinRun& run, HandlerTally& tally,
+                       spin::ContextReport& report) {
     if (ctx.completion && run.fault() == spin::Fault::kNone)
       invoke(ctx, run, tally, report, [&] { ctx.completion(run); });
     ++report.messages;
     report.declared_cycles += run.cycles();
-    report.handler_ns = static_cast<uint64_t>(static_cast<double>(tally.handler_tsc) * 1e9 / handler_tsc_hz());
+    report.handler_ns = ns_of(tally.handler_tsc);
   }
 
  private:
+  [[nodiscard]] static uint64_t ns_of(uint64_t tsc) {
+    return static_cast<uint64_t>(static_cast<double>(tsc) * 1e9 / handler_tsc_hz());
+  }
   template <typename Call>
   static void invoke(const spin::ExecutionContext& ctx, SpinRun& run, HandlerTally& tally,
                      spin::ContextReport& report, const Call& call) {
@@ -91,9 +106,7 @@ class HandlerRunner {
     ++report.invocations;
     if (spent > tally.budget_tsc && run.fault() == spin::Fault::kNone) {
       run.set_fault(spin::Fault::kOverBudget);
-      tally.fault_detail =
-          absl::StrCat("one call took ", static_cast<uint64_t>(static_cast<double>(spent) * 1e9 / handler_tsc_hz()),
-                       " ns; its budget is ", ctx.budget_ns, " ns");
+      tally.fault_detail = absl::StrCat("one call took ", ns_of(spent), " ns; its budget is ", ctx.budget_ns, " ns");
     }
   }
 };

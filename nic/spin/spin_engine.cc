@@ -89,6 +89,18 @@ absl::Status SpinEngine::install(spin::ExecutionContext ctx) {
   slot->report.context = ctx.match.context;
   slot->ctx = std::move(ctx);
   slot->home = slots_.size();  // every n-th context on one HPU (start_hpus)
+  if (streams_.empty()) {
+    // Half a default reassembly buffer's slots (a context's default share),
+    // each with its host message's room: 8 MiB, made once.
+    constexpr uint16_t kStreams = 128;
+    run_.reserve_host();
+    for (uint16_t i = 0; i < kStreams; ++i) {
+      streams_.push_back(std::make_unique<SpinStream>());
+      streams_.back()->id = i;
+      streams_.back()->run.reserve_host();
+      free_streams_.push_back(streams_.back().get());
+    }
+  }
   by_context_[slot->ctx.match.context].push_back(slot.get());
   slots_.push_back(std::move(slot));
   return absl::OkStatus();
@@ -118,7 +130,7 @@ void SpinEngine::run_handlers(Slot& s, rte_mbuf* msg, SpinRun& run) {
   info.src_run = meta->run;
   info.size_bytes = a.len;
   info.packets = msg->nb_segs;
-  info.seq = s.report.messages;
+  info.seq = s.begun++;
   run.begin(info, s.memory.get(), s.ctx.memory_bytes, s.scratch.get(), s.ctx.scratch_bytes);
   std::span<const uint8_t> packets[wire::kMaxPacketsPerMessage];
   size_t n = 0;
@@ -135,23 +147,32 @@ void SpinEngine::execute(SpinTask& t, SpinRun& run, rte_mempool* pool, uint64_t 
   t.host = nullptr;
   t.n_sends = 0;
   t.freed_segs = 0;
-  if (s.disabled) {  // disabled by an earlier message this core ran
-    ++s.report.bypassed;
-    t.bypass = true;
-    return;
-  }
+  if (t.step != SpinStep::kWhole) return execute_step(s, t, pool, now);
+  if (s.disabled) return bypass(s, t);  // disabled by an earlier message this core ran
   run_handlers(s, t.msg, run);
-  if (run.fault() != spin::Fault::kNone) {
+  if (note_fault(s, t, run)) return bypass(s, t);
+  carry_out(s, t, run, pool, now);
+}
+
+bool SpinEngine::note_fault(Slot& s, SpinTask& t, const SpinRun& run) {
+  if (run.fault() == spin::Fault::kNone) return false;
+  if (!s.disabled) {
     // Nothing it asked for is carried out; the message it failed on reaches
-    // its thread as it came (never lost silently).
+    // its thread as it came (never lost silently), and so do those after.
     s.disabled = true;
     s.report.fault = run.fault();
     s.report.fault_detail = s.tally.detail_of(run.fault());
-    ++s.report.bypassed;
-    t.bypass = true;
     t.new_fault = run.fault();
-    return;
   }
+  return true;
+}
+
+void SpinEngine::bypass(Slot& s, SpinTask& t) {
+  ++s.report.bypassed;
+  t.bypass = true;
+}
+
+void SpinEngine::carry_out(Slot& s, SpinTask& t, SpinRun& run, rte_mempool* pool, uint64_t now) {
   if (!run.host_bytes().empty()) {
     t.host = make_host_message(pool, run, now);
     if (t.host != nullptr) ++s.report.host_messages; else ++t.lost;
@@ -184,6 +205,12 @@ void SpinEngine::apply(SpinTask& t, SpinSink& sink) {
                "sPIN context '%s' (context %u) disabled: %s (%s); its messages now reach its thread as they come",
                s.ctx.name.c_str(), s.ctx.match.context, spin::fault_name(t.new_fault), s.report.fault_detail.c_str());
   }
+  if (t.step == SpinStep::kOpen || t.step == SpinStep::kPacket) {
+    if (t.packet_ref) rte_pktmbuf_free_seg(t.msg);  // the HPU's reference; the transport keeps its own
+    settle(t.stream);
+    return;
+  }
+  if (t.step == SpinStep::kClose) settle(t.stream);
   if (t.bypass) {
     ++counters_->spin_msgs_bypassed;
     (void)sink.deliver_to_host(t.msg, t.dst);
@@ -206,7 +233,17 @@ void SpinEngine::apply(SpinTask& t, SpinSink& sink) {
   }
 }
 
-bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst, SpinSink& sink) {
+bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst) {
+  if (!streaming_.empty()) {
+    if (const auto it = streaming_.find(msg); it != streaming_.end()) {
+      SpinStream* st = it->second;
+      streaming_.erase(it);
+      st->closing = true;
+      ++counters_->spin_msgs;
+      submit(SpinTask{.step = SpinStep::kClose, .msg = msg, .stream = st, .dst = dst, .slot = st->slot});
+      return true;
+    }
+  }
   Slot* s = match(msg, dst->context);
   if (s == nullptr) return false;
   if (s->nic_disabled) {
@@ -215,24 +252,30 @@ bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst, SpinSink& sink) {
     return false;
   }
   ++counters_->spin_msgs;
-  if (!hpus_.empty()) {
-    dispatch(msg, dst, s);
-    return true;
-  }
-  inline_.msg = msg;
-  inline_.dst = dst;
-  inline_.slot = s;
-  execute(inline_, run_, sink.spin_pool(), sink.spin_now());
-  apply(inline_, sink);
+  submit(SpinTask{.msg = msg, .dst = dst, .slot = s});
   return true;
 }
 
-void SpinEngine::dispatch(rte_mbuf* msg, ContextEntry* dst, Slot* s) {
-  if (free_.empty() || !waiting_.empty()) {
-    waiting_.push_back(SpinTask{.msg = msg, .dst = dst, .slot = s});
+void SpinEngine::submit(const SpinTask& t) {
+  if (t.stream != nullptr) ++t.stream->in_flight;
+  if (hpus_.empty()) {
+    inline_ = t;
+    execute(inline_, run_, sink_->spin_pool(), sink_->spin_now());
+    apply(inline_, *sink_);
     return;
   }
-  hand_over(SpinTask{.msg = msg, .dst = dst, .slot = s});
+  SpinTask in = t;
+  if (in.step == SpinStep::kOpen || in.step == SpinStep::kPacket) {
+    // The HPU reads the packet while the transport holds it: a reference of
+    // its own, so a message abandoned meanwhile frees nothing it reads.
+    rte_mbuf_refcnt_update(in.msg, 1);
+    in.packet_ref = true;
+  }
+  if (free_.empty() || !waiting_.empty()) {
+    waiting_.push_back(in);
+    return;
+  }
+  hand_over(in);
 }
 
 void SpinEngine::hand_over(const SpinTask& in) {
@@ -303,8 +346,11 @@ void SpinEngine::finish_hpus(SpinSink& sink) {
 }
 
 void SpinEngine::flush(SpinSink& sink) {
-  for (rte_mbuf* m : sends_) sink.send_from_nic(m);
-  sends_.clear();
+  size_t sent = 0;
+  while (sent < sends_.size() && sink.send_from_nic(sends_[sent])) ++sent;
+  sends_blocked_ = sent < sends_.size();
+  if (sends_blocked_) ++counters_->spin_sends_waited;  // the rest, in order, at a later poll
+  sends_.erase(sends_.begin(), sends_.begin() + static_cast<std::ptrdiff_t>(sent));
 }
 
 std::vector<spin::ContextReport> SpinEngine::reports() const {
@@ -313,6 +359,7 @@ std::vector<spin::ContextReport> SpinEngine::reports() const {
   for (const auto& s : slots_) {
     out.push_back(s->report);
     out.back().bypassed += s->nic_bypassed;
+    out.back().abandoned = s->nic_abandoned;
   }
   return out;
 }

@@ -22,6 +22,8 @@ void SpinRun::begin(const spin::MessageInfo& info, uint8_t* memory, uint32_t mem
   cycles_ = 0;
 }
 
+void SpinRun::reserve_host() { host_.resize(kMaxMessageBytes); }  // zero-filled: every page touched
+
 bool SpinRun::host_write(uint32_t offset, std::span<const uint8_t> bytes) {
   const uint64_t end = uint64_t{offset} + bytes.size();
   if (end > kMaxMessageBytes) {

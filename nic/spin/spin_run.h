@@ -36,6 +36,10 @@ class SpinRun final : public spin::Handle {
   bool send(uint32_t ip, uint16_t context, std::span<const uint8_t> bytes, uint16_t run) override;
   void charge_cycles(uint64_t cycles) override { cycles_ += cycles; }
 
+  // The host message's room at its largest, allocated and touched now: a
+  // stream's first host_write then costs its handler no page faults.
+  void reserve_host();
+
   // What the handlers asked for.
   [[nodiscard]] spin::Fault fault() const { return fault_; }
   void set_fault(spin::Fault f) {

@@ -19,8 +19,9 @@ class SpinSink {
   // segments) to core selection, past the handlers.
   virtual bool deliver_to_host(rte_mbuf* msg, ContextEntry* dst) = 0;
   // A one-packet TX message (MsgMeta filled, payload after the frame
-  // header's room) to the transport of its destination.
-  virtual void send_from_nic(rte_mbuf* msg) = 0;
+  // header's room) to the transport of its destination. False, msg not
+  // taken: that transport has no packetization slot free now.
+  [[nodiscard]] virtual bool send_from_nic(rte_mbuf* msg) = 0;
   [[nodiscard]] virtual uint64_t spin_now() const = 0;
 };
 

@@ -14,9 +14,21 @@
 
 namespace nanopu {
 
+struct SpinStream;
+
+// What a task runs: a whole message (a one-packet one, or one whose packets
+// were not streamed), or one step of a message streamed as its packets
+// arrive (nic/spin/spin_stream.h): its first packet (the header handler,
+// then its payload handler), another packet, its completion.
+enum class SpinStep : uint8_t { kWhole, kOpen, kPacket, kClose };
+
 struct SpinTask {
   // In: from the NIC core.
-  rte_mbuf* msg = nullptr;
+  SpinStep step = SpinStep::kWhole;
+  rte_mbuf* msg = nullptr;         // the message (kWhole, kClose) or the packet (kOpen, kPacket)
+  SpinStream* stream = nullptr;    // but kWhole
+  uint8_t index = 0;               // the packet's (kOpen, kPacket)
+  bool packet_ref = false;         // the task holds a reference to its packet (an HPU's)
   ContextEntry* dst = nullptr;
   void* slot = nullptr;            // the engine's, for its context
   // Out: the original, to the thread (forwarded or bypassed) or freed

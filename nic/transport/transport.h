@@ -23,6 +23,8 @@ namespace nanopu {
 
 // A message the transport could not deliver: whose (MsgMeta::sender, the
 // NIC's index of the sending thread), which (its tag), where to, and why.
+class PacketTap;  // nic/reassembly/packet_tap.h
+
 struct FailedMessage {
   uint16_t sender = 0;
   TxFailure failure;
@@ -95,6 +97,9 @@ class Transport {
   // silence while it was down says nothing of the peers (a give-up clock
   // that kept running would give everything up the moment it came back).
   virtual void on_link_restored(uint64_t now) { (void)now; }
+  // Who sees each packet of a multi-packet message as it is kept, before
+  // the message is whole (sPIN's handlers: nic/reassembly/packet_tap.h).
+  virtual void set_packet_tap(PacketTap* tap) { (void)tap; }
 };
 
 }  // namespace nanopu

@@ -7,12 +7,16 @@
 
 #include <rte_lcore.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "nanopu/fault_spec.h"
 #include "nanopu/runtime.h"
 #include "nanopu/spin_model.h"
 #include "tests/support/ring_pair.h"
@@ -129,6 +133,7 @@ TEST(SpinRingTest, HandlersSeeEveryPacketInOrderWriteTheHostAndReplyFromTheNic) 
   const std::vector<spin::ContextReport> r = (*server)->spin_reports();
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].messages, 1u);
+  EXPECT_EQ(r[0].streamed, 1u);  // handled as its packets came
   EXPECT_EQ(r[0].packets, 5u);
   EXPECT_EQ(r[0].bytes, 4800u);
   EXPECT_EQ(r[0].invocations, 1u + 5u + 1u);
@@ -142,6 +147,119 @@ TEST(SpinRingTest, HandlersSeeEveryPacketInOrderWriteTheHostAndReplyFromTheNic) 
   EXPECT_DOUBLE_EQ(m.cycles_per_packet, 360.0);
   EXPECT_GT(m.packet_latency_ns, 360.0);
   EXPECT_GT(m.throughput_gbps, 0.0);
+  (*server)->release_buffers();
+  (*client)->release_buffers();
+}
+
+// Streaming over a lossy wire that duplicates and reorders (the server's
+// RX): each packet's handlers run once however often it came, the header's
+// first, and while the message is still arriving — a packet resent after a
+// loss has its payload handler run a timeout after the others', which a
+// run at completion would not show.
+TEST(SpinRingTest, HandlersRunOnceOnEachPacketAsItArrivesOverALossyWire) {
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.a, kServer);
+  sc.faults = *parse_fault_spec("drop=0.15,dup=0.15,reorder=0.2,seed=11");
+  auto server = Runtime::create(sc);
+  auto client = Runtime::create(testing::host_config(p.b, kClient));
+  ASSERT_TRUE(server.ok() && client.ok());
+  spin::ExecutionContext sum = summing();
+  sum.scratch_bytes = 48;
+  spin::PacketHandler inner = sum.payload;
+  sum.payload = [inner](spin::Handle& h, const spin::Packet& p) {  // when each packet's handler ran
+    const auto now_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  std::chrono::steady_clock::now().time_since_epoch())
+                                                  .count());
+    if (h.scratch().load<uint64_t>(32) == 0) h.scratch().store<uint64_t>(32, now_ns);
+    h.scratch().store<uint64_t>(40, now_ns);
+    inner(h, p);
+  };
+  sum.completion = [](spin::Handle& h) {  // [sum, packets, spread of the payload handlers in ns]
+    (void)h.host_write_word(0, h.scratch().load<uint64_t>(0));
+    (void)h.host_write_word(8, h.scratch().load<uint64_t>(8));
+    (void)h.host_write_word(16, h.scratch().load<uint64_t>(40) - h.scratch().load<uint64_t>(32));
+  };
+  ASSERT_TRUE((*server)->install(std::move(sum)).ok());
+  constexpr uint64_t kMessages = 30;
+  std::vector<testing::Words> got;
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kSum).ok());
+    AppHeader h;
+    while (got.size() < kMessages && t.wait()) got.push_back(read_message(t, &h));
+  }).ok());
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientCtx).ok());
+    for (uint64_t i = 0; i < kMessages; ++i) send_words(t, kServer, kSum, 1000 * i, 600);  // 5 packets each
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()}, [&] { return got.size() == kMessages; },
+                                  std::chrono::seconds(60)));
+  std::vector<uint64_t> sums;
+  uint64_t widest_ns = 0;
+  for (const testing::Words& w : got) {
+    ASSERT_EQ(w.size(), 3u);
+    EXPECT_EQ(w[1], 5u) << "each packet's payload handler once";
+    sums.push_back(w[0]);
+    widest_ns = std::max<uint64_t>(widest_ns, w[2]);
+  }
+  std::sort(sums.begin(), sums.end());
+  for (uint64_t i = 0; i < kMessages; ++i) EXPECT_EQ(sums[i], 1000 * i + 599u * 600u / 2);
+  const std::vector<spin::ContextReport> r = (*server)->spin_reports();
+  EXPECT_EQ(r[0].messages, kMessages);
+  EXPECT_EQ(r[0].streamed, kMessages);
+  EXPECT_EQ(r[0].invocations, kMessages * 7);
+  EXPECT_EQ(r[0].fault, spin::Fault::kNone) << r[0].fault_detail;  // no payload handler before its header's
+  const NicCounters& c = (*server)->nic_counters();
+  EXPECT_GT(c.rx_dup_packets, 0u);
+  EXPECT_EQ(c.spin_msgs_streamed, kMessages);
+  // Some message lost a packet after its first: that packet's handler ran a
+  // retransmission timeout (>= --rto_us, 50 us) after the others'.
+  std::printf("payload handlers of one message at most %.1f us apart; %llu duplicates dropped\n", widest_ns / 1e3,
+              static_cast<unsigned long long>(c.rx_dup_packets));
+  EXPECT_GE(widest_ns, 40'000u);
+  (*server)->release_buffers();
+  (*client)->release_buffers();
+}
+
+// A burst of NIC replies larger than the server's packetization buffer:
+// the ones with no slot wait in the engine for an acknowledgement to free
+// one, instead of being given up (a handler's send has no thread to tell).
+TEST(SpinRingTest, NicSendsWaitForAPacketizationSlotInsteadOfBeingLost) {
+  testing::PortPair p = testing::make_ring_pair();
+  Config sc = testing::host_config(p.a, kServer);
+  sc.outbound_slots = 4;
+  auto server = Runtime::create(sc);
+  auto client = Runtime::create(testing::host_config(p.b, kClient));
+  ASSERT_TRUE(server.ok() && client.ok());
+  spin::ExecutionContext echo = echoing();
+  echo.payload = [](spin::Handle& h, const spin::Packet& p) {  // answered by the NIC only
+    uint8_t w[8];
+    spin::store_be<uint64_t>(w, spin::load_be<uint64_t>(p.payload.data()) + 1);
+    (void)h.reply(w);
+  };
+  ASSERT_TRUE((*server)->install(std::move(echo)).ok());
+  constexpr uint64_t kCount = 200;
+  uint64_t replies = 0, right = 0;
+  ASSERT_TRUE((*server)->spawn([&](Thread& t) {  // the context's thread: the NIC answers for it
+    ASSERT_TRUE(t.bind(kEcho).ok());
+    while (replies < kCount && !t.wait_for(std::chrono::milliseconds(10))) {
+    }
+  }).ok());
+  ASSERT_TRUE((*client)->spawn([&](Thread& t) {
+    ASSERT_TRUE(t.bind(kClientCtx).ok());
+    for (uint64_t i = 0; i < kCount; ++i) send_words(t, kServer, kEcho, 0xE0 + (i << 8), 1);
+    AppHeader h;
+    while (replies < kCount && t.wait_for(std::chrono::seconds(20))) {
+      const testing::Words w = read_message(t, &h);
+      ++replies;
+      right += w.size() == 1 && (w[0] & 0xff) == 0xE1;
+    }
+  }).ok());
+  ASSERT_TRUE(testing::poll_until({server->get(), client->get()}, [&] { return replies == kCount; },
+                                  std::chrono::seconds(60)));
+  EXPECT_EQ(right, kCount);
+  const NicCounters& c = (*server)->nic_counters();
+  EXPECT_EQ(c.tx_msgs_failed, 0u);
+  EXPECT_GT(c.spin_sends_waited, 0u) << "the burst never outgrew 4 slots: the test shows nothing";
   (*server)->release_buffers();
   (*client)->release_buffers();
 }
@@ -289,6 +407,7 @@ TEST(SpinRingTest, HandlersOnAnHpuLcoreGiveTheSameResults) {
   const std::vector<spin::ContextReport> r = rt.spin_reports();
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].messages, 1u);
+  EXPECT_EQ(r[0].streamed, 1u);  // its packets' steps through the HPU's ring, in order
   EXPECT_EQ(r[2].fault, spin::Fault::kOutOfBounds);
   EXPECT_EQ(r[2].bypassed, 3u);
   EXPECT_EQ(rt.nic_counters().spin_disabled, 1u);

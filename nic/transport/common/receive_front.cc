@@ -47,6 +47,8 @@ void ReceiveFront::deliver(uint32_t slot, uint64_t now, TransportSink& sink) {
 
 void ReceiveFront::abandon(uint32_t slot) {
   InboundMessage& m = buffer_.at(slot);
+  if (tap_ != nullptr && m.spin_stream != 0) [[unlikely]]
+    tap_->on_abandoned(m);
   m.pull_queued = false;
   --m.dst->reassembling;
   m.dst->packets -= m.npkts;

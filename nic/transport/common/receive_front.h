@@ -19,6 +19,7 @@
 #include "nanopu/stats.h"
 #include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/delivered_ids.h"
+#include "nic/reassembly/packet_tap.h"
 #include "nic/reassembly/reassembly_buffer.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/transport.h"
@@ -78,6 +79,9 @@ class ReceiveFront {
   // Frees a partial message that can never complete (expired, superseded, aborted).
   void abandon(uint32_t slot);
 
+  // Who sees each packet kept and each message abandoned (null: nobody).
+  void set_tap(PacketTap* tap) { tap_ = tap; }
+
   [[nodiscard]] InboundMessage& at(uint32_t slot) { return buffer_.at(slot); }
   [[nodiscard]] int find(uint32_t src_ip, uint16_t buf_ptr, uint16_t tx_msg_id) const {
     return buffer_.find(ReassemblyBuffer::key_of(src_ip, buf_ptr, tx_msg_id));
@@ -124,6 +128,7 @@ class ReceiveFront {
   ReassemblyBuffer buffer_;
   DeliveredIds delivered_;
   BufferPartition partition_;
+  PacketTap* tap_ = nullptr;
 };
 
 template <typename TakeIdentity>
@@ -186,6 +191,8 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   m.pkts[f.pkt_offset] = pkt;
   m.received |= bit;
   ++m.received_count;
+  if (tap_ != nullptr) [[unlikely]]
+    tap_->on_stored(m, f.pkt_offset);
   return {Arrival::kStored, s, first, superseded};
 }
 

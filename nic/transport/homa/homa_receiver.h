@@ -39,6 +39,7 @@ class HomaReceiver {
   // RESENDs for silent messages, and grants put off for a busy core.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
+  void set_tap(PacketTap* tap) { front_.set_tap(tap); }
   // tick() does nothing before then: grants held for a core (now), the
   // next sweep of partial messages (none: never).
   [[nodiscard]] uint64_t next_tick_work() const {

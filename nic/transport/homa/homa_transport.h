@@ -59,6 +59,7 @@ class HomaTransport final : public Transport {
     return std::min(sender_.next_tick_work(), receiver_.next_tick_work());
   }
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
+  void set_packet_tap(PacketTap* tap) override { receiver_.set_tap(tap); }
 
  private:
   // Any packet from a peer: alive; after an unanswered probe its messages resume now.

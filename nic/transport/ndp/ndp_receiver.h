@@ -36,6 +36,7 @@ class NdpReceiver {
   // partial messages.
   void tick(uint64_t now, TransportSink& sink);
   [[nodiscard]] uint32_t slots_in_use() const { return front_.slots_in_use(); }
+  void set_tap(PacketTap* tap) { front_.set_tap(tap); }
   // Most packets of credit the pacer grants at once (its bucket's depth):
   // a poll that comes this late or later grants a burst of this size.
   static constexpr uint64_t kPullBurstPackets = 16;

@@ -74,6 +74,7 @@ class NdpTransport final : public Transport {
     return std::min({sender_.next_tick_work(), receiver_.next_tick_work(), held_.next_deadline()});
   }
   void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
+  void set_packet_tap(PacketTap* tap) override { receiver_.set_tap(tap); }
 
  private:
   // The list in an ACK's payload (lib/wire/ack_list.h); a malformed one is
