@@ -72,6 +72,7 @@ unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
   if (fresh_clock) {  // the workers ran since poll_receive: their time is not watched
     now_ = clock::ticks();
     stall_probe_.resume(now_);
+    ++credit_epoch_;  // and returned credits: read them again (done_this_poll)
   }
   if (spin_ != nullptr && spin_->has_sends()) [[unlikely]]
     spin_->flush(*this);  // what handlers sent in this poll's receive (or a tick's delivery)
@@ -265,6 +266,19 @@ void NicCore::finish_spin_hpus() {
   if (!staged_.empty()) push_all_staged();
 }
 
+bool NicCore::spin_sends_can_go() const {
+  // Those a transport had no slot for wait for an acknowledgement, or a
+  // tick's give-up, to free one: an event of its own, not every instant.
+  bool room = false;
+  for (const auto& t : transports_) room |= t->tx_capacity() != 0;
+  if (!room) return false;
+  for (rte_mbuf* m : spin_->sends())
+    if (transports_[transport_index(peer_protocols_.lookup(AppHeader::from_word(msg_meta(m)->app_header).ip))]
+            ->tx_capacity() != 0)
+      return true;
+  return false;
+}
+
 bool NicCore::quiescent() const {
   if (spin_ != nullptr && spin_->in_flight()) return false;
   // A message being received is paced by PULLs and timed by the reassembly
@@ -281,7 +295,7 @@ bool NicCore::quiescent() const {
 uint64_t NicCore::next_event_ticks() const {
   // (Control deferred to the next poll's start, on a shared core: TxBatches.)
   if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
-  if (spin_ != nullptr && spin_->has_sends() && !spin_->sends_blocked()) return 0;
+  if (spin_ != nullptr && spin_sends_can_go()) return 0;
   uint64_t t = next_tx_ready();
   for (const auto& tr : transports_) t = std::min(t, tr->next_tick_work());
   if (faults_) t = std::min(t, faults_->next_release());

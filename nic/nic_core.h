@@ -181,6 +181,8 @@ class NicCore final : public TransportSink, private SpinSink {
     return *spin_;
   }
   [[nodiscard]] const SpinEngine* spin_engine() const { return spin_.get(); }
+  // Handler sends still waiting for a packetization slot (Runtime's drain).
+  [[nodiscard]] bool has_spin_sends() const { return spin_ != nullptr && spin_->has_sends(); }
   // HPU lcores (nic/spin/hpu_core.h): made here, their loops launched by
   // the caller (spin().hpu(k)), stopped with spin().stop_hpus(); after they
   // returned, finish_spin_hpus() applies what they did last.
@@ -236,9 +238,9 @@ class NicCore final : public TransportSink, private SpinSink {
   // so JBSQ's bound holds; a credit returned mid-poll is seen at the next.
   [[nodiscard]] uint64_t done_this_poll(ThreadFifos* t) const {
     ThreadFifos::NicSide& s = side(t);
-    if (s.done_seen_poll != counters_.nic_polls) {
+    if (s.done_seen_poll != counters_.nic_polls + credit_epoch_) {
       s.done_seen = t->done.load(std::memory_order_acquire);
-      s.done_seen_poll = counters_.nic_polls;
+      s.done_seen_poll = counters_.nic_polls + credit_epoch_;
     }
     return s.done_seen;
   }
@@ -255,6 +257,7 @@ class NicCore final : public TransportSink, private SpinSink {
   }
   [[nodiscard]] uint32_t tx_room() const;
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
+  [[nodiscard]] bool spin_sends_can_go() const;  // a waiting handler send has a slot now
   [[nodiscard]] uint64_t next_timer_deadline() const;
   [[nodiscard]] bool holding_for_link(uint64_t now) const {
     return !link_.up() && link_.down_for(now) < params_.link_hold_tsc;
@@ -278,6 +281,7 @@ class NicCore final : public TransportSink, private SpinSink {
   PeerProtocols peer_protocols_;
   std::unique_ptr<FaultInjector> faults_;
   std::unique_ptr<SpinEngine> spin_;  // null: no sPIN context installed
+  uint64_t credit_epoch_ = 0;         // bumped when the workers ran mid-poll (done_this_poll)
   EthdevIo ethdev_;
   PacketIo* io_;  // params_.io, or ethdev_
   LinkWatch link_;

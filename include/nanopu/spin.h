@@ -251,7 +251,7 @@ struct ContextReport {
   std::string name;
   uint16_t context = 0;
   uint64_t messages = 0;        // taken by the handlers
-  uint64_t streamed = 0;        // of them, handled packet by packet as they arrived (multi-packet)
+  uint64_t streamed = 0;        // of them, multi-packet ones handled packet by packet as they arrived
   uint64_t abandoned = 0;       // streamed, then freed incomplete by the transport: no completion ran
   uint64_t packets = 0;
   uint64_t bytes = 0;

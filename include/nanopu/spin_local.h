@@ -7,9 +7,10 @@
 //   auto out = local.run(message_bytes, {.src_ip = ...});
 //   // out.host: what the host would have received; local.report(): counts
 //
-// The same handler code, the same checks (memory bounds, exceptions, the
-// budget) and the same ordering as on the NIC core; sends are returned,
-// not sent.
+// The same handler code and the same checks (memory bounds, exceptions,
+// the budget) as on the NIC core, the packets in message order (the NIC
+// runs them as they arrive: the same order on a network that loses and
+// reorders nothing); sends are returned, not sent.
 #pragma once
 
 #include <cstdint>

@@ -74,7 +74,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(spin_msgs_abandoned)     /* streamed messages the transport freed incomplete (no completion ran) */ \
   X(spin_msgs_bypassed)      /* messages to a disabled sPIN context: reached its thread untouched */ \
   X(spin_disabled)           /* sPIN contexts disabled: a handler faulted, threw or ran past its budget */ \
-  X(spin_no_mbuf)            /* a handler's host message or send lost for want of a buffer */ \
+  X(spin_no_mbuf)            /* a handler's host message or send lost: no buffer, or 4096 sends waiting */ \
   X(spin_sends_waited)       /* polls a handler's send waited for a packetization slot */ \
   X(tx_msgs_completed)       /* every packet acknowledged */                             \
   X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \

@@ -225,7 +225,18 @@ void SpinEngine::apply(SpinTask& t, SpinSink& sink) {
     t.dst->packets += t.host->nb_segs;
     (void)sink.deliver_to_host(t.host, t.dst);
   }
-  for (uint8_t i = 0; i < t.n_sends; ++i) sends_.push_back(t.sends[i]);
+  for (uint8_t i = 0; i < t.n_sends; ++i) {
+    if (sends_.size() < kMaxWaitingSends) {
+      sends_.push_back(t.sends[i]);
+      continue;
+    }
+    // Its transport has been full for thousands of sends: a peer gone
+    // silent. Lost, counted, as one with no buffer.
+    rte_pktmbuf_free(t.sends[i]);
+    ++counters_->spin_no_mbuf;
+    NANOPU_LOG_EVERY(kWarning, 1.0, "sPIN context '%s': %zu sends wait for a packetization slot; more are dropped "
+                     "(nic.spin_no_mbuf)", s.ctx.name.c_str(), sends_.size());
+  }
   if (t.msg != nullptr) {
     (void)sink.deliver_to_host(t.msg, t.dst);  // forwarded
   } else {
@@ -239,7 +250,7 @@ bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst) {
       SpinStream* st = it->second;
       streaming_.erase(it);
       st->closing = true;
-      ++counters_->spin_msgs;
+      if (!static_cast<Slot*>(st->slot)->nic_disabled) ++counters_->spin_msgs;  // else counted bypassed
       submit(SpinTask{.step = SpinStep::kClose, .msg = msg, .stream = st, .dst = dst, .slot = st->slot});
       return true;
     }
@@ -346,11 +357,21 @@ void SpinEngine::finish_hpus(SpinSink& sink) {
 }
 
 void SpinEngine::flush(SpinSink& sink) {
-  size_t sent = 0;
-  while (sent < sends_.size() && sink.send_from_nic(sends_[sent])) ++sent;
-  sends_blocked_ = sent < sends_.size();
-  if (sends_blocked_) ++counters_->spin_sends_waited;  // the rest, in order, at a later poll
-  sends_.erase(sends_.begin(), sends_.begin() + static_cast<std::ptrdiff_t>(sent));
+  // A transport with no slot refuses every later send of this flush too,
+  // so each transport's sends keep their order; another's go on.
+  size_t kept = 0;
+  for (rte_mbuf* m : sends_)
+    if (!sink.send_from_nic(m)) sends_[kept++] = m;
+  if (kept != 0) ++counters_->spin_sends_waited;
+  sends_.resize(kept);
+}
+
+SpinEngine::~SpinEngine() {
+  if (sends_.empty()) return;
+  counters_->spin_no_mbuf += sends_.size();
+  NANOPU_LOG(kWarning, "sPIN: %zu handler sends still waited for a packetization slot at the end: not sent",
+             sends_.size());
+  for (rte_mbuf* m : sends_) rte_pktmbuf_free(m);
 }
 
 std::vector<spin::ContextReport> SpinEngine::reports() const {

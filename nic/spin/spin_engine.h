@@ -43,6 +43,11 @@ namespace nanopu {
 class SpinEngine final : public PacketTap {
  public:
   SpinEngine(NicCounters* counters, SpinSink* sink) : counters_(counters), sink_(sink) {}
+  // Sends still waiting for a slot (the transport full to the end) are
+  // freed, counted and reported.
+  ~SpinEngine() override;
+  SpinEngine(const SpinEngine&) = delete;
+  SpinEngine& operator=(const SpinEngine&) = delete;
 
   // Refuses a context whose rule overlaps an installed one's, one too big
   // or with no handler, with the reason.
@@ -64,12 +69,13 @@ class SpinEngine final : public PacketTap {
   // run packet by packet (spin_stream.cc).
   void on_stored(InboundMessage& m, uint8_t pkt_offset) override;
   void on_abandoned(InboundMessage& m) override;
-  // The handlers' sends, to the transport (outside its receive path).
+  // The handlers' sends, to the transport (outside its receive path); one
+  // whose transport has no packetization slot waits, in order, for a later
+  // flush (kMaxWaitingSends at most: past them a send is lost, counted).
   void flush(SpinSink& sink);
   [[nodiscard]] bool has_sends() const { return !sends_.empty(); }
-  // The last flush() left sends for want of a packetization slot: they go
-  // when an acknowledgement frees one (an event of its own), not sooner.
-  [[nodiscard]] bool sends_blocked() const { return sends_blocked_; }
+  [[nodiscard]] const std::vector<rte_mbuf*>& sends() const { return sends_; }
+  static constexpr size_t kMaxWaitingSends = 4096;
 
   // HPU lcores: n cores (each the home of every n-th context), their loops
   // launched by the caller (HpuCore::main on an lcore each), until
@@ -132,7 +138,6 @@ class SpinEngine final : public PacketTap {
   SpinTask inline_;     // the NIC core's task
   rte_mempool* pool_ = nullptr;
   std::vector<rte_mbuf*> sends_;
-  bool sends_blocked_ = false;
   // Streams: made on the first install; those free; those open, by their message's first segment
   // (what the transport hands over whole).
   std::vector<std::unique_ptr<SpinStream>> streams_;

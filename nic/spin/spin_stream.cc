@@ -71,7 +71,6 @@ void SpinEngine::execute_step(Slot& s, SpinTask& t, rte_mempool* pool, uint64_t 
     case SpinStep::kOpen:
       st.info.seq = s.begun++;
       run.begin(st.info, s.memory.get(), s.ctx.memory_bytes, st.scratch.get(), s.ctx.scratch_bytes);
-      if (!s.disabled) ++s.report.streamed;
       [[fallthrough]];
     case SpinStep::kPacket:
       if (s.disabled) return;  // by this message or another: its completion lets it through
@@ -82,9 +81,11 @@ void SpinEngine::execute_step(Slot& s, SpinTask& t, rte_mempool* pool, uint64_t 
       (void)note_fault(s, t, run);
       return;
     case SpinStep::kClose:
-      if (run.fault() != spin::Fault::kNone) ++s.report.messages;  // the one it failed on
-      if (s.disabled) return bypass(s, t);
+      // Disabled by another message: through untouched. Its own fault: the
+      // message counts (no completion runs), as a whole one's does.
+      if (s.disabled && run.fault() == spin::Fault::kNone) return bypass(s, t);
       HandlerRunner::complete(s.ctx, run, s.tally, s.report);
+      ++s.report.streamed;
       if (note_fault(s, t, run)) return bypass(s, t);
       return carry_out(s, t, run, pool, now);
     case SpinStep::kWhole:

@@ -230,6 +230,7 @@ void Runtime::drain_tx() {
     bool pending = false;
     for (const auto& f : fifos_)
       for (uint32_t k = 0; k < config_.nic_lcores; ++k) pending |= !f->tx[k].empty();
+    for (const auto& nic : nics_) pending |= nic->has_spin_sends();  // handler sends waiting for a slot
     unsigned work = 0;
     for (auto& nic : nics_) work += nic->poll();
     if (!pending && work == 0) break;
