@@ -106,7 +106,8 @@ def parse(path: str, bin_dir: str | None = None) -> Topology:
         kind, args = words[0], words[1:]
         if kind == "switch":
             if switch is not None:
-                raise err(number, f"a second switch (the first is on line {switch.line})")
+                raise err(number, f"a second switch (the first is on line {switch.line}): a fabric of "
+                          "several switches runs in nanopu-sim only (docs/running.md, \"Fabrics\")")
             if not args or not _NAME.match(args[0]):
                 raise err(number, "expected: switch NAME [flags]; NAME: a-z then a-z0-9, 8 at most")
             claim("name", args[0], number)
@@ -135,6 +136,9 @@ def parse(path: str, bin_dir: str | None = None) -> Topology:
             claim("MAC", mac, number)
             hosts.append(Host(name, ip, mac, role, flags, number))
         elif kind == "link":
+            if len(args) > 2 and all(a.startswith(("gbps=", "latency_ns=")) for a in args[2:]):
+                raise err(number, "a link's own gbps= or latency_ns= runs in nanopu-sim only: "
+                          "netns links run at the switch's --switch_gbps")
             if len(args) != 2:
                 raise err(number, "expected: link NAME NAME")
             if args[0] == args[1]:

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -84,7 +85,8 @@ struct Report {
   int exit_status = 0;             // the worst client's
   bool has_switch = false;         // and what it did:
   uint64_t switch_forwarded = 0, switch_trimmed = 0, switch_tail_dropped = 0, switch_control_dropped = 0,
-           switch_no_route = 0;
+           switch_no_route = 0;  // (a fabric's switches summed; each switch's frames forwarded, by name, in file order)
+  std::vector<std::pair<std::string, uint64_t>> forwarded_by_switch;
   std::vector<HostReport> hosts;   // in topology order
   std::vector<HistoryEvent> history;  // every recorded call (also in Options::history_path)
 };

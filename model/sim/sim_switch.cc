@@ -9,11 +9,36 @@
 namespace nanopu::model {
 
 SimSwitch::SimSwitch(const SimSwitchParams& p, uint32_t ports)
+    : SimSwitch(p, std::vector<SimLinkParams>(ports, SimLinkParams{p.gbps, p.link_latency_ns})) {}
+
+SimSwitch::SimSwitch(const SimSwitchParams& p, const std::vector<SimLinkParams>& port_links)
     : p_(p),
       latency_ticks_(static_cast<uint64_t>(std::llround(p.latency_ns * 1e-9 * static_cast<double>(clock::hz())))),
-      out_(ports) {
-  for (uint32_t i = 0; i < ports; ++i)
-    links_.push_back(std::make_unique<SimLink>(SimLinkParams{p.gbps, p.link_latency_ns}));
+      out_(port_links.size()) {
+  for (const SimLinkParams& l : port_links) {
+    links_.push_back(std::make_unique<SimLink>(l));
+    ends_.push_back(&links_.back()->b());
+  }
+}
+
+void SimSwitch::join(uint32_t port, SimSwitch& other, uint32_t other_port) {
+  links_[port].reset();
+  ends_[port] = &other.links_[other_port]->a();
+}
+
+int SimSwitch::route(const wire::FrameGlance& g, uint32_t in) const {
+  const auto r = routes_.find(g.dst_ip);
+  if (r == routes_.end()) return -1;
+  const std::vector<uint32_t>& ports = r->second;
+  uint32_t out = ports[0];
+  if (ports.size() > 1) {
+    // splitmix64's finalizer: every run picks the same, spread evenly.
+    uint64_t h = p_.spray ? g.packet_id : (uint64_t{g.src_ip} << 32 | g.dst_ip);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    out = ports[(h ^ (h >> 31)) % ports.size()];
+  }
+  return out == in ? -1 : static_cast<int>(out);
 }
 
 SimSwitch::~SimSwitch() { discard_in_flight(); }
@@ -28,7 +53,8 @@ void SimSwitch::discard_in_flight() {
     }
     o.control_bytes = o.data_bytes = 0;
   }
-  for (auto& l : links_) l->discard_in_flight();
+  for (auto& l : links_)
+    if (l) l->discard_in_flight();
 }
 
 void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at) {
@@ -79,7 +105,7 @@ int SimSwitch::eligible_level(const Output& o, uint64_t now) {
 // highest data queue) to its link if the link is free; true if it did.
 bool SimSwitch::serve(uint32_t port, uint64_t now) {
   Output& o = out_[port];
-  SimPort& wire = links_[port]->b();
+  SimPort& wire = *ends_[port];
   if (wire.wire_free_at() > now) return false;
   const bool ctrl = !o.control.empty() && o.control.front().eligible_at <= now;
   const int level = ctrl ? -1 : eligible_level(o, now);
@@ -96,21 +122,21 @@ bool SimSwitch::serve(uint32_t port, uint64_t now) {
 bool SimSwitch::poll() {
   const uint64_t now = clock::ticks();
   bool moved = false;
-  for (uint32_t in = 0; in < links_.size(); ++in) {
+  for (uint32_t in = 0; in < ends_.size(); ++in) {
     rte_mbuf* pkts[32];
-    for (uint16_t n; (n = links_[in]->b().rx_burst(pkts, 32)) != 0;) {
+    for (uint16_t n; (n = ends_[in]->rx_burst(pkts, 32)) != 0;) {
       moved = true;
       for (uint16_t i = 0; i < n; ++i) {
         wire::FrameGlance g;
         const bool ip = wire::glance_frame(rte_pktmbuf_mtod(pkts[i], const uint8_t*),
                                            rte_pktmbuf_data_len(pkts[i]), &g);
-        auto r = ip ? routes_.find(g.dst_ip) : routes_.end();
-        if (r == routes_.end() || r->second == in) {
+        const int out = ip ? route(g, in) : -1;
+        if (out < 0) {
           ++counters_.no_route;
           rte_pktmbuf_free(pkts[i]);
           continue;
         }
-        enqueue(r->second, pkts[i], g.is_whole_data(), g.tos, now + latency_ticks_);
+        enqueue(static_cast<uint32_t>(out), pkts[i], g.is_whole_data(), g.tos, now + latency_ticks_);
       }
     }
   }
@@ -127,7 +153,7 @@ uint64_t SimSwitch::next_event() const {
     for (const auto& d : q.data)
       if (!d.empty()) head = std::min(head, d.front().eligible_at);
     if (head == std::numeric_limits<uint64_t>::max()) continue;
-    next = std::min(next, std::max(head, links_[o]->b().wire_free_at()));
+    next = std::min(next, std::max(head, ends_[o]->wire_free_at()));
   }
   return next;
 }

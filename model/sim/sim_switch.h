@@ -1,8 +1,13 @@
-// The switch of a simulation (docs/design.md §11): nanopu-switch's model
+// A switch of a simulation (docs/design.md §11): nanopu-switch's model
 // (tools/switch/software_switch.h) on modelled links and the one modelled
 // clock. Each host's port is one end of a SimLink whose other end is a
-// switch port; the switch forwards by destination IPv4 (a route per host,
-// from the topology), after `latency_ns`, to an output queue: a bounded
+// switch port; in a fabric a port may be linked to another switch's
+// (join). The switch forwards by destination IPv4 — a route per host, one
+// port or several equal ones (ECMP: chosen by a hash of the frame's source
+// and destination addresses, so a flow keeps its path, or with `spray` of
+// its packet's identity, as NDP and Homa assume: "Re-architecting
+// datacenter networks and stacks for low latency and high performance",
+// §3.1) — after `latency_ns`, to an output queue: a bounded
 // data queue and a control queue that always goes first (control packets
 // and, with trimming, DATA trimmed to its header when the data queue is
 // full: NDP, nanoPU OSDI'21 §5). With `priorities` the data queue is eight
@@ -21,6 +26,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "lib/wire/frame.h"
 #include "model/sim/sim_link.h"
 
 namespace nanopu::model {
@@ -33,6 +39,7 @@ struct SimSwitchParams {
   uint32_t control_queue_bytes = 1u << 20;
   bool trimming = true;          // false: tail drop
   bool priorities = false;       // eight strict-priority data queues by TOS
+  bool spray = false;            // ECMP per packet, not per flow
 };
 
 struct SimSwitchCounters {
@@ -41,17 +48,27 @@ struct SimSwitchCounters {
 
 class SimSwitch {
  public:
+  // `ports` ports, each on a link of the switch's rate and latency.
   SimSwitch(const SimSwitchParams& p, uint32_t ports);
+  // A port per entry, each on a link of its own rate and latency.
+  SimSwitch(const SimSwitchParams& p, const std::vector<SimLinkParams>& port_links);
   ~SimSwitch();
   SimSwitch(const SimSwitch&) = delete;
   SimSwitch& operator=(const SimSwitch&) = delete;
 
   // The host end of port i's link (the host's PacketIo).
   [[nodiscard]] SimPort& host_port(uint32_t i) { return links_[i]->a(); }
+  // Port i's link, if this switch owns it (every port's but those joined
+  // to a link another switch owns).
+  [[nodiscard]] bool owns_link(uint32_t i) const { return links_[i] != nullptr; }
   [[nodiscard]] const SimLink& link(uint32_t i) const { return *links_[i]; }
   [[nodiscard]] SimLink& link(uint32_t i) { return *links_[i]; }
-  [[nodiscard]] uint32_t ports() const { return static_cast<uint32_t>(links_.size()); }
-  void add_route(uint32_t ip, uint32_t port) { routes_[ip] = port; }
+  [[nodiscard]] uint32_t ports() const { return static_cast<uint32_t>(ends_.size()); }
+  // Port `port` becomes the far end of `other`'s port `other_port`'s link
+  // (a switch-to-switch link, which `other` owns).
+  void join(uint32_t port, SimSwitch& other, uint32_t other_port);
+  // Frames to `ip` leave by `port`; several calls: by any of them (ECMP).
+  void add_route(uint32_t ip, uint32_t port) { routes_[ip].push_back(port); }
 
   // Takes what has arrived by now and sends what each output may; true if
   // it moved anything.
@@ -78,12 +95,15 @@ class SimSwitch {
   // The highest data queue whose head may leave by `now`, or -1.
   [[nodiscard]] static int eligible_level(const Output& o, uint64_t now);
   bool serve(uint32_t port, uint64_t now);
+  // The output for g (ECMP among the route's ports), or -1: no route.
+  [[nodiscard]] int route(const wire::FrameGlance& g, uint32_t in) const;
 
   SimSwitchParams p_;
   uint64_t latency_ticks_;
-  std::vector<std::unique_ptr<SimLink>> links_;
+  std::vector<std::unique_ptr<SimLink>> links_;  // null: joined to another switch's
+  std::vector<SimPort*> ends_;                    // this switch's end of each port's link
   std::vector<Output> out_;
-  absl::flat_hash_map<uint32_t, uint32_t> routes_;
+  absl::flat_hash_map<uint32_t, std::vector<uint32_t>> routes_;
   SimSwitchCounters counters_;
 };
 

@@ -87,6 +87,12 @@ int sim_main(int argc, char** argv, const Programs& programs) {
                 static_cast<unsigned long long>(r->switch_tail_dropped),
                 static_cast<unsigned long long>(r->switch_control_dropped),
                 static_cast<unsigned long long>(r->switch_no_route));
+  if (r->forwarded_by_switch.size() > 1) {  // a fabric: where ECMP sent the frames
+    std::printf("%s: forwarded by switch:", who);
+    for (const auto& [name, n] : r->forwarded_by_switch)
+      std::printf(" %s %llu", name.c_str(), static_cast<unsigned long long>(n));
+    std::printf("\n");
+  }
   if (!o->crashes.empty())
     std::printf("%s: %llu crashes, %llu restarts\n", who, static_cast<unsigned long long>(r->crashes),
                 static_cast<unsigned long long>(r->restarts));

@@ -66,6 +66,7 @@ Report public_report(const SimReport& r) {
   out.switch_tail_dropped = r.switch_counters.tail_dropped;
   out.switch_control_dropped = r.switch_counters.control_dropped;
   out.switch_no_route = r.switch_counters.no_route;
+  out.forwarded_by_switch = r.forwarded_by_switch;
   for (const SimHostEnd& h : r.hosts) {
     HostReport host{h.name, h.program, h.client, h.down, h.program_object, h.exit_status, nullptr};
     for (const SimClientResult& c : r.clients)

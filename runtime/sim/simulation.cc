@@ -18,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "model/sim/counted_costs.h"
 #include "model/sim/sim_loop.h"
+#include "runtime/sim/fabric.h"
 
 namespace nanopu::sim {
 namespace {
@@ -47,16 +48,16 @@ bool drop_arrivals(PacketIo& io) {
 
 }  // namespace
 
-absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology& t, const SimParams& p) {
+absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology& t, const TopologySwitch& w,
+                                                                 const SimParams& p) {
   model::SimSwitchParams s;
   s.gbps = 200;
   s.link_latency_ns = p.wire_latency_ns;
   s.latency_ns = p.switch_latency_ns;
-  if (!t.sw) return s;
   auto bad = [&](const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(t.path, ":", t.sw->line, ": switch ", t.sw->name, ": ", what));
+    return absl::InvalidArgumentError(absl::StrCat(t.path, ":", w.line, ": switch ", w.name, ": ", what));
   };
-  for (const std::string& f : t.sw->flags) {
+  for (const std::string& f : w.flags) {
     const SwitchFlag sf = split_flag(f);
     if (sf.name == "switch_gbps") {
       if (!absl::SimpleAtod(sf.value, &s.gbps) || !(s.gbps > 0)) return bad("--switch_gbps must be > 0");
@@ -72,8 +73,12 @@ absl::StatusOr<model::SimSwitchParams> Simulation::switch_params(const Topology&
     } else if (sf.name == "priorities" || sf.name == "nopriorities") {
       s.priorities = sf.name == "priorities";
       if (sf.has_value && !absl::SimpleAtob(sf.value, &s.priorities)) return bad("--priorities: true or false");
+    } else if (sf.name == "spray" || sf.name == "nospray") {
+      s.spray = sf.name == "spray";
+      if (sf.has_value && !absl::SimpleAtob(sf.value, &s.spray)) return bad("--spray: true or false");
     } else {
-      return bad("--" + sf.name + ": nanopu-sim models --switch_gbps, --queue_bytes, --trimming and --priorities");
+      return bad("--" + sf.name + ": nanopu-sim models --switch_gbps, --queue_bytes, --trimming, --priorities and "
+                 "--spray");
     }
   }
   return s;
@@ -102,17 +107,19 @@ absl::Status Simulation::build() {
   absl::StatusOr<std::vector<SimHost>> hosts = make_sim_hosts(t_, ctx_, p_.seed);
   if (!hosts.ok()) return hosts.status();
   hosts_ = std::move(*hosts);
-  if (t_.sw) {
-    absl::StatusOr<model::SimSwitchParams> sp = switch_params(t_, p_);
-    if (!sp.ok()) return sp.status();
-    switch_ = std::make_unique<model::SimSwitch>(*sp, static_cast<uint32_t>(t_.sw->ports.size()));
-    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i) switch_->add_route(t_.host(t_.sw->ports[i])->ip, i);
-  }
+  if (absl::Status s = make_switches(); !s.ok()) return s;
   set_work_costs();
   if (absl::Status s = start_hosts(); !s.ok()) return s;
   set_nic_delays();
   if (absl::Status s = check_crashes(); !s.ok()) return s;
   return set_cuts();
+}
+
+absl::Status Simulation::make_switches() {
+  absl::StatusOr<std::vector<std::unique_ptr<model::SimSwitch>>> sws = make_fabric(t_, p_);
+  if (!sws.ok()) return sws.status();
+  switches_ = std::move(*sws);
+  return absl::OkStatus();
 }
 
 absl::Status Simulation::check_crashes() const {
@@ -185,14 +192,19 @@ void Simulation::restart(SimHost& h) {
   if (loop_ != nullptr && h.loop_group != model::SimLoop::kNoGroup) loop_->stir(h.loop_group);  // its threads run now
 }
 
+std::pair<int, uint32_t> Simulation::switch_port_of(const std::string& host) const {
+  for (size_t k = 0; k < t_.switches.size(); ++k) {
+    const std::vector<std::string>& ports = t_.switches[k].ports;
+    for (uint32_t i = 0; i < ports.size(); ++i)
+      if (ports[i] == host) return {static_cast<int>(k), i};
+  }
+  return {-1, 0};
+}
+
 model::SimLink* Simulation::link_of(const std::string& host) {
   const TopologyHost* h = t_.host(host);
   if (h == nullptr) return nullptr;
-  if (t_.sw && h->peer == t_.sw->name) {
-    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
-      if (t_.sw->ports[i] == host) return &switch_->link(i);
-    return nullptr;
-  }
+  if (const auto [w, port] = switch_port_of(host); w >= 0) return &switches_[w]->link(port);
   for (size_t i = 0; i < direct_.size(); ++i)
     if (direct_ends_[i] == host || direct_ends_[i] == h->peer) return direct_[i].get();
   return nullptr;
@@ -223,21 +235,19 @@ void Simulation::set_nic_delays() {
     l->a().set_nic_delays_ps(rx, tx);
     l->b().set_nic_delays_ps(rx, tx);
   }
-  if (switch_)
-    for (uint32_t i = 0; i < switch_->ports(); ++i) switch_->host_port(i).set_nic_delays_ps(rx, tx);
+  for (const TopologyHost& h : t_.hosts)
+    if (const auto [w, port] = switch_port_of(h.name); w >= 0) switches_[w]->host_port(port).set_nic_delays_ps(rx, tx);
 }
 
 model::SimPort* Simulation::port_of(const SimHost& h) {
-  if (t_.sw && h.topo->peer == t_.sw->name) {
-    for (uint32_t i = 0; i < t_.sw->ports.size(); ++i)
-      if (t_.sw->ports[i] == h.topo->name) return &switch_->host_port(i);
-    return nullptr;
-  }
+  if (const auto [w, port] = switch_port_of(h.topo->name); w >= 0) return &switches_[w]->host_port(port);
   // A link between two hosts: its first host in the file takes end a, the
   // other end b, whichever is made first.
   for (size_t i = 0; i < direct_.size(); ++i)
     if (direct_ends_[i] == h.topo->peer) return &direct_[i]->b();
-  direct_.push_back(std::make_unique<model::SimLink>(model::SimLinkParams{p_.wire_gbps, p_.wire_latency_ns}));
+  const TopologyLinkParams& lp = h.topo->link;
+  direct_.push_back(std::make_unique<model::SimLink>(model::SimLinkParams{
+      lp.gbps > 0 ? lp.gbps : p_.wire_gbps, lp.latency_ns > 0 ? lp.latency_ns : p_.wire_latency_ns}));
   direct_ends_.push_back(h.topo->name);
   return &direct_.back()->a();
 }
@@ -263,8 +273,7 @@ uint64_t Simulation::trace_hash() const {
     for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(v >> (8 * i))) * 1099511628211ull;
   };
   for (const auto& l : direct_) fold(l->trace_hash());
-  if (switch_)
-    for (uint32_t i = 0; i < switch_->ports(); ++i) fold(switch_->link(i).trace_hash());
+  for_each_switch_link([&](const model::SimLink& l) { fold(l.trace_hash()); });
   return h;
 }
 
@@ -272,8 +281,7 @@ uint64_t Simulation::frames() const {
   auto of = [](const model::SimLink& l) { return l.frames_received(); };
   uint64_t n = 0;
   for (const auto& l : direct_) n += of(*l);
-  if (switch_)
-    for (uint32_t i = 0; i < switch_->ports(); ++i) n += of(switch_->link(i));
+  for_each_switch_link([&](const model::SimLink& l) { n += of(l); });
   return n;
 }
 
@@ -338,10 +346,12 @@ SimReport Simulation::run(FILE* out) {
   }
   for (SimHost& h : hosts_) add_to_loop(loop, &h);
   for (const auto& l : direct_) loop.add_link(l.get());
-  if (switch_) {
-    for (uint32_t i = 0; i < switch_->ports(); ++i) loop.add_link(&switch_->link(i));
-    loop.add_host([this] { return switch_->poll(); });
-    loop.add_wakeup([this] { return switch_->next_event(); });
+  for (auto& w : switches_) {
+    for (uint32_t i = 0; i < w->ports(); ++i)
+      if (w->owns_link(i)) loop.add_link(&w->link(i));
+    model::SimSwitch* sw = w.get();
+    loop.add_host([sw] { return sw->poll(); });
+    loop.add_wakeup([sw] { return sw->next_event(); });
   }
   const auto wall0 = std::chrono::steady_clock::now();
   auto next_progress = wall0 + std::chrono::seconds(5);
@@ -368,14 +378,19 @@ SimReport Simulation::run(FILE* out) {
   r.modelled_ps = clock_.now_ps();
   r.frames = frames();
   for (const auto& l : direct_) r.cut_dropped += l->cut_dropped();
-  if (switch_)
-    for (uint32_t i = 0; i < switch_->ports(); ++i) r.cut_dropped += switch_->link(i).cut_dropped();
+  for_each_switch_link([&](const model::SimLink& l) { r.cut_dropped += l.cut_dropped(); });
   r.instants = loop.instants();
   r.polls = loop.polls();
   r.trace_hash = trace_hash();
-  if (switch_) {
+  for (size_t k = 0; k < switches_.size(); ++k) {
+    const model::SimSwitchCounters& c = switches_[k]->counters();
     r.has_switch = true;
-    r.switch_counters = switch_->counters();
+    r.switch_counters.forwarded += c.forwarded;
+    r.switch_counters.trimmed += c.trimmed;
+    r.switch_counters.tail_dropped += c.tail_dropped;
+    r.switch_counters.control_dropped += c.control_dropped;
+    r.switch_counters.no_route += c.no_route;
+    r.forwarded_by_switch.emplace_back(t_.switches[k].name, c.forwarded);
   }
   for (SimHost& h : hosts_) {
     if (h.down) continue;
@@ -405,7 +420,7 @@ SimReport Simulation::run(FILE* out) {
 
 void Simulation::teardown() {
   for (auto& l : direct_) l->discard_in_flight();
-  if (switch_) switch_->discard_in_flight();
+  for (auto& w : switches_) w->discard_in_flight();
   // Every runtime's buffers back to their pools while every pool still
   // exists (a host may hold a crashed one's frames, and the reverse).
   for (SimHost& h : hosts_)
@@ -415,7 +430,7 @@ void Simulation::teardown() {
   dead_programs_.clear();
   dead_runtimes_.clear();
   direct_.clear();
-  switch_.reset();
+  switches_.clear();
 }
 
 }  // namespace nanopu::sim

@@ -96,17 +96,19 @@ struct SimReport {
   uint64_t instants = 0, polls = 0;
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the clients'
-  model::SimSwitchCounters switch_counters;  // with a switch
+  model::SimSwitchCounters switch_counters;  // with a switch (a fabric's: summed)
   bool has_switch = false;
+  std::vector<std::pair<std::string, uint64_t>> forwarded_by_switch;  // each switch's, in file order
   std::vector<SimClientResult> clients;  // each client's that ran the load engine, in topology order
   std::vector<SimHostEnd> hosts;         // every host, in topology order
 };
 
 class Simulation {
  public:
-  // The switch's flags (nanopu-switch's that nanopu-sim models) into
+  // A switch's flags (nanopu-switch's that nanopu-sim models, and --spray) into
   // SimSwitchParams; errors name the topology's line.
-  [[nodiscard]] static absl::StatusOr<model::SimSwitchParams> switch_params(const Topology& t, const SimParams& p);
+  [[nodiscard]] static absl::StatusOr<model::SimSwitchParams> switch_params(const Topology& t, const TopologySwitch& w,
+                                                                           const SimParams& p);
 
   Simulation(const Topology& t, const SimParams& p);
   ~Simulation();
@@ -124,8 +126,18 @@ class Simulation {
   // The host's end of its link: a switch port, or an end of a host-to-host link.
   [[nodiscard]] model::SimPort* port_of(const SimHost& h);
   void add_to_loop(model::SimLoop& loop, SimHost* host);
-  // The link between the host and its peer (the switch, or a host), once made.
+  // The link between the host and its peer (a switch, or a host), once made.
   [[nodiscard]] model::SimLink* link_of(const std::string& host);
+  // The switch (index) and port a host hangs off; -1: none (a direct link).
+  [[nodiscard]] std::pair<int, uint32_t> switch_port_of(const std::string& host) const;
+  [[nodiscard]] absl::Status make_switches();
+  // Every switch link, each once (a switch-to-switch link by its owner).
+  template <typename F>
+  void for_each_switch_link(const F& f) const {
+    for (const auto& w : switches_)
+      for (uint32_t i = 0; i < w->ports(); ++i)
+        if (w->owns_link(i)) f(w->link(i));
+  }
   [[nodiscard]] absl::Status set_cuts();
   [[nodiscard]] absl::Status check_crashes() const;
   // Crashes and restarts due now; true if any. The next one's time.
@@ -150,7 +162,7 @@ class Simulation {
   // Links between two hosts (no switch between them), and the host on end a of each.
   std::vector<std::unique_ptr<model::SimLink>> direct_;
   std::vector<std::string> direct_ends_;
-  std::unique_ptr<model::SimSwitch> switch_;
+  std::vector<std::unique_ptr<model::SimSwitch>> switches_;  // the topology's, in its order
   // A crashed host's runtime and program, kept until the end: frames it
   // sent (its pool's mbufs) may still be on the wire or held by its peers.
   std::vector<std::unique_ptr<Runtime>> dead_runtimes_;

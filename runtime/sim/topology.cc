@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nanopu/address.h"
 
@@ -58,12 +59,15 @@ class Parser {
     return err(line, absl::StrCat("duplicate ", kind, " ", value, " (first on line ", it->second, ")"));
   }
   absl::Status host(int number, const std::vector<std::string>& args);
+  absl::Status link(int number, const std::vector<std::string>& args);
+  [[nodiscard]] absl::Status connected() const;
 
   Topology t_;
   std::map<std::string, int> seen_;
   struct Link {
     std::string a, b;
     int line;
+    TopologyLinkParams params;
   };
   std::vector<Link> links_;
 };
@@ -101,21 +105,40 @@ absl::Status Parser::line(int number, const std::vector<std::string>& words) {
   const std::string& kind = words[0];
   const std::vector<std::string> args(words.begin() + 1, words.end());
   if (kind == "switch") {
-    if (t_.sw) return err(number, absl::StrCat("a second switch (the first is on line ", t_.sw->line, ")"));
     if (args.empty() || !good_name(args[0]))
       return err(number, "expected: switch NAME [flags]; NAME: a-z then a-z0-9, 8 at most");
     if (absl::Status s = claim("name", args[0], number); !s.ok()) return s;
-    t_.sw = TopologySwitch{args[0], std::vector<std::string>(args.begin() + 1, args.end()), number, {}};
+    TopologySwitch sw;
+    sw.name = args[0];
+    sw.flags.assign(args.begin() + 1, args.end());
+    sw.line = number;
+    t_.switches.push_back(std::move(sw));
     return absl::OkStatus();
   }
   if (kind == "host") return host(number, args);
-  if (kind == "link") {
-    if (args.size() != 2) return err(number, "expected: link NAME NAME");
-    if (args[0] == args[1]) return err(number, "a link from " + args[0] + " to itself");
-    links_.push_back({args[0], args[1], number});
-    return absl::OkStatus();
-  }
+  if (kind == "link") return link(number, args);
   return err(number, "unknown statement '" + kind + "': use switch, host or link");
+}
+
+absl::Status Parser::link(int number, const std::vector<std::string>& args) {
+  if (args.size() < 2) return err(number, "expected: link NAME NAME [gbps=G] [latency_ns=L]");
+  if (args[0] == args[1]) return err(number, "a link from " + args[0] + " to itself");
+  Link l{args[0], args[1], number, {}};
+  for (size_t i = 2; i < args.size(); ++i) {
+    const size_t eq = args[i].find('=');
+    const std::string key = args[i].substr(0, eq);
+    double v = 0;
+    const bool number_ok = eq != std::string::npos && absl::SimpleAtod(args[i].substr(eq + 1), &v);
+    if (key == "gbps" && number_ok && v > 0 && v <= 1e4) {
+      l.params.gbps = v;
+    } else if (key == "latency_ns" && number_ok && v >= 0 && v <= 1e9) {
+      l.params.latency_ns = v;
+    } else {
+      return err(number, "'" + args[i] + "': a link's options are gbps=G (0 < G <= 10000) and latency_ns=L (0..1e9)");
+    }
+  }
+  links_.push_back(std::move(l));
+  return absl::OkStatus();
 }
 
 absl::Status Parser::finish() {
@@ -125,20 +148,49 @@ absl::Status Parser::finish() {
       if (h.name == n) return &h;
     return nullptr;
   };
+  auto find_switch = [&](const std::string& n) -> TopologySwitch* {
+    for (TopologySwitch& w : t_.switches)
+      if (w.name == n) return &w;
+    return nullptr;
+  };
   for (const Link& l : links_) {
     for (const std::string* end : {&l.a, &l.b})
-      if (find(*end) == nullptr && (!t_.sw || *end != t_.sw->name))
+      if (find(*end) == nullptr && find_switch(*end) == nullptr)
         return err(l.line, "link to " + *end + ", which no host or switch line names");
-    for (const auto& [end, other] : {std::pair{&l.a, &l.b}, {&l.b, &l.a}})
+    for (const auto& [end, other] : {std::pair{&l.a, &l.b}, {&l.b, &l.a}}) {
       if (TopologyHost* h = find(*end)) {
         if (!h->peer.empty()) return err(l.line, *end + " already has a link; a host has one port");
         h->peer = *other;
+        h->link = l.params;
       }
-    if (t_.sw && (l.a == t_.sw->name || l.b == t_.sw->name)) t_.sw->ports.push_back(l.a == t_.sw->name ? l.b : l.a);
+      if (TopologySwitch* w = find_switch(*end)) {
+        w->ports.push_back(*other);
+        w->port_links.push_back(l.params);
+        w->port_lines.push_back(l.line);
+      }
+    }
   }
   for (const TopologyHost& h : t_.hosts)
     if (h.peer.empty()) return err(h.line, "host " + h.name + " has no link");
-  if (t_.sw && t_.sw->ports.size() < 2) return err(t_.sw->line, "the switch needs links to at least two hosts");
+  for (const TopologySwitch& w : t_.switches)
+    if (w.ports.size() < 2) return err(w.line, "switch " + w.name + " needs links to at least two hosts or switches");
+  return connected();
+}
+
+// Every switch reaches every other over the switch-to-switch links: else
+// some host could not reach another, and ECMP would have no route.
+absl::Status Parser::connected() const {
+  if (t_.switches.size() < 2) return absl::OkStatus();
+  std::vector<const TopologySwitch*> reached{&t_.switches[0]};
+  for (size_t i = 0; i < reached.size(); ++i)
+    for (const std::string& p : reached[i]->ports)
+      if (const TopologySwitch* w = t_.switch_named(p);
+          w != nullptr && std::find(reached.begin(), reached.end(), w) == reached.end())
+        reached.push_back(w);
+  for (const TopologySwitch& w : t_.switches)
+    if (std::find(reached.begin(), reached.end(), &w) == reached.end())
+      return err(w.line, "switch " + w.name + " has no path to switch " + t_.switches[0].name +
+                             ": a fabric's switches must all be linked, directly or through others");
   return absl::OkStatus();
 }
 
@@ -147,6 +199,12 @@ absl::Status Parser::finish() {
 const TopologyHost* Topology::host(const std::string& name) const {
   for (const TopologyHost& h : hosts)
     if (h.name == name) return &h;
+  return nullptr;
+}
+
+const TopologySwitch* Topology::switch_named(const std::string& name) const {
+  for (const TopologySwitch& w : switches)
+    if (w.name == name) return &w;
   return nullptr;
 }
 

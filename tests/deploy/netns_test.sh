@@ -112,6 +112,9 @@ bad_topology)
   check bad_address 's/10.0.0.3 /10.0.0.300 /' 7 "not an IPv4 address"
   check no_link 's/^link   clb sw//' 7 "host clb has no link"
   check runner_flag 's/--app=echo/--app=echo --vdev=net_ring0/' 5 "--vdev is set by the runner"
+  # What only nanopu-sim runs (fabrics, a link's own rate), with the line.
+  check fabric 's/^switch sw .*/&\nswitch sx/' 5 "a second switch .*nanopu-sim only"
+  check link_rate 's/^link   clb sw/link   clb sw gbps=40/' 10 "gbps= or latency_ns= runs in nanopu-sim only"
   ;;
 ansible)
   command -v ansible-playbook >/dev/null || fail "ansible-playbook missing (deploy/setup.sh installs ansible-core)"

@@ -7,7 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -119,6 +121,52 @@ TEST_F(NanopuSimTest, TheChainReplicationExampleRunsUnchanged) {
   EXPECT_NE(out.find("lost 0  given-up 0  bad 0  duplicated 0"), std::string::npos) << out;
   EXPECT_NE(out.find("WRITEs through 3 replicas"), std::string::npos) << out;
   EXPECT_NE(out.find("nanopu-sim: 4 hosts"), std::string::npos) << out;
+}
+
+// Each switch's frames from the "forwarded by switch:" line, by name.
+std::map<std::string, uint64_t> forwarded_by(const std::string& out) {
+  std::map<std::string, uint64_t> f;
+  const size_t at = out.find("forwarded by switch:");
+  if (at == std::string::npos) return f;
+  std::istringstream line(out.substr(at + 20, out.find('\n', at) - at - 20));
+  std::string name;
+  uint64_t n = 0;
+  while (line >> name >> n) f[name] = n;
+  return f;
+}
+
+// A leaf-spine fabric (deploy/netns/examples/fabric-leafspine.topo), NDP's
+// and Homa's real code on both ends: every request crosses a leaf, a spine
+// and the other leaf, every reply comes back, the leaves spray packets
+// over both spines, and one seed twice is one run. Without --spray the
+// leaves hash each flow (a host pair, one way) onto one spine.
+TEST_F(NanopuSimTest, ALeafSpineFabricCarriesNdpAndHomaOverBothSpinesAndReplays) {
+  std::string out, err, again;
+  ASSERT_EQ(sim(example("fabric-leafspine.topo"), &out, &err), 0) << out << err;
+  const std::string all = all_answered("2000");
+  ASSERT_NE(out.find(all), std::string::npos) << out;
+  EXPECT_NE(out.find(all), out.rfind(all)) << "both clients, every request answered once\n" << out;
+  std::map<std::string, uint64_t> f = forwarded_by(out);
+  ASSERT_EQ(f.size(), 4u) << out;
+  EXPECT_GT(f["s1"], 1000u) << out;  // sprayed: both spines carry a share
+  EXPECT_GT(f["s2"], 1000u) << out;
+  // Each frame crosses its sender's leaf, a spine and the other leaf (but
+  // the few still on their way when the clients finished).
+  EXPECT_NEAR(static_cast<double>(f["l1"] + f["l2"]), 2.0 * static_cast<double>(f["s1"] + f["s2"]), 64) << out;
+  ASSERT_EQ(sim(example("fabric-leafspine.topo"), &again), 0) << again;
+  EXPECT_TRUE(same_run(out, again));
+
+  std::string text = read_file(NANOPU_SOURCE_DIR "/deploy/netns/examples/fabric-leafspine.topo");
+  for (const char* kind : {"server   --app", "loadgen  --server_ip"})
+    for (size_t at = 0; (at = text.find(kind, at)) != std::string::npos; at += 20)
+      text.insert(text.find(' ', at), " --transport=homa");
+  for (size_t at; (at = text.find(" --spray")) != std::string::npos;) text.erase(at, 8);
+  std::string homa;
+  ASSERT_EQ(sim(idle_steps_under_asan({write("homa.topo", text)}), &homa, &err), 0) << homa << err;
+  ASSERT_NE(homa.find(all), std::string::npos) << homa;
+  EXPECT_NE(homa.find(all), homa.rfind(all)) << homa;
+  f = forwarded_by(homa);
+  EXPECT_GT(f["s1"] + f["s2"], 8000u) << homa;  // every request and reply crossed a spine
 }
 
 // Raft's three servers elect a leader (their timeouts drawn from seeds the
