@@ -53,6 +53,7 @@ void SimSwitch::discard_in_flight() {
     }
     o.control_bytes = o.data_bytes = 0;
   }
+  queued_ = 0;
   for (auto& l : links_)
     if (l) l->discard_in_flight();
 }
@@ -62,6 +63,7 @@ void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos
   if (whole_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
     o.data[p_.priorities ? tos % kLevels : 0].push_back({eligible_at, m});
     o.data_bytes += m->pkt_len;
+    ++queued_;
     return;
   }
   if (whole_data) {
@@ -93,6 +95,7 @@ void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos
   }
   o.control.push_back({eligible_at, m});
   o.control_bytes += m->pkt_len;
+  ++queued_;
 }
 
 int SimSwitch::eligible_level(const Output& o, uint64_t now) {
@@ -114,6 +117,7 @@ bool SimSwitch::serve(uint32_t port, uint64_t now) {
   rte_mbuf* m = q.front().frame;
   q.pop_front();
   (ctrl ? o.control_bytes : o.data_bytes) -= m->pkt_len;
+  --queued_;
   (void)wire.tx_burst(&m, 1);  // a SimPort takes every frame
   ++counters_.forwarded;
   return true;
@@ -140,12 +144,20 @@ bool SimSwitch::poll() {
       }
     }
   }
-  for (uint32_t o = 0; o < out_.size(); ++o) moved |= serve(o, now);
+  if (queued_ != 0)
+    for (uint32_t o = 0; o < out_.size(); ++o) moved |= serve(o, now);
   return moved;
+}
+
+uint64_t SimSwitch::next_due() const {
+  uint64_t next = next_event();
+  for (const SimPort* end : ends_) next = std::min(next, end->next_arrival());
+  return next;
 }
 
 uint64_t SimSwitch::next_event() const {
   uint64_t next = std::numeric_limits<uint64_t>::max();
+  if (queued_ == 0) return next;
   for (uint32_t o = 0; o < out_.size(); ++o) {
     const Output& q = out_[o];
     uint64_t head = std::numeric_limits<uint64_t>::max();

@@ -76,6 +76,9 @@ class SimSwitch {
   // When it next has something to do of its own (a queued frame becomes
   // eligible or an output's link frees); max() if nothing is queued.
   [[nodiscard]] uint64_t next_event() const;
+  // When it next needs a poll: that, or a frame arriving at a port (the
+  // loop polls a switch only then: SimLoop::add_group).
+  [[nodiscard]] uint64_t next_due() const;
   [[nodiscard]] const SimSwitchCounters& counters() const { return counters_; }
   // Frees what is queued or on the links: before the hosts' pools go.
   void discard_in_flight();
@@ -105,6 +108,7 @@ class SimSwitch {
   std::vector<Output> out_;
   absl::flat_hash_map<uint32_t, std::vector<uint32_t>> routes_;
   SimSwitchCounters counters_;
+  uint64_t queued_ = 0;  // frames in the output queues: none, nothing to serve
 };
 
 }  // namespace nanopu::model

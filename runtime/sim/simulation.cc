@@ -350,7 +350,11 @@ SimReport Simulation::run(FILE* out) {
     for (uint32_t i = 0; i < w->ports(); ++i)
       if (w->owns_link(i)) loop.add_link(&w->link(i));
     model::SimSwitch* sw = w.get();
-    loop.add_host([sw] { return sw->poll(); });
+    // Polled when a frame arrives or a queued one may leave (a fabric's
+    // switches are many; --poll_every_host: every instant, the same run).
+    const size_t group = p_.poll_every_host ? model::SimLoop::kNoGroup
+                                            : loop.add_group([sw] { return sw->next_due(); });
+    loop.add_host([sw] { return sw->poll(); }, nullptr, group);
     loop.add_wakeup([sw] { return sw->next_event(); });
   }
   const auto wall0 = std::chrono::steady_clock::now();
