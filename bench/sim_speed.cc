@@ -1,0 +1,129 @@
+// nanopu-bench-sim: how fast nanopu-sim runs (issue 57's "Speed"), every
+// host its real code on one thread: frames and instants a second of wall
+// time, and how much slower than real time it runs, for the shipped 81-host
+// incast and the Homa paper's 144-host leaf-spine fabric
+// (tools/fabric/leaf_spine.py's shape, closed-loop echo), each beside the
+// smallest topology's figure from the same run (two hosts through one
+// switch): the ratio says what the topology's size costs a frame. One
+// thread only: the 2-thread and 2-rank speed-ups need the parallel
+// simulation (not built).
+//
+// Usage: nanopu-bench-sim [--json=FILE] [--fabric_count=N]
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bench/bench_table.h"
+#include "nanopu/sim.h"
+#include "tools/sim/builtin_programs.h"
+
+// --json is the load generator's flag (its programs are linked in): the rows
+// go there, or to bench-sim.json.
+ABSL_DECLARE_FLAG(std::string, json);
+ABSL_FLAG(int, fabric_count, 50, "Requests per load generator in the 144-host fabric (135 of them).");
+
+namespace {
+
+struct Speed {
+  double frames_per_s = 0, instants_per_s = 0, slower_than_real = 0;  // wall time / modelled time
+  uint64_t hosts = 0;
+};
+
+// The 144-host fabric: 9 racks of 16 under leaves, 4 spines (the same
+// shape tools/fabric/leaf_spine.py writes).
+std::string fabric_text(int count) {
+  std::string t;
+  for (int r = 0; r < 9; ++r) t += absl::StrCat("switch leaf", r, " --switch_gbps=10 --spray\n");
+  for (int s = 0; s < 4; ++s) t += absl::StrCat("switch spine", s, " --switch_gbps=40\n");
+  for (int r = 0; r < 9; ++r)
+    for (int h = 0; h < 16; ++h) {
+      t += absl::StrFormat("host r%dh%d 10.0.%d.%d 02:00:00:00:%02x:%02x ", r, h, r + 1, h + 1, r + 1, h + 1);
+      t += h == 0 ? "server --app=echo --context=1\n"
+                  : absl::StrCat("loadgen --server_ip=10.0.", (r + 1) % 9 + 1, ".1 --server_context=1 --size=1000 "
+                                 "--outstanding=1 --count=", count, "\n");
+    }
+  for (int r = 0; r < 9; ++r) {
+    for (int h = 0; h < 16; ++h) t += absl::StrCat("link r", r, "h", h, " leaf", r, "\n");
+    for (int s = 0; s < 4; ++s) t += absl::StrCat("link leaf", r, " spine", s, " gbps=40\n");
+  }
+  return t;
+}
+
+constexpr char kTwoHosts[] =
+    "switch sw --switch_gbps=10\n"
+    "host srv 10.0.0.1 02:00:00:00:00:01 server --app=echo --context=1\n"
+    "host cl 10.0.0.2 02:00:00:00:00:02 loadgen --server_ip=10.0.0.1 --size=1000 --outstanding=1 --count=20000\n"
+    "link srv sw\nlink cl sw\n";
+
+bool run(const std::string& path, Speed* s) {
+  nanopu::sim::Options o;
+  o.progress = false;
+  FILE* null = std::fopen("/dev/null", "w");
+  absl::StatusOr<nanopu::sim::Report> r = nanopu::sim::run(path, nanopu::sim::builtin_programs(), o, null);
+  std::fclose(null);
+  if (!r.ok() || !r->ended || r->exit_status != 0) {
+    std::fprintf(stderr, "nanopu-bench-sim: %s: %s\n", path.c_str(),
+                 r.ok() ? "did not end with every request answered" : std::string(r.status().message()).c_str());
+    return false;
+  }
+  s->frames_per_s = static_cast<double>(r->frames) / r->wall_s;
+  s->instants_per_s = static_cast<double>(r->instants) / r->wall_s;
+  s->slower_than_real = r->wall_s / r->modelled_s;
+  s->hosts = r->hosts.size();
+  std::printf("  %-28s %4llu hosts: %.3f ms modelled in %.2f s of wall time, %llu frames, %llu instants\n",
+              path.substr(path.rfind('/') + 1).c_str(), static_cast<unsigned long long>(s->hosts),
+              r->modelled_s * 1e3, r->wall_s, static_cast<unsigned long long>(r->frames),
+              static_cast<unsigned long long>(r->instants));
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("nanopu-bench-sim [--json=FILE] [--fabric_count=N]: nanopu-sim's speed by topology size");
+  absl::ParseCommandLine(argc, argv);
+  const std::string dir = "/tmp/nanopu-bench-sim-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string fabric = dir + "/fabric-144.topo", two = dir + "/two-hosts.topo";
+  std::ofstream(fabric) << fabric_text(absl::GetFlag(FLAGS_fabric_count));
+  std::ofstream(two) << kTwoHosts;
+  // The largest first: the simulation's one EAL is sized for the first run's hosts.
+  Speed big, incast, small;
+  const bool ok = run(fabric, &big) && run(NANOPU_SOURCE_DIR "/deploy/netns/examples/incast-81hosts.topo", &incast) &&
+                  run(two, &small);
+  std::filesystem::remove_all(dir);
+  if (!ok) return 1;
+  std::vector<nanopu::bench::Row> rows;
+  for (const auto& [name, s] : {std::pair<std::string, const Speed&>{"144-host leaf-spine", big}, {"81-host incast", incast}}) {
+    auto row = [&](const std::string& what, double v, const char* unit, double ref) {
+      nanopu::bench::Row r;
+      r.name = name + ": " + what;
+      r.value = v;
+      r.unit = unit;
+      r.reference = "2 hosts, one switch";
+      r.ref_value = ref;
+      rows.push_back(r);
+    };
+    row("frames/s", s.frames_per_s / 1e3, "k/s", small.frames_per_s / 1e3);
+    row("instants/s", s.instants_per_s / 1e3, "k/s", small.instants_per_s / 1e3);
+    row("wall / modelled time", s.slower_than_real, "x", small.slower_than_real);
+  }
+  nanopu::bench::print_table("nanopu-bench-sim (one thread)", rows);
+  const std::string json = absl::GetFlag(FLAGS_json).empty() ? "bench-sim.json" : absl::GetFlag(FLAGS_json);
+  if (!nanopu::bench::write_json(json, "nanopu-bench-sim", rows)) {
+    std::fprintf(stderr, "nanopu-bench-sim: cannot write %s\n", json.c_str());
+    return 1;
+  }
+  std::printf("\nrows written to %s\n", json.c_str());
+  return 0;
+}
