@@ -273,9 +273,7 @@ bool NicCore::spin_sends_can_go() const {
   for (const auto& t : transports_) room |= t->tx_capacity() != 0;
   if (!room) return false;
   for (rte_mbuf* m : spin_->sends())
-    if (transports_[transport_index(peer_protocols_.lookup(AppHeader::from_word(msg_meta(m)->app_header).ip))]
-            ->tx_capacity() != 0)
-      return true;
+    if (transport_to(m).tx_capacity() != 0) return true;
   return false;
 }
 
@@ -368,8 +366,7 @@ bool NicCore::deliver(rte_mbuf* msg, ContextEntry* dst) {
 }
 
 bool NicCore::send_from_nic(rte_mbuf* msg) {
-  const AppHeader a = AppHeader::from_word(msg_meta(msg)->app_header);
-  Transport& t = transport_for(peer_protocols_.lookup(a.ip));
+  Transport& t = transport_to(msg);
   // A thread's message waits in its TX FIFO while the transport is full; a
   // handler's waits in the engine (given up here it would be lost).
   if (t.tx_capacity() == 0) return false;

@@ -18,10 +18,12 @@
 #include "lib/base/stall_probe.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
+#include "lib/contract/message.h"
 #include "lib/contract/core_signals.h"
 #include "lib/contract/nic_cores.h"
 #include "lib/contract/thread_fifos.h"
 #include "lib/contract/wakeup.h"
+#include "nanopu/app_header.h"
 #include "nanopu/stats.h"
 #include "nic/core_select/core_selector.h"
 #include "nic/dispatch/peer_dispatch.h"
@@ -236,7 +238,10 @@ class NicCore final : public TransportSink, private SpinSink {
   // as a register write; here the worker's `done` line crosses to this core
   // once a poll rather than once a message. An older count is only lower,
   // so JBSQ's bound holds; a credit returned mid-poll is seen at the next.
+  // A simulation reads it as it is (one thread runs every core).
   [[nodiscard]] uint64_t done_this_poll(ThreadFifos* t) const {
+    if (clock::is_virtual()) [[unlikely]]
+      return t->done.load(std::memory_order_acquire);
     ThreadFifos::NicSide& s = side(t);
     if (s.done_seen_poll != counters_.nic_polls + credit_epoch_) {
       s.done_seen = t->done.load(std::memory_order_acquire);
@@ -254,6 +259,12 @@ class NicCore final : public TransportSink, private SpinSink {
   [[nodiscard]] MsgFifo& tx_fifo(ThreadFifos* t) const { return t->tx[params_.nic_core]; }
   [[nodiscard]] Transport& transport_for(uint8_t protocol) {
     return *transports_[transport_index(protocol)];
+  }
+  // The transport a one-packet TX message (a handler's send) goes by: its
+  // destination's protocol.
+  [[nodiscard]] Transport& transport_to(rte_mbuf* tx_msg) const {
+    const uint32_t ip = AppHeader::from_word(msg_meta(tx_msg)->app_header).ip;
+    return *transports_[transport_index(peer_protocols_.lookup(ip))];
   }
   [[nodiscard]] uint32_t tx_room() const;
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held

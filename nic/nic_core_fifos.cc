@@ -104,7 +104,7 @@ void NicCore::stage_inline(ThreadFifos* t, ThreadFifos::NicSide& s) {
   // Only as many as the FIFO surely takes (one producer: its room only
   // grows meanwhile), so none converted is left over.
   const uint32_t k = std::min(s.staged_n, t->rx.free_count());
-  const uint64_t done = clock::is_virtual() ? t->done.load(std::memory_order_acquire) : done_this_poll(t);
+  const uint64_t done = done_this_poll(t);
   for (uint32_t i = 0; i < k; ++i) {
     rte_mbuf* m = s.staged[i];
     if (m->nb_segs != 1 || m->pkt_len > kInlineBytes) continue;

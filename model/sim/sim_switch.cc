@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lib/base/mix64.h"
 #include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
 
@@ -32,11 +33,8 @@ int SimSwitch::route(const wire::FrameGlance& g, uint32_t in) const {
   const std::vector<uint32_t>& ports = r->second;
   uint32_t out = ports[0];
   if (ports.size() > 1) {
-    // splitmix64's finalizer: every run picks the same, spread evenly.
-    uint64_t h = p_.spray ? g.packet_id : (uint64_t{g.src_ip} << 32 | g.dst_ip);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    out = ports[(h ^ (h >> 31)) % ports.size()];
+    // Mixed, so every run picks the same and the choices spread evenly.
+    out = ports[mix64(p_.spray ? g.packet_id : (uint64_t{g.src_ip} << 32 | g.dst_ip)) % ports.size()];
   }
   return out == in ? -1 : static_cast<int>(out);
 }

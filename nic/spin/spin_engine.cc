@@ -205,7 +205,7 @@ void SpinEngine::apply(SpinTask& t, SpinSink& sink) {
                "sPIN context '%s' (context %u) disabled: %s (%s); its messages now reach its thread as they come",
                s.ctx.name.c_str(), s.ctx.match.context, spin::fault_name(t.new_fault), s.report.fault_detail.c_str());
   }
-  if (t.step == SpinStep::kOpen || t.step == SpinStep::kPacket) {
+  if (t.on_packet()) {
     if (t.packet_ref) rte_pktmbuf_free_seg(t.msg);  // the HPU's reference; the transport keeps its own
     settle(t.stream);
     return;
@@ -249,7 +249,7 @@ bool SpinEngine::take(rte_mbuf* msg, ContextEntry* dst) {
     if (const auto it = streaming_.find(msg); it != streaming_.end()) {
       SpinStream* st = it->second;
       streaming_.erase(it);
-      st->closing = true;
+      st->ended = true;
       if (!static_cast<Slot*>(st->slot)->nic_disabled) ++counters_->spin_msgs;  // else counted bypassed
       submit(SpinTask{.step = SpinStep::kClose, .msg = msg, .stream = st, .dst = dst, .slot = st->slot});
       return true;
@@ -276,7 +276,7 @@ void SpinEngine::submit(const SpinTask& t) {
     return;
   }
   SpinTask in = t;
-  if (in.step == SpinStep::kOpen || in.step == SpinStep::kPacket) {
+  if (in.on_packet()) {
     // The HPU reads the packet while the transport holds it: a reference of
     // its own, so a message abandoned meanwhile frees nothing it reads.
     rte_mbuf_refcnt_update(in.msg, 1);

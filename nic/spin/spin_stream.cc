@@ -26,7 +26,7 @@ void SpinEngine::open(InboundMessage& m) {
   st->slot = s;
   st->head = m.pkts[0];
   st->in_flight = 0;
-  st->closing = st->abandoned = false;
+  st->ended = false;
   st->info = spin::MessageInfo{};
   st->info.src_ip = m.src_ip;
   st->info.src_context = m.src_context;
@@ -53,7 +53,7 @@ void SpinEngine::on_abandoned(InboundMessage& m) {
   SpinStream* st = streams_[m.spin_stream - 1].get();
   m.spin_stream = 0;
   streaming_.erase(st->head);
-  st->abandoned = true;
+  st->ended = true;
   ++static_cast<Slot*>(st->slot)->nic_abandoned;
   ++counters_->spin_msgs_abandoned;
   if (st->in_flight == 0) free_streams_.push_back(st);
@@ -61,7 +61,7 @@ void SpinEngine::on_abandoned(InboundMessage& m) {
 
 void SpinEngine::settle(SpinStream* st) {
   --st->in_flight;
-  if (st->in_flight == 0 && (st->closing || st->abandoned)) free_streams_.push_back(st);
+  if (st->in_flight == 0 && st->ended) free_streams_.push_back(st);
 }
 
 void SpinEngine::execute_step(Slot& s, SpinTask& t, rte_mempool* pool, uint64_t now) {

@@ -28,8 +28,9 @@ struct SpinStream {
   std::unique_ptr<uint8_t[]> scratch;
   uint32_t scratch_bytes = 0;   // allocated
   uint32_t in_flight = 0;       // its tasks not yet applied (HPU lcores)
-  bool closing = false;         // its completion is on its way
-  bool abandoned = false;       // freed incomplete: its completion never runs
+  // No step comes after those in flight: its completion is on its way, or
+  // the transport freed it incomplete. Back to the pool when they are applied.
+  bool ended = false;
 };
 
 }  // namespace nanopu

@@ -40,6 +40,9 @@ struct SpinTask {
   rte_mbuf* host = nullptr;        // the host message, or null
   uint8_t n_sends = 0;
   rte_mbuf* sends[spin::kMaxSendsPerMessage] = {};
+
+  // A streamed message's packet step: msg is a packet the transport still holds.
+  [[nodiscard]] bool on_packet() const { return step == SpinStep::kOpen || step == SpinStep::kPacket; }
 };
 
 }  // namespace nanopu

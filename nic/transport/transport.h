@@ -21,10 +21,10 @@
 
 namespace nanopu {
 
-// A message the transport could not deliver: whose (MsgMeta::sender, the
-// NIC's index of the sending thread), which (its tag), where to, and why.
 class PacketTap;  // nic/reassembly/packet_tap.h
 
+// A message the transport could not deliver: whose (MsgMeta::sender, the
+// NIC's index of the sending thread), which (its tag), where to, and why.
 struct FailedMessage {
   uint16_t sender = 0;
   TxFailure failure;

@@ -9,10 +9,10 @@ namespace {
 
 constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
 
+// The switch's place in the file, or -1: a host.
 int index_of(const Topology& t, const std::string& name) {
-  for (size_t k = 0; k < t.switches.size(); ++k)
-    if (t.switches[k].name == name) return static_cast<int>(k);
-  return -1;
+  const TopologySwitch* w = t.switch_named(name);
+  return w == nullptr ? -1 : static_cast<int>(w - t.switches.data());
 }
 
 // Hops between switches over switch-to-switch links: hops[a][b].
