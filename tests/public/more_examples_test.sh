@@ -14,6 +14,8 @@
 #     build);
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
+#     kv-service on a leaf-spine fabric, both clients answered right, both
+#     spines used;
 #   - primary-backup under seeded faults (its dst command) with its
 #     invariants, its histories' shape checked; a copy whose primary answers
 #     before its backup has the write is caught, and its failing seed's
@@ -168,6 +170,21 @@ for ex in kv-service primary-backup; do
   grep -q "lost 0  given-up 0  bad 0  duplicated 0" "$work/$ex-sim-a.out" || { cat "$work/$ex-sim-a.out"; die "$ex: calls lost"; }
   echo "   $ex: seed 3 twice $(hash_of a), seed 4 $(hash_of c)"
 done
+
+echo "== kv-service on a leaf-spine fabric (nanopu-sim's fabrics from an author's binary)"
+# kv.topo's hosts, the server under one leaf and the clients under the
+# other, two spines sprayed over: every call crosses a spine.
+{ printf 'switch l1 --switch_gbps=100 --spray\nswitch l2 --switch_gbps=100 --spray\n'
+  printf 'switch s1 --switch_gbps=100\nswitch s2 --switch_gbps=100\n'
+  grep '^host' "$src/examples/kv-service/kv.topo"
+  printf 'link srv l1\nlink c1 l2\nlink c2 l2\nlink l1 s1\nlink l1 s2\nlink l2 s1\nlink l2 s2\n'; } >"$work/kv-fabric.topo"
+"$kv" sim "$work/kv-fabric.topo" --sim_progress=false >"$work/kv-fabric.out" 2>"$work/kv-fabric.err" \
+  || { cat "$work/kv-fabric.out" "$work/kv-fabric.err"; die "kv-service: sim on a fabric"; }
+[ "$(grep -c ", 0 calls failed (each reported by id), 0 wrong replies" "$work/kv-fabric.out")" = 2 ] \
+  || { cat "$work/kv-fabric.out"; die "kv-service on a fabric: not both clients answered right"; }
+grep -qE "forwarded by switch: l1 [0-9]+ l2 [0-9]+ s1 [1-9][0-9]* s2 [1-9][0-9]*$" "$work/kv-fabric.out" \
+  || { cat "$work/kv-fabric.out"; die "kv-service on a fabric: a spine carried nothing"; }
+echo "   $(grep "forwarded by switch:" "$work/kv-fabric.out")"
 
 if [ -z "$flags" ]; then
 echo "== spin-handlers: PsPIN's six use cases as sPIN handlers on the NIC, over net_memif and on the modelled clock"
