@@ -5,6 +5,7 @@
 // and returns whether the headline is within the tolerance.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,14 +72,18 @@ bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
 // PsPIN (sPIN handlers): the examples/spin-handlers use cases, modelled and live.
 bool pspin(const FigureOptions& o);
-// DPDK's EAL, started once (no hugepages, one lcore): false if it cannot.
-bool model_eal();
+// DPDK's EAL, started once (no hugepages, one lcore) with room for `hosts`
+// simulated hosts' pools (the first call's): false if it cannot.
+bool model_eal(size_t hosts = 16);
 // The mempool of the virtual-time network figures (starts the EAL);
 // nullptr if it cannot start.
 rte_mempool* model_mempool();
 
 bool incast(const FigureOptions& o);
 bool homa(const FigureOptions& o);
+// The Homa paper's Figure 12 on a leaf-spine fabric, every host's real code
+// on nanopu-sim's clock: bench/figures/homa_slowdown_figure.cc.
+bool homa_slowdown(const FigureOptions& o);
 
 // The multi-host services, every host's real code on one modelled clock
 // (nanopu-sim, tools/sim): bench/figures/service_figures.cc.

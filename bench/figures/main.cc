@@ -85,12 +85,15 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
       "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
-      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|raft|chain|rdma|mica|setint|pspin|all>\n"
+      "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|homa-slowdown|raft|chain|rdma|mica|setint|pspin|all>\n"
       "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
       "Exit status 0: every headline within --tolerance of the paper, or a miss the README\n"
       "documents whose figure then holds the paper's shape; 3: otherwise; 2: usage.\n"
       "incast runs the real NDP transport on 81 modelled hosts (it starts DPDK's EAL, no hugepages);\n"
       "homa runs the real Homa and NDP transports on 16 modelled hosts under the W3 workload;\n"
+      "homa-slowdown runs every host of a leaf-spine fabric (nanopu-sim's workload program) under W1..W5\n"
+      "at 80% load, Homa and NDP, for the Homa paper's Figure 12 (reduced by default: --fabric_racks,\n"
+      "--fabric_rack_hosts, --fabric_spines, --workload_messages; tools/fabric/homa_slowdown.sh: 144 hosts);\n"
       "nanopu-bench-incast measures the same experiment in real time;\n"
       "raft, chain and rdma run the services' own code (nanopu-server's and nanopu-loadgen's programs)\n"
       "on every host of the paper's topology, on one modelled clock (nanopu-sim; --seed replays a run);\n"
@@ -105,11 +108,12 @@ int main(int argc, char** argv) {
       {"fig7", nanopu::figures::fig7}, {"fig8", nanopu::figures::fig8},
       {"jbsq", nanopu::figures::jbsq}, {"nebula", nanopu::figures::nebula},
       {"incast", nanopu::figures::incast}, {"homa", nanopu::figures::homa},
+      {"homa-slowdown", nanopu::figures::homa_slowdown},
       {"raft", nanopu::figures::raft}, {"chain", nanopu::figures::chain}, {"rdma", nanopu::figures::rdma},
       {"mica", nanopu::figures::mica}, {"setint", nanopu::figures::setint},
       {"pspin", nanopu::figures::pspin}};
   if (args.size() != 2 || (figs.count(args[1]) == 0 && std::string(args[1]) != "all")) {
-    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|raft|chain|rdma|mica|setint|pspin|all> "
+    std::fprintf(stderr, "usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|homa-slowdown|raft|chain|rdma|mica|setint|pspin|all> "
                          "(--help for flags)\n");
     return 2;
   }

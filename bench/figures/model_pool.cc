@@ -4,15 +4,19 @@
 // with nanopu's MsgMeta.
 #include <rte_mbuf.h>
 
+#include <algorithm>
+
 #include "bench/figures/figures.h"
 #include "lib/contract/message.h"
 #include "runtime/platform/eal.h"
 
 namespace nanopu::figures {
 
-bool model_eal() {
-  static const bool started = [] {
+bool model_eal(size_t hosts) {
+  static const bool started = [hosts] {
     EalParams c;
+    // Room for the hosts' pools, as nanopu-sim makes it (runtime/sim/sim_run.cc).
+    c.no_huge_memory_mb = std::max<uint64_t>(c.no_huge_memory_mb, 256 + 48 * hosts);
     c.lcores = {0};
     c.huge = HugePages::kOff;
     c.eal_log_level = 3;

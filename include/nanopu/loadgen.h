@@ -248,6 +248,13 @@ class CallLoad : public Load {
   virtual uint32_t request(uint64_t seq, std::vector<uint64_t>* words) = 0;
   // Whether `reply` (its payload words and bytes) is right for request seq.
   virtual bool check(uint64_t seq, std::span<const uint64_t> reply, uint32_t reply_bytes) = 0;
+  // Where request `seq` goes, asked once after request(seq): by default
+  // Options' server (server_ip, server_context). A load over many servers
+  // (an all-to-all workload) names one per request.
+  [[nodiscard]] virtual rpc::Peer destination(uint64_t seq) {
+    (void)seq;
+    return {opts_.server_ip, opts_.server_context};
+  }
   // Request seq, call `call_id`, got no reply: `status` says why
   // (kDeadlineExceeded: counted lost; the others: given up). The server may
   // or may not have served it: a client that keeps a model of the service's

@@ -68,6 +68,11 @@ struct ClientProgram {
   // Optional: checks the program's own flags after parsing; returns the
   // error line naming the bad one, or "".
   std::function<std::string(const Config&, Options*)> configure;
+  // Optional: a thread beside the load's, on the same host, until the host
+  // stops (it returns when the runtime stops): rpc::serve_calls answering
+  // the other hosts' loads, when every host is a client and a server (an
+  // all-to-all workload). It binds a context of its own, not the load's.
+  std::function<void(Thread&)> beside;
 };
 
 // Parses the command line, runs the load, prints the result (and writes

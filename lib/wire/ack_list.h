@@ -3,7 +3,7 @@
 // (docs/wire.md, "Acknowledgements that ride on data", "Lists").
 //
 // A receiver holds the ACK of each whole message from a nanopu sender for a
-// DATA packet to carry (nic/transport/ndp/held_acks.h). A one-way stream has
+// DATA packet to carry (nic/transport/common/held_acks.h). A one-way stream has
 // no such packets, so every held ACK used to leave as a control packet of
 // its own: one frame back per message. When a hold runs out, the ACKs held
 // for the same peer, contexts and runs now leave together, up to kMax of
@@ -57,7 +57,7 @@ void encode_ack_list(const AckList& list, uint8_t* payload);
 // sender would have taken alone: `first`'s contexts and runs (the list's
 // first ACK), a bitmap naming every packet (the sender keeps the bits its
 // message has), m's id and slot. A carried ACK stands for the same
-// (nic/transport/ndp/held_acks.h, HeldAcks::carried).
+// (nic/transport/common/held_acks.h, HeldAcks::carried).
 [[nodiscard]] NdpHeader listed_ack(const NdpHeader& first, ListedMessage m);
 
 }  // namespace nanopu::wire

@@ -30,7 +30,10 @@ void encode_homa_header(const HomaHeader& h, uint8_t* l4) {
   be::put16(l4 + 16, h.incarnation);
   be::put16(l4 + 18, h.dst_incarnation);
   be::put32(l4 + 20, h.core_time);
-  std::memset(l4 + 24, 0, kHeaderBytes - 24);
+  be::put16(l4 + 24, h.acked_msg_id);
+  be::put16(l4 + 26, h.acked_buf_ptr);
+  l4[28] = h.options;
+  std::memset(l4 + 29, 0, kHeaderBytes - 29);
 }
 
 void decode_homa_header(const uint8_t* l4, HomaHeader* out) {
@@ -47,6 +50,9 @@ void decode_homa_header(const uint8_t* l4, HomaHeader* out) {
   out->incarnation = be::get16(l4 + 16);
   out->dst_incarnation = be::get16(l4 + 18);
   out->core_time = be::get32(l4 + 20);
+  out->acked_msg_id = be::get16(l4 + 24);
+  out->acked_buf_ptr = be::get16(l4 + 26);
+  out->options = l4[28];
 }
 
 }  // namespace nanopu::wire

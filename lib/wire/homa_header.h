@@ -24,6 +24,12 @@ inline constexpr uint8_t kHomaBusy = 0x40;
 // another run than the message names.
 inline constexpr uint8_t kHomaGone = 0x80;
 
+// DATA options (byte 28), as NDP's kOpt* (docs/wire.md, "Acknowledgements
+// that ride on data"): this sender takes an ACK riding on DATA; this packet
+// carries one (acked_msg_id, acked_buf_ptr name the whole message acknowledged).
+inline constexpr uint8_t kHomaOptTakesAcks = 0x01;
+inline constexpr uint8_t kHomaOptCarriesAck = 0x02;
+
 // Homa's eight priority levels travel in the IPv4 TOS byte as 0..7 (7 the
 // highest); anything above is a counted drop (ParseError::kBadPriority).
 inline constexpr uint8_t kHomaPriorities = 8;
@@ -44,6 +50,9 @@ struct HomaHeader {
   uint16_t incarnation = 0;      // nanopu, bytes 16–17 (NdpHeader::incarnation)
   uint16_t dst_incarnation = 0;  // nanopu, bytes 18–19
   uint32_t core_time = 0;        // nanopu, bytes 20–23, DATA only (1/16 ns)
+  uint16_t acked_msg_id = 0;     // nanopu, bytes 24–25, DATA with kHomaOptCarriesAck
+  uint16_t acked_buf_ptr = 0;    // nanopu, bytes 26–27, the same
+  uint8_t options = 0;           // nanopu, byte 28, DATA: kHomaOpt*
 
   friend bool operator==(const HomaHeader&, const HomaHeader&) = default;
 };

@@ -5,37 +5,13 @@
 #include <random>
 
 #include "model/virtual/virtual_fabric.h"
+#include "nanopu/message_sizes.h"
 #include "lib/wire/frame.h"
 
 namespace nanopu::model {
-namespace {
-
-// W3's CDF (Homa paper, SIGCOMM'18, Fig. 1 / §5.1) at these sizes; beyond
-// the last point the rest of the mass (0.68 %) is clipped to 65535 B.
-struct CdfPoint {
-  double bytes, cdf;
-};
-constexpr CdfPoint kW3[] = {
-    {8, 0.0649},     {32, 0.0973},    {64, 0.1553},    {96, 0.2861},    {128, 0.3516},
-    {192, 0.4430},   {256, 0.4979},   {384, 0.6806},   {512, 0.7849},   {768, 0.8352},
-    {1024, 0.8632},  {1536, 0.8936},  {2048, 0.9089},  {3072, 0.9263},  {4096, 0.9350},
-    {6144, 0.9539},  {8192, 0.9643},  {12288, 0.9777}, {16384, 0.9847}, {24576, 0.9885},
-    {32768, 0.9904}, {49152, 0.9923}, {65535, 0.9932},
-};
-
-}  // namespace
 
 uint16_t w3_message_bytes(double u) {
-  if (u <= kW3[0].cdf) return static_cast<uint16_t>(kW3[0].bytes);
-  for (size_t i = 1; i < std::size(kW3); ++i) {
-    if (u <= kW3[i].cdf) {
-      const CdfPoint& a = kW3[i - 1];
-      const CdfPoint& b = kW3[i];
-      const double f = (u - a.cdf) / (b.cdf - a.cdf);
-      return static_cast<uint16_t>(std::lround(std::exp(std::log(a.bytes) + f * (std::log(b.bytes) - std::log(a.bytes)))));
-    }
-  }
-  return 65535;
+  return static_cast<uint16_t>(draw_message_bytes(SizeWorkload::kW3, u, 65535));
 }
 
 double unloaded_ns(uint16_t bytes, double link_gbps, double link_latency_ns) {

@@ -15,10 +15,9 @@
 namespace nanopu::model {
 
 // Message sizes of the Homa paper's W3 ("all applications in a Google
-// datacenter"), from the workload's published CDF read at 23 sizes
-// (8 B .. 64 KB) and interpolated log-linearly between them. nanopu's
-// messages stop at 65535 B: the 0.7 % of W3's messages that are longer are
-// sent as 65535 B (so W3's bytes, mostly in those, are far fewer here).
+// datacenter", nanopu/message_sizes.h). nanopu's messages stop at 65535 B:
+// the 0.2 % of W3's messages that are longer are sent as 65535 B (so W3's
+// bytes, half of them in those, are far fewer here).
 [[nodiscard]] uint16_t w3_message_bytes(double uniform01);
 
 struct WorkloadConfig {

@@ -23,7 +23,7 @@ bool CallLoad::send_next(uint64_t sent_ns) {
       std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
   // The call's user word is its sequence number; its latency counts from
   // the scheduled send time, kept with it.
-  if (client_.call({opts_.server_ip, opts_.server_context}, words_, bytes, deadline, seq, &id) != ApiError::kOk) {
+  if (client_.call(destination(seq), words_, bytes, deadline, seq, &id) != ApiError::kOk) {
     ++r_->send_failures;
     return false;
   }

@@ -102,6 +102,10 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   for (size_t i = 0; i < h.unsched_cutoffs.size() && i < c.homa_unsched_cutoffs.size(); ++i)
     h.unsched_cutoffs[i] = c.homa_unsched_cutoffs[i];
   h.grant_when_core_free = c.grant_when_core_free;
+  h.ack_hold_ticks = n.ack_hold_ticks;  // --ack_hold_us, as NDP's
+  h.held_acks = n.held_acks;
+  h.mtu_frame_ticks = n.pull_interval_ticks;  // one MTU frame at --link_gbps
+  h.max_nic_queue_ticks = n.pull_interval_ticks;  // one frame queued: HomaModule's max_nic_queue_ns, at 10 Gb/s
   // The receiver asks for missing data after half a timeout of silence,
   // before the sender's own timer would probe, so recovery is
   // receiver-driven as in Homa (§3.7). A switch that queues for longer than

@@ -79,6 +79,8 @@ class ClientRunner final : public Program {
     // of this host to calibrate.
     modelled_clock_ = clock::is_virtual();
     if (!modelled_clock_) cal_ = calibrate_if(calibrate_, timing_, p_.name);
+    if (p_.beside)
+      if (absl::StatusOr<Thread*> t = rt.spawn([this](Thread& th) { p_.beside(th); }); !t.ok()) return t.status();
     return rt.spawn([this](Thread& th) {
                 run(th);
                 finished_ = true;

@@ -7,6 +7,7 @@
 #include "runtime/loadgen/load_flags.h"
 #include "runtime/program/host_flags.h"
 #include "tools/loadgen/loadgen_program.h"
+#include "tools/sim/workload_program.h"
 
 namespace nanopu::sim {
 namespace {
@@ -40,6 +41,7 @@ Programs make() {
   loadgen.defaults = loadgen::set_client_defaults;
   loadgen.make = [](const ProgramArgs& a) { return apps::make_loadgen_program(a.config, a.history); };
   (void)p.add(std::move(loadgen));
+  (void)p.add(workload_program());
   return p;
 }
 

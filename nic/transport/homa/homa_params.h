@@ -8,7 +8,9 @@
 //    with cutoffs 200 / 2800 / 15000 bytes: the Linux HomaModule's defaults
 //    (homa_utils.c, "wild guesses" there too), within the paper's §3.4 range;
 //  - timeouts from the host's rto_us, rto_max_ms and peer_dead_ms, as NDP's
-//    (TransportParams, shared by both).
+//    (TransportParams, shared by both);
+//  - a 2 µs limit on the sender's queue at its port (host_params.cc), as
+//    HomaModule's max_nic_queue_ns.
 //
 // Times are in ticks of the caller's clock (common/transport_params.h).
 #pragma once
@@ -44,8 +46,22 @@ struct HomaParams {
   // sender, hearing nothing, gives it up and reports it).
   uint64_t resend_ticks = 0;  // live hosts: rto / 2 (runtime/host/host_params.cc)
   // Scheduled packets the sender puts on the wire per poll, fewest remaining
-  // bytes first (the sender half of SRPT); unscheduled ones go at once.
+  // bytes first (the sender half of SRPT).
   uint32_t tx_packets_per_poll = 16;
+  // The sender keeps at most max_nic_queue_ticks of its link's time queued
+  // at the port; a packet that would queue longer waits in the sender,
+  // where SRPT picks what goes next (HomaModule's throttled list and
+  // max_nic_queue_ns, homa_outgoing.c: a FIFO NIC queue of one message's
+  // unscheduled bytes holds every shorter message and every reply behind
+  // it). mtu_frame_ticks is a full frame's time on the link (--link_gbps);
+  // 0: no limit, every packet to the port at once.
+  uint64_t mtu_frame_ticks = 0;
+  uint64_t max_nic_queue_ticks = 0;
+  // A whole message's ACK to a sender that takes ACKs on DATA is held this
+  // long for a DATA packet to that peer to carry (common/held_acks.h), as
+  // NDP's; 0: every ACK leaves at once.
+  uint64_t ack_hold_ticks = 0;
+  uint32_t held_acks = 256;  // most ACKs held at once
 
   [[nodiscard]] uint16_t rtt_packets() const {
     const uint32_t p = (rtt_bytes + 1023) / 1024;

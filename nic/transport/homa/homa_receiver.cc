@@ -11,8 +11,8 @@ constexpr uint32_t kMaxOvercommit = 64;
 }  // namespace
 
 HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
-                           const RttEstimator* rtt, const PeerLiveness* live)
-    : c_(c), p_(p), counters_(counters), rtt_(rtt), live_(live), front_(c, counters) {
+                           const RttEstimator* rtt, const PeerLiveness* live, HomaHeldAcks* held)
+    : c_(c), p_(p), counters_(counters), rtt_(rtt), live_(live), held_(held), front_(c, counters) {
   active_.reserve(c.reassembly_slots);
   order_.reserve(c.reassembly_slots);
   p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
@@ -34,7 +34,29 @@ void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t 
   c.dst_context = f.homa.src_context;
   c.grant_offset = grant_offset;
   c.core_time = 0;
+  c.options = 0;
+  c.acked_msg_id = c.acked_buf_ptr = 0;
   sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
+}
+
+wire::HomaHeader HomaReceiver::ack_header(const wire::FrameHeader& f) {
+  wire::HomaHeader c = f.homa;  // ids, buffer, incarnations, pkt_offset echoed
+  c.flags = wire::kHomaAck;
+  c.src_context = f.homa.dst_context;
+  c.dst_context = f.homa.src_context;
+  c.grant_offset = f.homa.msg_len;
+  c.core_time = 0;
+  c.options = 0;  // options and a carried ACK are DATA's alone
+  c.acked_msg_id = c.acked_buf_ptr = 0;
+  return c;
+}
+
+void HomaReceiver::ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint64_t now, TransportSink& sink) {
+  if (takes && held_ != nullptr && held_->enabled()) {
+    held_->hold(ip, a, false, now, sink);
+    return;
+  }
+  sink.send_control(ip, wire::TransportHeader::of(a, wire::kHomaControlPriority));
 }
 
 void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,
@@ -67,8 +89,8 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
     case Arrival::kRefused:
       reply_to(f, wire::kHomaNack, 0, sink);
       return;
-    case Arrival::kSingle:  // complete on arrival: one ACK
-      reply_to(f, wire::kHomaAck, h.msg_len, sink);
+    case Arrival::kSingle:  // complete on arrival: one ACK, held for a reply to carry if it may
+      ack(f.src_ip, ack_header(f), takes_acks(h), now, sink);
       front_.hand_over(pkt, DeliveredId::of(f.src_ip, h), h.core_time, dst, now, sink);
       return;
     case Arrival::kInconsistent:
@@ -97,11 +119,19 @@ void HomaReceiver::on_stored(uint32_t slot, const wire::HomaHeader& h, bool firs
         wire::packets_for(std::min(h.grant_offset, h.msg_len)), 1, m.npkts));
     m.pulled = std::max<uint16_t>(m.unscheduled, h.pkt_offset + 1);
     m.grant_priority = h.grant_prio < wire::kHomaPriorities ? h.grant_prio : 0;
+    m.hold_whole = takes_acks(h);
     active_.push_back(slot);
   }
   if (h.pkt_offset >= m.pulled) m.pulled = h.pkt_offset + 1;  // sent on an older run's grant
   if (m.received_count == m.npkts) {
-    control(m, wire::kHomaAck, 0, m.msg_len, sink);
+    if (m.hold_whole) {
+      wire::HomaHeader a = control_about<wire::HomaHeader>(m, wire::kHomaAck, 0);
+      a.grant_offset = m.msg_len;
+      a.grant_prio = m.grant_priority;
+      ack(m.src_ip, a, true, now, sink);
+    } else {
+      control(m, wire::kHomaAck, 0, m.msg_len, sink);
+    }
     deliver(slot, now, sink);
     return;
   }

@@ -20,6 +20,7 @@
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/transport_params.h"
+#include "nic/transport/common/held_acks.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
 
@@ -29,8 +30,10 @@ class HomaReceiver {
  public:
   // rtt and live: the transport's, shared with its sender (may be null in
   // tests: then RESENDs wait resend_ticks and give-up counts no peer's silence).
+  // held: where ACKs wait for a DATA packet to carry them (null: none wait).
   HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
-               const RttEstimator* rtt = nullptr, const PeerLiveness* live = nullptr);
+               const RttEstimator* rtt = nullptr, const PeerLiveness* live = nullptr,
+               HomaHeldAcks* held = nullptr);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);
@@ -52,6 +55,14 @@ class HomaReceiver {
                TransportSink& sink) const;
   void reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
                 TransportSink& sink) const;
+  // A whole message's ACK: held for a DATA packet to carry when its sender
+  // takes ACKs that way (`takes`), else sent now.
+  void ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint64_t now, TransportSink& sink);
+  [[nodiscard]] static wire::HomaHeader ack_header(const wire::FrameHeader& f);
+  // A nanopu sender that names its run and takes ACKs on DATA (docs/wire.md).
+  [[nodiscard]] static bool takes_acks(const wire::HomaHeader& h) {
+    return (h.options & wire::kHomaOptTakesAcks) != 0 && h.incarnation != 0;
+  }
   // SRPT: grants to the messages with the fewest packets left.
   void schedule_grants(TransportSink& sink);
   // A RESEND for the first run of missing granted packets; false if none.
@@ -85,6 +96,7 @@ class HomaReceiver {
   NicCounters* counters_;
   const RttEstimator* rtt_;
   const PeerLiveness* live_;
+  HomaHeldAcks* held_;
   ReceiveFront front_;
   std::vector<uint32_t> active_;       // slots in use (partial multi-packet messages), oldest first
   std::vector<uint32_t> order_;        // scratch: active_ by packets left

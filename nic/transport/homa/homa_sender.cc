@@ -7,7 +7,8 @@
 namespace nanopu {
 
 HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
-                       NicCounters* counters, const PeerRuns* peers, RttEstimator* rtt, PeerLiveness* live)
+                       NicCounters* counters, const PeerRuns* peers, RttEstimator* rtt, PeerLiveness* live,
+                       HomaHeldAcks* held)
     : c_(c),
       p_(p),
       pool_(pool),
@@ -18,6 +19,7 @@ HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempoo
       own_rtt_(c.rto_ticks, c.rto_max()),
       rtt_(rtt != nullptr ? rtt : &own_rtt_),
       live_(live != nullptr ? live : &own_live_),
+      held_(held),
       is_ready_(c.outbound_slots, 0) {
   ready_.reserve(c.outbound_slots);
 }
@@ -40,8 +42,10 @@ void HomaSender::start(uint32_t slot, TransportSink& sink) {
   m.credit = std::min<uint16_t>(m.npkts, p_.rtt_packets());
   m.priority = p_.unscheduled_priority(m.msg_len);
   // Unscheduled: at once (Homa §3.2: a message's first round trip is never
-  // spent waiting for permission).
-  while (m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
+  // spent waiting for permission), as far as the port has room; the rest
+  // go as it drains, shortest message first.
+  while (m.next_new < m.credit && !port_full()) send_packet(slot, m.next_new++, sink);
+  make_ready(slot);
   m.last_sent = now;
   m.first_sent = now;  // until its first answer: a round-trip sample (Karn: if not resent)
   m.last_progress = now;
@@ -58,14 +62,23 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
   h.grant_offset = static_cast<uint16_t>(
       std::min<uint32_t>(m.msg_len, uint32_t{p_.rtt_packets()} * wire::kSegmentBytes));
   h.grant_prio = m.priority;
+  // This host takes ACKs riding on DATA (docs/wire.md); a held ACK for the
+  // peer's message, if one matches, rides on this packet.
+  h.options = wire::kHomaOptTakesAcks;
+  if (held_ != nullptr) held_->attach(m.dst_ip, h);
   rte_mbuf* copy = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes, c_.port_takes_kept);
   if (copy == nullptr) {  // no buffer now: a RESEND or the timer asks again
     ++counters_->tx_drop_no_mbuf;
     return;
   }
   m.last_tx = now_;
-  sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority),
-                 wire::segment_payload_bytes(m.msg_len, index));
+  const size_t payload = wire::segment_payload_bytes(m.msg_len, index);
+  sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority), payload);
+  if (p_.mtu_frame_ticks != 0) {  // the frame's time on the link, preamble, FCS and gap included
+    constexpr size_t kOverhead = wire::kFrameHeaderBytes + 24;
+    link_idle_ = std::max(link_idle_, now_) +
+                 p_.mtu_frame_ticks * (payload + kOverhead) / (wire::kSegmentBytes + kOverhead);
+  }
 }
 
 uint32_t HomaSender::ready_packets(const OutboundMessage& m) const {
@@ -86,7 +99,7 @@ void HomaSender::make_ready(uint32_t slot) {
 
 void HomaSender::send_scheduled(TransportSink& sink) {
   uint32_t budget = p_.tx_packets_per_poll;
-  while (budget != 0 && !ready_.empty()) {
+  while (budget != 0 && !ready_.empty() && !port_full()) {
     // The ready message with the fewest bytes left to send (a short list:
     // messages holding grants, at most the receivers' overcommitment).
     size_t best = 0;
@@ -94,7 +107,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
       if (remaining_bytes(buffer_.at(ready_[i])) < remaining_bytes(buffer_.at(ready_[best]))) best = i;
     const uint32_t slot = ready_[best];
     OutboundMessage& m = buffer_.at(slot);
-    while (budget != 0 && m.resend != 0) {
+    while (budget != 0 && m.resend != 0 && !port_full()) {
       const auto i = static_cast<uint8_t>(__builtin_ctzll(m.resend));
       m.resend &= m.resend - 1;
       send_packet(slot, i, sink);
@@ -103,7 +116,7 @@ void HomaSender::send_scheduled(TransportSink& sink) {
       ++counters_->tx_retransmits;
       --budget;
     }
-    while (budget != 0 && m.next_new < m.credit) {
+    while (budget != 0 && m.next_new < m.credit && !port_full()) {
       send_packet(slot, m.next_new++, sink);
       m.last_sent = now_;
       --budget;
@@ -218,8 +231,12 @@ void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, Transp
     // beside a CPU hog); the receiver's timer asks again later.
     const bool resent_lately = m.last_resent != 0 && now - m.last_resent < p_.resend_ticks / 2;
     const bool trimmed = (h.flags & wire::kHomaNack) != 0;
-    const bool wait = resent_lately ||
-                      (!trimmed && (ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.resend_ticks / 2));
+    // A plain RESEND is the receiver's, paced by its own timer: waiting for
+    // it because this sender resent lately would wait forever when that
+    // resend was the timer's probe of packet 0, which the receiver answers
+    // at once with this RESEND (a BUSY each round, the hole never filled).
+    const bool wait = trimmed ? resent_lately
+                              : ahead >= p_.tx_packets_per_poll || now - m.last_sent < p_.resend_ticks / 2;
     if (wait) {
       reply_busy(f, sink);
     } else {
@@ -248,6 +265,13 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   self->now_ = now;
   if (give_up_now(*self->live_, m.dst_ip, now, m.last_progress, self->c_.peer_dead())) {
     self->give_up(slot, TxFailureReason::kNoAnswer, *self->timer_sink_);
+    return;
+  }
+  if (self->is_ready_[slot] && m.next_new < m.credit) {
+    // It still has data of its own to send, waiting for this host's port
+    // (max_nic_queue_ticks) behind shorter messages: the wait is ours, not
+    // the receiver's silence. No probe, no backoff.
+    self->arm(slot, now);
     return;
   }
   const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_->rto(m.dst_ip));

@@ -11,12 +11,14 @@
 // silent for peer_dead: reported to the sending thread, never lost in silence.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/held_acks.h"
 #include "nic/transport/common/id_window.h"
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
@@ -29,9 +31,11 @@ namespace nanopu {
 
 class HomaSender {
  public:
-  // rtt and live: the transport's, shared with its receiver (null: private ones).
+  // rtt and live: the transport's, shared with its receiver (null: private
+  // ones); held: the receiver's ACKs waiting for a DATA packet to carry them.
   HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
-             const PeerRuns* peers, RttEstimator* rtt = nullptr, PeerLiveness* live = nullptr);
+             const PeerRuns* peers, RttEstimator* rtt = nullptr, PeerLiveness* live = nullptr,
+             HomaHeldAcks* held = nullptr);
 
   // Slots free and not promised to a message waiting for its id (id_window.h).
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
@@ -42,10 +46,13 @@ class HomaSender {
   // Taken and not done: in a slot, or held for an id.
   [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const {
-    return ready_.empty() ? timers_.next_deadline() : 0;
+    return ready_.empty() ? timers_.next_deadline() : std::min(timers_.next_deadline(), port_room_at());
   }
-  // tick() does nothing before then: scheduled packets (now), the next timer scan.
-  [[nodiscard]] uint64_t next_tick_work() const { return ready_.empty() ? timers_.next_scan() : 0; }
+  // tick() does nothing before then: scheduled packets (when the port has
+  // room for them), the next timer scan.
+  [[nodiscard]] uint64_t next_tick_work() const {
+    return ready_.empty() ? timers_.next_scan() : std::min(timers_.next_scan(), port_room_at());
+  }
   // peer_ip spoke after an unanswered probe: its messages retry at the next tick.
   void resume(uint32_t peer_ip, uint64_t now);
 
@@ -57,6 +64,14 @@ class HomaSender {
   // The messages held for their receiver's id window that may go now.
   void start_released(TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
+  // The sender's queue at the port is at its limit (HomaParams::max_nic_queue_ticks).
+  [[nodiscard]] bool port_full() const {
+    return p_.mtu_frame_ticks != 0 && link_idle_ > now_ + p_.max_nic_queue_ticks;
+  }
+  // When it is below the limit again (at or before now: it is).
+  [[nodiscard]] uint64_t port_room_at() const {
+    return link_idle_ > p_.max_nic_queue_ticks ? link_idle_ - p_.max_nic_queue_ticks : 0;
+  }
   // Packets the slot may send now: granted and never sent, or asked again.
   [[nodiscard]] uint32_t ready_packets(const OutboundMessage& m) const;
   [[nodiscard]] uint32_t remaining_bytes(const OutboundMessage& m) const;
@@ -81,9 +96,11 @@ class HomaSender {
   PeerLiveness own_live_;
   RttEstimator* rtt_;
   PeerLiveness* live_;
+  HomaHeldAcks* held_;
   std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
   std::vector<uint8_t> is_ready_; // per slot: in ready_
   uint64_t now_ = 0;  // the time of the current call (send_message, on_control, tick)
+  uint64_t link_idle_ = 0;  // when the data handed to the port has left it, as the link's rate says
   TransportSink* timer_sink_ = nullptr;
 };
 

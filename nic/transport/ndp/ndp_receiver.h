@@ -17,7 +17,7 @@
 #include "nanopu/stats.h"
 #include "nic/transport/common/receive_front.h"
 #include "nic/transport/common/transport_params.h"
-#include "nic/transport/ndp/held_acks.h"
+#include "nic/transport/common/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/refused_pulls.h"
 #include "nic/transport/transport.h"

@@ -23,7 +23,7 @@
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/transport_params.h"
-#include "nic/transport/ndp/held_acks.h"
+#include "nic/transport/common/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/transport.h"

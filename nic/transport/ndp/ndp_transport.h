@@ -9,7 +9,7 @@
 #include "nic/transport/common/peer_liveness.h"
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/transport_params.h"
-#include "nic/transport/ndp/held_acks.h"
+#include "nic/transport/common/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 #include "nic/transport/ndp/ndp_sender.h"

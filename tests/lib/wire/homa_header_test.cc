@@ -29,6 +29,9 @@ FrameHeader homa_sample() {
   h.homa.incarnation = 0x0a0b;
   h.homa.dst_incarnation = 0x0c0d;
   h.homa.core_time = 0x01020304;
+  h.homa.acked_msg_id = 0x1112;
+  h.homa.acked_buf_ptr = 0x1314;
+  h.homa.options = kHomaOptTakesAcks | kHomaOptCarriesAck;
   return h;
 }
 
@@ -45,7 +48,7 @@ TEST(HomaHeaderTest, FieldsSitAtTheirBytes) {
   EXPECT_EQ(f[23], kIpProtoHoma);
   const uint8_t want[30] = {0x01, 0x12, 0x34, 0xab, 0xcd, 0x0b, 0xb8, 0x02, 0x07, 0x08,
                             0x05, 0x04, 0x05, 0x06, 0x07, 0x09, 0x0a, 0x0b, 0x0c, 0x0d,
-                            0x01, 0x02, 0x03, 0x04, 0,    0,    0,    0,    0,    0};
+                            0x01, 0x02, 0x03, 0x04, 0x11, 0x12, 0x13, 0x14, 0x03, 0};
   EXPECT_EQ(0, std::memcmp(l4, want, sizeof want));
 }
 

@@ -48,7 +48,7 @@ class HomaReceiverTest : public ::testing::Test {
   }
 
   // Packet `pkt` of message `id` (msg_len bytes) from sender 10.0.0.<sender>.
-  void data(uint8_t sender, uint16_t id, uint16_t msg_len, uint8_t pkt) {
+  void data(uint8_t sender, uint16_t id, uint16_t msg_len, uint8_t pkt, uint8_t options = 0) {
     wire::FrameHeader h;
     h.protocol = wire::kIpProtoHoma;
     h.src_ip = 0x0a000000u | sender;
@@ -65,6 +65,7 @@ class HomaReceiverTest : public ::testing::Test {
     x.buf_ptr = id;
     x.incarnation = 5;
     x.buf_size_class = 5;
+    x.options = options;
     const size_t payload = wire::segment_payload_bytes(msg_len, pkt);
     rte_mbuf* m = rte_pktmbuf_alloc(pool_);
     ASSERT_NE(m, nullptr);
@@ -105,6 +106,23 @@ TEST_F(HomaReceiverTest, ASinglePacketMessageIsDeliveredWithOneAckAndItsCopyReAc
   EXPECT_EQ(sink_.homa_with(wire::kHomaAck).size(), 2u);
   EXPECT_TRUE(sink_.homa_with(wire::kHomaGrant).empty()) << "nothing scheduled to grant";
   EXPECT_EQ(counters_.rx_dup_packets, 1u);
+}
+
+// docs/wire.md, "Acknowledgements that ride on data": a whole message's
+// ACK waits for a DATA packet to its sender when the sender takes ACKs so.
+TEST_F(HomaReceiverTest, AWholeMessagesAckIsHeldWhenItsSenderTakesAcksOnData) {
+  HomaHeldAcks held(16, 1'000'000, &counters_);
+  rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_, nullptr, nullptr, &held);
+  data(1, 1, 100, 0, wire::kHomaOptTakesAcks);  // one packet
+  for (uint8_t i = 0; i < 2; ++i) data(1, 2, 2000, i, wire::kHomaOptTakesAcks);  // two
+  EXPECT_TRUE(sink_.homa_with(wire::kHomaAck).empty());
+  EXPECT_EQ(held.size(), 2u);
+  EXPECT_EQ(sink_.delivered.size(), 2u);
+  data(2, 3, 100, 0);  // a sender that does not take them: its ACK at once
+  EXPECT_EQ(sink_.homa_with(wire::kHomaAck).size(), 1u);
+  EXPECT_EQ(held.size(), 2u);
+  held.expire(UINT64_MAX, sink_);
+  EXPECT_EQ(sink_.homa_with(wire::kHomaAck).size(), 3u) << "a held ACK no DATA took leaves alone";
 }
 
 TEST_F(HomaReceiverTest, GrantsGoToTheShortestRemainingFirstWithTheHighestScheduledPriority) {

@@ -7,7 +7,7 @@
 // and run match; an ACK no packet takes leaves on its own, byte for byte
 // the one an immediate ACK would have been; the sender takes a carried ACK
 // as that ACK. Real mbufs from a real EAL mempool; the sink records.
-#include "nic/transport/ndp/held_acks.h"
+#include "nic/transport/common/held_acks.h"
 
 #include <gtest/gtest.h>
 #include <rte_mbuf.h>

@@ -1,0 +1,202 @@
+// nanopu-sim's `workload` program (tools/sim/workload_program.h), on the
+// public load engine: a CallLoad whose every request has a size drawn from
+// the workload and a peer drawn from --peers, and rpc::serve_calls beside it.
+#include "tools/sim/workload_program.h"
+
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/marshalling.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "lib/wire/frame.h"
+#include "nanopu/address.h"
+#include "nanopu/loadgen_main.h"
+#include "nanopu/message_sizes.h"
+#include "nanopu/rpc.h"
+
+ABSL_FLAG(std::string, workload, "W3",
+          "Message sizes: the Homa paper's W1 (Facebook key-value), W2 (Google search RPC), W3 (Google, "
+          "all RPCs), W4 (Facebook Hadoop) or W5 (DCTCP web search), clipped at 65527 B.");
+ABSL_FLAG(double, load, 0,
+          "Offered load, a fraction of --host_gbps (0 < load <= 1): Poisson arrivals at the rate that "
+          "takes it: each message and its 8-byte reply as frames on the wire (64 B a packet), the "
+          "transport's own ACKs and grants not counted. 0: the load flags' --rate, or closed loop.");
+ABSL_FLAG(double, host_gbps, 10, "This host's link rate, Gb/s, that --load is a fraction of.");
+ABSL_FLAG(std::string, peers, "",
+          "The hosts messages go to, each drawn uniformly: IPv4 addresses, comma-separated; a.b.c.d-N "
+          "is a.b.c.d up to a.b.c.N. This host's own address is left out. Each serves on --server_context.");
+ABSL_FLAG(std::vector<std::string>, fixed_bytes, {},
+          "Message sizes in bytes (1..65527), taken in turn, instead of the workload's: e.g. 64 (every "
+          "message 64 B) or 1,1024,65527 (a sweep, as nanopu-figures homa-slowdown measures the idle fabric).");
+
+namespace nanopu::sim {
+namespace {
+
+constexpr uint32_t kMaxMessageBytes = rpc::kMaxCallBytes;
+
+struct Spec {
+  SizeWorkload workload = SizeWorkload::kW3;
+  SizeStats stats;
+  double load = 0, host_gbps = 10;
+  std::vector<uint32_t> fixed_bytes;  // empty: the workload's sizes
+  std::vector<uint32_t> peers;  // host order, without this host
+  uint16_t serve_context = 1;   // where this host answers the others: --server_context, as theirs
+};
+
+// "10.0.1.1,10.0.2.1-16" into addresses; an error line names the bad item.
+std::string parse_peers(const std::string& text, uint32_t self, std::vector<uint32_t>* out) {
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    absl::string_view first = item, last_octet;
+    if (const size_t dash = item.find('-'); dash != std::string_view::npos) {
+      first = item.substr(0, dash);
+      last_octet = item.substr(dash + 1);
+    }
+    const std::optional<uint32_t> a = parse_ipv4(std::string_view(first.data(), first.size()));
+    uint32_t end = 0;
+    if (!a || (!last_octet.empty() && (!absl::SimpleAtoi(last_octet, &end) || end > 255 || end < (*a & 0xff))))
+      return "--peers: '" + std::string(item.data(), item.size()) + "' is not an IPv4 address or a.b.c.d-N with N >= d, <= 255";
+    if (last_octet.empty()) end = *a & 0xff;
+    for (uint32_t ip = *a; ip <= ((*a & ~0xffu) | end); ++ip)
+      if (ip != self) out->push_back(ip);
+  }
+  if (out->empty()) return "--peers names no host but this one: say where the messages go";
+  return "";
+}
+
+// The frames a message and its reply put on the wire, on average: a call's
+// 8 bytes beside the payload (nanopu/rpc.h), the reply's 8-byte payload,
+// each packet's 64-byte header (docs/wire.md). The transport's own control
+// packets (ACKs, grants, pulls) are not counted: --load is the messages'
+// share of the link, as the Homa paper offers it.
+double wire_bytes_per_message(const Spec& s) {
+  const auto frames = [](uint32_t payload) {
+    const uint32_t call = payload + 8;
+    return static_cast<double>(call + wire::packets_for(static_cast<uint16_t>(call)) * wire::kFrameHeaderBytes);
+  };
+  const double reply = frames(8);
+  if (!s.fixed_bytes.empty()) {
+    double sum = 0;
+    for (uint32_t b : s.fixed_bytes) sum += frames(b);
+    return sum / static_cast<double>(s.fixed_bytes.size()) + reply;
+  }
+  constexpr int kDraws = 1 << 14;
+  double sum = 0;
+  for (int i = 0; i < kDraws; ++i) sum += frames(draw_message_bytes(s.workload, (i + 0.5) / kDraws, kMaxMessageBytes));
+  return sum / kDraws + reply;
+}
+
+std::string configure(const Config& c, loadgen::Options* o, Spec* s) {
+  absl::StatusOr<SizeWorkload> w = parse_size_workload(absl::GetFlag(FLAGS_workload));
+  if (!w.ok()) return "--workload: " + std::string(w.status().message());
+  s->workload = *w;
+  s->stats = size_stats(s->workload, kMaxMessageBytes);
+  s->load = absl::GetFlag(FLAGS_load);
+  s->host_gbps = absl::GetFlag(FLAGS_host_gbps);
+  if (!(s->load >= 0 && s->load <= 1)) return "--load must be 0..1 (a fraction of --host_gbps)";
+  if (!(s->host_gbps > 0)) return "--host_gbps must be > 0";
+  double mean = s->stats.mean_bytes;
+  if (const std::vector<std::string> fixed = absl::GetFlag(FLAGS_fixed_bytes); !fixed.empty()) {
+    double sum = 0;
+    for (const std::string& f : fixed) {
+      uint32_t b = 0;
+      if (!absl::SimpleAtoi(f, &b) || b < 1 || b > kMaxMessageBytes)
+        return "--fixed_bytes: '" + f + "' is not a size of 1..65527 bytes";
+      s->fixed_bytes.push_back(b);
+      sum += b;
+    }
+    mean = sum / static_cast<double>(fixed.size());
+  }
+  if (s->load > 0 && o->rate > 0) return "--load and --rate both set the arrival rate: give one";
+  if (std::string bad = parse_peers(absl::GetFlag(FLAGS_peers), c.ip, &s->peers); !bad.empty()) return bad;
+  if (s->load > 0) o->rate = s->load * s->host_gbps * 1e9 / (8 * wire_bytes_per_message(*s));
+  o->msg_bytes = static_cast<uint32_t>(mean + 0.5);
+  s->serve_context = o->server_context;
+  return "";
+}
+
+class WorkloadLoad : public loadgen::CallLoad {
+ public:
+  WorkloadLoad(Thread& t, const loadgen::Options& o, loadgen::Result* r, const Spec& s)
+      : CallLoad(t, o, r), s_(s), draw_(o.seed ^ 0x5eed) {}
+
+ private:
+  uint32_t request(uint64_t seq, std::vector<uint64_t>* words) override {
+    const uint32_t bytes =
+        !s_.fixed_bytes.empty()
+            ? s_.fixed_bytes[seq % s_.fixed_bytes.size()]
+            : draw_message_bytes(s_.workload, std::uniform_real_distribution<double>(0, 1)(draw_), kMaxMessageBytes);
+    words->assign((bytes + 7) / 8, seq);
+    const uint32_t peer = s_.peers[std::uniform_int_distribution<size_t>(0, s_.peers.size() - 1)(draw_)];
+    pending_[seq] = {bytes, peer};
+    return bytes;
+  }
+  rpc::Peer destination(uint64_t seq) override { return {pending_[seq].peer, opts_.server_context}; }
+  // The reply is the length the server read.
+  bool check(uint64_t seq, std::span<const uint64_t> reply, uint32_t reply_bytes) override {
+    const auto it = pending_.find(seq);
+    const bool ok = it != pending_.end() && reply_bytes == 8 && reply.size() == 1 && reply[0] == it->second.bytes;
+    if (it != pending_.end()) pending_.erase(it);
+    return ok;
+  }
+  void failed(uint64_t seq, uint64_t, rpc::CallStatus) override { pending_.erase(seq); }
+
+  struct Pending {
+    uint32_t bytes = 0, peer = 0;
+  };
+  const Spec& s_;
+  std::mt19937_64 draw_;
+  std::unordered_map<uint64_t, Pending> pending_;
+};
+
+// Every other host's messages: the reply is the length read.
+void serve(Thread& t, uint16_t context) {
+  (void)rpc::serve_calls(t, context, 0, [](rpc::ServerCall& c) {
+    if (c.reply(8) == ApiError::kOk) (void)c.write(c.request_bytes());
+  });
+}
+
+}  // namespace
+
+ProgramSpec workload_program() {
+  ProgramSpec spec = loadgen::client_program(
+      "workload",
+      "the Homa paper's workloads all to all: W1..W5 message sizes, open loop at --load, to --peers; "
+      "answers theirs",
+      [](const ProgramArgs&) -> absl::StatusOr<loadgen::ClientProgram> {
+        auto s = std::make_shared<Spec>();  // this host's own
+        loadgen::ClientProgram p;
+        p.name = "workload";
+        p.what = "workload messages";
+        p.configure = [s](const Config& c, loadgen::Options* o) { return configure(c, o, s.get()); };
+        p.make_load = [s](Thread& t, const loadgen::Options& o, loadgen::Result* r) {
+          return std::make_unique<WorkloadLoad>(t, o, r, *s);
+        };
+        p.beside = [s](Thread& t) { serve(t, s->serve_context); };
+        p.summary = [s] {
+          if (!s->fixed_bytes.empty())
+            return absl::StrFormat("  workload: %zu fixed size(s), taken in turn, to %zu peers", s->fixed_bytes.size(),
+                                   s->peers.size());
+          return absl::StrFormat(
+              "  workload %s (%s): mean %.0f B, %.2f%% of messages clipped at %u B; offered %.2f of %.0f Gb/s "
+              "to %zu peers",
+              size_workload_name(s->workload), size_workload_description(s->workload),
+              s->stats.mean_bytes, 100 * s->stats.clipped_fraction,
+              kMaxMessageBytes, s->load, s->host_gbps, s->peers.size());
+        };
+        p.json_members = [s] {
+          return absl::StrFormat(",\"workload\":\"%s\",\"load\":%g,\"host_gbps\":%g,\"peers\":%zu",
+                                 size_workload_name(s->workload), s->load, s->host_gbps, s->peers.size());
+        };
+        return p;
+      });
+  spec.flags = {"workload", "load", "host_gbps", "peers", "fixed_bytes"};
+  return spec;
+}
+
+}  // namespace nanopu::sim
