@@ -73,8 +73,9 @@ bool nebula(const FigureOptions& o);
 // PsPIN (sPIN handlers): the examples/spin-handlers use cases, modelled and live.
 bool pspin(const FigureOptions& o);
 // DPDK's EAL, started once (no hugepages, one lcore) with room for `hosts`
-// simulated hosts' pools (the first call's): false if it cannot.
-bool model_eal(size_t hosts = 16);
+// simulated hosts' pools of `mb_per_host` (the first call's; nanopu-sim's
+// hosts take 48 MB with their 4095 packet buffers): false if it cannot.
+bool model_eal(size_t hosts = 16, size_t mb_per_host = 48);
 // The mempool of the virtual-time network figures (starts the EAL);
 // nullptr if it cannot start.
 rte_mempool* model_mempool();

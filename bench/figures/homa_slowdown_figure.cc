@@ -46,9 +46,14 @@ constexpr uint32_t kBins[] = {16, 64, 256, 1024, 4096, 16384, 65527};
 // which Homa's overcommitment (8 senders x 10 KB unscheduled at a receiver)
 // overflows at every incast.
 constexpr uint32_t kQueueBytes = 400 * 1024;
-// Messages a host keeps in flight; later arrivals wait at the sender, their
-// time counted. Unbounded, a host's Homa messages under W4 and W5 at 80 %
-// load hold every packet buffer it has and the host stops (docs/status.md).
+// Each host's packet buffers (a simulated host has 4095 unless told), and
+// the messages it keeps in flight: later arrivals wait at the sender, their
+// time counted. With 4095 buffers, 200 of W5's messages (45 packets each)
+// held them all and the host stopped (docs/status.md); with 32 in flight,
+// Homa's long messages, starved by SRPT at 143 receivers, kept the short
+// ones waiting at the sender. 200 of 45 packets leave 7,000 buffers for
+// what a host receives.
+constexpr uint32_t kMbufs = 16383;
 constexpr uint32_t kMaxInFlight = 200;
 // The idle round trip is measured at these sizes and interpolated between.
 constexpr uint32_t kProbeBytes[] = {1, 16, 64, 256, 1024, 1400, 2048, 4096, 8192, 16384, 32768, 65527};
@@ -72,8 +77,9 @@ std::string fabric_text(const Fabric& f, bool homa, F flags) {
     for (uint32_t h = 0; h < f.rack_hosts; ++h) {
       const std::string fl = flags(r, h);
       if (fl.empty()) continue;
-      absl::StrAppendFormat(&t, "host r%uh%u %s 02:00:00:00:%02x:%02x workload --transport=%s --host_gbps=%g --link_gbps=%g %s\n",
-                            r, h, ip_of(r, h), r + 1, h + 1, homa ? "homa" : "ndp", kHostGbps, kHostGbps, fl);
+      absl::StrAppendFormat(&t, "host r%uh%u %s 02:00:00:00:%02x:%02x workload --transport=%s --host_gbps=%g --link_gbps=%g "
+                            "--mbufs=%u %s\n",
+                            r, h, ip_of(r, h), r + 1, h + 1, homa ? "homa" : "ndp", kHostGbps, kHostGbps, kMbufs, fl);
       absl::StrAppendFormat(&links, "link r%uh%u leaf%u\n", r, h, r);
     }
     for (uint32_t s = 0; s < f.spines; ++s) absl::StrAppendFormat(&links, "link leaf%u spine%u gbps=%g\n", r, s, kCoreGbps);
@@ -214,7 +220,7 @@ bool homa_slowdown(const FigureOptions& o) {
               "%u messages a host per run (modelled; every host runs nanopu's own code)%s\n",
               f.racks, f.rack_hosts, f.spines, kHostGbps, kCoreGbps, load * 100, messages,
               f.racks * f.rack_hosts < 144 ? "; a reduced run (the paper: 9 x 16 hosts, 4 spines)" : "");
-  if (!model_eal(f.racks * f.rack_hosts)) {
+  if (!model_eal(f.racks * f.rack_hosts, 128)) {
     std::fprintf(stderr, "nanopu-figures homa-slowdown: DPDK's EAL did not start\n");
     return false;
   }
