@@ -55,6 +55,9 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
+// The q-quantile of v (0 when empty): the value at index q * size, sorted.
+[[nodiscard]] double sample_quantile(std::vector<double> v, double q);
+
 // Writes <dir>/<name>.csv and (opts.plot) the PNG; kind: "bar" or "line".
 bool write_figure(const FigureOptions& o, const std::string& name, const Table& t,
                   const std::string& kind, const std::string& title, const std::string& ylabel);

@@ -17,12 +17,6 @@
 namespace nanopu::figures {
 namespace {
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
 // Size bins (bytes, inclusive upper bounds) for the slowdown-vs-size curve.
 constexpr uint32_t kBins[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65535};
 
@@ -44,16 +38,22 @@ void summarize(Run& run) {
     by_bin[b].push_back(x.slowdown);
   }
   for (const auto& v : by_bin) {
-    run.p50.push_back(quantile(v, 0.5));
-    run.p99.push_back(quantile(v, 0.99));
+    run.p50.push_back(sample_quantile(v, 0.5));
+    run.p99.push_back(sample_quantile(v, 0.99));
   }
   std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
   std::vector<double> shortest;
   for (size_t i = 0; i < m.size() / 10; ++i) shortest.push_back(m[i].slowdown);
-  run.short_p99 = quantile(shortest, 0.99);
+  run.short_p99 = sample_quantile(shortest, 0.99);
 }
 
 }  // namespace
+
+double sample_quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
 
 bool homa(const FigureOptions& o) {
   rte_mempool* pool = model_mempool();

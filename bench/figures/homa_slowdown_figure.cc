@@ -40,7 +40,7 @@ namespace {
 
 constexpr double kHostGbps = 10, kCoreGbps = 40;  // the paper's fabric
 // Size bins (bytes of a message, inclusive upper bounds).
-constexpr uint32_t kBins[] = {16, 64, 256, 1024, 4096, 16384, 65527};
+constexpr uint32_t kSlowdownBins[] = {16, 64, 256, 1024, 4096, 16384, 65527};
 // Each switch port's buffer (bytes): a datacenter switch's shared buffer
 // (12–16 MB over 32–64 ports), not the nanoPU paper's 81 KB at 200 Gb/s,
 // which Homa's overcommitment (8 senders x 10 KB unscheduled at a receiver)
@@ -117,13 +117,7 @@ double idle_ns(const std::vector<double>& probe_ns, uint32_t bytes) {
   return probe_ns[i - 1] + (x - a) / (b - a) * (probe_ns[i] - probe_ns[i - 1]);
 }
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
-struct Curve {
+struct SlowdownCurve {
   SizeWorkload workload;
   bool homa = false;
   std::vector<double> p99;      // per bin; 0: no message of that size
@@ -134,7 +128,7 @@ struct Curve {
   uint64_t trace_hash = 0;
 };
 
-absl::StatusOr<Curve> loaded_run(const FigureOptions& o, const Fabric& f, SizeWorkload w, bool homa,
+absl::StatusOr<SlowdownCurve> loaded_run(const FigureOptions& o, const Fabric& f, SizeWorkload w, bool homa,
                                  const std::vector<double>& probe_ns, uint32_t messages, double load) {
   std::string peers;
   for (uint32_t r = 0; r < f.racks; ++r) absl::StrAppend(&peers, r ? "," : "", ip_of(r, 0), "-", f.rack_hosts);
@@ -145,22 +139,22 @@ absl::StatusOr<Curve> loaded_run(const FigureOptions& o, const Fabric& f, SizeWo
   const std::string name = std::string(size_workload_name(w)) + (homa ? "-homa" : "-ndp");
   const SimRun run = simulate(o, name, text, Net{}, Charge::kWiresOnly);
   if (!run.ok) return absl::InternalError(run.error);
-  Curve c{w, homa, {}, {}, 0, 0, run.wall_s, run.trace_hash};
-  std::vector<std::vector<double>> by_bin(std::size(kBins));
+  SlowdownCurve c{w, homa, {}, {}, 0, 0, run.wall_s, run.trace_hash};
+  std::vector<std::vector<double>> by_bin(std::size(kSlowdownBins));
   std::vector<std::pair<uint32_t, double>> all;  // bytes, slowdown
   for (const loadgen::Result& r : run.clients) {
     for (const loadgen::ReplySample& s : r.samples) {
       const uint32_t bytes = s.request_bytes - 8;  // the call's word is not the message's
       const double slowdown = s.rtt_ns / idle_ns(probe_ns, bytes);
       size_t b = 0;
-      while (bytes > kBins[b]) ++b;
+      while (bytes > kSlowdownBins[b]) ++b;
       by_bin[b].push_back(slowdown);
       all.emplace_back(bytes, slowdown);
       ++c.messages;
     }
   }
   for (const auto& v : by_bin) {
-    c.p99.push_back(quantile(v, 0.99));
+    c.p99.push_back(sample_quantile(v, 0.99));
     c.counts.push_back(v.size());
   }
   // The shortest fifth (by size, ties in run order): one seed gives both
@@ -168,7 +162,7 @@ absl::StatusOr<Curve> loaded_run(const FigureOptions& o, const Fabric& f, SizeWo
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<double> small;
   for (size_t i = 0; i < all.size() / 5; ++i) small.push_back(all[i].second);
-  c.small_p99 = quantile(small, 0.99);
+  c.small_p99 = sample_quantile(small, 0.99);
   return c;
 }
 
@@ -183,17 +177,17 @@ absl::StatusOr<std::vector<SizeWorkload>> workloads_flag() {
   return ws;
 }
 
-void write_json(const FigureOptions& o, const Fabric& f, uint32_t messages, double load, const std::vector<Curve>& cs) {
+void write_json(const FigureOptions& o, const Fabric& f, uint32_t messages, double load, const std::vector<SlowdownCurve>& cs) {
   std::ofstream json(o.out_dir + "/homa-slowdown.json");
   json << "{\"modelled\":true,\"racks\":" << f.racks << ",\"rack_hosts\":" << f.rack_hosts << ",\"spines\":" << f.spines
        << ",\"messages_per_host\":" << messages << ",\"load\":" << load << ",\"curves\":[";
   for (size_t i = 0; i < cs.size(); ++i) {
-    const Curve& c = cs[i];
+    const SlowdownCurve& c = cs[i];
     json << (i ? "," : "") << "{\"workload\":\"" << size_workload_name(c.workload) << "\",\"transport\":\""
          << (c.homa ? "homa" : "ndp") << "\",\"messages\":" << c.messages << ",\"small_p99\":" << c.small_p99
          << ",\"bins\":[";
-    for (size_t b = 0; b < std::size(kBins); ++b)
-      json << (b ? "," : "") << "{\"le_bytes\":" << kBins[b] << ",\"count\":" << c.counts[b] << ",\"p99\":" << c.p99[b]
+    for (size_t b = 0; b < std::size(kSlowdownBins); ++b)
+      json << (b ? "," : "") << "{\"le_bytes\":" << kSlowdownBins[b] << ",\"count\":" << c.counts[b] << ",\"p99\":" << c.p99[b]
            << "}";
     json << "]}";
   }
@@ -235,11 +229,11 @@ bool homa_slowdown(const FigureOptions& o) {
     std::printf("  idle round trip, %s: %.2f us at 1 B, %.2f us at 1 KB, %.2f us at 64 KB\n", homa ? "homa" : "ndp ",
                 (*p)[0] / 1e3, (*p)[4] / 1e3, p->back() / 1e3);
   }
-  std::vector<Curve> curves;
+  std::vector<SlowdownCurve> curves;
   for (SizeWorkload w : *ws) {
     const SizeStats st = size_stats(w, rpc::kMaxCallBytes);
     for (bool homa : {true, false}) {
-      absl::StatusOr<Curve> c = loaded_run(o, f, w, homa, probes[homa], messages, load);
+      absl::StatusOr<SlowdownCurve> c = loaded_run(o, f, w, homa, probes[homa], messages, load);
       if (!c.ok()) {
         std::fprintf(stderr, "nanopu-figures homa-slowdown: %s\n", std::string(c.status().message()).c_str());
         return false;
@@ -253,10 +247,10 @@ bool homa_slowdown(const FigureOptions& o) {
     }
   }
   Table t{{"size bytes <="}, {}};
-  for (const Curve& c : curves) t.columns.push_back(std::string(size_workload_name(c.workload)) + (c.homa ? " homa p99" : " ndp p99"));
-  for (size_t b = 0; b < std::size(kBins); ++b) {
-    std::vector<std::string> row = {absl::StrCat(kBins[b])};
-    for (const Curve& c : curves) row.push_back(c.counts[b] ? absl::StrFormat("%.2f", c.p99[b]) : "");
+  for (const SlowdownCurve& c : curves) t.columns.push_back(std::string(size_workload_name(c.workload)) + (c.homa ? " homa p99" : " ndp p99"));
+  for (size_t b = 0; b < std::size(kSlowdownBins); ++b) {
+    std::vector<std::string> row = {absl::StrCat(kSlowdownBins[b])};
+    for (const SlowdownCurve& c : curves) row.push_back(c.counts[b] ? absl::StrFormat("%.2f", c.p99[b]) : "");
     t.rows.push_back(row);
   }
   const bool ok = write_figure(o, "homa-slowdown", t, "line", "p99 slowdown vs message size (modelled)", "slowdown");
@@ -270,14 +264,14 @@ bool homa_slowdown(const FigureOptions& o) {
   bool at_least_idle = true;
   for (size_t i = 0; i + 1 < curves.size(); i += 2) {
     homa_wins += curves[i].small_p99 <= curves[i + 1].small_p99;
-    for (const Curve& c : {curves[i], curves[i + 1]})
-      for (size_t b = 0; b < std::size(kBins); ++b) at_least_idle &= c.counts[b] == 0 || c.p99[b] >= 0.95;
+    for (const SlowdownCurve& c : {curves[i], curves[i + 1]})
+      for (size_t b = 0; b < std::size(kSlowdownBins); ++b) at_least_idle &= c.counts[b] == 0 || c.p99[b] >= 0.95;
   }
   std::printf("  the paper: Homa's p99 slowdown of short messages below NDP's in almost every workload; here, "
               "of the shortest fifth, in %d of %zu%s\n",
               homa_wins, curves.size() / 2, 2 * homa_wins > static_cast<int>(curves.size() / 2) ? "" : ": MISSES (known: docs/status.md)");
   // One seed, one run: the first workload's Homa run again, to its trace hash.
-  absl::StatusOr<Curve> again = loaded_run(o, f, ws->front(), true, probes[true], messages, load);
+  absl::StatusOr<SlowdownCurve> again = loaded_run(o, f, ws->front(), true, probes[true], messages, load);
   const std::vector<Shape> shapes = {
       {"no size's p99 slowdown below the idle fabric's (>= 0.95)", at_least_idle},
       {"the same seed replays a run to the same trace hash", again.ok() && again->trace_hash == curves[0].trace_hash},
