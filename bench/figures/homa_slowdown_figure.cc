@@ -70,8 +70,9 @@ template <typename F>
 std::string fabric_text(const Fabric& f, bool homa, F flags) {
   std::string t;
   const std::string sw = absl::StrFormat(" --queue_bytes=%u%s", kQueueBytes, homa ? " --priorities --trimming=false" : "");
-  for (uint32_t r = 0; r < f.racks; ++r) absl::StrAppend(&t, "switch leaf", r, " --switch_gbps=10 --spray", sw, "\n");
-  for (uint32_t s = 0; s < f.spines; ++s) absl::StrAppend(&t, "switch spine", s, " --switch_gbps=40", sw, "\n");
+  for (uint32_t r = 0; r < f.racks; ++r)
+    absl::StrAppendFormat(&t, "switch leaf%u --switch_gbps=%g --spray%s\n", r, kHostGbps, sw);
+  for (uint32_t s = 0; s < f.spines; ++s) absl::StrAppendFormat(&t, "switch spine%u --switch_gbps=%g%s\n", s, kCoreGbps, sw);
   std::string links;
   for (uint32_t r = 0; r < f.racks; ++r) {
     for (uint32_t h = 0; h < f.rack_hosts; ++h) {

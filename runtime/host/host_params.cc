@@ -105,7 +105,7 @@ TransportConfig transport_config(const Config& c, bool port_sends_indirect_mbufs
   h.ack_hold_ticks = n.ack_hold_ticks;  // --ack_hold_us, as NDP's
   h.held_acks = n.held_acks;
   h.mtu_frame_ticks = n.pull_interval_ticks;  // one MTU frame at --link_gbps
-  h.max_nic_queue_ticks = n.pull_interval_ticks;  // one frame queued: HomaModule's max_nic_queue_ns, at 10 Gb/s
+  h.max_nic_queue_ticks = n.pull_interval_ticks;  // one frame queued at most (HomaModule's max_nic_queue_ns)
   // The receiver asks for missing data after half a timeout of silence,
   // before the sender's own timer would probe, so recovery is
   // receiver-driven as in Homa (§3.7). A switch that queues for longer than

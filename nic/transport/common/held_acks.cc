@@ -114,7 +114,7 @@ wire::FrameHeader HeldAckQueue<Header>::carried(const wire::FrameHeader& data) {
     a.dst_incarnation = data.ndp.incarnation;
     a = wire::listed_ack(a, {data.ndp.acked_msg_id, data.ndp.acked_buf_ptr});
   } else {
-    // As the receiver's ACK would have been (HomaReceiver::ack_header).
+    // As the receiver's ACK would have been (HomaReceiver::reply_header).
     wire::HomaHeader& a = c.homa;
     a.flags = wire::kHomaAck;
     a.incarnation = data.homa.dst_incarnation;

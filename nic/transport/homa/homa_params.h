@@ -9,8 +9,8 @@
 //    (homa_utils.c, "wild guesses" there too), within the paper's §3.4 range;
 //  - timeouts from the host's rto_us, rto_max_ms and peer_dead_ms, as NDP's
 //    (TransportParams, shared by both);
-//  - a 2 µs limit on the sender's queue at its port (host_params.cc), as
-//    HomaModule's max_nic_queue_ns.
+//  - a limit of one full frame's time at --link_gbps on the sender's queue
+//    at its port (host_params.cc), as HomaModule's max_nic_queue_ns.
 //
 // Times are in ticks of the caller's clock (common/transport_params.h).
 #pragma once

@@ -18,37 +18,40 @@ HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCou
   p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
 }
 
-void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
-                           uint16_t grant_offset, TransportSink& sink) const {
+namespace {
+void send_homa_control(uint32_t ip, const wire::HomaHeader& c, TransportSink& sink) {
+  sink.send_control(ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
+}
+}  // namespace
+
+wire::HomaHeader HomaReceiver::control_header(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
+                                              uint16_t grant_offset) {
   wire::HomaHeader c = control_about<wire::HomaHeader>(m, flags, pkt_offset);
   c.grant_offset = grant_offset;
   c.grant_prio = m.grant_priority;
-  sink.send_control(m.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
+  return c;
 }
 
-void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
-                            TransportSink& sink) const {
+void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
+                           uint16_t grant_offset, TransportSink& sink) const {
+  send_homa_control(m.src_ip, control_header(m, flags, pkt_offset, grant_offset), sink);
+}
+
+wire::HomaHeader HomaReceiver::reply_header(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset) {
   wire::HomaHeader c = f.homa;  // ids, buffer, incarnations, pkt_offset echoed
   c.flags = flags;
   c.src_context = f.homa.dst_context;
   c.dst_context = f.homa.src_context;
   c.grant_offset = grant_offset;
   c.core_time = 0;
-  c.options = 0;
-  c.acked_msg_id = c.acked_buf_ptr = 0;
-  sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
-}
-
-wire::HomaHeader HomaReceiver::ack_header(const wire::FrameHeader& f) {
-  wire::HomaHeader c = f.homa;  // ids, buffer, incarnations, pkt_offset echoed
-  c.flags = wire::kHomaAck;
-  c.src_context = f.homa.dst_context;
-  c.dst_context = f.homa.src_context;
-  c.grant_offset = f.homa.msg_len;
-  c.core_time = 0;
   c.options = 0;  // options and a carried ACK are DATA's alone
   c.acked_msg_id = c.acked_buf_ptr = 0;
   return c;
+}
+
+void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
+                            TransportSink& sink) const {
+  send_homa_control(f.src_ip, reply_header(f, flags, grant_offset), sink);
 }
 
 void HomaReceiver::ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint64_t now, TransportSink& sink) {
@@ -56,7 +59,7 @@ void HomaReceiver::ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint6
     held_->hold(ip, a, false, now, sink);
     return;
   }
-  sink.send_control(ip, wire::TransportHeader::of(a, wire::kHomaControlPriority));
+  send_homa_control(ip, a, sink);
 }
 
 void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,
@@ -90,7 +93,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
       reply_to(f, wire::kHomaNack, 0, sink);
       return;
     case Arrival::kSingle:  // complete on arrival: one ACK, held for a reply to carry if it may
-      ack(f.src_ip, ack_header(f), takes_acks(h), now, sink);
+      ack(f.src_ip, reply_header(f, wire::kHomaAck, h.msg_len), takes_acks(h), now, sink);
       front_.hand_over(pkt, DeliveredId::of(f.src_ip, h), h.core_time, dst, now, sink);
       return;
     case Arrival::kInconsistent:
@@ -124,14 +127,7 @@ void HomaReceiver::on_stored(uint32_t slot, const wire::HomaHeader& h, bool firs
   }
   if (h.pkt_offset >= m.pulled) m.pulled = h.pkt_offset + 1;  // sent on an older run's grant
   if (m.received_count == m.npkts) {
-    if (m.hold_whole) {
-      wire::HomaHeader a = control_about<wire::HomaHeader>(m, wire::kHomaAck, 0);
-      a.grant_offset = m.msg_len;
-      a.grant_prio = m.grant_priority;
-      ack(m.src_ip, a, true, now, sink);
-    } else {
-      control(m, wire::kHomaAck, 0, m.msg_len, sink);
-    }
+    ack(m.src_ip, control_header(m, wire::kHomaAck, 0, m.msg_len), m.hold_whole, now, sink);
     deliver(slot, now, sink);
     return;
   }

@@ -51,14 +51,18 @@ class HomaReceiver {
   }
 
  private:
+  // A control packet about message m, and one answering DATA packet f
+  // (its ids echoed), as built and as sent.
+  [[nodiscard]] static wire::HomaHeader control_header(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
+                                                       uint16_t grant_offset);
   void control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset, uint16_t grant_offset,
                TransportSink& sink) const;
+  [[nodiscard]] static wire::HomaHeader reply_header(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset);
   void reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
                 TransportSink& sink) const;
   // A whole message's ACK: held for a DATA packet to carry when its sender
   // takes ACKs that way (`takes`), else sent now.
   void ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint64_t now, TransportSink& sink);
-  [[nodiscard]] static wire::HomaHeader ack_header(const wire::FrameHeader& f);
   // A nanopu sender that names its run and takes ACKs on DATA (docs/wire.md).
   [[nodiscard]] static bool takes_acks(const wire::HomaHeader& h) {
     return (h.options & wire::kHomaOptTakesAcks) != 0 && h.incarnation != 0;

@@ -45,14 +45,10 @@ class HomaSender {
   void tick(uint64_t now, TransportSink& sink);
   // Taken and not done: in a slot, or held for an id.
   [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
-  [[nodiscard]] uint64_t next_deadline() const {
-    return ready_.empty() ? timers_.next_deadline() : std::min(timers_.next_deadline(), port_room_at());
-  }
-  // tick() does nothing before then: scheduled packets (when the port has
-  // room for them), the next timer scan.
-  [[nodiscard]] uint64_t next_tick_work() const {
-    return ready_.empty() ? timers_.next_scan() : std::min(timers_.next_scan(), port_room_at());
-  }
+  [[nodiscard]] uint64_t next_deadline() const { return std::min(timers_.next_deadline(), ready_at()); }
+  // tick() does nothing before then: packets ready (when the port has room
+  // for them), the next timer scan.
+  [[nodiscard]] uint64_t next_tick_work() const { return std::min(timers_.next_scan(), ready_at()); }
   // peer_ip spoke after an unanswered probe: its messages retry at the next tick.
   void resume(uint32_t peer_ip, uint64_t now);
 
@@ -68,8 +64,10 @@ class HomaSender {
   [[nodiscard]] bool port_full() const {
     return p_.mtu_frame_ticks != 0 && link_idle_ > now_ + p_.max_nic_queue_ticks;
   }
-  // When it is below the limit again (at or before now: it is).
-  [[nodiscard]] uint64_t port_room_at() const {
+  // When a ready packet may go: when the port is below its limit again (at
+  // or before now: at once); max() with none ready.
+  [[nodiscard]] uint64_t ready_at() const {
+    if (ready_.empty()) return UINT64_MAX;
     return link_idle_ > p_.max_nic_queue_ticks ? link_idle_ - p_.max_nic_queue_ticks : 0;
   }
   // Packets the slot may send now: granted and never sent, or asked again.
