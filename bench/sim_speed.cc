@@ -1,12 +1,12 @@
 // nanopu-bench-sim: how fast nanopu-sim runs (issue 57's "Speed"), every
-// host its real code on one thread: frames and instants a second of wall
-// time, and how much slower than real time it runs, for the shipped 81-host
-// incast and the Homa paper's 144-host leaf-spine fabric
-// (tools/fabric/leaf_spine.py's shape, closed-loop echo), each beside the
-// smallest topology's figure from the same run (two hosts through one
-// switch): the ratio says what the topology's size costs a frame. One
-// thread only: the 2-thread and 2-rank speed-ups need the parallel
-// simulation (not built).
+// host its real code: frames and instants a second of wall time, and how
+// much slower than real time it runs, for the shipped 81-host incast and
+// the Homa paper's 144-host leaf-spine fabric (tools/fabric/leaf_spine.py's
+// shape, closed-loop echo), each on one thread beside the smallest
+// topology's figure from the same run (two hosts through one switch: the
+// ratio says what the topology's size costs a frame), and on two threads
+// beside its own one-thread figure (the speed-up; the trace hashes must
+// agree, or the bench fails). Ranks over MPI are not built.
 //
 // Usage: nanopu-bench-sim [--json=FILE] [--fabric_count=N]
 #include <unistd.h>
@@ -37,6 +37,7 @@ namespace {
 struct Speed {
   double frames_per_s = 0, instants_per_s = 0, slower_than_real = 0;  // wall time / modelled time
   uint64_t hosts = 0;
+  uint64_t trace_hash = 0;
 };
 
 // The 144-host fabric: 9 racks of 16 under leaves, 4 spines (the same
@@ -65,9 +66,10 @@ constexpr char kTwoHosts[] =
     "host cl 10.0.0.2 02:00:00:00:00:02 loadgen --server_ip=10.0.0.1 --size=1000 --outstanding=1 --count=20000\n"
     "link srv sw\nlink cl sw\n";
 
-bool run(const std::string& path, Speed* s) {
+bool run(const std::string& path, Speed* s, int threads = 1) {
   nanopu::sim::Options o;
   o.progress = false;
+  o.threads = threads;
   FILE* null = std::fopen("/dev/null", "w");
   absl::StatusOr<nanopu::sim::Report> r = nanopu::sim::run(path, nanopu::sim::builtin_programs(), o, null);
   std::fclose(null);
@@ -80,8 +82,10 @@ bool run(const std::string& path, Speed* s) {
   s->instants_per_s = static_cast<double>(r->instants) / r->wall_s;
   s->slower_than_real = r->wall_s / r->modelled_s;
   s->hosts = r->hosts.size();
-  std::printf("  %-28s %4llu hosts: %.3f ms modelled in %.2f s of wall time, %llu frames, %llu instants\n",
-              path.substr(path.rfind('/') + 1).c_str(), static_cast<unsigned long long>(s->hosts),
+  s->trace_hash = r->trace_hash;
+  std::printf("  %-22s %d thread%s %4llu hosts: %.3f ms modelled in %.2f s of wall time, %llu frames, %llu instants\n",
+              path.substr(path.rfind('/') + 1).c_str(), threads, threads == 1 ? " " : "s",
+              static_cast<unsigned long long>(s->hosts),
               r->modelled_s * 1e3, r->wall_s, static_cast<unsigned long long>(r->frames),
               static_cast<unsigned long long>(r->instants));
   return true;
@@ -98,27 +102,43 @@ int main(int argc, char** argv) {
   std::ofstream(fabric) << fabric_text(absl::GetFlag(FLAGS_fabric_count));
   std::ofstream(two) << kTwoHosts;
   // The largest first: the simulation's one EAL is sized for the first run's hosts.
-  Speed big, incast, small;
-  const bool ok = run(fabric, &big) && run(NANOPU_SOURCE_DIR "/deploy/netns/examples/incast-81hosts.topo", &incast) &&
-                  run(two, &small);
+  const std::string incast_path = NANOPU_SOURCE_DIR "/deploy/netns/examples/incast-81hosts.topo";
+  Speed big, big2, incast, incast2, small;
+  const bool ok = run(fabric, &big) && run(fabric, &big2, 2) && run(incast_path, &incast) &&
+                  run(incast_path, &incast2, 2) && run(two, &small);
   std::filesystem::remove_all(dir);
   if (!ok) return 1;
+  if (big.trace_hash != big2.trace_hash || incast.trace_hash != incast2.trace_hash) {
+    std::fprintf(stderr, "nanopu-bench-sim: two threads ran another run than one (trace hashes %016llx/%016llx, "
+                 "%016llx/%016llx)\n", static_cast<unsigned long long>(big.trace_hash),
+                 static_cast<unsigned long long>(big2.trace_hash), static_cast<unsigned long long>(incast.trace_hash),
+                 static_cast<unsigned long long>(incast2.trace_hash));
+    return 1;
+  }
   std::vector<nanopu::bench::Row> rows;
-  for (const auto& [name, s] : {std::pair<std::string, const Speed&>{"144-host leaf-spine", big}, {"81-host incast", incast}}) {
-    auto row = [&](const std::string& what, double v, const char* unit, double ref) {
+  const std::pair<std::string, std::pair<const Speed*, const Speed*>> topologies[] = {
+      {"144-host leaf-spine", {&big, &big2}}, {"81-host incast", {&incast, &incast2}}};
+  for (const auto& [name, runs] : topologies) {
+    const Speed& s = *runs.first;
+    const Speed& s2 = *runs.second;
+    auto row = [&](const std::string& what, double v, const char* unit, const char* ref_name, double ref) {
       nanopu::bench::Row r;
       r.name = name + ": " + what;
       r.value = v;
       r.unit = unit;
-      r.reference = "2 hosts, one switch";
+      r.reference = ref_name;
       r.ref_value = ref;
       rows.push_back(r);
     };
-    row("frames/s", s.frames_per_s / 1e3, "k/s", small.frames_per_s / 1e3);
-    row("instants/s", s.instants_per_s / 1e3, "k/s", small.instants_per_s / 1e3);
-    row("wall / modelled time", s.slower_than_real, "x", small.slower_than_real);
+    const char* kSmall = "2 hosts, one switch";
+    row("frames/s", s.frames_per_s / 1e3, "k/s", kSmall, small.frames_per_s / 1e3);
+    row("instants/s", s.instants_per_s / 1e3, "k/s", kSmall, small.instants_per_s / 1e3);
+    row("wall / modelled time", s.slower_than_real, "x", kSmall, small.slower_than_real);
+    // Two threads beside one: the ratio is the speed-up (per core: half it).
+    row("frames/s, 2 threads", s2.frames_per_s / 1e3, "k/s", "1 thread", s.frames_per_s / 1e3);
+    row("frames/s per core, 2 threads", s2.frames_per_s / 2e3, "k/s", "1 thread", s.frames_per_s / 1e3);
   }
-  nanopu::bench::print_table("nanopu-bench-sim (one thread)", rows);
+  nanopu::bench::print_table("nanopu-bench-sim", rows);
   const std::string json = absl::GetFlag(FLAGS_json).empty() ? "bench-sim.json" : absl::GetFlag(FLAGS_json);
   if (!nanopu::bench::write_json(json, "nanopu-bench-sim", rows)) {
     std::fprintf(stderr, "nanopu-bench-sim: cannot write %s\n", json.c_str());

@@ -59,6 +59,11 @@ struct Options {
   double modelled_limit_s = 60;     // a run that has not ended by then has not ended
   bool progress = true;             // a line on stderr every 5 s of wall time
   bool poll_every_host = false;     // every host at every instant (slower; the same run)
+  // Threads the hosts and switches are split across, each running its
+  // share of every window (conservative, with the links' latency as
+  // lookahead): the same run, frame for frame, for any count. At most the
+  // topology's hosts and switches.
+  int threads = 1;
   std::vector<Cut> cuts;
   std::vector<Crash> crashes;
   std::string history_path;         // every recorded call of every host, as JSON lines; "" none
@@ -81,6 +86,8 @@ struct Report {
   std::string stalled;             // not ended because the clock crawled (a thread looping without waiting): why
   double modelled_s = 0, wall_s = 0;
   uint64_t frames = 0, instants = 0, crashes = 0, restarts = 0, cut_dropped = 0;
+  uint64_t windows = 0;  // the loop's (each at most a lookahead long: Options::threads)
+  int threads = 1;
   uint64_t trace_hash = 0;         // over every frame of every link: same seed, same hash
   int exit_status = 0;             // the worst client's
   bool has_switch = false;         // and what it did:

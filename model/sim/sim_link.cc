@@ -3,13 +3,25 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
+#include "lib/base/mix64.h"
 #include "lib/contract/clock.h"
 
 namespace nanopu::model {
 
 SimPort::~SimPort() {
   for (const Arriving& a : arriving_) rte_pktmbuf_free(a.frame);
+  for (const Arriving& a : outbox_) rte_pktmbuf_free(a.frame);
+}
+
+uint64_t SimPort::deliver() {
+  if (outbox_.empty()) return std::numeric_limits<uint64_t>::max();
+  const uint64_t first = outbox_.front().at;
+  peer_->arriving_.insert(peer_->arriving_.end(), outbox_.begin(), outbox_.end());
+  outbox_.clear();
+  return first;
 }
 
 uint16_t SimPort::tx_burst(rte_mbuf** pkts, uint16_t n) {
@@ -17,15 +29,16 @@ uint16_t SimPort::tx_burst(rte_mbuf** pkts, uint16_t n) {
   for (uint16_t i = 0; i < n; ++i) {
     if (link_->is_cut(now)) {
       rte_pktmbuf_free(pkts[i]);
-      ++link_->cut_dropped_;
+      ++cut_dropped_;
       continue;
     }
     // The wire sends one frame after the other: a frame waits for the one
     // before it, then takes its own serialization time.
-    const auto bytes = static_cast<double>(pkts[i]->pkt_len);
+    const auto bytes = static_cast<double>(std::max(pkts[i]->pkt_len, SimLink::kMinFrameBytes));
     const auto serialize = static_cast<uint64_t>(std::llround(bytes * link_->ticks_per_byte_));
     wire_free_at_ = std::max(now + tx_delay_, wire_free_at_) + serialize;
-    peer_->arriving_.push_back({wire_free_at_ + link_->latency_ticks_ + peer_->rx_delay_, pkts[i]});
+    if (outbox_.empty() && sent_list_ != nullptr) sent_list_->push_back(this);
+    outbox_.push_back({wire_free_at_ + link_->latency_ticks_ + peer_->rx_delay_, pkts[i]});
   }
   return n;  // the link takes everything: its queue is the wire's
 }
@@ -37,10 +50,10 @@ uint16_t SimPort::rx_burst(rte_mbuf** pkts, uint16_t n) {
     if (link_->is_cut(arriving_.front().at)) {  // lost on the cut wire
       rte_pktmbuf_free(arriving_.front().frame);
       arriving_.pop_front();
-      ++link_->cut_dropped_;
+      ++cut_dropped_;
       continue;
     }
-    link_->fold(arriving_.front().at, arriving_.front().frame);
+    fold(arriving_.front().at, arriving_.front().frame);
     pkts[k++] = arriving_.front().frame;
     arriving_.pop_front();
   }
@@ -52,7 +65,8 @@ SimLink::SimLink(const SimLinkParams& params)
     : p_((assert(clock::is_virtual() && "a SimLink times frames in modelled ticks: make the VirtualClock first"),
           params)),
       latency_ticks_(static_cast<uint64_t>(std::llround(params.latency_ns * 1e-9 * static_cast<double>(clock::hz())))),
-      ticks_per_byte_(8.0 * static_cast<double>(clock::hz()) / (params.gbps * 1e9)) {
+      ticks_per_byte_(8.0 * static_cast<double>(clock::hz()) / (params.gbps * 1e9)),
+      min_frame_ticks_(static_cast<uint64_t>(std::llround(kMinFrameBytes * ticks_per_byte_))) {
   a_.link_ = this;
   b_.link_ = this;
   a_.peer_ = &b_;
@@ -62,20 +76,45 @@ SimLink::SimLink(const SimLinkParams& params)
 void SimLink::discard_in_flight() {
   for (SimPort* p : {&a_, &b_}) {
     for (const SimPort::Arriving& a : p->arriving_) rte_pktmbuf_free(a.frame);
+    for (const SimPort::Arriving& a : p->outbox_) rte_pktmbuf_free(a.frame);
     p->arriving_.clear();
+    p->outbox_.clear();
   }
 }
 
-uint64_t SimLink::next_arrival() const { return std::min(a_.next_arrival(), b_.next_arrival()); }
+uint64_t SimLink::next_arrival() const {
+  uint64_t next = std::min(a_.next_arrival(), b_.next_arrival());
+  for (const SimPort* p : {&a_, &b_})
+    if (!p->outbox_.empty()) next = std::min(next, p->outbox_.front().at);
+  return next;
+}
 
-void SimLink::fold(uint64_t at, const rte_mbuf* frame) {
-  constexpr uint64_t kPrime = 1099511628211ull;  // FNV-1a
-  auto mix = [&](uint8_t byte) { hash_ = (hash_ ^ byte) * kPrime; };
-  for (int i = 0; i < 8; ++i) mix(static_cast<uint8_t>(at >> (8 * i)));
-  for (int i = 0; i < 4; ++i) mix(static_cast<uint8_t>(frame->pkt_len >> (8 * i)));
+uint64_t SimLink::trace_hash() const {
+  uint64_t h = a_.trace_hash();
+  for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(b_.trace_hash() >> (8 * i))) * 1099511628211ull;
+  return h;
+}
+
+// The arrival time, the length, then the bytes as 8-byte words (the last
+// padded with zeros), each into the hash by FNV-1a's step with the word
+// through mix64 first: every byte counts, at a word's cost.
+void SimPort::fold(uint64_t at, const rte_mbuf* frame) {
+  constexpr uint64_t kPrime = 1099511628211ull;  // FNV-1a's
+  auto mix = [&](uint64_t word) { hash_ = (hash_ ^ mix64(word)) * kPrime; };
+  mix(at);
+  mix(frame->pkt_len);
   for (const rte_mbuf* seg = frame; seg != nullptr; seg = seg->next) {
     const auto* bytes = rte_pktmbuf_mtod(seg, const uint8_t*);
-    for (uint16_t i = 0; i < seg->data_len; ++i) mix(bytes[i]);
+    uint16_t i = 0;
+    for (uint64_t w; i + 8 <= seg->data_len; i += 8) {
+      std::memcpy(&w, bytes + i, 8);
+      mix(w);
+    }
+    if (i < seg->data_len) {
+      uint64_t w = 0;
+      std::memcpy(&w, bytes + i, seg->data_len - i);
+      mix(w);
+    }
   }
 }
 

@@ -4,9 +4,14 @@
 // end at t + its wait for the wire + its serialization at the link rate +
 // the link's latency. Time is the one clock (lib/contract/clock.h), which
 // must be a VirtualClock; nothing here reads the wall clock, so a run is
-// the same every time. Every frame received is folded into a trace hash
-// (FNV-1a over its arrival time, length and bytes): two runs that differ
-// anywhere differ there.
+// the same every time. Every frame received is folded into its end's trace
+// hash (its arrival time, length and bytes, word by word: SimPort::fold):
+// two runs that differ anywhere differ there.
+//
+// A frame sent waits in its end's outbox until the loop delivers it
+// (deliver(), between two windows of model::SimLoop): it cannot arrive
+// sooner than the link's lookahead after it was sent, and the two ends may
+// be run by two threads. Its arrival time is fixed when it is sent.
 //
 // Frames travel as the mbufs the sender handed over (as DPDK's net_ring
 // does): the hosts share one EAL, and the NIC core already hands a port its
@@ -51,6 +56,18 @@ class SimPort final : public PacketIo {
   }
   // When this end's wire will have sent everything handed to it.
   [[nodiscard]] uint64_t wire_free_at() const { return wire_free_at_; }
+  // The frames this end sent since the last call go to the other end;
+  // returns the first one's arrival time (max(): none).
+  uint64_t deliver();
+  [[nodiscard]] bool has_outbox() const { return !outbox_.empty(); }
+  // Where this end notes itself when its outbox stops being empty (the
+  // loop's list for the thread that runs its node: it delivers only those).
+  void set_sent_list(std::vector<SimPort*>* list) { sent_list_ = list; }
+  [[nodiscard]] SimPort& peer() const { return *peer_; }
+  [[nodiscard]] SimLink& link() const { return *link_; }
+  // What arrived here, folded (fold()), and what a cut lost here.
+  [[nodiscard]] uint64_t trace_hash() const { return hash_; }
+  [[nodiscard]] uint64_t cut_dropped() const { return cut_dropped_; }
 
  private:
   friend class SimLink;
@@ -65,8 +82,13 @@ class SimPort final : public PacketIo {
   SimPort* peer_ = nullptr;
   uint64_t wire_free_at_ = 0;     // when this end's wire has sent what it took
   uint64_t rx_delay_ = 0, tx_delay_ = 0;
+  void fold(uint64_t at, const rte_mbuf* frame);
   std::deque<Arriving> arriving_;  // in arrival order (one wire, FIFO)
+  std::vector<Arriving> outbox_;   // sent by this end, not yet delivered
+  std::vector<SimPort*>* sent_list_ = nullptr;
   uint64_t received_ = 0;
+  uint64_t hash_ = 14695981039346656037ull;  // FNV-1a offset basis
+  uint64_t cut_dropped_ = 0;
 };
 
 class SimLink {
@@ -79,7 +101,14 @@ class SimLink {
   [[nodiscard]] SimPort& b() { return b_; }
   // The earliest frame still on its way, either direction; max() if none.
   [[nodiscard]] uint64_t next_arrival() const;
-  [[nodiscard]] uint64_t trace_hash() const { return hash_; }
+  // Both ends' hashes, a's then b's, folded.
+  [[nodiscard]] uint64_t trace_hash() const;
+  // The least time from a frame's send to its arrival: its latency and a
+  // minimal frame's serialization (SimLoop's lookahead).
+  [[nodiscard]] uint64_t lookahead_ticks() const { return latency_ticks_ + min_frame_ticks_; }
+  // The shortest frame timed: a shorter one (none is, with an Ethernet
+  // header) is timed as this long, so the lookahead holds.
+  static constexpr uint32_t kMinFrameBytes = 60;
   // Frames received at either end so far.
   [[nodiscard]] uint64_t frames_received() const { return a_.frames_received() + b_.frames_received(); }
   // Frees the frames still on their way: call before the hosts whose pools
@@ -89,11 +118,10 @@ class SimLink {
   // due to arrive, in that time is lost, either way (a partition that heals
   // at `until`). Several cuts may be set.
   void cut(uint64_t from_ticks, uint64_t until_ticks) { cuts_.push_back({from_ticks, until_ticks}); }
-  [[nodiscard]] uint64_t cut_dropped() const { return cut_dropped_; }
+  [[nodiscard]] uint64_t cut_dropped() const { return a_.cut_dropped() + b_.cut_dropped(); }
 
  private:
   friend class SimPort;
-  void fold(uint64_t at, const rte_mbuf* frame);
   [[nodiscard]] bool is_cut(uint64_t at) const {
     for (const Cut& c : cuts_)
       if (at >= c.from && at < c.until) return true;
@@ -106,10 +134,9 @@ class SimLink {
   SimLinkParams p_;
   uint64_t latency_ticks_;
   double ticks_per_byte_;
-  uint64_t hash_ = 14695981039346656037ull;  // FNV-1a offset basis
+  uint64_t min_frame_ticks_;
   SimPort a_, b_;
   std::vector<Cut> cuts_;
-  uint64_t cut_dropped_ = 0;
 };
 
 }  // namespace nanopu::model

@@ -1,73 +1,293 @@
 #include "model/sim/sim_loop.h"
 
+#include <emmintrin.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <limits>
+#include <atomic>
+#include <thread>
 #include <utility>
 
 namespace nanopu::model {
+namespace {
 
-void SimLoop::begin_instant(uint64_t now) {
-  for (Group& g : groups_) {
-    g.active = std::exchange(g.stirred, false) || now - g.polled_at_ps >= idle_step_ || g.next_due() <= now;
+// The threads of a run meet at the end of every window, some 10^4 times a
+// modelled millisecond: std::barrier's sleep in the kernel costs a wakeup
+// (tens of microseconds on a VM) a window, so the last to arrive runs the
+// completion and the others spin on a generation count for a few
+// microseconds before they sleep on it (futex): a machine busy with other
+// work, or more threads than cores, still moves.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(size_t parties) : parties_(parties) {}
+  template <typename F>
+  void arrive_and_wait(const F& completion) {
+    const uint32_t gen = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
+      completion();
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.store(gen + 1, std::memory_order_seq_cst);  // before sleepers_ is read
+      if (sleepers_.load(std::memory_order_seq_cst) != 0) generation_.notify_all();
+      return;
+    }
+    for (uint32_t spins = 0; spins < 2048; ++spins) {
+      if (generation_.load(std::memory_order_acquire) != gen) return;
+      _mm_pause();
+    }
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    while (generation_.load(std::memory_order_acquire) == gen) generation_.wait(gen, std::memory_order_acquire);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
+  }
+
+ private:
+  const size_t parties_;
+  std::atomic<size_t> arrived_{0};
+  std::atomic<uint32_t> generation_{0};  // 32 bits: a futex's own word
+  std::atomic<uint32_t> sleepers_{0};
+};
+
+// A thread inherits its maker's CPUs, and the EAL pins the main thread to
+// one: the loop's other threads may run on any.
+void unpin_this_thread() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long c = 0; c < cpus && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &all);
+  (void)pthread_setaffinity_np(pthread_self(), sizeof(all), &all);  // best effort: pinned still runs
+}
+
+}  // namespace
+
+size_t SimLoop::add_node(std::function<uint64_t()> next_due, bool poll_always) {
+  Node& n = nodes_.emplace_back();
+  n.poll_always = poll_always || !next_due;
+  n.next_due = std::move(next_due);
+  n.now_ps = n.next_ps = clock_.now_ps();
+  return nodes_.size() - 1;
+}
+
+void SimLoop::add_core(size_t node, std::function<bool()> poll, std::function<uint64_t()> cut_from) {
+  nodes_[node].cores.push_back({std::move(poll), std::move(cut_from)});
+}
+
+void SimLoop::add_wakeup(size_t node, std::function<uint64_t()> next_event) {
+  nodes_[node].wakeups.push_back(std::move(next_event));
+}
+
+void SimLoop::add_link(SimLink* link, size_t node_a, size_t node_b) {
+  nodes_[node_a].ports.push_back(&link->a());
+  nodes_[node_b].ports.push_back(&link->b());
+  node_of_port_[&link->a()] = node_a;
+  node_of_port_[&link->b()] = node_b;
+  lookahead_ = std::min(lookahead_, std::max<uint64_t>(1, link->lookahead_ticks()));
+}
+
+void SimLoop::stir(size_t node) {
+  nodes_[node].stirred = true;
+  due_at(node, std::max(nodes_[node].now_ps, clock_.now_ps()));
+}
+
+void SimLoop::due_at(size_t node, uint64_t t) {
+  nodes_[node].next_ps = std::min(nodes_[node].next_ps, t);
+  if (!part_of_.empty()) part_next_[part_of_[node]] = std::min(part_next_[part_of_[node]], t);
+}
+
+uint64_t SimLoop::instants() const {
+  uint64_t s = 0;
+  for (const Node& n : nodes_) s += n.instants;
+  return s;
+}
+
+uint64_t SimLoop::polls() const {
+  uint64_t s = 0;
+  for (const Node& n : nodes_) s += n.polls;
+  return s;
+}
+
+uint64_t SimLoop::last_instant_ps() const {
+  uint64_t t = clock_.now_ps();
+  for (const Node& n : nodes_) t = std::max(t, n.now_ps);
+  return t;
+}
+
+bool SimLoop::takes_poll(const Node& n, const Core& c) {
+  const bool cut = n.now_ps >= c.cut_at();
+  if (n.now_ps < c.busy_until_ps && !cut) return false;
+  return c.owes_poll || cut || n.active;
+}
+
+void SimLoop::instant(Node& n) {
+  const uint64_t now = n.now_ps;
+  ++n.instants;
+  n.active = n.poll_always || std::exchange(n.stirred, false) || now - n.polled_at_ps >= idle_step_ ||
+             n.next_due() <= now;
+  bool busy = false;  // still working after kMaxRoundsPerInstant rounds
+  for (int round = 0; round < kMaxRoundsPerInstant; ++round) {
+    bool any = false;
+    for (Core& c : n.cores) {
+      if (!takes_poll(n, c)) continue;
+      const bool did = c.poll();
+      any |= did;
+      const uint64_t charged = clock::VirtualClock::take_charged_ps();
+      c.busy_until_ps = now + charged;
+      c.owes_poll = charged != 0;
+      n.polled_at_ps = now;
+      n.active |= did;  // its other cores run in this round or the next
+      ++n.polls;
+    }
+    busy = any;
+    if (!any) break;
+  }
+  n.crawling = busy ? n.crawling + 1 : 0;
+  if (n.crawling >= kMaxCrawlInstants) {
+    n.crawled_at_ps = std::max<uint64_t>(1, now);
+    n.next_ps = UINT64_MAX;
+    any_crawled_.store(true, std::memory_order_relaxed);  // read after the window's barrier
+    return;
+  }
+  n.next_ps = next_instant(n, busy);
+}
+
+// The next time anything is due for n. A frame already due that it did not
+// take waits for it (booting, or busy with work charged): its wakeup is
+// among these. A node still working after the round limit gets the
+// smallest step: time must pass for a poller.
+uint64_t SimLoop::next_instant(const Node& n, bool busy) const {
+  const uint64_t now = n.now_ps;
+  // Idle steps fall on multiples of idle_step, the same for every node: the
+  // loop's windows then skip from one to the next while all is idle, not
+  // through each node's own.
+  uint64_t next = busy ? now + 1 : (now / idle_step_ + 1) * idle_step_;
+  auto take = [&](uint64_t t) {
+    if (t > now) next = std::min(next, t);
+  };
+  if (n.next_due) take(n.next_due());  // its frames' arrivals among them
+  else
+    for (const SimPort* p : n.ports) take(p->next_arrival());
+  for (const auto& w : n.wakeups) take(w());
+  for (const Core& c : n.cores) {
+    take(c.busy_until_ps);
+    if (const uint64_t cut = c.cut_at(); cut < c.busy_until_ps) take(cut);
+  }
+  return next;
+}
+
+void SimLoop::run_node(Node& n, uint64_t window_end) {
+  const clock::InstantScope at(&n.now_ps);
+  while (n.next_ps < window_end) {
+    n.now_ps = n.next_ps;
+    instant(n);
   }
 }
 
-bool SimLoop::takes_poll(const Host& h, uint64_t now) const {
-  const bool cut = now >= h.cut_at();
-  if (now < h.busy_until_ps && !cut) return false;
-  return h.group == kNoGroup || h.owes_poll || cut || groups_[h.group].active;
+void SimLoop::between_windows(const std::function<bool()>& done, uint64_t until_ticks) {
+  const clock::InstantScope at(clock_.now_ptr());  // on whichever thread arrived last
+  // What was sent in the window reaches its far end (its arrival time was
+  // fixed when it was sent, and is at or after the window's end).
+  for (std::vector<SimPort*>& sent : sent_) {
+    for (SimPort* port : sent) {
+      due_at(node_of_port_.at(&port->peer()), port->deliver());
+    }
+    sent.clear();
+  }
+  if (any_crawled_.load(std::memory_order_relaxed))
+    for (const Node& n : nodes_)
+      if (n.crawled_at_ps != 0 && (crawled_at_ps_ == 0 || n.crawled_at_ps < crawled_at_ps_))
+        crawled_at_ps_ = n.crawled_at_ps;
+  uint64_t start = UINT64_MAX;
+  for (;;) {
+    start = *std::min_element(part_next_.begin(), part_next_.end());
+    const uint64_t event = next_event_ ? next_event_() : UINT64_MAX;
+    if (event == UINT64_MAX || event > start) break;
+    clock_.set_ps(event);
+    apply_events_();  // may stir a node: polled at `event`
+  }
+  done_ = done();
+  if (done_ || crawled_at_ps_ != 0 || start > until_ticks || start == UINT64_MAX) {
+    stop_ = true;
+    return;
+  }
+  clock_.set_ps(start);
+  const uint64_t event = next_event_ ? next_event_() : UINT64_MAX;
+  // No link: windows of an idle step, so that done() is asked now and then.
+  const uint64_t length = lookahead_ == UINT64_MAX ? std::max<uint64_t>(1, idle_step_) : lookahead_;
+  auto sat_add = [](uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; };
+  window_end_ = std::min({sat_add(start, length), event, sat_add(until_ticks, 1)});
+  ++windows_;
 }
 
-bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks) {
-  uint64_t crawling = 0;  // busy instants in a row
-  while (!done()) {
-    ++instants_;
-    begin_instant(clock_.now_ps());
-    bool busy = false;  // still working after kMaxRoundsPerInstant rounds
-    for (int round = 0; round < kMaxRoundsPerInstant; ++round) {
-      bool any = false;
-      for (Host& h : hosts_) {
-        const uint64_t now = clock_.now_ps();
-        if (!takes_poll(h, now)) continue;
-        const bool did = h.poll();
-        any |= did;
-        const uint64_t charged = clock_.take_charged_ps();
-        h.busy_until_ps = now + charged;
-        h.owes_poll = charged != 0;
-        if (h.group != kNoGroup) {
-          Group& g = groups_[h.group];
-          g.polled_at_ps = now;
-          g.active |= did;  // its other cores run in this round or the next
-        }
-        ++polls_;
+// Thread p runs nodes [first[p], first[p+1]): runs of consecutive ids of
+// about equal weight, a node's weight its cores and ports (a switch's
+// ports are its work: every frame crosses two).
+std::vector<size_t> SimLoop::split(size_t parts) const {
+  std::vector<size_t> weight(nodes_.size());
+  size_t total = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) total += weight[i] = nodes_[i].cores.size() + nodes_[i].ports.size();
+  std::vector<size_t> first(parts + 1, nodes_.size());
+  first[0] = 0;
+  size_t sum = 0, p = 1;
+  for (size_t i = 0; i < nodes_.size() && p < parts; ++i) {
+    // Node i starts thread p's run once the weight before it reaches p/parts of the whole, leaving
+    // at least one node for each thread after.
+    if ((sum * parts >= p * total && i > first[p - 1]) || nodes_.size() - i == parts - p) first[p++] = i;
+    sum += weight[i];
+  }
+  return first;
+}
+
+bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int threads) {
+  stop_ = done_ = false;
+  const size_t parts = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, std::max<size_t>(1, nodes_.size()));
+  const std::vector<size_t> first = split(parts);
+  // What each thread's nodes send is noted on its own list; anything sent
+  // before the run (a test's first frame) is delivered first.
+  sent_.assign(parts + 1, {});
+  for (size_t p = 0; p < parts; ++p)
+    for (size_t i = first[p]; i < first[p + 1]; ++i)
+      for (SimPort* port : nodes_[i].ports) port->set_sent_list(&sent_[p]);
+  for (const auto& [port, node] : node_of_port_)
+    if (port->has_outbox()) sent_[parts].push_back(port);
+  part_of_.assign(nodes_.size(), 0);
+  part_next_.assign(parts, UINT64_MAX);
+  for (size_t p = 0; p < parts; ++p)
+    for (size_t i = first[p]; i < first[p + 1]; ++i) {
+      part_of_[i] = static_cast<uint32_t>(p);
+      part_next_[p] = std::min(part_next_[p], nodes_[i].next_ps);
+    }
+  // A thread's nodes' next instant, worked out by that thread (its nodes are in its cache).
+  auto run_part = [&](size_t p) {
+    uint64_t next = UINT64_MAX;
+    for (size_t i = first[p]; i < first[p + 1]; ++i) {
+      run_node(nodes_[i], window_end_);
+      next = std::min(next, nodes_[i].next_ps);
+    }
+    part_next_[p] = next;
+  };
+  if (parts == 1) {
+    for (between_windows(done, until_ticks); !stop_; between_windows(done, until_ticks)) run_part(0);
+  } else {
+    SpinBarrier sync(parts);
+    auto worker = [&](size_t p) {
+      for (;;) {
+        sync.arrive_and_wait([&] { between_windows(done, until_ticks); });  // by the last to arrive
+        if (stop_) return;
+        run_part(p);
       }
-      busy = any;
-      if (!any || done()) break;
-    }
-    if (done()) break;
-    crawling = busy ? crawling + 1 : 0;
-    if (crawling >= kMaxCrawlInstants) {
-      crawled_at_ps_ = std::max<uint64_t>(1, clock_.now_ps());
-      return false;
-    }
-    // The next time anything is due. A frame already due that no host took
-    // waits for its host (booting, or busy with work charged): that host's
-    // wakeup is among these. A host still working after the round limit
-    // gets the smallest step: time must pass for a poller.
-    const uint64_t now = clock_.now_ps();
-    uint64_t next = busy ? now + 1 : now + idle_step_;
-    for (const SimLink* l : links_)
-      if (const uint64_t a = l->next_arrival(); a > now) next = std::min(next, a);
-    for (const auto& w : wakeups_)
-      if (const uint64_t a = w(); a > now) next = std::min(next, a);
-    for (const Host& h : hosts_) {
-      if (h.busy_until_ps > now) next = std::min(next, h.busy_until_ps);
-      if (const uint64_t c = h.cut_at(); c > now && c < h.busy_until_ps) next = std::min(next, c);
-    }
-    if (next > until_ticks) return false;
-    clock_.set_ps(next);
+    };
+    std::vector<std::jthread> others;
+    for (size_t p = 1; p < parts; ++p)
+      others.emplace_back([&worker, p] {
+        unpin_this_thread();
+        worker(p);
+      });
+    worker(0);
   }
-  return true;
+  for (const auto& [port, node] : node_of_port_) port->set_sent_list(nullptr);
+  part_of_.clear();
+  clock_.set_ps(last_instant_ps());
+  return done_;
 }
 
 }  // namespace nanopu::model

@@ -50,8 +50,10 @@ void SimSwitch::discard_in_flight() {
       q.clear();
     }
     o.control_bytes = o.data_bytes = 0;
+    o.queued = 0;
   }
   queued_ = 0;
+  busy_outputs_.clear();
   for (auto& l : links_)
     if (l) l->discard_in_flight();
 }
@@ -61,7 +63,7 @@ void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos
   if (whole_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
     o.data[p_.priorities ? tos % kLevels : 0].push_back({eligible_at, m});
     o.data_bytes += m->pkt_len;
-    ++queued_;
+    count_queued(port);
     return;
   }
   if (whole_data) {
@@ -93,7 +95,12 @@ void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos
   }
   o.control.push_back({eligible_at, m});
   o.control_bytes += m->pkt_len;
+  count_queued(port);
+}
+
+void SimSwitch::count_queued(uint32_t port) {
   ++queued_;
+  if (out_[port].queued++ == 0) busy_outputs_.push_back(port);
 }
 
 int SimSwitch::eligible_level(const Output& o, uint64_t now) {
@@ -116,6 +123,7 @@ bool SimSwitch::serve(uint32_t port, uint64_t now) {
   q.pop_front();
   (ctrl ? o.control_bytes : o.data_bytes) -= m->pkt_len;
   --queued_;
+  --o.queued;
   (void)wire.tx_burst(&m, 1);  // a SimPort takes every frame
   ++counters_.forwarded;
   return true;
@@ -142,8 +150,10 @@ bool SimSwitch::poll() {
       }
     }
   }
-  if (queued_ != 0)
-    for (uint32_t o = 0; o < out_.size(); ++o) moved |= serve(o, now);
+  if (queued_ != 0) {
+    for (const uint32_t o : busy_outputs_) moved |= serve(o, now);  // each its own wire: any order
+    std::erase_if(busy_outputs_, [this](uint32_t o) { return out_[o].queued == 0; });
+  }
   return moved;
 }
 
@@ -156,7 +166,7 @@ uint64_t SimSwitch::next_due() const {
 uint64_t SimSwitch::next_event() const {
   uint64_t next = std::numeric_limits<uint64_t>::max();
   if (queued_ == 0) return next;
-  for (uint32_t o = 0; o < out_.size(); ++o) {
+  for (const uint32_t o : busy_outputs_) {
     const Output& q = out_[o];
     uint64_t head = std::numeric_limits<uint64_t>::max();
     if (!q.control.empty()) head = q.control.front().eligible_at;

@@ -64,6 +64,12 @@ class SimSwitch {
   [[nodiscard]] const SimLink& link(uint32_t i) const { return *links_[i]; }
   [[nodiscard]] SimLink& link(uint32_t i) { return *links_[i]; }
   [[nodiscard]] uint32_t ports() const { return static_cast<uint32_t>(ends_.size()); }
+  // Whether `end` is this switch's end of one of its ports' links.
+  [[nodiscard]] bool has_end(const SimPort* end) const {
+    for (const SimPort* e : ends_)
+      if (e == end) return true;
+    return false;
+  }
   // Port `port` becomes the far end of `other`'s port `other_port`'s link
   // (a switch-to-switch link, which `other` owns).
   void join(uint32_t port, SimSwitch& other, uint32_t other_port);
@@ -93,8 +99,10 @@ class SimSwitch {
     std::deque<Queued> control;
     std::deque<Queued> data[kLevels];  // [0] only without priorities
     uint32_t control_bytes = 0, data_bytes = 0;
+    uint32_t queued = 0;  // frames, control and data
   };
   void enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at);
+  void count_queued(uint32_t port);
   // The highest data queue whose head may leave by `now`, or -1.
   [[nodiscard]] static int eligible_level(const Output& o, uint64_t now);
   bool serve(uint32_t port, uint64_t now);
@@ -109,6 +117,9 @@ class SimSwitch {
   absl::flat_hash_map<uint32_t, std::vector<uint32_t>> routes_;
   SimSwitchCounters counters_;
   uint64_t queued_ = 0;  // frames in the output queues: none, nothing to serve
+  // The outputs with frames queued (and some emptied since: pruned by
+  // poll): a fabric's switch has many ports and few busy at once.
+  std::vector<uint32_t> busy_outputs_;
 };
 
 }  // namespace nanopu::model

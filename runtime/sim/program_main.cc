@@ -75,11 +75,12 @@ int sim_main(int argc, char** argv, const Programs& programs) {
       : o->charge == Charge::kMeasured ? absl::StrCat("time counted (", o->timing_params, ") and measured (not replayable)")
                                        : absl::StrCat("time counted (", o->timing_params, ")");
   std::printf("%s: %zu hosts, seed %llu, %s: modelled %.6f s in %.2f s of wall time (%.1fx), %llu frames "
-              "(%.0f/s of wall time), %llu instants; trace hash %016llx\n",
+              "(%.0f/s of wall time), %llu instants, %llu windows on %d thread%s; trace hash %016llx\n",
               who, topo->hosts.size(), static_cast<unsigned long long>(o->seed), time_is.c_str(), r->modelled_s,
               r->wall_s, r->modelled_s > 0 ? r->wall_s / r->modelled_s : 0.0,
               static_cast<unsigned long long>(r->frames), r->wall_s > 0 ? static_cast<double>(r->frames) / r->wall_s : 0.0,
-              static_cast<unsigned long long>(r->instants), static_cast<unsigned long long>(r->trace_hash));
+              static_cast<unsigned long long>(r->instants), static_cast<unsigned long long>(r->windows), r->threads,
+              r->threads == 1 ? "" : "s", static_cast<unsigned long long>(r->trace_hash));
   if (r->has_switch)
     std::printf("%s: switch forwarded %llu, trimmed %llu, tail-dropped %llu, control-dropped %llu, no route %llu\n",
                 who, static_cast<unsigned long long>(r->switch_forwarded),

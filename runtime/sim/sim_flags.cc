@@ -39,6 +39,10 @@ ABSL_FLAG(bool, poll_every_host, false,
           "Poll every host at every instant, not only when a frame, an event of its own or one of "
           "its cores' work is due: slower, and the same run (a check that a host's skipped polls "
           "change nothing).");
+ABSL_FLAG(int32_t, sim_threads, 1,
+          "Threads to run the hosts and switches on, each a share of them (consecutive in the topology), "
+          "in windows as long as the shortest link's latency and a minimal frame: the same run, trace hash "
+          "and all, for any count (at most the topology's hosts and switches).");
 ABSL_FLAG(std::string, charge, "counted",
           "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
           "each core's work — per message, per word, per thread switch, and Thread::compute() — from the "
@@ -106,6 +110,8 @@ absl::StatusOr<Options> options_from_flags() {
   o.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   o.progress = absl::GetFlag(FLAGS_sim_progress);
   o.poll_every_host = absl::GetFlag(FLAGS_poll_every_host);
+  o.threads = absl::GetFlag(FLAGS_sim_threads);
+  if (o.threads < 1 || o.threads > 256) return absl::InvalidArgumentError("--sim_threads must be in [1, 256]");
   if (!(o.wire_gbps > 0) || o.wire_latency_ns < 0 || o.switch_latency_ns < 0 || !(o.idle_step_ns >= 0.001) ||
       !(o.modelled_limit_s > 0))
     return absl::InvalidArgumentError(

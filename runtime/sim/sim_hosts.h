@@ -23,7 +23,7 @@ struct SimHost {
   const TopologyHost* topo = nullptr;
   size_t index = 0;                  // in the topology
   model::SimPort* io = nullptr;      // its end of its link, once made
-  size_t loop_group = SIZE_MAX;      // its cores' group in the SimLoop (SimLoop::add_group)
+  size_t loop_node = SIZE_MAX;       // its node in the SimLoop (SimLoop::add_node)
   bool down = false;                 // crashed (SimCrash), not yet restarted
   bool client = false;               // its program is a client (ProgramSpec::client)
   Config config;

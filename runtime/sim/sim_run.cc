@@ -35,6 +35,7 @@ absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs)
   p.modelled_limit_s = o.modelled_limit_s;
   p.progress = o.progress;
   p.poll_every_host = o.poll_every_host;
+  p.threads = o.threads;
   p.counted = o.charge != Charge::kNone;
   p.measured = o.charge == Charge::kMeasured;
   absl::StatusOr<model::TimingParams> timing = model::builtin_timing_params(o.timing_params);
@@ -55,6 +56,8 @@ Report public_report(const SimReport& r) {
   out.wall_s = r.wall_s;
   out.frames = r.frames;
   out.instants = r.instants;
+  out.windows = r.windows;
+  out.threads = r.threads;
   out.crashes = r.crashes;
   out.restarts = r.restarts;
   out.cut_dropped = r.cut_dropped;

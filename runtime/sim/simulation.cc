@@ -3,6 +3,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -112,6 +113,9 @@ absl::Status Simulation::build() {
   if (absl::Status s = start_hosts(); !s.ok()) return s;
   set_nic_delays();
   if (absl::Status s = check_crashes(); !s.ok()) return s;
+  if (const size_t nodes = hosts_.size() + switches_.size(); p_.threads < 1 || static_cast<size_t>(p_.threads) > nodes)
+    return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --sim_threads=", p_.threads, ": the topology has ",
+                                                   nodes, " hosts and switches to share among threads"));
   return set_cuts();
 }
 
@@ -189,7 +193,7 @@ void Simulation::restart(SimHost& h) {
   h.program = std::move(fresh->program);
   h.start_at_ticks = clock_.now_ps();
   h.down = false;
-  if (loop_ != nullptr && h.loop_group != model::SimLoop::kNoGroup) loop_->stir(h.loop_group);  // its threads run now
+  if (loop_ != nullptr) loop_->stir(h.loop_node);  // its threads run now
 }
 
 std::pair<int, uint32_t> Simulation::switch_port_of(const std::string& host) const {
@@ -286,7 +290,7 @@ uint64_t Simulation::frames() const {
 }
 
 // One host's cores in the loop: its NIC core and each worker core, in one
-// group, and its wakeups.
+// node, and its wakeups.
 void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
   // A host's cores run once it has booted, each on a clock of its own:
   // the loop keeps a core from running while it is busy with work charged
@@ -297,66 +301,100 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
   // when its NIC core has done anything since the core last ran: an
   // arrival may preempt the work (nanoPU OSDI'21 §3.3).
   //
-  // The host is polled when something is due for it (SimLoop::add_group): a frame
-  // arriving, its boot, its own next event; a crashed host only to drop
-  // what arrives.
-  host->loop_group = p_.poll_every_host ? model::SimLoop::kNoGroup : loop.add_group([this, host] {
-    if (host->down) return host->io->next_arrival();
-    if (clock_.now_ps() < host->start_at_ticks) return host->start_at_ticks;
-    return std::min(host->io->next_arrival(), host->runtime->next_event_ticks());
-  });
-  auto nic_busy_polls = std::make_shared<uint64_t>(0);
-  loop.add_host(
-      [this, host, nic_busy_polls] {
-        if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
-        const bool did = clock_.now_ps() >= host->start_at_ticks && host->runtime->poll_nic_once();
-        *nic_busy_polls += did ? 1 : 0;
-        return did;
+  // The host is polled when something is due for it: a frame arriving, its
+  // boot, its own next event; a crashed host only to drop what arrives.
+  // The node's own time is clock::instant_ticks() (the loop's threads each
+  // run nodes at instants of their own).
+  const size_t node = loop.add_node(
+      [host] {
+        if (host->down) return host->io->next_arrival();
+        if (clock::instant_ticks() < host->start_at_ticks) return host->start_at_ticks;
+        return std::min(host->io->next_arrival(), host->runtime->next_event_ticks());
       },
-      nullptr, host->loop_group);
+      p_.poll_every_host);
+  host->loop_node = node;
+  auto nic_busy_polls = std::make_shared<uint64_t>(0);
+  loop.add_core(node, [this, host, nic_busy_polls] {
+    if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
+    const bool did = clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_nic_once();
+    *nic_busy_polls += did ? 1 : 0;
+    return did;
+  });
   for (size_t w = 0; w < host->runtime->worker_count(); ++w) {
     auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
-    loop.add_host(
-        [this, host, w, nic_busy_polls, seen] {
+    loop.add_core(
+        node,
+        [host, w, nic_busy_polls, seen] {
           *seen = *nic_busy_polls;
-          return !host->down && clock_.now_ps() >= host->start_at_ticks &&
-                 host->runtime->poll_worker_once(w);
+          return !host->down && clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
         },
         [host, w, nic_busy_polls, seen] {
           if (host->down || *seen == *nic_busy_polls) return UINT64_MAX;
           return host->runtime->worker_slice_from_ticks(w);
-        },
-        host->loop_group);
+        });
   }
-  loop.add_wakeup([this, host] {
+  loop.add_wakeup(node, [host] {
     if (host->down) return UINT64_MAX;
-    if (host->start_at_ticks > clock_.now_ps()) return host->start_at_ticks;
+    if (host->start_at_ticks > clock::instant_ticks()) return host->start_at_ticks;
     // A reply whose work ends later; a thread's wait_for() deadline.
     return std::min(host->runtime->next_nic_ready_ticks(), host->runtime->next_thread_wake_ticks());
   });
+}
+
+// Every host and switch a node of the loop, every link between two of them.
+void Simulation::fill_loop(model::SimLoop& loop, SimReport* r) {
+  if (!p_.crashes.empty())
+    loop.set_events([this] { return next_crash_event(); }, [this, r] { (void)apply_crashes(r); });
+  // Nodes in the order the loop's threads split them (runs of consecutive
+  // ids): each switch after the hosts on its ports, so a rack and its leaf
+  // tend to share a thread. (The run is the same in any order.)
+  std::vector<size_t> switch_node(switches_.size());
+  for (size_t k = 0; k < switches_.size(); ++k) {
+    for (const std::string& port : t_.switches[k].ports)
+      for (SimHost& h : hosts_)
+        if (h.topo->name == port && h.loop_node == SIZE_MAX) add_to_loop(loop, &h);
+    model::SimSwitch* sw = switches_[k].get();
+    // Polled when a frame arrives or a queued one may leave (a fabric's
+    // switches are many; --poll_every_host: every instant, the same run).
+    switch_node[k] = loop.add_node([sw] { return sw->next_due(); }, p_.poll_every_host);
+    loop.add_core(switch_node[k], [sw] { return sw->poll(); });
+    loop.add_wakeup(switch_node[k], [sw] { return sw->next_event(); });
+  }
+  for (SimHost& h : hosts_)
+    if (h.loop_node == SIZE_MAX) add_to_loop(loop, &h);
+  for (size_t i = 0; i < direct_.size(); ++i) {
+    const SimHost* a = nullptr;
+    const SimHost* b = nullptr;
+    for (const SimHost& h : hosts_) {
+      if (h.io == &direct_[i]->a()) a = &h;
+      if (h.io == &direct_[i]->b()) b = &h;
+    }
+    loop.add_link(direct_[i].get(), a->loop_node, b->loop_node);
+  }
+  // A switch's port: end a the host's (or, for a switch-to-switch link, the
+  // joined switch's), end b the owner's.
+  for (size_t k = 0; k < switches_.size(); ++k)
+    for (uint32_t i = 0; i < switches_[k]->ports(); ++i) {
+      if (!switches_[k]->owns_link(i)) continue;
+      model::SimLink& l = switches_[k]->link(i);
+      size_t a_node = SIZE_MAX;
+      for (const SimHost& h : hosts_)
+        if (h.io == &l.a()) a_node = h.loop_node;
+      for (size_t j = 0; j < switches_.size() && a_node == SIZE_MAX; ++j)
+        if (switches_[j]->has_end(&l.a())) a_node = switch_node[j];
+      if (a_node == SIZE_MAX) a_node = switch_node[k];  // nothing on its far end: nothing sent there
+      loop.add_link(&l, a_node, switch_node[k]);
+    }
 }
 
 SimReport Simulation::run(FILE* out) {
   SimReport r;
   model::SimLoop loop(clock_, static_cast<uint64_t>(p_.idle_step_ns * 1000));
   loop_ = &loop;
-  if (!p_.crashes.empty()) {
-    loop.add_host([this, &r] { return apply_crashes(&r); });
-    loop.add_wakeup([this] { return next_crash_event(); });
-  }
-  for (SimHost& h : hosts_) add_to_loop(loop, &h);
-  for (const auto& l : direct_) loop.add_link(l.get());
-  for (auto& w : switches_) {
-    for (uint32_t i = 0; i < w->ports(); ++i)
-      if (w->owns_link(i)) loop.add_link(&w->link(i));
-    model::SimSwitch* sw = w.get();
-    // Polled when a frame arrives or a queued one may leave (a fabric's
-    // switches are many; --poll_every_host: every instant, the same run).
-    const size_t group = p_.poll_every_host ? model::SimLoop::kNoGroup
-                                            : loop.add_group([sw] { return sw->next_due(); });
-    loop.add_host([sw] { return sw->poll(); }, nullptr, group);
-    loop.add_wakeup([sw] { return sw->next_event(); });
-  }
+  fill_loop(loop, &r);
+  if (const long cpus = sysconf(_SC_NPROCESSORS_ONLN); p_.threads > 1 && p_.threads > cpus)
+    std::fprintf(stderr, "nanopu-sim: --sim_threads=%d on %ld CPUs: the threads will wait for each other at every "
+                 "window (the run is the same, only slower)\n", p_.threads, cpus);
   const auto wall0 = std::chrono::steady_clock::now();
   auto next_progress = wall0 + std::chrono::seconds(5);
   const auto done = [&] {
@@ -369,7 +407,7 @@ SimReport Simulation::run(FILE* out) {
       if (h.client && !h.down && !h.program->finished()) return false;
     return true;
   };
-  r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12));
+  r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12), p_.threads);
   if (loop.crawled())
     r.stalled = absl::StrFormat(
         "stopped at modelled %.6f ms: some core was still working after %d rounds at each of %llu instants in a "
@@ -385,6 +423,8 @@ SimReport Simulation::run(FILE* out) {
   for_each_switch_link([&](const model::SimLink& l) { r.cut_dropped += l.cut_dropped(); });
   r.instants = loop.instants();
   r.polls = loop.polls();
+  r.windows = loop.windows();
+  r.threads = p_.threads;
   r.trace_hash = trace_hash();
   for (size_t k = 0; k < switches_.size(); ++k) {
     const model::SimSwitchCounters& c = switches_[k]->counters();

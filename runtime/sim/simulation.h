@@ -49,9 +49,13 @@ struct SimParams {
   double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
   double modelled_limit_s = 60;     // a run that has not ended by then fails
   bool progress = true;             // a line on stderr every few seconds of wall time
-  // Every host polled at every instant, not only when something is due for
-  // it (SimLoop::add_group): slower, and the same run event for event.
+  // Every host polled at every instant of its own, not only when something
+  // is due for it (SimLoop::add_node): slower, and the same run event for
+  // event.
   bool poll_every_host = false;
+  // Threads the hosts and switches are split across (SimLoop::run): the
+  // same run, frame for frame, for any count.
+  int threads = 1;
   // Counted time: the NIC's stages as latencies at each host's port, and
   // the threads' work (per message, per word, per switch, declared
   // Thread::compute) charged to its core, from these parameters. Off: a
@@ -93,7 +97,9 @@ struct SimReport {
   uint64_t frames = 0;              // received over every link, both ways
   uint64_t cut_dropped = 0;         // lost on a cut link (SimParams::cuts)
   uint64_t crashes = 0, restarts = 0;
-  uint64_t instants = 0, polls = 0;
+  uint64_t instants = 0, polls = 0;  // summed over every host's and switch's own
+  uint64_t windows = 0;              // of the loop (SimLoop: each a lookahead long at most)
+  int threads = 1;                   // that ran them
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the clients'
   model::SimSwitchCounters switch_counters;  // with a switch (a fabric's: summed)
@@ -126,6 +132,7 @@ class Simulation {
   // The host's end of its link: a switch port, or an end of a host-to-host link.
   [[nodiscard]] model::SimPort* port_of(const SimHost& h);
   void add_to_loop(model::SimLoop& loop, SimHost* host);
+  void fill_loop(model::SimLoop& loop, SimReport* r);
   // The link between the host and its peer (a switch, or a host), once made.
   [[nodiscard]] model::SimLink* link_of(const std::string& host);
   // The switch (index) and port a host hangs off; -1: none (a direct link).

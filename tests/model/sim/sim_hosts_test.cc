@@ -91,9 +91,10 @@ EchoRun run_echo(const std::vector<uint16_t>& sizes, const model::CountedCosts* 
                          done = true;
                        }).ok());
   model::SimLoop loop(vc, /*idle_step_ticks=*/1'000'000);  // 1 us
-  loop.add_host([&] { return (*server)->poll_once(); });
-  loop.add_host([&] { return (*client)->poll_once(); });
-  loop.add_link(&link);
+  const size_t s = loop.add_node(nullptr), c = loop.add_node(nullptr);
+  loop.add_core(s, [&] { return (*server)->poll_once(); });
+  loop.add_core(c, [&] { return (*client)->poll_once(); });
+  loop.add_link(&link, s, c);
   EXPECT_TRUE(loop.run([&] { return done; }, /*until_ticks=*/uint64_t{10} * 1'000'000'000'000))
       << "10 modelled seconds without an end";
   out.trace_hash = link.trace_hash();

@@ -38,15 +38,17 @@ struct Got {
 std::vector<Got> run(clock::VirtualClock& vc, SimSwitch& sw, uint32_t to) {
   std::vector<Got> got;
   SimLoop loop(vc, 1'000'000);
-  loop.add_host([&] {
+  // The switch and its hosts' ends, as one node.
+  const size_t node = loop.add_node(nullptr);
+  loop.add_core(node, [&] {
     bool any = sw.poll();
     rte_mbuf* m[32];
     for (uint16_t n; (n = sw.host_port(to).rx_burst(m, 32)) != 0; any = true)
-      for (uint16_t i = 0; i < n; ++i) got.push_back({vc.now_ps(), m[i]});
+      for (uint16_t i = 0; i < n; ++i) got.push_back({clock::instant_ticks(), m[i]});
     return any;
   });
-  loop.add_wakeup([&] { return sw.next_event(); });
-  for (uint32_t i = 0; i < sw.ports(); ++i) loop.add_link(&sw.link(i));
+  loop.add_wakeup(node, [&] { return sw.next_event(); });
+  for (uint32_t i = 0; i < sw.ports(); ++i) loop.add_link(&sw.link(i), node, node);
   const auto quiet = [&] {
     for (uint32_t i = 0; i < sw.ports(); ++i)
       if (sw.link(i).next_arrival() != UINT64_MAX) return false;
@@ -64,14 +66,14 @@ TEST(SimLoopTest, AClockThatOnlyCrawlsIsStoppedAndSaysWhen) {
   clock::VirtualClock vc(1);
   SimLoop loop(vc, 1'000'000);
   uint64_t polls = 0;
-  loop.add_host([&] { return ++polls > 0; });  // always did something, charged nothing
+  loop.add_core(loop.add_node(nullptr), [&] { return ++polls > 0; });  // always did something, charged nothing
   EXPECT_FALSE(loop.run([] { return false; }, 1'000'000'000'000));
   EXPECT_TRUE(loop.crawled());
   EXPECT_EQ(loop.crawled_at_ps(), SimLoop::kMaxCrawlInstants) << "1 ps an instant";
   EXPECT_EQ(polls, SimLoop::kMaxCrawlInstants * SimLoop::kMaxRoundsPerInstant);
   SimLoop idle(vc, 1'000'000);  // one that does something only now and then is not crawling
   uint64_t n = 0;
-  idle.add_host([&] { return ++n % 2 == 0; });
+  idle.add_core(idle.add_node(nullptr), [&] { return ++n % 2 == 0; });
   EXPECT_TRUE(idle.run([&] { return n > 3 * SimLoop::kMaxCrawlInstants; }, UINT64_MAX));
   EXPECT_FALSE(idle.crawled());
 }

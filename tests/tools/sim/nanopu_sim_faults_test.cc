@@ -91,6 +91,12 @@ TEST_F(NanopuSimTest, RaftServersKilledAndRestartedFromTheirStateRejoin) {
   EXPECT_EQ(out.find(clean), std::string::npos) << "without the files the restarted cluster forgot: " << out;
   ASSERT_EQ(sim(idle_steps_under_asan({topology("one", true), "--crash=s0@40+20"}), &out, &err), 0) << out << err;
   EXPECT_NE(out.find(clean), std::string::npos) << out;
+  // Again on two threads: the crash and the restart fall between two
+  // windows, at their times, and the run is the same frame for frame.
+  std::string two;
+  ASSERT_EQ(sim(idle_steps_under_asan({topology("one", true), "--crash=s0@40+20", "--sim_threads=2"}), &two, &err), 0)
+      << two << err;
+  EXPECT_TRUE(same_run(out, two));
   EXPECT_EQ(sim({topology("client", true), "--crash=client@1+1"}, &out, &err), 2);
   EXPECT_NE(err.find("--crash: client runs a client (program loadgen): crash it for good"), std::string::npos) << err;
 }

@@ -77,7 +77,11 @@ TEST_F(NanopuSimTest, ALeafSpineFabricCarriesNdpAndHomaOverBothSpinesAndReplays)
   // Each frame crosses its sender's leaf, a spine and the other leaf (but
   // the few still on their way when the clients finished).
   EXPECT_NEAR(static_cast<double>(f["l1"] + f["l2"]), 2.0 * static_cast<double>(f["s1"] + f["s2"]), 64) << out;
-  ASSERT_EQ(sim(example("fabric-leafspine.topo"), &again), 0) << again;
+  // Again with the hosts and switches split across two threads (each
+  // running its share of every window): the same run, frame for frame.
+  std::vector<std::string> args = example("fabric-leafspine.topo");
+  args.push_back("--sim_threads=2");
+  ASSERT_EQ(sim(args, &again), 0) << again;
   EXPECT_TRUE(same_run(out, again));
 
   std::string text = read_file(NANOPU_SOURCE_DIR "/deploy/netns/examples/fabric-leafspine.topo");
@@ -339,6 +343,13 @@ TEST_F(NanopuSimTest, WhatItCannotRunIsRefusedWithTheLine) {
   std::string out, err;
   EXPECT_EQ(sim({write("ok.topo", base + tail), "--modelled_limit_s=0.000001"}, &out, &err), 1) << out << err;
   EXPECT_NE(err.find("had not finished after"), std::string::npos) << err;
+  // More threads than hosts and switches to share among them; none.
+  EXPECT_EQ(sim({write("ok.topo", base + tail), "--sim_threads=3"}, &out, &err), 2) << out << err;
+  EXPECT_NE(err.find("ok.topo: --sim_threads=3: the topology has 2 hosts and switches to share among threads"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(sim({write("ok.topo", base + tail), "--sim_threads=0"}, &out, &err), 2) << out << err;
+  EXPECT_NE(err.find("--sim_threads must be in [1, 256]"), std::string::npos) << err;
 }
 
 }  // namespace
