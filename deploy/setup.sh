@@ -24,6 +24,7 @@ PACKAGES=(
   iproute2                        # hosts in network namespaces (deploy/netns, tests)
   tshark                          # captures read through tools/wireshark/nanopu.lua (tests)
   ansible-core                    # deploy/cluster/playbook.yml (tested against netns hosts)
+  libopenmpi-dev openmpi-bin      # nanopu-sim's ranks over MPI (mpirun -np N nanopu-sim ...)
 )
 
 missing=()

@@ -90,7 +90,8 @@ bash deploy/fuzz.sh "$fuzz_seconds" build-asan
 phase "build (ThreadSanitizer, rings and scheduler)"
 tsan_targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
               scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
-              scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test)
+              scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test
+              model_sim_sim_loop_test)
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
   -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
@@ -98,4 +99,4 @@ ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
-   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^SeveralNicCoresTest')
+   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^SeveralNicCoresTest|model_sim_sim_loop')

@@ -23,6 +23,7 @@ struct FigureOptions {
   uint64_t seed = 1;
   bool plot = true;
   double tolerance = 0.15;     // headline vs paper
+  int sim_threads = 1;         // a simulated figure's threads (the same run on any count)
 };
 
 struct Headline {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,7 @@
 #include "nanopu/program_flags.h"
 
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
+ABSL_DECLARE_FLAG(int32_t, sim_threads);  // runtime/sim's: the same run on any count, faster on a fabric
 ABSL_FLAG(std::string, params, "osdi21",
           "Timing parameters: a built-in set (osdi21: 17/69 ns; tail: 13/65 ns, the tail-latency version) or a file "
           "(model/timing/nanopu-osdi21.params shows the format).");
@@ -123,6 +125,11 @@ int main(int argc, char** argv) {
   o.seed = absl::GetFlag(FLAGS_seed) == 0 ? 1 : absl::GetFlag(FLAGS_seed);
   o.plot = absl::GetFlag(FLAGS_plot);
   o.tolerance = absl::GetFlag(FLAGS_tolerance);
+  o.sim_threads = absl::GetFlag(FLAGS_sim_threads);  // nanopu-sim's flag: the simulated figures' threads
+  if (o.sim_threads < 1) {
+    std::fprintf(stderr, "nanopu-figures: --sim_threads must be at least 1\n");
+    return 2;
+  }
   const std::string params = absl::GetFlag(FLAGS_params);
   absl::StatusOr<nanopu::model::TimingParams> p =
       params.find('/') == std::string::npos && params.find('.') == std::string::npos

@@ -1,5 +1,6 @@
 #include "bench/figures/sim_run.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
@@ -31,6 +32,8 @@ SimRun simulate(const FigureOptions& o, const std::string& name, const std::stri
   p.measured = charge == Charge::kMeasured;
   p.timing = o.params;
   p.modelled_limit_s = modelled_limit_s;
+  const size_t nodes = t->hosts.size() + t->switches.size();
+  p.threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(o.sim_threads), nodes));
   sim::Simulation s(*t, p);
   if (absl::Status st = s.build(); !st.ok()) {
     run.error = std::string(st.message());

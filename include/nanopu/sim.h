@@ -88,6 +88,7 @@ struct Report {
   uint64_t frames = 0, instants = 0, crashes = 0, restarts = 0, cut_dropped = 0;
   uint64_t windows = 0;  // the loop's (each at most a lookahead long: Options::threads)
   int threads = 1;
+  int ranks = 1;  // MPI ranks (mpirun -np N): the counts and trace hash are the whole run's
   uint64_t trace_hash = 0;         // over every frame of every link: same seed, same hash
   int exit_status = 0;             // the worst client's
   bool has_switch = false;         // and what it did:

@@ -89,9 +89,9 @@ uint64_t SimLink::next_arrival() const {
   return next;
 }
 
-uint64_t SimLink::trace_hash() const {
-  uint64_t h = a_.trace_hash();
-  for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(b_.trace_hash() >> (8 * i))) * 1099511628211ull;
+uint64_t SimLink::combine(uint64_t a_hash, uint64_t b_hash) {
+  uint64_t h = a_hash;
+  for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(b_hash >> (8 * i))) * 1099511628211ull;
   return h;
 }
 

@@ -60,6 +60,16 @@ class SimPort final : public PacketIo {
   // returns the first one's arrival time (max(): none).
   uint64_t deliver();
   [[nodiscard]] bool has_outbox() const { return !outbox_.empty(); }
+  // The frames this end sent since the last call, each to f(arrival time,
+  // frame), and gone from here (for another process: SimPeers).
+  template <typename F>
+  void drain_outbox(const F& f) {
+    for (const Arriving& a : outbox_) f(a.at, a.frame);
+    outbox_.clear();
+  }
+  // A frame arriving here at `at`, sent by the far end in another process
+  // (in the order it sent them).
+  void arrive(uint64_t at, rte_mbuf* frame) { arriving_.push_back({at, frame}); }
   // Where this end notes itself when its outbox stops being empty (the
   // loop's list for the thread that runs its node: it delivers only those).
   void set_sent_list(std::vector<SimPort*>* list) { sent_list_ = list; }
@@ -99,10 +109,13 @@ class SimLink {
 
   [[nodiscard]] SimPort& a() { return a_; }
   [[nodiscard]] SimPort& b() { return b_; }
+  [[nodiscard]] const SimPort& a() const { return a_; }
+  [[nodiscard]] const SimPort& b() const { return b_; }
   // The earliest frame still on its way, either direction; max() if none.
   [[nodiscard]] uint64_t next_arrival() const;
   // Both ends' hashes, a's then b's, folded.
-  [[nodiscard]] uint64_t trace_hash() const;
+  [[nodiscard]] uint64_t trace_hash() const { return combine(a_.trace_hash(), b_.trace_hash()); }
+  [[nodiscard]] static uint64_t combine(uint64_t a_hash, uint64_t b_hash);
   // The least time from a frame's send to its arrival: its latency and a
   // minimal frame's serialization (SimLoop's lookahead).
   [[nodiscard]] uint64_t lookahead_ticks() const { return latency_ticks_ + min_frame_ticks_; }

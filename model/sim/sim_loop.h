@@ -44,7 +44,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "lib/contract/clock.h"
+#include "model/sim/rank_frames.h"
 #include "model/sim/sim_link.h"
+#include "model/sim/sim_peers.h"
 
 namespace nanopu::model {
 
@@ -85,6 +87,19 @@ class SimLoop {
     next_event_ = std::move(next);
     apply_events_ = std::move(apply);
   }
+  // Several processes (MPI ranks), each running a share of the nodes, in
+  // step: `peers` says which this is. Before run(); with one thread a rank.
+  void set_peers(SimPeers* peers) { peers_ = peers; }
+  // Whether node `node` runs in this process (while run() runs; always
+  // without peers).
+  [[nodiscard]] bool runs_here(size_t node) const {
+    return peers_ == nullptr || part_of_.empty() || part_of_[node] == static_cast<uint32_t>(peers_->rank());
+  }
+  // Whether the node of link end `end` runs in this process.
+  [[nodiscard]] bool end_runs_here(const SimPort* end) const { return runs_here(end_of_.at(end).node); }
+  // A frame from another rank that could not be made again here (its pool
+  // missing or empty), in words: the run stopped at it.
+  [[nodiscard]] const std::string& rank_error() const { return rank_error_; }
   // Node `node` is polled at the clock's time (between windows: an event
   // restarted its host), its cores all.
   void stir(size_t node);
@@ -102,6 +117,9 @@ class SimLoop {
   [[nodiscard]] uint64_t instants() const;
   [[nodiscard]] uint64_t polls() const;
   [[nodiscard]] uint64_t windows() const { return windows_; }
+  // Instants at which a node's clock went back (a frame handed to it after
+  // its arrival): none, or the windows are wrong.
+  [[nodiscard]] uint64_t clock_regressions() const;
   // The latest instant any node reached.
   [[nodiscard]] uint64_t last_instant_ps() const;
   // run() stopped because a node's clock crawled (kMaxCrawlInstants): when.
@@ -128,6 +146,7 @@ class SimLoop {
     uint64_t crawling = 0;  // busy instants in a row
     uint64_t crawled_at_ps = 0;
     uint64_t instants = 0, polls = 0;
+    uint64_t backwards = 0;  // instants before the one before (clock_regressions)
     bool active = false;   // its idle cores are polled at this instant
     bool stirred = true;   // active at its next instant
   };
@@ -142,11 +161,30 @@ class SimLoop {
   [[nodiscard]] std::vector<size_t> split(size_t parts) const;
   // Node `node` has something due at t (a frame delivered, a stir).
   void due_at(size_t node, uint64_t t);
+  // Delivers what this process's nodes sent in the window: to its own
+  // nodes' ends here, to other ranks' through peers_ (and theirs here).
+  void deliver();
+  // What every rank agrees on between two windows: the earliest next
+  // instant of any node, whether every rank is done, whether one failed
+  // (rank_error); and the earliest crawl (crawled_at_ps_).
+  struct Agreed {
+    uint64_t start;
+    bool done, failed;
+  };
+  [[nodiscard]] Agreed agree(const std::function<bool()>& done);
 
   clock::VirtualClock& clock_;
   uint64_t idle_step_;
   std::vector<Node> nodes_;
-  absl::flat_hash_map<SimPort*, size_t> node_of_port_;  // every link end's node
+  struct End {
+    size_t node;
+    uint32_t index;  // in ends_: the same in every rank
+  };
+  absl::flat_hash_map<const SimPort*, End> end_of_;  // every link end's
+  std::vector<SimPort*> ends_;                 // in the order added
+  SimPeers* peers_ = nullptr;
+  RankFrames rank_frames_;
+  std::string rank_error_;
   std::vector<std::vector<SimPort*>> sent_;  // per thread: its ends that sent in this window
   std::vector<uint32_t> part_of_;            // while run() runs: each node's thread
   std::vector<uint64_t> part_next_;          // per thread: its nodes' earliest next instant

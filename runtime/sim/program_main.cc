@@ -15,7 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "nanopu/flags.h"
 #include "runtime/program/run_live.h"
+#include "runtime/sim/mpi_peers.h"
 #include "runtime/sim/sim_flags.h"
+#include "runtime/sim/sim_run.h"
 #include "runtime/sim/topology.h"
 
 namespace nanopu {
@@ -61,6 +63,11 @@ int sim_main(int argc, char** argv, const Programs& programs) {
       "result (its times are modelled) and, last, the run's trace hash. Exit status: the worst\n"
       "client's (0 all answered, 3 some not), 1 a run that did not end, 2 a bad topology.");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  // Under mpirun: this process is one rank, running its share of the hosts.
+  absl::StatusOr<std::unique_ptr<MpiRanks>> mpi = MpiRanks::join();
+  if (!mpi.ok()) return fail(who, std::string(mpi.status().message()), 2);
+  model::SimPeers* peers = *mpi != nullptr ? (*mpi)->peers() : nullptr;
+  const bool speaks = peers == nullptr || peers->rank() == 0;  // rank 0 prints the run
   if (args.size() != 2) return fail(who, "expected one topology file (--help)", 2);
   absl::StatusOr<Topology> topo = read_topology(args[1]);
   if (!topo.ok()) return fail(who, std::string(topo.status().message()), 2);
@@ -68,19 +75,23 @@ int sim_main(int argc, char** argv, const Programs& programs) {
   if (!o.ok()) return fail(who, std::string(o.status().message()), 2);
   const std::string model = check_model_flag();
   if (absl::Status s = check_model_known(model); !s.ok()) return fail(who, std::string(s.message()), 2);
-  absl::StatusOr<Report> r = run(args[1], programs, *o, stdout);
+  if (peers != nullptr && (!model.empty() || !o->history_path.empty()))
+    return fail(who, "--history and --check: not across MPI ranks (each rank records only its own clients)", 2);
+  absl::StatusOr<Report> r = run_topology(*topo, programs, *o, stdout, nullptr, peers);
   if (!r.ok()) return fail(who, std::string(r.status().message()), status_code(r.status()));
+  if (!speaks) return r->exit_status != 0 ? r->exit_status : !r->stalled.empty() || !r->ended ? 1 : 0;
   const std::string time_is =
       o->charge == Charge::kNone       ? "wires' time only (--charge=none)"
       : o->charge == Charge::kMeasured ? absl::StrCat("time counted (", o->timing_params, ") and measured (not replayable)")
                                        : absl::StrCat("time counted (", o->timing_params, ")");
   std::printf("%s: %zu hosts, seed %llu, %s: modelled %.6f s in %.2f s of wall time (%.1fx), %llu frames "
-              "(%.0f/s of wall time), %llu instants, %llu windows on %d thread%s; trace hash %016llx\n",
+              "(%.0f/s of wall time), %llu instants, %llu windows on %d thread%s%s; trace hash %016llx\n",
               who, topo->hosts.size(), static_cast<unsigned long long>(o->seed), time_is.c_str(), r->modelled_s,
               r->wall_s, r->modelled_s > 0 ? r->wall_s / r->modelled_s : 0.0,
               static_cast<unsigned long long>(r->frames), r->wall_s > 0 ? static_cast<double>(r->frames) / r->wall_s : 0.0,
               static_cast<unsigned long long>(r->instants), static_cast<unsigned long long>(r->windows), r->threads,
-              r->threads == 1 ? "" : "s", static_cast<unsigned long long>(r->trace_hash));
+              r->threads == 1 ? "" : "s", r->ranks > 1 ? absl::StrCat(" in each of ", r->ranks, " ranks").c_str() : "",
+              static_cast<unsigned long long>(r->trace_hash));
   if (r->has_switch)
     std::printf("%s: switch forwarded %llu, trimmed %llu, tail-dropped %llu, control-dropped %llu, no route %llu\n",
                 who, static_cast<unsigned long long>(r->switch_forwarded),

@@ -19,6 +19,7 @@ absl::Status init_sim_eal(size_t hosts) {
   // One EAL for every host: one lcore, no hugepages, room for their pools.
   EalParams eal;
   eal.huge = HugePages::kOff;
+  eal.pin = false;  // the loop's threads, and an MPI rank beside another, on any CPU
   eal.telemetry = false;
   eal.eal_log_level = 3;
   eal.no_huge_memory_mb = 256 + 48 * hosts;
@@ -58,6 +59,7 @@ Report public_report(const SimReport& r) {
   out.instants = r.instants;
   out.windows = r.windows;
   out.threads = r.threads;
+  out.ranks = r.ranks;
   out.crashes = r.crashes;
   out.restarts = r.restarts;
   out.cut_dropped = r.cut_dropped;
@@ -80,9 +82,10 @@ Report public_report(const SimReport& r) {
 }
 
 absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs, const Options& o, FILE* out,
-                                    const std::function<void(const Report&)>& inspect) {
+                                    const std::function<void(const Report&)>& inspect, model::SimPeers* peers) {
   absl::StatusOr<SimParams> p = sim_params(o, programs);
   if (!p.ok()) return p.status();
+  p->peers = peers;
   if (absl::Status s = init_sim_eal(t.hosts.size()); !s.ok()) return s;
   std::unique_ptr<History> history = std::make_unique<History>();
   if (!o.history_path.empty()) {

@@ -18,7 +18,9 @@ namespace nanopu::sim {
 [[nodiscard]] absl::Status init_sim_eal(size_t hosts);
 [[nodiscard]] absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs);
 [[nodiscard]] Report public_report(const SimReport& r);
+// peers: this process is one of several MPI ranks (runtime/sim/mpi_peers.h).
 [[nodiscard]] absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs, const Options& o,
-                                                  FILE* out, const std::function<void(const Report&)>& inspect);
+                                                  FILE* out, const std::function<void(const Report&)>& inspect,
+                                                  model::SimPeers* peers = nullptr);
 
 }  // namespace nanopu::sim

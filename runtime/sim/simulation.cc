@@ -113,9 +113,15 @@ absl::Status Simulation::build() {
   if (absl::Status s = start_hosts(); !s.ok()) return s;
   set_nic_delays();
   if (absl::Status s = check_crashes(); !s.ok()) return s;
-  if (const size_t nodes = hosts_.size() + switches_.size(); p_.threads < 1 || static_cast<size_t>(p_.threads) > nodes)
+  const size_t nodes = hosts_.size() + switches_.size();
+  if (p_.threads < 1 || static_cast<size_t>(p_.threads) > nodes)
     return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --sim_threads=", p_.threads, ": the topology has ",
                                                    nodes, " hosts and switches to share among threads"));
+  if (p_.peers != nullptr && p_.threads > 1)
+    return absl::InvalidArgumentError("--sim_threads: one thread a rank under mpirun (run more ranks instead)");
+  if (p_.peers != nullptr && static_cast<size_t>(p_.peers->ranks()) > nodes)
+    return absl::InvalidArgumentError(absl::StrCat(t_.path, ": ", p_.peers->ranks(), " MPI ranks: the topology has ",
+                                                   nodes, " hosts and switches to share among ranks"));
   return set_cuts();
 }
 
@@ -271,16 +277,6 @@ absl::Status Simulation::start_hosts() {
   return absl::OkStatus();
 }
 
-uint64_t Simulation::trace_hash() const {
-  uint64_t h = 14695981039346656037ull;
-  auto fold = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(v >> (8 * i))) * 1099511628211ull;
-  };
-  for (const auto& l : direct_) fold(l->trace_hash());
-  for_each_switch_link([&](const model::SimLink& l) { fold(l.trace_hash()); });
-  return h;
-}
-
 uint64_t Simulation::frames() const {
   auto of = [](const model::SimLink& l) { return l.frames_received(); };
   uint64_t n = 0;
@@ -343,6 +339,7 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
 
 // Every host and switch a node of the loop, every link between two of them.
 void Simulation::fill_loop(model::SimLoop& loop, SimReport* r) {
+  loop.set_peers(p_.peers);
   if (!p_.crashes.empty())
     loop.set_events([this] { return next_crash_event(); }, [this, r] { (void)apply_crashes(r); });
   // Nodes in the order the loop's threads split them (runs of consecutive
@@ -398,16 +395,18 @@ SimReport Simulation::run(FILE* out) {
   const auto wall0 = std::chrono::steady_clock::now();
   auto next_progress = wall0 + std::chrono::seconds(5);
   const auto done = [&] {
-    if (p_.progress && std::chrono::steady_clock::now() >= next_progress) {  // output only: not the run
+    if (p_.progress && (p_.peers == nullptr || p_.peers->rank() == 0) &&
+        std::chrono::steady_clock::now() >= next_progress) {  // output only: not the run
       next_progress += std::chrono::seconds(5);
       std::fprintf(stderr, "nanopu-sim: modelled %.3f ms, %llu frames\n", static_cast<double>(clock_.now_ps()) / 1e9,
                    static_cast<unsigned long long>(frames()));
     }
-    for (const SimHost& h : hosts_)
-      if (h.client && !h.down && !h.program->finished()) return false;
+    for (const SimHost& h : hosts_)  // this rank's (the loop asks every rank)
+      if (h.client && !h.down && loop.runs_here(h.loop_node) && !h.program->finished()) return false;
     return true;
   };
   r.ended = loop.run(done, static_cast<uint64_t>(p_.modelled_limit_s * 1e12), p_.threads);
+  if (!loop.rank_error().empty()) r.stalled = "stopped between two windows: " + loop.rank_error();
   if (loop.crawled())
     r.stalled = absl::StrFormat(
         "stopped at modelled %.6f ms: some core was still working after %d rounds at each of %llu instants in a "
@@ -415,50 +414,18 @@ SimReport Simulation::run(FILE* out) {
         "or a wait for a time already past, in a loop) and holds the modelled clock",
         static_cast<double>(loop.crawled_at_ps()) / 1e9, model::SimLoop::kMaxRoundsPerInstant,
         static_cast<unsigned long long>(model::SimLoop::kMaxCrawlInstants));
-  loop_ = nullptr;
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.modelled_ps = clock_.now_ps();
-  r.frames = frames();
-  for (const auto& l : direct_) r.cut_dropped += l->cut_dropped();
-  for_each_switch_link([&](const model::SimLink& l) { r.cut_dropped += l.cut_dropped(); });
-  r.instants = loop.instants();
-  r.polls = loop.polls();
-  r.windows = loop.windows();
-  r.threads = p_.threads;
-  r.trace_hash = trace_hash();
-  for (size_t k = 0; k < switches_.size(); ++k) {
-    const model::SimSwitchCounters& c = switches_[k]->counters();
-    r.has_switch = true;
-    r.switch_counters.forwarded += c.forwarded;
-    r.switch_counters.trimmed += c.trimmed;
-    r.switch_counters.tail_dropped += c.tail_dropped;
-    r.switch_counters.control_dropped += c.control_dropped;
-    r.switch_counters.no_route += c.no_route;
-    r.forwarded_by_switch.emplace_back(t_.switches[k].name, c.forwarded);
-  }
+  count(loop, &r);
   for (SimHost& h : hosts_) {
-    if (h.down) continue;
+    if (h.down || !loop.runs_here(h.loop_node)) continue;  // another rank's: it never ran here
     h.runtime->stop();
     (void)h.runtime->poll_once();
   }
   if (p_.history != nullptr)  // what a crashed client or the run's end left open: outcome unknown
     p_.history->end(static_cast<uint64_t>(static_cast<double>(clock_.now_ps()) / 1000));
-  for (SimHost& h : hosts_) {
-    SimHostEnd end{h.topo->name, h.topo->program, h.client, h.down};
-    if (!h.down) {
-      end.program_object = h.program.get();
-      if (h.client) std::fprintf(out, "== %s (%s, %s)\n", h.topo->name.c_str(), h.topo->ip_text.c_str(),
-                                 h.topo->program.c_str());
-      // A server prints its counters (with --stats); a client its result.
-      end.exit_status = h.program->report(*h.runtime, out);
-      end.result = h.program->load_result();
-      if (h.client && end.result != nullptr) r.clients.push_back({h.topo->name, *end.result});
-      // The worst: an error (1) over replies not all right (3) over 0.
-      auto rank = [](int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; };
-      if (h.client && rank(end.exit_status) > rank(r.exit_status)) r.exit_status = end.exit_status;
-    }
-    r.hosts.push_back(std::move(end));
-  }
+  report_hosts(loop, out, &r);
+  loop_ = nullptr;
   return r;
 }
 

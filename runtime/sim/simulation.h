@@ -69,6 +69,9 @@ struct SimParams {
   std::vector<SimCrash> crashes;
   const Programs* programs = nullptr;  // the binary's: a host line names one
   History* history = nullptr;          // every host's recorded calls, or none
+  // The other processes of a run over MPI ranks (runtime/sim/mpi_peers.h),
+  // or none: this process runs every host.
+  model::SimPeers* peers = nullptr;
   // Where each host's state directory goes (one below it per host, kept
   // across its restarts); empty: a temporary one the run removes.
   std::string state_root;
@@ -100,6 +103,7 @@ struct SimReport {
   uint64_t instants = 0, polls = 0;  // summed over every host's and switch's own
   uint64_t windows = 0;              // of the loop (SimLoop: each a lookahead long at most)
   int threads = 1;                   // that ran them
+  int ranks = 1;                     // processes (MPI ranks) that ran them
   uint64_t trace_hash = 0;
   int exit_status = 0;              // the worst of the clients'
   model::SimSwitchCounters switch_counters;  // with a switch (a fabric's: summed)
@@ -158,8 +162,14 @@ class Simulation {
   void set_work_costs();
   [[nodiscard]] model::CountedCosts costs() const;
   void set_nic_delays();
-  [[nodiscard]] uint64_t trace_hash() const;
   [[nodiscard]] uint64_t frames() const;
+  // The run's counts and trace hash (simulation_report.cc): under MPI,
+  // each rank's own, combined over every rank.
+  void count(const model::SimLoop& loop, SimReport* r);
+  [[nodiscard]] uint64_t trace_hash(const model::SimLoop& loop) const;
+  // Each host's report (a client's result), in topology order on `out`;
+  // under MPI, every rank's own, printed by rank 0.
+  void report_hosts(const model::SimLoop& loop, FILE* out, SimReport* r);
   void teardown();
 
   const Topology& t_;

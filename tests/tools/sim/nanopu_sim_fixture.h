@@ -38,10 +38,12 @@ class NanopuSimTest : public ::testing::Test {
     return path;
   }
   // Runs nanopu-sim; its exit status, stdout in *out, stderr in *err.
-  int sim(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr) {
+  // launcher: a command line before the binary (mpirun's).
+  int sim(const std::vector<std::string>& args, std::string* out, std::string* err = nullptr,
+          const std::string& launcher = "") {
     static int run = 0;
     const std::string o = dir_ + "/out" + std::to_string(run) + ".txt", e = dir_ + "/err" + std::to_string(run++) + ".txt";
-    std::vector<std::string> argv = {"/bin/sh", "-c", std::string("exec ") + NANOPU_SIM_BIN};
+    std::vector<std::string> argv = {"/bin/sh", "-c", "exec " + launcher + NANOPU_SIM_BIN};
     for (const std::string& a : args) argv[2] += " '" + a + "'";
     argv[2] += " >" + o;
     const pid_t p = spawn(argv, e);

@@ -97,6 +97,31 @@ TEST_F(NanopuSimTest, ALeafSpineFabricCarriesNdpAndHomaOverBothSpinesAndReplays)
   EXPECT_GT(f["s1"] + f["s2"], 8000u) << homa;  // every request and reply crossed a spine
 }
 
+// The fabric again as two MPI ranks (mpirun -np 2): each process builds
+// the whole topology and runs its share of the hosts and switches, and the
+// frames that cross go between windows as bytes. The same run as in one
+// process, frame for frame, its results printed once (by rank 0). More
+// ranks than hosts and switches are refused, in every rank.
+TEST_F(NanopuSimTest, TwoMpiRanksRunTheFabricAsOneProcessDoes) {
+#ifndef NANOPU_MPIEXEC
+  GTEST_SKIP() << "built without MPI (deploy/setup.sh installs Open MPI)";
+#else
+  const std::string mpirun = std::string(NANOPU_MPIEXEC) + " --allow-run-as-root --oversubscribe -np ";
+  std::string one, two, err;
+  ASSERT_EQ(sim(example("fabric-leafspine.topo"), &one, &err), 0) << one << err;
+  ASSERT_EQ(sim(example("fabric-leafspine.topo"), &two, &err, mpirun + "2 "), 0) << two << err;
+  EXPECT_NE(two.find("on 1 thread in each of 2 ranks"), std::string::npos) << two;
+  EXPECT_TRUE(same_run(one, two));
+  const std::string pair = write("pair.topo",
+                                 "host a 10.0.0.1 02:00:00:00:00:01 server\n"
+                                 "host b 10.0.0.2 02:00:00:00:00:02 loadgen --count=10\nlink a b\n");
+  EXPECT_NE(sim({pair}, &one, &err, mpirun + "3 "), 0) << one << err;
+  EXPECT_NE(err.find("pair.topo: 3 MPI ranks: the topology has 2 hosts and switches to share among ranks"),
+            std::string::npos)
+      << err;
+#endif
+}
+
 // Raft's three servers elect a leader (their timeouts drawn from seeds the
 // simulation gives them) and a client's 10,000 PUTs and GETs go through
 // it, every reply checked, in about a second of wall time; and again, the
