@@ -20,10 +20,13 @@ def main():
         x = [float(r[0]) for r in data]
         for i, name in enumerate(header[1:], start=1):
             # Beside measured series, the modelled ones are dashed.
-            ax.plot(x, [float(r[i]) for r in data], marker="o" if len(x) <= 40 else None,
+            # An empty cell (no sample at that x: a workload without messages of a size) is a gap.
+            ax.plot(x, [float(r[i]) if r[i] else float("nan") for r in data], marker="o" if len(x) <= 40 else None,
                     linestyle="--" if "modelled" in name and "measured" in " ".join(header) else "-",
                     label=name)
         ax.set_xlabel(header[0])
+        if x and min(x) > 0 and max(x) / min(x) > 1000:
+            ax.set_xscale("log")  # message sizes: bytes to tens of kilobytes
         ax.legend(fontsize="small")
     else:
         def numeric(v):
@@ -41,7 +44,7 @@ def main():
         ax.set_xlabel(ylabel)
     if kind == "line":
         ax.set_ylabel(ylabel)
-        values = [float(v) for r in data for v in r[1:] if float(v) > 0]
+        values = [float(v) for r in data for v in r[1:] if v and float(v) > 0]
         if values and max(values) / min(values) > 100:
             ax.set_yscale("log")  # tails span orders of magnitude
     ax.set_title(title if "modelled" in title else title + " (modelled)")

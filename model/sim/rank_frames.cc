@@ -43,7 +43,9 @@ void RankFrames::write(uint32_t end, uint64_t at, rte_mbuf* frame, std::string* 
 
 absl::Status RankFrames::next(std::string_view* in, Record* r) {
   uint32_t len = 0;
-  if (!take(in, &r->end) || !take(in, &r->at) || !take(in, &r->pool) || !take(in, &len) || in->size() < len) return absl::DataLossError("a frame from another rank is cut short");
+  if (!take(in, &r->end) || !take(in, &r->at) || !take(in, &r->pool) || !take(in, &len) || in->size() < len)
+    return absl::DataLossError("a frame from another rank is cut short");
+  if (len > kMaxFrameBytes) return absl::DataLossError(absl::StrCat("a frame from another rank of ", len, " bytes"));
   r->bytes = in->substr(0, len);
   in->remove_prefix(len);
   return absl::OkStatus();

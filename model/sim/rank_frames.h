@@ -24,6 +24,8 @@ namespace nanopu::model {
 
 class RankFrames {
  public:
+  // Longer is no frame (a record is damaged): refused.
+  static constexpr uint32_t kMaxFrameBytes = 1 << 20;
   // Appends the frame to `out` and frees it here.
   void write(uint32_t end, uint64_t at, rte_mbuf* frame, std::string* out);
 

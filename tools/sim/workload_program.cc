@@ -20,6 +20,7 @@
 #include "nanopu/loadgen_main.h"
 #include "nanopu/message_sizes.h"
 #include "nanopu/rpc.h"
+#include "tools/sim/peer_ranges.h"
 
 ABSL_FLAG(std::string, workload, "W3",
           "Message sizes: the Homa paper's W1 (Facebook key-value), W2 (Google search RPC), W3 (Google, "
@@ -49,26 +50,6 @@ struct Spec {
   std::vector<uint32_t> peers;  // host order, without this host
   uint16_t serve_context = 1;   // where this host answers the others: --server_context, as theirs
 };
-
-// "10.0.1.1,10.0.2.1-16" into addresses; an error line names the bad item.
-std::string parse_peers(const std::string& text, uint32_t self, std::vector<uint32_t>* out) {
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    absl::string_view first = item, last_octet;
-    if (const size_t dash = item.find('-'); dash != std::string_view::npos) {
-      first = item.substr(0, dash);
-      last_octet = item.substr(dash + 1);
-    }
-    const std::optional<uint32_t> a = parse_ipv4(std::string_view(first.data(), first.size()));
-    uint32_t end = 0;
-    if (!a || (!last_octet.empty() && (!absl::SimpleAtoi(last_octet, &end) || end > 255 || end < (*a & 0xff))))
-      return "--peers: '" + std::string(item.data(), item.size()) + "' is not an IPv4 address or a.b.c.d-N with N >= d, <= 255";
-    if (last_octet.empty()) end = *a & 0xff;
-    for (uint32_t ip = *a; ip <= ((*a & ~0xffu) | end); ++ip)
-      if (ip != self) out->push_back(ip);
-  }
-  if (out->empty()) return "--peers names no host but this one: say where the messages go";
-  return "";
-}
 
 // The frames a call of `payload` bytes puts on the wire: its 8 bytes
 // beside the payload (nanopu/rpc.h) as the timing model frames a message.
@@ -127,7 +108,7 @@ std::string configure(const Config& c, loadgen::Options* o, Spec* s) {
     mean = sum / static_cast<double>(fixed.size());
   }
   if (s->load > 0 && o->rate > 0) return "--load and --rate both set the arrival rate: give one";
-  if (std::string bad = parse_peers(absl::GetFlag(FLAGS_peers), c.ip, &s->peers); !bad.empty()) return bad;
+  if (std::string bad = parse_peer_ranges(absl::GetFlag(FLAGS_peers), c.ip, &s->peers); !bad.empty()) return bad;
   if (s->load > 0) o->rate = s->load * s->host_gbps * 1e9 / (8 * wire_bytes_per_message(*s));
   o->msg_bytes = static_cast<uint32_t>(mean + 0.5);
   s->serve_context = o->server_context;
