@@ -106,7 +106,11 @@ TEST_F(NanopuSimTest, TwoMpiRanksRunTheFabricAsOneProcessDoes) {
 #ifndef NANOPU_MPIEXEC
   GTEST_SKIP() << "built without MPI (deploy/setup.sh installs Open MPI)";
 #else
-  const std::string mpirun = std::string(NANOPU_MPIEXEC) + " --allow-run-as-root --oversubscribe -np ";
+  // Under AddressSanitizer, no leak check in the ranks: Open MPI's plugins
+  // keep memory past MPI_Finalize and are unloaded before LeakSanitizer can
+  // name them (nanopu's own frees are checked by the one-process runs).
+  const std::string env = nanopu::testing::kUnderAddressSanitizer ? "env ASAN_OPTIONS=abort_on_error=1:detect_leaks=0 " : "";
+  const std::string mpirun = env + NANOPU_MPIEXEC + " --allow-run-as-root --oversubscribe -np ";
   std::string one, two, err;
   ASSERT_EQ(sim(example("fabric-leafspine.topo"), &one, &err), 0) << one << err;
   ASSERT_EQ(sim(example("fabric-leafspine.topo"), &two, &err, mpirun + "2 "), 0) << two << err;
