@@ -332,7 +332,9 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int t
     worker(0);
   }
   for (SimPort* port : ends_) port->set_sent_list(nullptr);
-  clock_.set_ps(last_instant_ps());
+  std::vector<uint64_t> last{~last_instant_ps()};  // every rank's latest: the least complement
+  if (peers_ != nullptr) peers_->reduce(last, SimPeers::Reduce::kMin);
+  clock_.set_ps(~last[0]);
   return done_;
 }
 

@@ -7,8 +7,9 @@
 // each, its cores are polled until none does anything (or
 // kMaxRoundsPerInstant rounds: a thread that polls in a loop must not hold
 // time still); then its clock jumps to its next frame's arrival, its own
-// next event (next_due, a wakeup, a core's charged work ending), or by
-// `idle_step` when nothing is due sooner. Nothing but its own events and
+// next event (next_due, a wakeup, a core's charged work ending), or to the
+// next multiple of `idle_step` when nothing is due sooner (a safety net for
+// what next_due does not say; the same grid for every node). Nothing but its own events and
 // the frames that reach it decides when a node runs, so a node does the
 // same whichever other nodes share its thread.
 //

@@ -23,7 +23,8 @@ ABSL_FLAG(double, switch_latency_ns, 0,
           "The switch's port-to-port latency, ns, before its output queue (e.g. 300 for Table 2's "
           "one-sided RDMA through a switch).");
 ABSL_FLAG(double, idle_step_ns, 1000,
-          "How far the clock moves when no frame or event is due sooner: timers fire at most this late.");
+          "A host or switch with nothing due is still polled at each multiple of this (modelled ns): a "
+          "safety net for work its next event does not name (timers fire when due).");
 ABSL_FLAG(double, modelled_limit_s, 60, "Give up (exit 1) if the clients have not finished by this modelled time.");
 ABSL_FLAG(std::string, cut, "",
           "Partitions that heal: HOST@FROM_MS+FOR_MS[,...] cuts HOST's link from FROM_MS for FOR_MS "

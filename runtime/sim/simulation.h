@@ -46,7 +46,7 @@ struct SimParams {
   double wire_gbps = 200;           // a direct link's (a switch's: its --switch_gbps)
   double wire_latency_ns = 43.75;   // every link (nanoPU OSDI'21 §5)
   double switch_latency_ns = 0;     // port to port
-  double idle_step_ns = 1000;       // the clock's step when nothing is due sooner
+  double idle_step_ns = 1000;       // a node with nothing due is polled at each multiple of this
   double modelled_limit_s = 60;     // a run that has not ended by then fails
   bool progress = true;             // a line on stderr every few seconds of wall time
   // Every host polled at every instant of its own, not only when something

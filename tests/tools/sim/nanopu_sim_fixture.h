@@ -56,9 +56,9 @@ class NanopuSimTest : public ::testing::Test {
 };
 
 // Under AddressSanitizer, whose programs run several times slower, runs
-// of Raft's millisecond timers (the examples' and the crash test's) step
-// the idle clock by 10 us instead of 1 us (their timers fire that late;
-// nothing checked here depends on it).
+// of Raft's millisecond timers (the examples' and the crash test's) poll
+// an idle host every 10 us instead of every 1 us (nothing checked here
+// depends on it).
 inline std::vector<std::string> idle_steps_under_asan(std::vector<std::string> args) {
   if (nanopu::testing::kUnderAddressSanitizer) args.push_back("--idle_step_ns=10000");
   return args;
