@@ -56,8 +56,10 @@ int sim_main(int argc, char** argv, const Programs& programs) {
   const std::string who_name = basename_of(argc > 0 ? argv[0] : "sim");
   const char* who = who_name.c_str();
   init_flags_usage(
-      "run every host of a topology in one process on one modelled clock.\n"
-      "  sim TOPOLOGY [--sim_seed=N] [--cut=...] [--crash=...] [--history=FILE]\n"
+      "run every host of a topology on one modelled clock.\n"
+      "  sim TOPOLOGY [--sim_seed=N] [--cut=...] [--crash=...] [--history=FILE] [--sim_threads=N]\n"
+      "  mpirun -np N ... sim TOPOLOGY ...   (the hosts split over N processes or machines)\n"
+      "On any number of threads or ranks the run is the same, trace hash and all.\n"
       "The topology is deploy/netns/run.sh's (deploy/netns/topology.py has the format): each host\n"
       "line names its program and flags, and runs that program's real code. Prints each client's\n"
       "result (its times are modelled) and, last, the run's trace hash. Exit status: the worst\n"
