@@ -89,10 +89,9 @@ uint64_t SimLink::next_arrival() const {
   return next;
 }
 
-uint64_t SimLink::combine(uint64_t a_hash, uint64_t b_hash) {
-  uint64_t h = a_hash;
-  for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(b_hash >> (8 * i))) * 1099511628211ull;
-  return h;
+uint64_t SimLink::combine(uint64_t hash, uint64_t value) {
+  for (int i = 0; i < 8; ++i) hash = (hash ^ static_cast<uint8_t>(value >> (8 * i))) * 1099511628211ull;
+  return hash;
 }
 
 // The arrival time, the length, then the bytes as 8-byte words (the last

@@ -36,6 +36,9 @@ struct SimLinkParams {
 
 class SimLink;
 
+// Where every trace hash starts (FNV-1a's offset basis).
+inline constexpr uint64_t kTraceHashBasis = 14695981039346656037ull;
+
 // One end of a SimLink: what its host sends goes to the other end.
 class SimPort final : public PacketIo {
  public:
@@ -74,7 +77,6 @@ class SimPort final : public PacketIo {
   // loop's list for the thread that runs its node: it delivers only those).
   void set_sent_list(std::vector<SimPort*>* list) { sent_list_ = list; }
   [[nodiscard]] SimPort& peer() const { return *peer_; }
-  [[nodiscard]] SimLink& link() const { return *link_; }
   // What arrived here, folded (fold()), and what a cut lost here.
   [[nodiscard]] uint64_t trace_hash() const { return hash_; }
   [[nodiscard]] uint64_t cut_dropped() const { return cut_dropped_; }
@@ -97,7 +99,7 @@ class SimPort final : public PacketIo {
   std::vector<Arriving> outbox_;   // sent by this end, not yet delivered
   std::vector<SimPort*>* sent_list_ = nullptr;
   uint64_t received_ = 0;
-  uint64_t hash_ = 14695981039346656037ull;  // FNV-1a offset basis
+  uint64_t hash_ = kTraceHashBasis;
   uint64_t cut_dropped_ = 0;
 };
 
@@ -115,7 +117,8 @@ class SimLink {
   [[nodiscard]] uint64_t next_arrival() const;
   // Both ends' hashes, a's then b's, folded.
   [[nodiscard]] uint64_t trace_hash() const { return combine(a_.trace_hash(), b_.trace_hash()); }
-  [[nodiscard]] static uint64_t combine(uint64_t a_hash, uint64_t b_hash);
+  // `value`'s 8 bytes folded into `hash` (FNV-1a): a link's two ends, a run's links.
+  [[nodiscard]] static uint64_t combine(uint64_t hash, uint64_t value);
   // The least time from a frame's send to its arrival: its latency and a
   // minimal frame's serialization (SimLoop's lookahead).
   [[nodiscard]] uint64_t lookahead_ticks() const { return latency_ticks_ + min_frame_ticks_; }

@@ -283,16 +283,16 @@ std::vector<size_t> SimLoop::split(size_t parts) const {
 
 bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int threads) {
   stop_ = done_ = false;
-  // With peers, a part a rank (each with one thread): this one runs its own.
-  if (peers_ != nullptr) threads = peers_->ranks();
-  const size_t parts = std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1, std::max<size_t>(1, nodes_.size()));
+  // With peers, a part a rank (each with one thread; a rank may have no
+  // node): this one runs its own. Threads: no more than the nodes.
+  const size_t parts = peers_ != nullptr
+                           ? static_cast<size_t>(peers_->ranks())
+                           : std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1,
+                                                std::max<size_t>(1, nodes_.size()));
   const std::vector<size_t> first = split(parts);
   // What each thread's nodes send is noted on its own list; anything sent
   // before the run (a test's first frame) is delivered first.
   sent_.assign(parts + 1, {});
-  for (size_t p = 0; p < parts; ++p)
-    for (size_t i = first[p]; i < first[p + 1]; ++i)
-      for (SimPort* port : nodes_[i].ports) port->set_sent_list(&sent_[p]);
   for (SimPort* port : ends_)
     if (port->has_outbox()) sent_[parts].push_back(port);
   part_of_.assign(nodes_.size(), 0);
@@ -301,6 +301,7 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int t
     for (size_t i = first[p]; i < first[p + 1]; ++i) {
       part_of_[i] = static_cast<uint32_t>(p);
       part_next_[p] = std::min(part_next_[p], nodes_[i].next_ps);
+      for (SimPort* port : nodes_[i].ports) port->set_sent_list(&sent_[p]);
     }
   // A thread's nodes' next instant, worked out by that thread (its nodes are in its cache).
   auto run_part = [&](size_t p) {
@@ -332,9 +333,9 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int t
     worker(0);
   }
   for (SimPort* port : ends_) port->set_sent_list(nullptr);
-  std::vector<uint64_t> last{~last_instant_ps()};  // every rank's latest: the least complement
-  if (peers_ != nullptr) peers_->reduce(last, SimPeers::Reduce::kMin);
-  clock_.set_ps(~last[0]);
+  std::vector<uint64_t> last{last_instant_ps()};  // every rank's latest
+  if (peers_ != nullptr) peers_->reduce(last, SimPeers::Reduce::kMax);
+  clock_.set_ps(last[0]);
   return done_;
 }
 

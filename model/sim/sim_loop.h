@@ -112,9 +112,6 @@ class SimLoop {
   // for any count.
   bool run(const std::function<bool()>& done, uint64_t until_ticks, int threads = 1);
 
-  [[nodiscard]] size_t nodes() const { return nodes_.size(); }
-  // The least lookahead of any link (max(): none).
-  [[nodiscard]] uint64_t lookahead_ticks() const { return lookahead_; }
   [[nodiscard]] uint64_t instants() const;
   [[nodiscard]] uint64_t polls() const;
   [[nodiscard]] uint64_t windows() const { return windows_; }

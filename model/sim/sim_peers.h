@@ -13,7 +13,7 @@ namespace nanopu::model {
 
 class SimPeers {
  public:
-  enum class Reduce : uint8_t { kMin, kSum, kXor };
+  enum class Reduce : uint8_t { kMin, kMax, kSum, kXor };
 
   virtual ~SimPeers() = default;
   [[nodiscard]] virtual int rank() const = 0;

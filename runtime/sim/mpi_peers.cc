@@ -59,7 +59,10 @@ class MpiPeers final : public model::SimPeers {
   }
 
   void reduce(std::vector<uint64_t>& v, Reduce op) override {
-    const MPI_Op mpi_op = op == Reduce::kMin ? MPI_MIN : op == Reduce::kSum ? MPI_SUM : MPI_BXOR;
+    const MPI_Op mpi_op = op == Reduce::kMin   ? MPI_MIN
+                          : op == Reduce::kMax ? MPI_MAX
+                          : op == Reduce::kSum ? MPI_SUM
+                                               : MPI_BXOR;
     MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_UINT64_T, mpi_op, MPI_COMM_WORLD);
   }
 

@@ -81,7 +81,7 @@ int sim_main(int argc, char** argv, const Programs& programs) {
     return fail(who, "--history and --check: not across MPI ranks (each rank records only its own clients)", 2);
   absl::StatusOr<Report> r = run_topology(*topo, programs, *o, stdout, nullptr, peers);
   if (!r.ok()) return fail(who, std::string(r.status().message()), status_code(r.status()));
-  if (!speaks) return r->exit_status != 0 ? r->exit_status : !r->stalled.empty() || !r->ended ? 1 : 0;
+  if (!speaks) return !r->stalled.empty() || !r->ended ? 1 : r->exit_status;  // as rank 0's, below, in silence
   const std::string time_is =
       o->charge == Charge::kNone       ? "wires' time only (--charge=none)"
       : o->charge == Charge::kMeasured ? absl::StrCat("time counted (", o->timing_params, ") and measured (not replayable)")

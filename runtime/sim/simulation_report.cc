@@ -40,11 +40,8 @@ uint64_t Simulation::trace_hash(const model::SimLoop& loop) const {
     for (const model::SimPort* e : {&l->a(), &l->b()})
       ends.push_back(p_.peers == nullptr || loop.end_runs_here(e) ? e->trace_hash() : 0);
   if (p_.peers != nullptr) p_.peers->reduce(ends, model::SimPeers::Reduce::kXor);
-  uint64_t h = 14695981039346656037ull;
-  auto fold = [&](uint64_t v) {
-    for (int i = 0; i < 8; ++i) h = (h ^ static_cast<uint8_t>(v >> (8 * i))) * 1099511628211ull;
-  };
-  for (size_t i = 0; i < links.size(); ++i) fold(model::SimLink::combine(ends[2 * i], ends[2 * i + 1]));
+  uint64_t h = model::kTraceHashBasis;
+  for (size_t i = 0; i < links.size(); ++i) h = model::SimLink::combine(h, model::SimLink::combine(ends[2 * i], ends[2 * i + 1]));
   return h;
 }
 
@@ -130,11 +127,7 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
   }
   // Every rank ends with the worst status of any: mpirun's own follows it.
   std::vector<uint64_t> w{static_cast<uint64_t>(severity(worst)) << 32 | static_cast<uint32_t>(worst)};
-  if (p_.peers != nullptr) {
-    w[0] = ~w[0];  // the greatest, by the least of the complements
-    p_.peers->reduce(w, model::SimPeers::Reduce::kMin);
-    w[0] = ~w[0];
-  }
+  if (p_.peers != nullptr) p_.peers->reduce(w, model::SimPeers::Reduce::kMax);
   r->exit_status = static_cast<int>(static_cast<uint32_t>(w[0]));
 }
 
