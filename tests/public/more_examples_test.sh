@@ -12,6 +12,8 @@
 #   - spin-handlers over net_memif and on the modelled clock: each use case's
 #     host results equal to the client's own reference (not in a sanitizer
 #     build);
+#   - kv-service on a leaf-spine fabric, on one and two threads and as two
+#     MPI ranks (the installed library's MPI), to one trace hash;
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
 #     kv-service on a leaf-spine fabric, both clients answered right, both
@@ -185,6 +187,20 @@ echo "== kv-service on a leaf-spine fabric (nanopu-sim's fabrics from an author'
 grep -qE "forwarded by switch: l1 [0-9]+ l2 [0-9]+ s1 [1-9][0-9]* s2 [1-9][0-9]*$" "$work/kv-fabric.out" \
   || { cat "$work/kv-fabric.out"; die "kv-service on a fabric: a spine carried nothing"; }
 echo "   $(grep "forwarded by switch:" "$work/kv-fabric.out")"
+# The same run on two threads and, through the installed library's MPI, as
+# two processes: the author's binary gives one trace hash every way.
+kv_hash() { tail -n 1 "$1" | grep -oE "^trace hash: [0-9a-f]{16}$"; }
+"$kv" sim "$work/kv-fabric.topo" --sim_progress=false --sim_threads=2 >"$work/kv-fabric-2t.out" 2>&1 \
+  || { cat "$work/kv-fabric-2t.out"; die "kv-service: sim on two threads"; }
+[ -n "$(kv_hash "$work/kv-fabric.out")" ] && [ "$(kv_hash "$work/kv-fabric.out")" = "$(kv_hash "$work/kv-fabric-2t.out")" ] \
+  || die "kv-service on two threads: another trace hash ($(kv_hash "$work/kv-fabric-2t.out"), not $(kv_hash "$work/kv-fabric.out"))"
+command -v mpirun >/dev/null || die "no mpirun: deploy/setup.sh installs Open MPI"
+# (No leak check in the ranks under a sanitizer: Open MPI's plugins keep memory past MPI_Finalize.)
+env ${flags:+ASAN_OPTIONS=detect_leaks=0} mpirun --allow-run-as-root --oversubscribe -np 2 "$kv" sim "$work/kv-fabric.topo" \
+  --sim_progress=false >"$work/kv-fabric-2r.out" 2>&1 || { cat "$work/kv-fabric-2r.out"; die "kv-service: sim on two MPI ranks"; }
+[ "$(kv_hash "$work/kv-fabric.out")" = "$(kv_hash "$work/kv-fabric-2r.out")" ] \
+  || die "kv-service on two ranks: another trace hash ($(kv_hash "$work/kv-fabric-2r.out"))"
+echo "   one, two threads and two MPI ranks: $(kv_hash "$work/kv-fabric.out")"
 
 if [ -z "$flags" ]; then
 echo "== spin-handlers: PsPIN's six use cases as sPIN handlers on the NIC, over net_memif and on the modelled clock"
