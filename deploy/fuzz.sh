@@ -19,8 +19,10 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 ninja -C "$dir" fuzz_targets >/dev/null
 
-targets=(frame ndp_receiver homa_receiver thread_api rpc switch kv_request chain_message rdma_request
-         dot_request compute_request)
+# Every target the build made (fuzz/CMakeLists.txt lists them), so that a new
+# one is fuzzed here without a second list to keep.
+mapfile -t targets < <(find "$dir/fuzz" -maxdepth 1 -name "*_fuzz" -type f -executable -printf "%f\n" | sed "s/_fuzz$//" | sort)
+[ "${#targets[@]}" -gt 0 ] || { echo "fuzz: no targets in $dir/fuzz" >&2; exit 1; }
 fuzz_one() {  # fuzz_one TARGET: runs it, prints its numbers; exit 1 on a crash
   local target=$1 corpus=$dir/corpus-$1 log=$dir/fuzz-$1.log
   mkdir -p "$corpus"

@@ -8,6 +8,11 @@
 #      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
+# The sanitizer builds start early, at nice 19, beside the test run before
+# them: a test run leaves a fifth of the CPUs idle (processes waiting on
+# each other, timers), and a build at the lowest priority takes only that
+# idle share, so the tests run as they would alone. The phase after a test
+# run is the rest of its build. (A failed build prints its log's tail.)
 # A table of phase times is printed at the end, pass or fail.
 #
 # Usage: bash deploy/test.sh            everything (set-up included; CI runs this)
@@ -23,7 +28,7 @@ quick=0
 case "${1:-}" in
   --quick) quick=1 ;;
   "") ;;
-  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "test.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
 esac
 
@@ -51,6 +56,29 @@ report() {
 }
 trap report EXIT
 
+# A build in the background, at the lowest priority, in its own process
+# group (so that an early exit stops its compilers too).
+bg_pid="" bg_log=""
+bg_start() {  # bg_start LOG COMMAND...
+  bg_log=$1
+  shift
+  setsid nice -n 19 "$@" >"$bg_log" 2>&1 &
+  bg_pid=$!
+}
+bg_wait() {  # waits for the background build; on failure prints its log's tail
+  local rc=0
+  wait "$bg_pid" || rc=$?
+  bg_pid=""
+  if [ "$rc" -ne 0 ]; then
+    tail -n 80 "$bg_log"
+    echo "test.sh: the build failed (its whole log: $bg_log)" >&2
+    return "$rc"
+  fi
+  tail -n 1 "$bg_log"
+}
+stop_bg() { [ -z "$bg_pid" ] || kill -TERM -- "-$bg_pid" 2>/dev/null || true; }
+trap 'stop_bg; report' EXIT
+
 phase "set-up"
 bash deploy/setup.sh
 
@@ -66,36 +94,46 @@ if [ "$quick" -eq 1 ]; then
   exit 0
 fi
 
-phase "tests"
-(cd build && ctest -j"$jobs" --output-on-failure)
+asan_build() {
+  CC=clang CXX=clang++ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" \
+    -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_BENCH=OFF
+}
+# Only the targets the TSan run needs; the regex below names their tests.
+tsan_build() {
+  local targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
+                 scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
+                 scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test
+                 model_sim_sim_loop_test)
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+    -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
+  ninja -C build-tsan "${targets[@]}"
+}
+export -f asan_build tsan_build  # for the background builds' bash -c
 
 # -O1: ASan's own guidance for usable speed; Debug keeps asserts on.
-phase "build (clang, ASan+UBSan, fuzz coverage)"
-CC=clang CXX=clang++ bash deploy/build.sh build-asan -DCMAKE_BUILD_TYPE=Debug \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1" \
-  -DNANOPU_SANITIZE=ON -DNANOPU_BUILD_FUZZ=ON -DNANOPU_BUILD_BENCH=OFF
+phase "tests (the ASan+UBSan build beside, at nice 19)"
+bg_start build-asan.log bash -c 'set -euo pipefail; asan_build'
+(cd build && ctest -j"$jobs" --output-on-failure)
+
+phase "build (clang, ASan+UBSan, fuzz coverage): the rest"
+bg_wait
 
 # Not the tests labelled tooling (tests/CMakeLists.txt): their subject is
 # a script, a playbook, the install tree or the layering, which a sanitizer
 # does not see.
-phase "tests under ASan+UBSan"
+phase "tests under ASan+UBSan (the TSan build beside, at nice 19)"
+bg_start build-tsan.log bash -c 'set -euo pipefail; tsan_build'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure -LE tooling)
 
+phase "build (ThreadSanitizer, rings and scheduler): the rest"
+bg_wait
+
 phase "fuzz smoke run (${fuzz_seconds} s per target)"
 bash deploy/fuzz.sh "$fuzz_seconds" build-asan
-
-# Only the targets the TSan run needs; the regex below names their tests.
-phase "build (ThreadSanitizer, rings and scheduler)"
-tsan_targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
-              scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
-              scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test
-              model_sim_sim_loop_test)
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-  -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
-ninja -C build-tsan "${tsan_targets[@]}"
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
