@@ -8,11 +8,12 @@
 #      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
-# The sanitizer builds start early, at nice 19, beside the test run before
-# them: a test run leaves a fifth of the CPUs idle (processes waiting on
-# each other, timers), and a build at the lowest priority takes only that
-# idle share, so the tests run as they would alone. The phase after a test
-# run is the rest of its build. (A failed build prints its log's tail.)
+# The sanitizer builds start early, beside the test run before them, in
+# the kernel's idle class (SCHED_IDLE: a CPU goes to them only when no test
+# wants it, and a waking test process takes it back at once): a test run
+# leaves much of the CPUs idle (processes waiting on each other, timers).
+# The phase after a test run is the rest of its build. (A failed build
+# prints its log's tail.)
 # A table of phase times is printed at the end, pass or fail.
 #
 # Usage: bash deploy/test.sh            everything (set-up included; CI runs this)
@@ -56,13 +57,13 @@ report() {
 }
 trap report EXIT
 
-# A build in the background, at the lowest priority, in its own process
+# A build in the background, in the idle class, in its own process
 # group (so that an early exit stops its compilers too).
 bg_pid="" bg_log=""
 bg_start() {  # bg_start LOG COMMAND...
   bg_log=$1
   shift
-  setsid nice -n 19 "$@" >"$bg_log" 2>&1 &
+  setsid chrt --idle 0 "$@" >"$bg_log" 2>&1 &
   bg_pid=$!
 }
 bg_wait() {  # waits for the background build; on failure prints its log's tail
@@ -113,7 +114,7 @@ tsan_build() {
 export -f asan_build tsan_build  # for the background builds' bash -c
 
 # -O1: ASan's own guidance for usable speed; Debug keeps asserts on.
-phase "tests (the ASan+UBSan build beside, at nice 19)"
+phase "tests (the ASan+UBSan build beside, idle class)"
 bg_start build-asan.log bash -c 'set -euo pipefail; asan_build'
 (cd build && ctest -j"$jobs" --output-on-failure)
 
@@ -123,7 +124,7 @@ bg_wait
 # Not the tests labelled tooling (tests/CMakeLists.txt): their subject is
 # a script, a playbook, the install tree or the layering, which a sanitizer
 # does not see.
-phase "tests under ASan+UBSan (the TSan build beside, at nice 19)"
+phase "tests under ASan+UBSan (the TSan build beside, idle class)"
 bg_start build-tsan.log bash -c 'set -euo pipefail; tsan_build'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \

@@ -49,12 +49,6 @@ void summarize(Run& run) {
 
 }  // namespace
 
-double sample_quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
-}
-
 bool homa(const FigureOptions& o) {
   rte_mempool* pool = model_mempool();
   if (pool == nullptr) {

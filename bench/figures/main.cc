@@ -2,6 +2,7 @@
 // model and virtual time (bench/figures/figures.h). All numbers modelled.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +31,12 @@ ABSL_FLAG(bool, plot, true, "Also plot <name>.png with python3-matplotlib (if in
 ABSL_FLAG(double, tolerance, 0.15, "Headline tolerance vs the paper (relative).");
 
 namespace nanopu::figures {
+
+double sample_quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
 
 bool Headline::within(double tol) const {
   if (upper_bound) return value <= paper * (1 + tol);

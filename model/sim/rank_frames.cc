@@ -5,23 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/base/raw_bytes.h"
+
 namespace nanopu::model {
-namespace {
-
-template <typename T>
-void put(std::string* out, T v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
-template <typename T>
-bool take(std::string_view* in, T* v) {
-  if (in->size() < sizeof *v) return false;
-  std::memcpy(v, in->data(), sizeof *v);
-  in->remove_prefix(sizeof *v);
-  return true;
-}
-
-}  // namespace
 
 void RankFrames::list_pools() {
   pools_.clear();
@@ -32,10 +18,10 @@ void RankFrames::list_pools() {
 
 void RankFrames::write(uint32_t end, uint64_t at, rte_mbuf* frame, std::string* out) {
   if (!pool_index_.contains(frame->pool)) list_pools();
-  put(out, end);
-  put(out, at);
-  put(out, pool_index_.at(frame->pool));
-  put(out, frame->pkt_len);
+  append_raw(out, end);
+  append_raw(out, at);
+  append_raw(out, pool_index_.at(frame->pool));
+  append_raw(out, frame->pkt_len);
   for (const rte_mbuf* seg = frame; seg != nullptr; seg = seg->next)
     out->append(rte_pktmbuf_mtod(seg, const char*), seg->data_len);
   rte_pktmbuf_free(frame);
@@ -43,7 +29,7 @@ void RankFrames::write(uint32_t end, uint64_t at, rte_mbuf* frame, std::string* 
 
 absl::Status RankFrames::next(std::string_view* in, Record* r) {
   uint32_t len = 0;
-  if (!take(in, &r->end) || !take(in, &r->at) || !take(in, &r->pool) || !take(in, &len) || in->size() < len)
+  if (!take_raw(in, &r->end) || !take_raw(in, &r->at) || !take_raw(in, &r->pool) || !take_raw(in, &len) || in->size() < len)
     return absl::DataLossError("a frame from another rank is cut short");
   if (len > kMaxFrameBytes) return absl::DataLossError(absl::StrCat("a frame from another rank of ", len, " bytes"));
   r->bytes = in->substr(0, len);

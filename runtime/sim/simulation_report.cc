@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/base/raw_bytes.h"
 #include "runtime/sim/simulation.h"
 
 namespace nanopu::sim {
@@ -17,17 +18,6 @@ namespace {
 // The worst status first: an error (1, 2) over replies not all right (3) over 0.
 int severity(int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; }
 
-template <typename T>
-void put(std::string* out, T v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <typename T>
-T take(std::string_view* in) {
-  T v{};
-  if (in->size() >= sizeof v) std::memcpy(&v, in->data(), sizeof v);
-  in->remove_prefix(std::min(in->size(), sizeof v));
-  return v;
-}
 
 }  // namespace
 
@@ -91,9 +81,9 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     std::fclose(f);
     text[i].assign(buf, len);
     free(buf);
-    put(&mine, static_cast<uint32_t>(i));
-    put(&mine, static_cast<int32_t>(status[i]));
-    put(&mine, static_cast<uint32_t>(len));
+    append_raw(&mine, static_cast<uint32_t>(i));
+    append_raw(&mine, static_cast<int32_t>(status[i]));
+    append_raw(&mine, static_cast<uint32_t>(len));
     mine += text[i];
   }
   if (p_.peers != nullptr) {
@@ -102,10 +92,11 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     const std::vector<std::string> from = p_.peers->exchange(std::move(to));
     for (std::string_view in : from)
       while (!in.empty()) {
-        const auto i = take<uint32_t>(&in);
-        const auto st = take<int32_t>(&in);
-        const auto len = std::min<size_t>(take<uint32_t>(&in), in.size());
-        if (i >= hosts_.size()) break;
+        uint32_t i = 0, len = 0;
+        int32_t st = 0;
+        if (!take_raw(&in, &i) || !take_raw(&in, &st) || !take_raw(&in, &len) || i >= hosts_.size() ||
+            len > in.size())
+          break;
         status[i] = st;
         text[i].assign(in.substr(0, len));
         in.remove_prefix(len);
