@@ -45,8 +45,8 @@ phase() {  # phase NAME: ends the running phase and starts NAME
   current=$1 t_phase=$now
   echo "== $1 =="
 }
-report() {
-  local rc=$? now; now=$(date +%s)
+report() {  # report EXIT_STATUS
+  local rc=$1 now; now=$(date +%s)
   [ -n "$current" ] && phases+=("$current|$((now - t_phase))")
   echo
   echo "== phase times =="
@@ -55,7 +55,6 @@ report() {
   printf '%-44s %8s\n' "total" "$((now - t_all))"
   [ "$rc" -eq 0 ] && echo "test.sh: all passed" || echo "test.sh: FAILED in phase '$current' (exit $rc)"
 }
-trap report EXIT
 
 # A build in the background, in the idle class, in its own process
 # group (so that an early exit stops its compilers too).
@@ -78,7 +77,7 @@ bg_wait() {  # waits for the background build; on failure prints its log's tail
   tail -n 1 "$bg_log"
 }
 stop_bg() { [ -z "$bg_pid" ] || kill -TERM -- "-$bg_pid" 2>/dev/null || true; }
-trap 'stop_bg; report' EXIT
+trap 'rc=$?; stop_bg; report "$rc"' EXIT
 
 phase "set-up"
 bash deploy/setup.sh

@@ -12,7 +12,9 @@ namespace nanopu::model {
 void RankFrames::list_pools() {
   pools_.clear();
   pool_index_.clear();
-  rte_mempool_walk([](rte_mempool* mp, void* self) { static_cast<RankFrames*>(self)->pools_.push_back(mp); }, this);
+  rte_mempool_walk(
+      [](rte_mempool* mp, void* self) { static_cast<RankFrames*>(self)->pools_.push_back(mp); },
+      this);
   for (uint32_t i = 0; i < pools_.size(); ++i) pool_index_[pools_[i]] = i;
 }
 
@@ -29,9 +31,11 @@ void RankFrames::write(uint32_t end, uint64_t at, rte_mbuf* frame, std::string* 
 
 absl::Status RankFrames::next(std::string_view* in, Record* r) {
   uint32_t len = 0;
-  if (!take_raw(in, &r->end) || !take_raw(in, &r->at) || !take_raw(in, &r->pool) || !take_raw(in, &len) || in->size() < len)
+  if (!take_raw(in, &r->end) || !take_raw(in, &r->at) || !take_raw(in, &r->pool) ||
+      !take_raw(in, &len) || in->size() < len)
     return absl::DataLossError("a frame from another rank is cut short");
-  if (len > kMaxFrameBytes) return absl::DataLossError(absl::StrCat("a frame from another rank of ", len, " bytes"));
+  if (len > kMaxFrameBytes)
+    return absl::DataLossError(absl::StrCat("a frame from another rank of ", len, " bytes"));
   r->bytes = in->substr(0, len);
   in->remove_prefix(len);
   return absl::OkStatus();
@@ -40,8 +44,9 @@ absl::Status RankFrames::next(std::string_view* in, Record* r) {
 absl::Status RankFrames::make(const Record& r, rte_mbuf** out) {
   if (r.pool >= pools_.size()) list_pools();
   if (r.pool >= pools_.size())
-    return absl::InternalError(absl::StrCat("a frame from pool ", r.pool, " of another rank: this one has ",
-                                            pools_.size(), " (the ranks built different hosts)"));
+    return absl::InternalError(absl::StrCat("a frame from pool ", r.pool,
+                                            " of another rank: this one has ", pools_.size(),
+                                            " (the ranks built different hosts)"));
   rte_mempool* pool = pools_[r.pool];
   rte_mbuf* head = nullptr;
   rte_mbuf* last = nullptr;

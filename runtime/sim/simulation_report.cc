@@ -18,7 +18,6 @@ namespace {
 // The worst status first: an error (1, 2) over replies not all right (3) over 0.
 int severity(int status) { return status == 0 ? 0 : status == 3 ? 1 : 2; }
 
-
 }  // namespace
 
 uint64_t Simulation::trace_hash(const model::SimLoop& loop) const {
@@ -31,7 +30,8 @@ uint64_t Simulation::trace_hash(const model::SimLoop& loop) const {
       ends.push_back(p_.peers == nullptr || loop.end_runs_here(e) ? e->trace_hash() : 0);
   if (p_.peers != nullptr) p_.peers->reduce(ends, model::SimPeers::Reduce::kXor);
   uint64_t h = model::kTraceHashBasis;
-  for (size_t i = 0; i < links.size(); ++i) h = model::SimLink::combine(h, model::SimLink::combine(ends[2 * i], ends[2 * i + 1]));
+  for (size_t i = 0; i < links.size(); ++i)
+    h = model::SimLink::combine(h, model::SimLink::combine(ends[2 * i], ends[2 * i + 1]));
   return h;
 }
 
@@ -75,9 +75,11 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     char* buf = nullptr;
     size_t len = 0;
     FILE* f = open_memstream(&buf, &len);
-    if (h.client) std::fprintf(f, "== %s (%s, %s)\n", h.topo->name.c_str(), h.topo->ip_text.c_str(),
-                               h.topo->program.c_str());
-    status[i] = h.program->report(*h.runtime, f);  // a server its counters (--stats); a client its result
+    if (h.client)
+      std::fprintf(f, "== %s (%s, %s)\n", h.topo->name.c_str(), h.topo->ip_text.c_str(),
+                   h.topo->program.c_str());
+    status[i] =
+        h.program->report(*h.runtime, f);  // a server its counters (--stats); a client its result
     std::fclose(f);
     text[i].assign(buf, len);
     free(buf);
@@ -94,8 +96,8 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
       while (!in.empty()) {
         uint32_t i = 0, len = 0;
         int32_t st = 0;
-        if (!take_raw(&in, &i) || !take_raw(&in, &st) || !take_raw(&in, &len) || i >= hosts_.size() ||
-            len > in.size())
+        if (!take_raw(&in, &i) || !take_raw(&in, &st) || !take_raw(&in, &len) ||
+            i >= hosts_.size() || len > in.size())
           break;
         status[i] = st;
         text[i].assign(in.substr(0, len));
@@ -117,7 +119,8 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     r->hosts.push_back(std::move(end));
   }
   // Every rank ends with the worst status of any: mpirun's own follows it.
-  std::vector<uint64_t> w{static_cast<uint64_t>(severity(worst)) << 32 | static_cast<uint32_t>(worst)};
+  std::vector<uint64_t> w{static_cast<uint64_t>(severity(worst)) << 32 |
+                          static_cast<uint32_t>(worst)};
   if (p_.peers != nullptr) p_.peers->reduce(w, model::SimPeers::Reduce::kMax);
   r->exit_status = static_cast<int>(static_cast<uint32_t>(w[0]));
 }
