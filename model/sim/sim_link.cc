@@ -90,7 +90,7 @@ uint64_t SimLink::next_arrival() const {
 }
 
 uint64_t SimLink::combine(uint64_t hash, uint64_t value) {
-  for (int i = 0; i < 8; ++i) hash = (hash ^ static_cast<uint8_t>(value >> (8 * i))) * 1099511628211ull;
+  for (int i = 0; i < 8; ++i) hash = (hash ^ static_cast<uint8_t>(value >> (8 * i))) * kTraceHashPrime;
   return hash;
 }
 
@@ -98,8 +98,7 @@ uint64_t SimLink::combine(uint64_t hash, uint64_t value) {
 // padded with zeros), each into the hash by FNV-1a's step with the word
 // through mix64 first: every byte counts, at a word's cost.
 void SimPort::fold(uint64_t at, const rte_mbuf* frame) {
-  constexpr uint64_t kPrime = 1099511628211ull;  // FNV-1a's
-  auto mix = [&](uint64_t word) { hash_ = (hash_ ^ mix64(word)) * kPrime; };
+  auto mix = [&](uint64_t word) { hash_ = (hash_ ^ mix64(word)) * kTraceHashPrime; };
   mix(at);
   mix(frame->pkt_len);
   for (const rte_mbuf* seg = frame; seg != nullptr; seg = seg->next) {

@@ -36,8 +36,10 @@ struct SimLinkParams {
 
 class SimLink;
 
-// Where every trace hash starts (FNV-1a's offset basis).
+// Where every trace hash starts, and what each step multiplies by
+// (FNV-1a's offset basis and prime).
 inline constexpr uint64_t kTraceHashBasis = 14695981039346656037ull;
+inline constexpr uint64_t kTraceHashPrime = 1099511628211ull;
 
 // One end of a SimLink: what its host sends goes to the other end.
 class SimPort final : public PacketIo {

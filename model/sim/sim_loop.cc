@@ -287,8 +287,8 @@ bool SimLoop::run(const std::function<bool()>& done, uint64_t until_ticks, int t
   // node): this one runs its own. Threads: no more than the nodes.
   const size_t parts = peers_ != nullptr
                            ? static_cast<size_t>(peers_->ranks())
-                           : std::clamp<size_t>(static_cast<size_t>(std::max(threads, 1)), 1,
-                                                std::max<size_t>(1, nodes_.size()));
+                           : std::min(static_cast<size_t>(std::max(threads, 1)),
+                                      std::max<size_t>(1, nodes_.size()));
   const std::vector<size_t> first = split(parts);
   // What each thread's nodes send is noted on its own list; anything sent
   // before the run (a test's first frame) is delivered first.

@@ -5,7 +5,7 @@
 // received on it, and the reports printed by rank 0 in topology order.
 #include <stdio.h>
 
-#include <cstring>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -78,8 +78,8 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     if (h.client)
       std::fprintf(f, "== %s (%s, %s)\n", h.topo->name.c_str(), h.topo->ip_text.c_str(),
                    h.topo->program.c_str());
-    status[i] =
-        h.program->report(*h.runtime, f);  // a server its counters (--stats); a client its result
+    // A server its counters (--stats); a client its result.
+    status[i] = h.program->report(*h.runtime, f);
     std::fclose(f);
     text[i].assign(buf, len);
     free(buf);

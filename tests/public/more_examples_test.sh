@@ -12,12 +12,11 @@
 #   - spin-handlers over net_memif and on the modelled clock: each use case's
 #     host results equal to the client's own reference (not in a sanitizer
 #     build);
-#   - kv-service on a leaf-spine fabric, on one and two threads and as two
-#     MPI ranks (the installed library's MPI), to one trace hash;
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
 #     kv-service on a leaf-spine fabric, both clients answered right, both
-#     spines used;
+#     spines used, on one and two threads and as two MPI ranks (the
+#     installed library's MPI) to one trace hash;
 #   - primary-backup under seeded faults (its dst command) with its
 #     invariants, its histories' shape checked; a copy whose primary answers
 #     before its backup has the write is caught, and its failing seed's
