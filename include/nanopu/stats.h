@@ -85,6 +85,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_timeouts)             /* retransmit timer expiries */                             \
   X(tx_probes)               /* a silent peer's one probe per timeout window */         \
   X(tx_probes_withheld)      /* timeouts that sent nothing: the peer was already probed */ \
+  X(tx_rtt_samples_echoed)   /* round trips timed by an ACK's echoed send stamp (docs/wire.md) */ \
   X(tx_data_packets)                                                                     \
   X(tx_control_packets)                                                                  \
   X(tx_drop_port_full)       /* the port refused the packet (TX queue full) */           \

@@ -42,6 +42,8 @@ NdpHeader listed_ack(const NdpHeader& first, ListedMessage m) {
   a.options = kOptAckBitmap;
   a.acked_bitmap = ~uint64_t{0};
   a.acked_msg_id = a.acked_buf_ptr = 0;
+  // No send stamp: first's is its own message's (or, on DATA, the carrier's own).
+  a.tx_stamp = 0;
   return a;
 }
 

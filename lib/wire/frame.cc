@@ -127,7 +127,7 @@ void encode_ndp_header(const NdpHeader& n, uint8_t* l4) {
     put16(l4 + 24, n.acked_msg_id);
     put16(l4 + 26, n.acked_buf_ptr);
   }
-  std::memset(l4 + 28, 0, kTransportHeaderBytes - 28);
+  put16(l4 + 28, n.tx_stamp);
 }
 
 void encode_udp_envelope(uint32_t src_ip, uint32_t dst_ip, const MacAddr& src_mac,
@@ -225,6 +225,7 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
     n.acked_buf_ptr = get16(l4 + 26);
     n.acked_bitmap = 0;
   }
+  n.tx_stamp = get16(l4 + 28);
 
   if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
   if (n.flags & kFlagData) {

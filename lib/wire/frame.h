@@ -105,6 +105,13 @@ struct NdpHeader {
   // On the wire it takes the bytes of core_time (low 32 bits) and of
   // acked_msg_id/acked_buf_ptr (high 32), which control packets leave zero.
   uint64_t acked_bitmap = 0;
+  // nanopu, in what the prototype left as padding (bytes 28-29): in DATA,
+  // the sender's send stamp for this transmission (its own clock, its own
+  // units: opaque to the receiver); in a control packet, the stamp of the
+  // DATA packet it answers, echoed, so the sender times the round trip of a
+  // retransmission too (TCP's timestamps, RFC 7323 §3-4; send_stamp.h).
+  // 0: none (a prototype peer sends and echoes none).
+  uint16_t tx_stamp = 0;
 
   friend bool operator==(const NdpHeader&, const NdpHeader&) = default;
 };

@@ -45,6 +45,7 @@ struct InboundState {
   bool hold_whole = false;  // NDP: ... and a carried ACK of the whole message (kOptTakesWholeAcks)
   bool ack_lists = false;   // NDP: ... and ACK lists (kOptTakesAckLists)
   bool ack_owed = false;        // NDP: packets arrived this poll that no ACK has named yet
+  uint16_t tx_stamp = 0;        // NDP: the last packet's send stamp, echoed in its ACK (send_stamp.h)
   uint16_t spin_stream = 0;     // the PacketTap's: its sPIN stream + 1, or 0 (packet_tap.h)
   ContextEntry* dst = nullptr;
 };

@@ -138,7 +138,7 @@ local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
   { "core_time", "Sender core time (1/16 ns)", 19, 4 },
   { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK, 0x04 ACK bitmap, 0x08 takes whole-message ACKs, 0x10 takes ACK lists (DATA) / lists more ACKs (ACK))", 23, 1 },
   { "acked_msg_id", "Carried ACK: message id", 24, 2 }, { "acked_buf_ptr", "Carried ACK: buffer pointer", 26, 2 },
-  { "header_padding", "Header padding", 28, HEADER_BYTES - 28 },
+  { "tx_stamp", "Send stamp (DATA: the sender's; control: echoed)", 28, 2 },
 }, function(v) return string.format(" pull %d", v.pull_offset) end,
 -- The payload fields are registered once, with NDP's.
 { word_field, payload_field, padding_field, list_count_field, listed_id_field, listed_buf_field }, ack_list)
@@ -156,7 +156,9 @@ local homa = transport("nanopu_homa", "nanopu Homa transport", "nanopu Homa", {
   { "buf_size_class", "Buffer size class", 15, 1 },
   { "incarnation", "Sender incarnation", 16, 2 }, { "dst_incarnation", "Receiver incarnation", 18, 2 },
   { "core_time", "Sender core time (1/16 ns)", 20, 4 },
-  { "header_padding", "Header padding", 24, HEADER_BYTES - 24 },
+  { "acked_msg_id", "Carried ACK: message id", 24, 2 }, { "acked_buf_ptr", "Carried ACK: buffer pointer", 26, 2 },
+  { "options", "Options (0x01 takes ACKs on DATA, 0x02 carries an ACK)", 28, 1 },
+  { "header_padding", "Header padding", 29, HEADER_BYTES - 29 },
 }, function(v) return string.format(" grant %d prio %d", v.grant_offset, v.grant_prio) end)
 
 local ip_proto = DissectorTable.get("ip.proto")

@@ -20,6 +20,7 @@ wire::NdpHeader NdpReceiver::ack_bitmap(const InboundMessage& m) {
   c.pull_offset = m.pulled;
   c.options = wire::kOptAckBitmap;
   c.acked_bitmap = m.received;
+  c.tx_stamp = m.tx_stamp;
   return c;
 }
 
@@ -63,6 +64,7 @@ void NdpReceiver::reply(const InboundMessage& m, uint8_t flags, uint8_t pkt_offs
                         TransportSink& sink) const {
   wire::NdpHeader c = control_about<wire::NdpHeader>(m, flags, pkt_offset);
   c.pull_offset = m.pulled;
+  c.tx_stamp = m.tx_stamp;
   sink.send_control(m.src_ip, wire::TransportHeader::of(c));
 }
 
@@ -119,9 +121,12 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       return;
     case Arrival::kInconsistent:
       return;
-    case Arrival::kDuplicate:
-      reply(front_.at(static_cast<uint32_t>(r.slot)), wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
+    case Arrival::kDuplicate: {
+      InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
+      m.tx_stamp = n.tx_stamp;  // its ACK times this transmission
+      reply(m, wire::kFlagAck | wire::kFlagPull, n.pkt_offset, sink);
       return;
+    }
     case Arrival::kStored:
       if (r.first) {
         InboundMessage& m = front_.at(static_cast<uint32_t>(r.slot));
@@ -137,6 +142,7 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
 
 void NdpReceiver::on_stored(uint32_t slot, const wire::NdpHeader& n, uint64_t now, TransportSink& sink) {
   InboundMessage& m = front_.at(slot);
+  m.tx_stamp = n.tx_stamp;  // the ACK that names this packet echoes it
   // A queued message waits its turn (tick). While any waits, a newcomer
   // queues behind it rather than spend the credit the time since the last
   // poll built up: this poll's packets are taken before its tick serves

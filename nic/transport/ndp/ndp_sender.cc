@@ -14,6 +14,7 @@ NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* 
       buffer_(c.outbound_slots),
       timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
       rtt_(c.rto_ticks, c.rto_max()),
+      stamp_(c.rto_ticks),
       peers_(peers),
       held_(held),
       live_(live != nullptr ? live : &own_live_) {}
@@ -54,6 +55,7 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
     return;
   }
   if (held_ != nullptr) held_->attach(m.dst_ip, h);
+  h.tx_stamp = stamp_.at(now_);  // each transmission its own: its ACK times it (send_stamp.h)
   m.last_tx = now_;
   sink.send_data(clone, m.dst_ip, wire::TransportHeader::of(h), wire::segment_payload_bytes(m.msg_len, index));
 }
@@ -84,12 +86,17 @@ void NdpSender::complete(uint32_t slot) {
   ++counters_->tx_msgs_completed;
 }
 
-bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint64_t now) {
+bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint16_t echo, uint64_t now) {
   OutboundMessage& m = buffer_.at(slot);
-  // Karn's rule: only a packet sent once times the round trip. (Packet 0
-  // leaves at once; later ones wait for credit, so their time to the ACK
+  // An ACK that echoes its packet's send stamp times the round trip of the
+  // transmission it answers, resent or not (send_stamp.h). Without one (a
+  // prototype peer), Karn's rule: only a packet sent once times it. (Packet
+  // 0 leaves at once; later ones wait for credit, so their time to the ACK
   // is not a round trip.)
-  if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
+  if (const std::optional<uint64_t> rtt = stamp_.round_trip(echo, m.first_sent, now)) {
+    rtt_.sample(m.dst_ip, *rtt);
+    ++counters_->tx_rtt_samples_echoed;
+  } else if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
     rtt_.sample(m.dst_ip, now - m.first_sent);
   else if ((newly & ~m.resent) != 0)
     rtt_.acked_in_time(m.dst_ip);
@@ -139,7 +146,7 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
     // else the ACK is for pkt_offset alone.
     const uint64_t named = (n.options & wire::kOptAckBitmap) ? n.acked_bitmap : 1ull << n.pkt_offset;
     const uint64_t newly = named & m.all_mask() & ~m.acked;
-    if (newly != 0 && on_acked(slot, newly, now)) return;
+    if (newly != 0 && on_acked(slot, newly, n.tx_stamp, now)) return;
   }
   if (n.flags & wire::kFlagNack) {
     ++counters_->rx_nacks;

@@ -26,6 +26,7 @@
 #include "nic/transport/common/held_acks.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/common/rtt_estimator.h"
+#include "nic/transport/common/send_stamp.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
@@ -56,6 +57,8 @@ class NdpSender {
   // peer_ip spoke after a probe went unanswered: its messages retry now,
   // not at their backed-off timers.
   void resume(uint32_t peer_ip, uint64_t now);
+  // The timeout a new message to peer_ip gets now (rtt_estimator.h).
+  [[nodiscard]] uint64_t rto(uint32_t peer_ip) const { return rtt_.rto(peer_ip); }
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
@@ -71,8 +74,9 @@ class NdpSender {
   void arm(uint32_t slot, uint64_t now);
   void complete(uint32_t slot);
   // What an ACK (one packet, or a bitmap) does: newly acknowledged packets
-  // freed, the round trip sampled; true when the message is complete.
-  bool on_acked(uint32_t slot, uint64_t newly, uint64_t now);
+  // freed, the round trip sampled (from the echoed send stamp, 0: none);
+  // true when the message is complete.
+  bool on_acked(uint32_t slot, uint64_t newly, uint16_t echo, uint64_t now);
 
   TransportParams c_;
   NdpParams p_;
@@ -82,6 +86,7 @@ class NdpSender {
   IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
   TimerModule timers_;
   RttEstimator rtt_;
+  SendStamp stamp_;
   const PeerRuns* peers_;
   HeldAcks* held_;
   PeerLiveness own_live_;  // when the transport gives none
