@@ -14,6 +14,7 @@
 #include "lib/contract/context_table.h"
 #include "lib/contract/message.h"
 #include "lib/wire/frame.h"
+#include "nic/transport/common/transport_params.h"
 
 namespace nanopu::testing {
 
@@ -37,6 +38,21 @@ class ReceiverBench {
     EXPECT_EQ(rte_mempool_in_use_count(pool), 0) << "a packet leaked";
     rte_mempool_free(pool);
     pool = nullptr;
+  }
+
+  // A receiver's buffers, as these tests want them: `slots` reassembly
+  // slots, all open to any context, `packets` packets in its custody, and
+  // nothing expired or forgotten before `horizon_ticks`.
+  [[nodiscard]] static TransportParams receiver_params(uint32_t slots, uint32_t packets,
+                                                       uint64_t horizon_ticks) {
+    TransportParams c;
+    c.reassembly_slots = slots;
+    c.reserved_priority0_slots = 0;
+    c.context_slots = slots;
+    c.context_packets = packets;
+    c.reassembly_expiry_ticks = horizon_ticks;
+    c.completion_memory_ticks = horizon_ticks;
+    return c;
   }
 
   // A DATA packet's header: packet pkt_offset of message id (msg_len

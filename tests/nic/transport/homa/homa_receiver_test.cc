@@ -28,12 +28,7 @@ class HomaReceiverTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("homa_rx", 2047, 7);
-    c_.reassembly_slots = 32;
-    c_.reserved_priority0_slots = 0;
-    c_.context_slots = 32;
-    c_.context_packets = 1024;
-    c_.reassembly_expiry_ticks = 1'000'000'000;
-    c_.completion_memory_ticks = 1'000'000'000;
+    c_ = testing::ReceiverBench::receiver_params(32, 1024, 1'000'000'000);
     c_.incarnation = 9;
     c_.peer_dead_ticks = 10'000;  // then a silent sender's partial message is dropped
     p_.rtt_bytes = 2048;  // two packets unscheduled, grants two ahead

@@ -36,12 +36,7 @@ class HeldAcksTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("held_acks", 1023, 7);
-    c_.reassembly_slots = 32;
-    c_.reserved_priority0_slots = 0;
-    c_.context_slots = 32;
-    c_.context_packets = 1024;
-    c_.reassembly_expiry_ticks = 1'000'000'000;
-    c_.completion_memory_ticks = 1'000'000'000;
+    c_ = testing::ReceiverBench::receiver_params(32, 1024, 1'000'000'000);
     c_.incarnation = 9;
     p_.ack_hold_ticks = kHold;
     p_.held_acks = 4;

@@ -23,12 +23,7 @@ class NdpIncarnationTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("incarnation", 1023, 7);
-    c_.reassembly_slots = 8;
-    c_.reserved_priority0_slots = 0;
-    c_.context_slots = 8;
-    c_.context_packets = 512;
-    c_.reassembly_expiry_ticks = 1'000'000;
-    c_.completion_memory_ticks = 1'000'000;
+    c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000);
     c_.incarnation = kOurs;
     rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
   }

@@ -30,12 +30,7 @@ class NdpPacingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("pacing", 1023, 7);
-    c_.reassembly_slots = 8;
-    c_.reserved_priority0_slots = 0;
-    c_.context_slots = 8;
-    c_.context_packets = 512;
-    c_.reassembly_expiry_ticks = 1'000'000'000;
-    c_.completion_memory_ticks = 1'000'000'000;
+    c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000'000);
     p_.pull_interval_ticks = kInterval;
     p_.rtt_packets = 2;
     rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);

@@ -31,12 +31,7 @@ class NdpReceiverStampTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bench_.open("stamp_rx", 1023, 7);
-    c_.reassembly_slots = 8;
-    c_.reserved_priority0_slots = 0;
-    c_.context_slots = 8;
-    c_.context_packets = 512;
-    c_.reassembly_expiry_ticks = 1'000'000;
-    c_.completion_memory_ticks = 1'000'000;
+    c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000);
     p_.coalesce_acks = true;
   }
   void TearDown() override {
