@@ -8,6 +8,8 @@
 #      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
+# The benchmarks no test runs are left out of the normal build's first
+# pass and compiled with the TSan build (still on every run).
 # The sanitizer builds start early, beside the test run before them, in
 # the kernel's idle class (SCHED_IDLE: a CPU goes to them only when no test
 # wants it, and a waking test process takes it back at once): a test run
@@ -96,7 +98,8 @@ bash deploy/setup.sh
 # and the builds are a fifth faster than with full debug information.
 phase "build (gcc, RelWithDebInfo)"
 bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+  -DNANOPU_BENCH_IN_ALL=OFF  # the benches no test runs: built beside the ASan tests (tsan_build)
 
 if [ "$quick" -eq 1 ]; then
   phase "tests without a second process"
@@ -119,6 +122,9 @@ tsan_build() {
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
   ninja -C build-tsan "${targets[@]}"
+  # The benchmarks no test runs, left out of the normal build's default
+  # target: compiled here, where the ASan tests leave CPU idle.
+  ninja -C build nanopu-benches-rest
 }
 export -f asan_build tsan_build  # for the background builds' bash -c
 
@@ -133,13 +139,13 @@ bg_wait
 # Not the tests labelled tooling (tests/CMakeLists.txt): their subject is
 # a script, a playbook, the install tree or the layering, which a sanitizer
 # does not see.
-phase "tests under ASan+UBSan (the TSan build beside, idle class)"
+phase "tests under ASan+UBSan (the TSan build and the other benches beside, idle class)"
 bg_start build-tsan.log bash -c 'set -euo pipefail; tsan_build'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure -LE tooling)
 
-phase "build (ThreadSanitizer, rings and scheduler): the rest"
+phase "build (ThreadSanitizer; the benches no test runs): the rest"
 bg_wait
 
 phase "fuzz smoke run (${fuzz_seconds} s per target)"
