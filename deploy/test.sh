@@ -8,8 +8,9 @@
 #      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
-# The benchmarks no test runs are left out of the normal build's first
-# pass and compiled with the TSan build (still on every run).
+# The benchmarks no test runs are not compiled here (NANOPU_BENCH_IN_ALL=OFF:
+# ~45 s of compiling, 25 s of this command's time); deploy/demo.sh and
+# deploy/build.sh compile them, and each is run before a stop.
 # The sanitizer builds start early, beside the test run before them, in
 # the kernel's idle class (SCHED_IDLE: a CPU goes to them only when no test
 # wants it, and a waking test process takes it back at once): a test run
@@ -99,7 +100,7 @@ bash deploy/setup.sh
 phase "build (gcc, RelWithDebInfo)"
 bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-  -DNANOPU_BENCH_IN_ALL=OFF  # the benches no test runs: built beside the ASan tests (tsan_build)
+  -DNANOPU_BENCH_IN_ALL=OFF  # not the benches no test runs (above)
 
 if [ "$quick" -eq 1 ]; then
   phase "tests without a second process"
@@ -122,9 +123,6 @@ tsan_build() {
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
   ninja -C build-tsan "${targets[@]}"
-  # The benchmarks no test runs, left out of the normal build's default
-  # target: compiled here, where the ASan tests leave CPU idle.
-  ninja -C build nanopu-benches-rest
 }
 export -f asan_build tsan_build  # for the background builds' bash -c
 
@@ -139,13 +137,13 @@ bg_wait
 # Not the tests labelled tooling (tests/CMakeLists.txt): their subject is
 # a script, a playbook, the install tree or the layering, which a sanitizer
 # does not see.
-phase "tests under ASan+UBSan (the TSan build and the other benches beside, idle class)"
+phase "tests under ASan+UBSan (the TSan build beside, idle class)"
 bg_start build-tsan.log bash -c 'set -euo pipefail; tsan_build'
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
    LSAN_OPTIONS="suppressions=$PWD/../lsan.supp" \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest -j"$jobs" --output-on-failure -LE tooling)
 
-phase "build (ThreadSanitizer; the benches no test runs): the rest"
+phase "build (ThreadSanitizer, rings and scheduler): the rest"
 bg_wait
 
 phase "fuzz smoke run (${fuzz_seconds} s per target)"
