@@ -33,6 +33,7 @@ class NdpReceiverStampTest : public ::testing::Test {
     bench_.open("stamp_rx", 1023, 7);
     c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000);
     p_.coalesce_acks = true;
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
   }
   void TearDown() override {
     rx_.reset();
@@ -55,7 +56,6 @@ class NdpReceiverStampTest : public ::testing::Test {
 };
 
 TEST_F(NdpReceiverStampTest, EveryAckEchoesTheStampOfTheCopyItAnswers) {
-  rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
   send(5, 100, 0, 0x1111);  // one packet: answered from its header
   ASSERT_EQ(sink_.controls.size(), 1u);
   EXPECT_EQ(sink_.controls[0].ndp.tx_stamp, 0x1111);
@@ -81,7 +81,6 @@ TEST_F(NdpReceiverStampTest, EveryAckEchoesTheStampOfTheCopyItAnswers) {
 }
 
 TEST_F(NdpReceiverStampTest, APrototypeSendersZeroIsEchoedAsZero) {
-  rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
   send(5, 100, 0, 0);
   ASSERT_EQ(sink_.controls.size(), 1u);
   EXPECT_EQ(sink_.controls[0].ndp.tx_stamp, 0);
