@@ -15,7 +15,7 @@ for arg in "$@"; do
 done
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
-bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+bash deploy/build.sh build  # the normal build, as deploy/test.sh's
 
 SOCK=$(mktemp -u /tmp/nanopu-demo-XXXX.sock)
 CPUS=$(nproc)

@@ -11,7 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   dpdk-dev libdpdk-dev            # EAL, mbufs, rings, PMDs (net_ring, net_memif, net_null, af_packet)
   libsystemd-dev                  # pkg-config --static libdpdk names -lsystemd (static services)
   libboost-context-dev            # fibers for the thread scheduler

@@ -8,9 +8,9 @@
 #      same objects;
 #   3. a ThreadSanitizer build of only what it runs: the rings, the scheduler,
 #      the loopback and isolation paths, the burst fence (memif's unmap).
-# The benchmarks no test runs are not compiled here (NANOPU_BENCH_IN_ALL=OFF:
-# ~45 s of compiling, 25 s of this command's time); deploy/demo.sh and
-# deploy/build.sh compile them, and each is run before a stop.
+# The normal build is deploy/build.sh's (the demo's too), without the
+# benchmarks no test runs (`ninja -C build nanopu-benches-rest` builds them;
+# each is run before a stop).
 # The sanitizer builds start early, beside the test run before them, in
 # the kernel's idle class (SCHED_IDLE: a CPU goes to them only when no test
 # wants it, and a waking test process takes it back at once): a test run
@@ -95,12 +95,10 @@ trap 'rc=$?; stop_bg; report "$rc"' EXIT
 phase "set-up"
 bash deploy/setup.sh
 
-# Line tables only (-g1): backtraces and sanitizer reports keep file:line,
-# and the builds are a fifth faster than with full debug information.
+# The normal build's flags are deploy/build.sh's, the demo's too: after
+# the demo this build compiles nothing.
 phase "build (gcc, RelWithDebInfo)"
-bash deploy/build.sh build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-  -DNANOPU_BENCH_IN_ALL=OFF  # not the benches no test runs (above)
+bash deploy/build.sh build
 
 if [ "$quick" -eq 1 ]; then
   phase "tests without a second process"
@@ -119,10 +117,9 @@ tsan_build() {
                  scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
                  scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test
                  model_sim_sim_loop_test)
-  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  bash deploy/build.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-    -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
-  ninja -C build-tsan "${targets[@]}"
+    -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -- "${targets[@]}"
 }
 export -f asan_build tsan_build  # for the background builds' bash -c
 

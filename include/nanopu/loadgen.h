@@ -15,6 +15,7 @@
 // Times are the runtime's clock in ns (Thread::now_ns()).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -185,10 +186,18 @@ class Load {
   }
   // Requests the transport gave up since the last reset (failure notices
   // are counted as they come; 0 for a client that sends them again itself).
+  // A notice for a request already counted lost (its window forgotten
+  // after the drain timeout; the transport gives up later) is not counted
+  // again.
   [[nodiscard]] uint64_t given_up() const {
-    return transport_give_ups_are_retried_ ? 0 : t_.tx_failures() - failures_before_;
+    if (transport_give_ups_are_retried_) return 0;
+    const uint64_t n = t_.tx_failures() - failures_before_;
+    return n - std::min(n, stale_notices_);
   }
-  void reset_given_up() { failures_before_ = t_.tx_failures(); }
+  void reset_given_up() {
+    failures_before_ = t_.tx_failures();
+    stale_notices_ = 0;
+  }
   // A client that takes the failure notices itself (rpc::Client does)
   // counts its given-up requests here; the engine leaves the notices to it.
   void count_given_up(uint64_t n = 1) { given_up_by_client_ += n; }
@@ -230,6 +239,11 @@ class Load {
   bool first_reply_told_ = false;
   uint64_t failures_before_ = 0;
   uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten
+  uint64_t forgot_through_tag_ = 0;  // the last tag (Thread::tx_tag) of the requests last forgotten
+  uint64_t stale_notices_ = 0;       // notices since the last reset for requests forgotten before
+  // Reads the waiting failure notices (unless the client takes them),
+  // counting those that name forgotten requests.
+  void take_notices();
   uint64_t given_up_by_client_ = 0;
   bool client_takes_notices_ = false;
 };

@@ -43,12 +43,16 @@ uint64_t Load::in_flight() const {
   return n - std::min<uint64_t>(n, given_up());
 }
 
+void Load::take_notices() {
+  TxFailure f;
+  while (!client_takes_notices_ && t_.next_failure(&f))
+    stale_notices_ += f.tag != 0 && f.tag <= forgot_through_tag_;
+}
+
 void Load::wait_until(uint64_t until) {
   // Drain notices now: they are counted (given_up()), and a pending one
   // would make wait_for() return at once.
-  TxFailure f;
-  while (!client_takes_notices_ && t_.next_failure(&f)) {
-  }
+  take_notices();
   const uint64_t t = now();
   if (t_.msgs_ready()) return;
   // Nothing to wait for: still give the core away once (on a shared core
@@ -98,10 +102,13 @@ bool Load::send_due(uint64_t t) {
   // the drain timeout is stuck: count them lost, go on.
   const auto drain = static_cast<uint64_t>(opts_.drain_timeout_s * hz_);
   if (in_flight() > 0 && t - last_reply_ > drain) {
+    take_notices();
     r_->lost += in_flight();
     given_up_before_ += given_up();
     forget_in_flight();
-    failures_before_ = t_.tx_failures();
+    // The transport may give them up later still: not counted twice.
+    forgot_through_tag_ = t_.tx_tag();
+    reset_given_up();
     last_reply_ = t;
   }
   return more(t);
@@ -172,6 +179,7 @@ void Load::run() {
     }
   }
   drain(t);
+  take_notices();
   r_->given_up = given_up_before_ + given_up() + given_up_by_client_;
   r_->lost += in_flight();
   if (in_flight_count() != 0) forget_in_flight();  // a client hears of each (CallLoad::failed)

@@ -45,7 +45,10 @@ class EchoLoad final : public LoadSchedule {
   // Sent and not answered, bad or lost (duplicates are extra replies), less
   // those forgotten when a stuck window was counted (the given-up among them).
   [[nodiscard]] size_t in_flight_count() const override { return open() - std::min(open(), forgotten_); }
-  void forget_in_flight() override { forgotten_ = open(); }
+  void forget_in_flight() override {
+    forgotten_ = open();
+    forgot_below_seq_ = r_->sent;
+  }
 
  private:
   bool send(uint64_t sent, uint64_t service);
@@ -63,6 +66,7 @@ class EchoLoad final : public LoadSchedule {
 
   uint32_t words_;
   uint64_t forgotten_ = 0;
+  uint64_t forgot_below_seq_ = 0;    // requests before it not answered by the forget were counted lost
   std::vector<bool> answered_;       // by sequence number (requests of 24 bytes or more)
   std::vector<uint64_t> tx_memory_;  // the memory path's request, reused
   MemoryMessage rx_memory_;          // and its reply
@@ -136,6 +140,7 @@ void EchoLoad::receive_all(bool measure) {
         continue;
       }
       answered_[seq] = true;
+      if (seq < forgot_below_seq_) continue;  // counted lost already: a late reply is not received twice
     }
     if (measure) record_reply(sent, o_.msg_bytes);
   }
