@@ -31,6 +31,7 @@
 #include "tests/support/scratch_dir.h"
 #include "tests/support/netns.h"
 #include "tests/support/subprocess.h"
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 using nanopu::testing::json_number;
 using nanopu::testing::log_counter;

@@ -15,6 +15,7 @@
 
 #include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 using nanopu::testing::cpu_seconds;
 using nanopu::testing::json_number;

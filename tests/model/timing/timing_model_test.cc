@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 namespace nanopu::model {
 namespace {

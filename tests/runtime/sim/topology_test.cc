@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 namespace nanopu::sim {
 namespace {

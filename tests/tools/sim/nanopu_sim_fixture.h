@@ -16,6 +16,7 @@
 #include "tests/support/sanitizers.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 namespace nanopu::testing::sim_cli {
 

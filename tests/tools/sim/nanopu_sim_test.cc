@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/tools/sim/nanopu_sim_fixture.h"
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 using namespace nanopu::testing::sim_cli;  // NOLINT: the fixture is this test's vocabulary
 
