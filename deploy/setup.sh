@@ -21,6 +21,7 @@ PACKAGES=(
   clang libclang-rt-14-dev        # libFuzzer targets and sanitizer runtimes
   lld                             # the linker (GNU ld took 20x as long on a sanitizer build's programs)
   python3 python3-matplotlib      # figures
+  valgrind                        # nanopu-bench-rpc counts instructions with callgrind (no PMU on a VM)
   iproute2                        # hosts in network namespaces (deploy/netns, tests)
   tshark                          # captures read through tools/wireshark/nanopu.lua (tests)
   ansible-core                    # deploy/cluster/playbook.yml (tested against netns hosts)

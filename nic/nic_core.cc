@@ -53,6 +53,7 @@ unsigned NicCore::poll() {
 }
 
 unsigned NicCore::poll_receive() {
+  stages_.begin();
   ++counters_.nic_polls;
   now_ = clock::ticks();
   // The packets the last poll took and sent are its own work, not a stall.
@@ -65,10 +66,12 @@ unsigned NicCore::poll_receive() {
     work += spin_->poll_hpus(*this);  // what the HPU lcores finished
   if (!pending_.empty()) work += service_pending();
   if (!staged_.empty()) push_all_staged();  // the workers start on them now
+  stages_.mark(NicStage::kDeliver);
   return work;
 }
 
 unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
+  stages_.mark(NicStage::kWorkers);
   if (fresh_clock) {  // the workers ran since poll_receive: their time is not watched
     now_ = clock::ticks();
     stall_probe_.resume(now_);
@@ -80,14 +83,21 @@ unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
   // What the workers just wrote leaves before the timers and the link
   // checks run (a few hundred ns on this VM's shared core: net_ring's round
   // trip p50 went from 2.59 to 1.90 us with this flush alone).
-  if (fresh_clock && work != 0) tx_.end_poll();
+  if (fresh_clock && work != 0) {
+    tx_.end_poll();
+    stages_.mark(NicStage::kTx);
+  }
   const bool was_holding = holding_for_link(now_);
   tick_transports();
   watch_.poll(now_, workers_, &counters_);
   poll_link(was_holding);
+  stages_.mark(NicStage::kTick);
   tx_.end_poll();
+  stages_.mark(NicStage::kTx);
   if (!staged_.empty()) push_all_staged();  // delivered by a tick
   if (to_wake_ != 0) wake_workers();
+  stages_.mark(NicStage::kDeliver);
+  stages_.end();
   if (received + work == 0) ++counters_.nic_idle_polls;
   return work;
 }
@@ -106,6 +116,7 @@ unsigned NicCore::receive() {
     copy_fault_counters();
   }
   if (dispatch_.active()) n = dispatch_.hand_off(rx, n, 2 * kBurst, &counters_);
+  stages_.mark(NicStage::kRx);
   // The mbufs first, all at once (a zero-copy PMD hands over ones another
   // core wrote), then each frame's header one ahead.
   for (uint16_t i = 0; i < n; ++i) rte_prefetch0(rx[i]);
@@ -127,6 +138,7 @@ unsigned NicCore::receive() {
         break;
     }
   }
+  stages_.mark(NicStage::kClassify);
   return n;
 }
 
@@ -156,6 +168,7 @@ unsigned NicCore::gather() {
     if (room == 0) break;
     rte_mbuf* msgs[kBurst];
     const unsigned k = take_tx(ti, msgs, room);
+    stages_.mark(NicStage::kGather);
     // The worker core wrote these: each first touch is a cache miss from
     // the other core (a third of the NIC core's time in the rate benchmark
     // went to the first read of the MsgMeta). Ask for all of them at once
@@ -176,6 +189,7 @@ unsigned NicCore::gather() {
         (void)stamp_tx(msgs[i], a.len, tester_cycle(now_, tsc_hz_));
       transport_for(peer_protocols_.lookup(a.ip)).on_message(msgs[i], now_, *this);
     }
+    stages_.mark(NicStage::kSend);
     work += k;
   }
   return work;

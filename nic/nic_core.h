@@ -36,6 +36,7 @@
 #include "nic/pipeline/pipeline.h"
 #include "nic/spin/spin_engine.h"
 #include "nic/spin/spin_sink.h"
+#include "nic/stages/stage_clock.h"
 #include "nic/transport/common/peer_protocols.h"
 #include "nic/transport/factory.h"
 #include "nic/transport/transport.h"
@@ -163,6 +164,9 @@ class NicCore final : public TransportSink, private SpinSink {
   [[nodiscard]] uint64_t next_event_ticks() const;
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
+  // TSC ticks per stage of every poll so far (all 0 unless built with
+  // NANOPU_STAGE_CLOCK: nic/stages/stage_clock.h).
+  [[nodiscard]] const std::array<uint64_t, kNicStages>& stage_ticks() const { return stages_.ticks(); }
   // This core's poll loop watched for the host's stalls (nanopu/host_noise.h):
   // started by the runtime for a measured run; a turn is a poll, and the
   // time the workers ran in a shared core's poll, or the core slept, is not
@@ -300,6 +304,7 @@ class NicCore final : public TransportSink, private SpinSink {
   WorkerWatch watch_;
   IdleSleep idle_;
   StallProbe stall_probe_;
+  StageClock stages_;
   uint64_t packets_at_turn_ = 0;  // packets in and out at the probe's last turn
   std::vector<ThreadFifos*> threads_;
   std::vector<CoreSignals*> workers_;

@@ -122,6 +122,7 @@ ChildResult rtt_in_one_process(bool nanopu, const RunOptions& o) {
     std::unique_ptr<Runtime> client;
     nanopu_client(client_config(pair->b, 0), o, &r, &client);
     (*s)->stop();
+    (*s)->print_stages("rtt net_ring, the echo server");
     // The hosts hold each other's buffers (net_ring): both let go first.
     if (client) client->release_buffers();
     (*s)->runtime().release_buffers();
@@ -152,6 +153,7 @@ void memif_server(bool nanopu, const std::string& vdev, const ReadyFn& ready) {
     Runtime::install_signal_handlers();
     ready();
     (void)(*s)->run_here();
+    (*s)->print_stages("rtt net_memif, the echo server");
     return;
   }
   absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(0, 1, "fwd");

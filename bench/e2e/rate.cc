@@ -210,7 +210,11 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic
       drive_rate(peer_owner->id(), peer_owner->pool(), &peer, o, &r);
     }
   }
-  if (server) server->stop();
+  if (server) {
+    server->stop();
+    server->print_stages(absl::StrCat("rate ", pmd == Pmd::kNull ? "net_null" : "net_ring", ", ",
+                                      std::max<uint32_t>(1, nic_cores), " NIC core(s)"));
+  }
   fwd.stop();
   if (server) {
     // Every frame that crossed the NIC core, data and control, per request

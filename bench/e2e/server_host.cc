@@ -1,8 +1,14 @@
 #include "bench/e2e/server_host.h"
 
+#include <rte_cycles.h>
 #include <rte_launch.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nic/stages/stage_clock.h"
 #include "apps/loopback/loopback.h"
 #include "bench/e2e/measurements.h"
 
@@ -53,6 +59,24 @@ absl::Status ServerHost::launch() {
     return absl::InternalError(absl::StrCat("cannot launch the server on lcore ", lcore_));
   launched_ = true;
   return absl::OkStatus();
+}
+
+void ServerHost::print_stages(const std::string& what) const {
+  if (!kStageClock) return;
+  const std::vector<uint64_t> ticks = rt_->nic_stage_ticks();
+  const NicCounters& n = rt_->nic_counters();
+  if (n.rx_msgs_delivered == 0) return;
+  const double ns = 1e9 / static_cast<double>(rte_get_tsc_hz()) / static_cast<double>(n.rx_msgs_delivered);
+  double total = 0;
+  std::string line;
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    total += static_cast<double>(ticks[i]) * ns;
+    absl::StrAppend(&line, "  ", std::string(nic_stage_name(i)), " ", absl::StrFormat("%.1f", static_cast<double>(ticks[i]) * ns));
+  }
+  std::fprintf(stderr, "%s: NIC loop, ns per request (NANOPU_STAGE_CLOCK; %.2f requests a poll, %.0f %% of polls idle):%s  = %.1f\n",
+               what.c_str(), static_cast<double>(n.rx_msgs_delivered) / static_cast<double>(std::max<uint64_t>(1, n.nic_polls)),
+               100.0 * static_cast<double>(n.nic_idle_polls) / static_cast<double>(std::max<uint64_t>(1, n.nic_polls)),
+               line.c_str(), total);
 }
 
 void ServerHost::stop() {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,6 +30,9 @@ class ServerHost {
   // Stops it and waits for its lcore.
   void stop();
   [[nodiscard]] Runtime& runtime() { return *rt_; }
+  // With NANOPU_STAGE_CLOCK (nic/stages/stage_clock.h): where the NIC
+  // loop's time went, in ns per request served, on stderr; else nothing.
+  void print_stages(const std::string& what) const;
 
  private:
   static int lcore_main(void* self);

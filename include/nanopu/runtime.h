@@ -83,6 +83,12 @@ class Runtime {
   // worker `worker`'s round. poll_once() is the first, then each of these.
   bool poll_nic_once();
   bool poll_worker_once(size_t worker);
+  // One turn of run()'s loop on a shared core (one NIC core, its workers on
+  // the same lcore): the NIC's receive half, every worker's round, then the
+  // NIC's send half, so a reply leaves in the turn that delivered its
+  // request. On the calling thread; for benchmarks that step a host
+  // (nanopu-bench-rpc). True if anything was done.
+  bool poll_shared_turn();
   // When the NIC core next has work of its own in a simulation: the
   // earliest message a worker core finished ahead of the NIC's clock
   // (its work charged) may leave then. UINT64_MAX: none.
@@ -116,6 +122,11 @@ class Runtime {
   // NIC core nic_core's own (0 .. nic_core_count() - 1).
   [[nodiscard]] const NicCounters& nic_core_counters(size_t nic_core) const;
   [[nodiscard]] size_t nic_core_count() const { return nics_.size(); }
+  // TSC ticks each stage of the NIC loop took, summed over the NIC cores,
+  // in the loop's order (nic/stages/stage_clock.h names them): a
+  // diagnostic of builds with the CMake option NANOPU_STAGE_CLOCK, all 0
+  // in others.
+  [[nodiscard]] std::vector<uint64_t> nic_stage_ticks() const;
   [[nodiscard]] std::vector<const Thread*> threads() const;
   [[nodiscard]] const CoreCounters& core_counters(size_t worker) const;
   [[nodiscard]] size_t worker_count() const { return workers_.size(); }
@@ -149,6 +160,7 @@ class Runtime {
   absl::Status run_dedicated();
   // NIC core 0's loop on the calling lcore, while the workers run.
   absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_finished);
+  unsigned shared_core_turn();  // run_shared_core's turn: its work (poll_shared_turn)
   void drain_tx();
   // sPIN HPU lcores (Config::spin_hpu_lcores): launched for a run when a
   // context is installed, stopped and their last work applied after it.

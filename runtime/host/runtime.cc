@@ -306,6 +306,13 @@ const NicCounters& Runtime::nic_counters() const {
   return summed;
 }
 
+std::vector<uint64_t> Runtime::nic_stage_ticks() const {
+  std::vector<uint64_t> sum(kNicStages, 0);
+  for (const auto& nic : nics_)
+    for (size_t i = 0; i < kNicStages; ++i) sum[i] += nic->stage_ticks()[i];
+  return sum;
+}
+
 const NicCounters& Runtime::nic_core_counters(size_t nic_core) const {
   static const NicCounters kReleased;  // after release_buffers()
   return nic_core < nics_.size() ? nics_[nic_core]->counters() : kReleased;

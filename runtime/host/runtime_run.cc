@@ -105,6 +105,18 @@ bool Runtime::run_workers_once() {
   return ran;
 }
 
+unsigned Runtime::shared_core_turn() {
+  // The workers run inside the NIC's poll, between its receive and its
+  // send: a reply leaves in the poll that delivered its request.
+  NicCore& nic = *nics_[0];
+  unsigned work = nic.poll_receive();
+  const bool ran = run_workers_once();
+  work += nic.poll_finish(work, /*fresh_clock=*/ran);
+  return work + (ran ? 1 : 0);
+}
+
+bool Runtime::poll_shared_turn() { return shared_core_turn() != 0; }
+
 absl::Status Runtime::run_shared_core() {
   if (nics_.size() > 1) return run_shared_nic_cores();
   // The NIC loop and every emulated worker take turns on this lcore. Threads
@@ -113,13 +125,8 @@ absl::Status Runtime::run_shared_core() {
   run_workers_once();
   absl::Status link = wait_link();
   while (link.ok() && !should_stop() && !all_threads_finished()) {
-    // The workers run inside the NIC's poll, between its receive and its
-    // send: a reply leaves in the poll that delivered its request.
-    NicCore& nic = *nics_[0];
-    unsigned work = nic.poll_receive();
-    const bool ran = run_workers_once();
-    work += nic.poll_finish(work, /*fresh_clock=*/ran);
-    nic.idle_or_sleep(work + (ran ? 1 : 0), /*workers_idle=*/true);
+    const unsigned work = shared_core_turn();
+    nics_[0]->idle_or_sleep(work, /*workers_idle=*/true);
   }
   stop();
   run_workers_once();  // threads parked in wait() see the stop and return
