@@ -33,12 +33,13 @@ if [ "$#" -eq 0 ]; then
 fi
 launcher=()
 if [ "${NANOPU_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
-  # Paths under the checkout hashed relative to it; debug information names
-  # the checkout as "." so that an object from another clone is the same.
+  # Paths under the checkout hashed relative to it, and the build
+  # directory not hashed: an object compiled in another clone is taken as
+  # it is, its line tables naming that clone's files (ccache's documented
+  # price for sharing between directories; the relative part is right).
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache
-            "-DNANOPU_PREFIX_MAP=$PWD")
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DNANOPU_CCACHE=ON)
 fi
 cmake -S . -B "$dir" -G Ninja -DCMAKE_UNITY_BUILD=ON "${launcher[@]}" "$@" >/dev/null
 ninja -C "$dir" "${targets[@]}"

@@ -32,8 +32,11 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(),
             params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
             params.io != nullptr ? params.io->rx_event_fd() : -1) {
-  for (size_t i = 0; i < kTransportProtocols.size(); ++i)
+  idle_room_ = kBurst;
+  for (size_t i = 0; i < kTransportProtocols.size(); ++i) {
     transports_[i] = make_transport(kTransportProtocols[i], params.transports, pool, &counters_);
+    idle_room_ = std::min(idle_room_, transports_[i]->tx_capacity());
+  }
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, clock::hz());
   pending_.reserve(ContextTable::kContexts);
@@ -88,7 +91,7 @@ unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
     stages_.mark(NicStage::kTx);
   }
   const bool was_holding = holding_for_link(now_);
-  tick_transports();
+  tick_transports(received + work != 0);
   watch_.poll(now_, workers_, &counters_);
   poll_link(was_holding);
   stages_.mark(NicStage::kTick);
@@ -153,9 +156,10 @@ void NicCore::copy_fault_counters() {
 }
 
 uint32_t NicCore::tx_room() const {
-  // Any transport may get any message: room in all.
-  uint32_t room = kBurst;
-  for (const auto& t : transports_) room = std::min(room, t->tx_capacity());
+  // Any transport may get any message: room in all (one not yet in use
+  // has every slot free).
+  uint32_t room = active_ == (1u << kTransportProtocols.size()) - 1 ? kBurst : idle_room_;
+  for_active([&](const Transport& t) { room = std::min(room, t.tx_capacity()); });
   return room;
 }
 
@@ -195,21 +199,28 @@ unsigned NicCore::gather() {
   return work;
 }
 
-void NicCore::tick_transports() {
+void NicCore::tick_transports(bool busy) {
   // A transport's tick does nothing before its next_tick_work() (the
   // contract the simulation's next event relies on too): an idle poll
   // skips it, and a packet waits less for the next poll (a tenth of a
   // shared core's samples in nanopu-bench-e2e rtt went to idle ticks).
+  // Nothing changes a transport between polls: a poll that did nothing
+  // before the earliest of them skips the transports altogether.
+  if (!busy && spin_ == nullptr && now_ < tick_due_) return;
   if (!holding_for_link(now_))
-    for (auto& t : transports_)
-      if (now_ >= t->next_tick_work()) t->on_tick(now_, *this);
+    for_active([&](Transport& t) {
+      if (now_ >= t.next_tick_work()) t.on_tick(now_, *this);
+    });
   uint32_t out = 0, in = 0;
-  for (const auto& t : transports_) {
-    out += t->outbound_in_use();
-    in += t->inbound_in_use();
-  }
+  uint64_t due = UINT64_MAX;
+  for_active([&](const Transport& t) {
+    out += t.outbound_in_use();
+    in += t.inbound_in_use();
+    due = std::min(due, t.next_tick_work());
+  });
   counters_.outbound_in_use = out;
   counters_.reassembly_in_use = in;
+  tick_due_ = due;
 }
 
 void NicCore::poll_link(bool was_holding) {
@@ -286,8 +297,10 @@ bool NicCore::spin_sends_can_go() const {
   bool room = false;
   for (const auto& t : transports_) room |= t->tx_capacity() != 0;
   if (!room) return false;
-  for (rte_mbuf* m : spin_->sends())
-    if (transport_to(m).tx_capacity() != 0) return true;
+  for (rte_mbuf* m : spin_->sends()) {
+    const uint32_t ip = AppHeader::from_word(msg_meta(m)->app_header).ip;
+    if (transports_[transport_index(peer_protocols_.lookup(ip))]->tx_capacity() != 0) return true;
+  }
   return false;
 }
 
@@ -309,14 +322,14 @@ uint64_t NicCore::next_event_ticks() const {
   if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
   if (spin_ != nullptr && spin_sends_can_go()) return 0;
   uint64_t t = next_tx_ready();
-  for (const auto& tr : transports_) t = std::min(t, tr->next_tick_work());
+  for_active([&](const Transport& tr) { t = std::min(t, tr.next_tick_work()); });  // (one not in use has none)
   if (faults_) t = std::min(t, faults_->next_release());
   return t;
 }
 
 uint64_t NicCore::next_timer_deadline() const {
   uint64_t d = UINT64_MAX;
-  for (const auto& t : transports_) d = std::min(d, t->next_timer_deadline());
+  for_active([&](const Transport& t) { d = std::min(d, t.next_timer_deadline()); });
   return d;
 }
 

@@ -222,7 +222,7 @@ class NicCore final : public TransportSink, private SpinSink {
   unsigned take_tx_when_ready(size_t ti, rte_mbuf** msgs, unsigned room);  // a simulation's
   // An inline TX entry's message (inline_msg.h) framed into m; returns m.
   rte_mbuf* frame_inline(rte_mbuf* entry, rte_mbuf* m);
-  void tick_transports();      // timers and pacing (held while the link is down)
+  void tick_transports(bool busy);  // timers and pacing (held while the link is down); busy: the poll did work
   void poll_link(bool was_holding);
   // The thread core selection picks for a message of e (nullptr: hold it;
   // *no_thread: nobody is bound any more).
@@ -261,14 +261,24 @@ class NicCore final : public TransportSink, private SpinSink {
     return static_cast<uint32_t>(t->delivered() - done_this_poll(t));
   }
   [[nodiscard]] MsgFifo& tx_fifo(ThreadFifos* t) const { return t->tx[params_.nic_core]; }
+  // The transport of `protocol`, marked in use: a transport no frame or
+  // message has reached is neither ticked nor asked for its state (Homa
+  // on an NDP-only host: nothing to do, two virtual calls a poll saved).
   [[nodiscard]] Transport& transport_for(uint8_t protocol) {
-    return *transports_[transport_index(protocol)];
+    const size_t i = transport_index(protocol);
+    active_ |= 1u << i;
+    return *transports_[i];
   }
   // The transport a one-packet TX message (a handler's send) goes by: its
   // destination's protocol.
-  [[nodiscard]] Transport& transport_to(rte_mbuf* tx_msg) const {
+  [[nodiscard]] Transport& transport_to(rte_mbuf* tx_msg) {
     const uint32_t ip = AppHeader::from_word(msg_meta(tx_msg)->app_header).ip;
-    return *transports_[transport_index(peer_protocols_.lookup(ip))];
+    return transport_for(peer_protocols_.lookup(ip));
+  }
+  // Calls fn on each transport in use (transport_for).
+  template <typename Fn>
+  void for_active(Fn&& fn) const {
+    for (uint32_t m = active_; m != 0; m &= m - 1) fn(*transports_[static_cast<size_t>(__builtin_ctz(m))]);
   }
   [[nodiscard]] uint32_t tx_room() const;
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
@@ -293,6 +303,13 @@ class NicCore final : public TransportSink, private SpinSink {
   [[nodiscard]] uint64_t draw_core_hash() { return mix64(++core_draws_ * kGoldenGamma); }
   // Every transport, in kTransportProtocols' order (transport_for).
   std::array<std::unique_ptr<Transport>, kTransportProtocols.size()> transports_;
+  uint32_t active_ = 0;        // bit i: transports_[i] is in use (transport_for)
+  uint32_t idle_room_ = 0;     // the fewest slots a transport not yet in use has (all of them)
+  // When a tick may have work (the transports' next_tick_work as of the last
+  // poll that did anything): a poll that receives and gathers nothing
+  // before then skips the transports (an idle poll is what a shared core's
+  // packet waits for).
+  uint64_t tick_due_ = 0;
   PeerProtocols peer_protocols_;
   std::unique_ptr<FaultInjector> faults_;
   std::unique_ptr<SpinEngine> spin_;  // null: no sPIN context installed

@@ -253,9 +253,7 @@ void Thread::enter_rx_segment(rte_mbuf* seg) {
 ApiError Thread::read(uint64_t* word) {
   RuntimeScope scope(this);
   worker_->safe_point();
-  const ApiError e = read_word(word);
-  grant_rx_run();
-  return e;
+  return read_word(word);  // its run is granted as the scope ends
 }
 
 void Thread::grant_rx_run() {

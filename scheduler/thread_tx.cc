@@ -33,9 +33,7 @@ ApiError Thread::drop_incomplete_tx(const char* when) {
 ApiError Thread::write_slow(uint64_t word) {
   RuntimeScope scope(this);
   worker_->safe_point();
-  const ApiError e = write_word(word);
-  grant_tx_run();
-  return e;
+  return write_word(word);  // its run is granted as the scope ends
 }
 
 void Thread::grant_tx_run() {

@@ -354,8 +354,15 @@ class Thread {
     }
     ~RuntimeScope() {
       std::atomic_signal_fence(std::memory_order_seq_cst);
-      --t_->runtime_depth_;
-      if (t_->measure_app_ && t_->runtime_depth_ == 0) t_->app_code_begins();
+      if (--t_->runtime_depth_ == 0) {
+        // Both directions' runs again, whichever call this was: a reply
+        // written word for word as its request is read (write(read()))
+        // would otherwise have each call end the other's run, and every
+        // word take the out-of-line path (18 such calls for a 64-byte echo).
+        t_->grant_rx_run();
+        t_->grant_tx_run();
+        if (t_->measure_app_) t_->app_code_begins();
+      }
     }
     RuntimeScope(const RuntimeScope&) = delete;
     RuntimeScope& operator=(const RuntimeScope&) = delete;

@@ -59,7 +59,7 @@ uint16_t ipv4_header_checksum(const uint8_t* ip_header) {
   copy[10] = copy[11] = 0;
   // The folded complement, stored as-is, is the big-endian checksum field.
   const auto stored = static_cast<uint16_t>(~ipv4_header_sum(copy));
-  return rte_be_to_cpu_16(stored);
+  return be::to_from_be(stored);
 }
 
 bool glance_frame(const uint8_t* frame, size_t frame_len, FrameGlance* out) {
