@@ -14,13 +14,25 @@
 
 namespace nanopu {
 
+uint32_t NicCore::single_binding_bound(const NicParams& p) {
+  // A context with one binding has no core to choose: its messages would
+  // only wait in its global queue for credits (one poll in, one poll out,
+  // every message of a deep window: issue 69). Live, they go straight to
+  // the FIFO, as many as it surely holds: its depth, less what the other
+  // NIC cores may hand over in the same instant (docs/design.md §7). A
+  // simulation keeps a burst, as the figures were made.
+  if (clock::is_virtual() || p.fifo_messages == 0) return kBurst;
+  const uint32_t others = p.nic_cores > 0 ? p.nic_cores - 1 : 0;
+  return std::max<uint32_t>(kBurst, p.fifo_messages > others ? p.fifo_messages - others : 1);
+}
+
 NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable* contexts)
     : params_(params),
       pool_(pool),
       neighbors_(params.gateway_mac),
       pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
-      selector_(params.core_select, params.jbsq_n, kBurst),
+      selector_(params.core_select, params.jbsq_n, single_binding_bound(params)),
       dispatch_(params.nic_core, params.nic_cores, params.inboxes),
       peer_protocols_(params.protocol),
       ethdev_(params.port_id, params.rx_queue, params.tx_queue),
@@ -76,7 +88,9 @@ unsigned NicCore::poll_receive() {
 unsigned NicCore::poll_finish(unsigned received, bool fresh_clock) {
   stages_.mark(NicStage::kWorkers);
   if (fresh_clock) {  // the workers ran since poll_receive: their time is not watched
-    now_ = clock::ticks();
+    // Their last read on this core (a reply's end, a thread parking) is
+    // now to within a fiber switch: taken rather than read again.
+    now_ = clock::last_read();
     stall_probe_.resume(now_);
     ++credit_epoch_;  // and returned credits: read them again (done_this_poll)
   }
@@ -206,7 +220,7 @@ void NicCore::tick_transports(bool busy) {
   // shared core's samples in nanopu-bench-e2e rtt went to idle ticks).
   // Nothing changes a transport between polls: a poll that did nothing
   // before the earliest of them skips the transports altogether.
-  if (!busy && spin_ == nullptr && now_ < tick_due_) return;
+  if (!busy && spin_ == nullptr && now_ < tick_due_ && !clock::is_virtual()) return;
   if (!holding_for_link(now_))
     for_active([&](Transport& t) {
       if (now_ >= t.next_tick_work()) t.on_tick(now_, *this);
@@ -322,7 +336,7 @@ uint64_t NicCore::next_event_ticks() const {
   if (!pending_.empty() || !staged_.empty() || stash_n_ != 0 || !tx_.empty()) return 0;
   if (spin_ != nullptr && spin_sends_can_go()) return 0;
   uint64_t t = next_tx_ready();
-  for_active([&](const Transport& tr) { t = std::min(t, tr.next_tick_work()); });  // (one not in use has none)
+  for_active([&](const Transport& tr) { t = std::min(t, tr.next_tick_work()); });
   if (faults_) t = std::min(t, faults_->next_release());
   return t;
 }
@@ -358,6 +372,13 @@ void NicCore::idle_or_sleep(unsigned work, bool workers_idle) {
 }
 
 ThreadFifos* NicCore::choose(ContextEntry* e, uint64_t hash, bool* no_thread) const {
+  if (params_.workers == 1 && params_.core_select == CoreSelectPolicy::kJbsq) {
+    // One worker core: no choice, only JBSQ's bound (a whole RPC's most
+    // common delivery; the same answer as select() below).
+    ThreadFifos* t = e->threads[0].load(std::memory_order_acquire);
+    *no_thread = t == nullptr;
+    return t != nullptr && selector_.admits_single(outstanding_of(t)) ? t : nullptr;
+  }
   uint32_t outstanding[kMaxWorkers];
   bool bound[kMaxWorkers];
   ThreadFifos* fifos[kMaxWorkers];
@@ -409,12 +430,16 @@ bool NicCore::deliver_to_host(rte_mbuf* msg, ContextEntry* dst) {
   }
   // FIFO order per context: while older messages wait, newer ones queue too.
   if (dst->held.empty()) {
-    const AppHeader src = AppHeader::from_word(msg_meta(msg)->app_header);
     bool no_thread = false;
     // RSS: the source's hash; random: a fresh draw per message (splitmix64
-    // of a count: the same run, the same draws).
-    const uint64_t hash = params_.core_select == CoreSelectPolicy::kRandom ? draw_core_hash()
-                                                                           : flow_hash(src.ip, src.context);
+    // of a count: the same run, the same draws); JBSQ and static: none.
+    uint64_t hash = 0;
+    if (params_.core_select == CoreSelectPolicy::kRandom) {
+      hash = draw_core_hash();
+    } else if (params_.core_select == CoreSelectPolicy::kRss) {
+      const AppHeader src = AppHeader::from_word(msg_meta(msg)->app_header);
+      hash = flow_hash(src.ip, src.context);
+    }
     ThreadFifos* t = choose(dst, hash, &no_thread);
     if (no_thread) {
       ++counters_.rx_drop_no_thread;

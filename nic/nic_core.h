@@ -60,6 +60,9 @@ struct NicParams {
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
   CoreSelectPolicy core_select = CoreSelectPolicy::kJbsq;
   uint32_t jbsq_n = 2;
+  // The threads' RX FIFO depth (Config::fifo_messages): JBSQ's bound for a
+  // context with one binding on a live host (core_selector.h); 0: a burst.
+  uint32_t fifo_messages = 0;
   uint32_t workers = 1;
   // Asynchronous preemption: signal a worker whose raised preempt word (or
   // passed t0 deadline) has gone unanswered this long. 0 disables it.
@@ -135,8 +138,9 @@ class NicCore final : public TransportSink, private SpinSink {
   // the workers ran them) the threads' messages sent, the timers, the link.
   // So a request's reply leaves in the poll that delivered the request,
   // rather than after the next poll's receive, timers and link checks
-  // (issue 37). `fresh_clock`: the workers ran in between; read the clock
-  // again, and send what they wrote at once.
+  // (issue 37). `fresh_clock`: the workers ran in between, on this OS
+  // thread: take the clock as they last read it (clock::last_read), and
+  // send what they wrote at once.
   unsigned poll_receive();
   unsigned poll_finish(unsigned received, bool fresh_clock);
   // Adaptive polling, after each poll(): sleeps once the NIC has had no work
@@ -275,12 +279,17 @@ class NicCore final : public TransportSink, private SpinSink {
     const uint32_t ip = AppHeader::from_word(msg_meta(tx_msg)->app_header).ip;
     return transport_for(peer_protocols_.lookup(ip));
   }
-  // Calls fn on each transport in use (transport_for).
+  // Calls fn on each transport in use (transport_for); in a simulation on
+  // every one, as before this economy (an idle transport's own ticks set
+  // when the simulation polls the host, which its runs and trace hashes
+  // keep).
   template <typename Fn>
   void for_active(Fn&& fn) const {
-    for (uint32_t m = active_; m != 0; m &= m - 1) fn(*transports_[static_cast<size_t>(__builtin_ctz(m))]);
+    const uint32_t mask = clock::is_virtual() ? (1u << kTransportProtocols.size()) - 1 : active_;
+    for (uint32_t m = mask; m != 0; m &= m - 1) fn(*transports_[static_cast<size_t>(__builtin_ctz(m))]);
   }
   [[nodiscard]] uint32_t tx_room() const;
+  [[nodiscard]] static uint32_t single_binding_bound(const NicParams& p);
   [[nodiscard]] bool quiescent() const;  // nothing in flight, queued or held
   [[nodiscard]] bool spin_sends_can_go() const;  // a waiting handler send has a slot now
   [[nodiscard]] uint64_t next_timer_deadline() const;

@@ -161,7 +161,9 @@ bool Worker::run_once() {
     // One clock read for the resume: when the core became busy, when a
     // shared NIC was last polled (just before this run_once) and when the
     // thread, if it was switched out, came back (switch_out).
-    resumed_tsc_ = clock::ticks();
+    // On a shared core the NIC's poll read the clock just before this turn
+    // (its receive half): that read, not one more.
+    resumed_tsc_ = params_.shared_nic.present() ? clock::last_read() : clock::ticks();
     signals_.busy_since_tsc.store(resumed_tsc_, std::memory_order_relaxed);
     if (params_.shared_nic.present()) last_nic_poll_ = resumed_tsc_;
     ++stats_.switches;
@@ -259,7 +261,10 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
 
 void Worker::park(size_t slot, uint64_t wake_tsc) {
   ThreadState& st = states_[slot];
-  uint64_t now = clock::ticks();  // also when it left the core (switch_out)
+  // Also when it left the core (switch_out): the thread's last read — its
+  // message's start or its reply's end, moments ago — for a core that runs
+  // its NIC too, whose next poll reads the clock again at once.
+  uint64_t now = params_.shared_nic.present() ? clock::last_read() : clock::ticks();
   if (st.idle_since == 0) st.idle_since = now;
   if (policy_.params().mode == SchedMode::kTis) {
     // TIS: the core stays with this thread (it polls, like lnic_wait) until

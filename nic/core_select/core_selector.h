@@ -26,11 +26,14 @@ class CoreSelector {
   // single_core_n: JBSQ's bound when exactly one binding has a thread. With
   // one core there is nothing to balance: the bound only decides whether a
   // message waits in the NIC's queue or in the thread's FIFO, so the live
-  // NIC core hands over up to a burst there and pays its per-poll costs
-  // per burst, not per n messages (an emulator cost, not the nanoPU's; the
-  // virtual-time model keeps n). 0: n everywhere.
+  // NIC core hands over as many as the FIFO holds and a simulation a burst
+  // (NicCore::single_binding_bound: an emulator cost, not the nanoPU's).
+  // 0: n everywhere.
   CoreSelector(CoreSelectPolicy policy, uint32_t jbsq_n, uint32_t single_core_n = 0)
       : policy_(policy), n_(jbsq_n), single_core_n_(single_core_n > jbsq_n ? single_core_n : jbsq_n) {}
+
+  // JBSQ with a single binding: whether one more message may go to it.
+  [[nodiscard]] bool admits_single(uint32_t outstanding) const { return outstanding < single_core_n_; }
 
   // outstanding[i]: messages delivered to binding i and not yet msg_done'd;
   // bound[i]: whether binding i has a thread. Returns the binding to deliver

@@ -132,7 +132,9 @@ void DeliveredIds::remember(const DeliveredId& id, uint64_t now) {
   Window& w = find_or_take(id.src_ip, id.epoch);
   if (w.last_tsc == 0 || now - w.last_tsc > horizon_) reset(w, id.tx_msg_id);
   renew(w, now);
-  if (ahead_by(id.tx_msg_id, w.highest) != 0) {
+  if (const uint16_t ahead = ahead_by(id.tx_msg_id, w.highest); ahead == 1) {
+    w.highest = id.tx_msg_id;  // the next id, the common case: its byte alone, written below
+  } else if (ahead != 0) {
     advance(w, id.tx_msg_id);
   } else if (behind_by(id.tx_msg_id, w.highest) >= kWindowIds) {
     // Completed after kWindowIds younger messages (Homa's SRPT can hold a

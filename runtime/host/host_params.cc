@@ -136,6 +136,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation, ui
   p.protocol = c.transport == TransportProtocol::kHoma ? wire::kIpProtoHoma : wire::kIpProtoNdp;
   p.core_select = c.core_select;
   p.jbsq_n = c.jbsq_n;
+  p.fifo_messages = c.fifo_messages;
   p.workers = static_cast<uint32_t>(c.worker_count());
   // A signal only reaches a worker on another core; on a shared core the
   // NIC runs only when the thread lets it.

@@ -15,6 +15,9 @@ ReceiveFront::ReceiveFront(const TransportParams& p, NicCounters* counters)
                                  p.context_packets}) {}
 
 int ReceiveFront::current_slot(uint32_t src_ip, const Fields& f, int* superseded) {
+  // No message being reassembled (an RPC load of one-packet messages): no
+  // index to look in.
+  if (buffer_.used_slots() == 0) return -1;
   const int s = buffer_.find(ReassemblyBuffer::key_of(src_ip, f.buf_ptr, f.tx_msg_id));
   if (s < 0) return -1;
   const InboundMessage& old = buffer_.at(static_cast<uint32_t>(s));

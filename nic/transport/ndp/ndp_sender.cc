@@ -125,6 +125,27 @@ void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSi
   if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a window may open
 }
 
+void NdpSender::on_carried_ack(const wire::FrameHeader& data, uint64_t now, TransportSink& sink) {
+  // The checks on_control makes of HeldAckQueue::carried(data): the slot
+  // and id named, our run (the carrier's dst_incarnation, as its sender
+  // last heard it), the receiver the message went to.
+  const wire::NdpHeader& d = data.ndp;
+  const uint32_t slot = d.acked_buf_ptr;
+  const uint16_t run = d.dst_incarnation;
+  if (slot < buffer_.capacity() && ids_.held() == 0 && static_cast<uint8_t>(run) == static_cast<uint8_t>(c_.incarnation) &&
+      (run == 0 || run == c_.incarnation)) {
+    OutboundMessage& m = buffer_.at(slot);
+    if (m.used && m.npkts == 1 && m.acked == 0 && m.tx_msg_id == d.acked_msg_id && m.dst_ip == data.src_ip) {
+      now_ = now;
+      ++counters_->rx_acks;
+      m.last_progress = now;
+      (void)on_acked(slot, 1, /*echo=*/0, now);  // whole: complete
+      return;
+    }
+  }
+  on_control(HeldAcks::carried(data), now, sink);
+}
+
 void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
   const wire::NdpHeader& n = h.ndp;
   const uint32_t slot = n.buf_ptr;

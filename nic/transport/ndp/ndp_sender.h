@@ -47,6 +47,11 @@ class NdpSender {
   void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
   // ACK / NACK / PULL for one of our messages.
   void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
+  // The ACK a DATA packet carries (kOptCarriesAck): its whole message
+  // acknowledged. A one-packet message's completes here, without the ACK's
+  // header built (held_acks.h, HeldAckQueue::carried); any other goes
+  // through on_control as that header.
+  void on_carried_ack(const wire::FrameHeader& data, uint64_t now, TransportSink& sink);
   // Runs expired retransmit timers.
   void tick(uint64_t now, TransportSink& sink);
   // Taken and not done: in a slot, or held for an id.

@@ -32,7 +32,7 @@ class NdpTransport final : public Transport {
     heard(h.src_ip, now);
     if (h.ndp.options & wire::kOptCarriesAck) {  // an ACK for one of ours rides along
       ++counters_->rx_acks_on_data;
-      sender_.on_control(HeldAcks::carried(h), now, sink);
+      sender_.on_carried_ack(h, now, sink);
     }
     receiver_.on_data(pkt, h, payload_bytes, dst, now, sink);
   }
