@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/base/word_copy.h"
 #include "lib/contract/tx_message.h"
 #include "nanopu/stats.h"
 #include "nanopu/thread.h"
@@ -18,21 +19,28 @@ namespace nanopu {
 
 void Thread::copy_rx_words(uint64_t* dst, uint32_t n) {
   if (n == 0) return;
-  // Full words, except that the message's last word may be short.
+  // Full words, except that the message's last word may be short (its
+  // bytes zero-padded: docs/wire.md). A segment holds whole words but a
+  // message's last: words swap as they are copied, the short one alone.
   const uint32_t bytes = std::min<uint32_t>(8 * n, rx_bytes_left_);
-  dst[n - 1] = 0;  // the zero padding of a short last word
   auto* out = reinterpret_cast<uint8_t*>(dst);
   for (uint32_t left = bytes; left != 0;) {
     if (rx_seg_off_ >= rx_seg_len_) enter_rx_segment(rx_seg_->next);  // the next packet's segment
     const uint32_t k = std::min(left, rx_seg_len_ - rx_seg_off_);
-    std::memcpy(out, rx_seg_data_ + rx_seg_off_, k);
-    out += k;
+    const uint32_t whole = k / 8;
+    copy_swapping_words(out, rx_seg_data_ + rx_seg_off_, whole);
+    if (const uint32_t tail = k % 8; tail != 0) {
+      uint64_t w = 0;
+      std::memcpy(&w, rx_seg_data_ + rx_seg_off_ + 8 * whole, tail);
+      w = from_wire(w);
+      std::memcpy(out + 8 * whole, &w, 8);
+    }
+    out += 8 * whole + (k % 8 != 0 ? 8 : 0);
     rx_seg_off_ += k;
     left -= k;
   }
   rx_bytes_left_ -= bytes;
   rx_words_left_ -= n;
-  for (uint32_t i = 0; i < n; ++i) dst[i] = from_wire(dst[i]);
 }
 
 void Thread::copy_tx_words(const uint64_t* src, uint32_t n) {
@@ -43,10 +51,7 @@ void Thread::copy_tx_words(const uint64_t* src, uint32_t n) {
       tx_seg_words_left_ = tx_segment_words(tx_seg_);
     }
     const uint32_t k = std::min(tx_seg_words_left_, n - i);
-    for (uint32_t j = 0; j < k; ++j) {
-      const uint64_t be = from_wire(src[i + j]);
-      std::memcpy(tx_next_ + 8 * j, &be, 8);
-    }
+    copy_swapping_words(tx_next_, src + i, k);
     tx_next_ += 8 * k;
     tx_seg_words_left_ -= k;
     tx_words_left_ -= k;

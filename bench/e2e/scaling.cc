@@ -114,6 +114,7 @@ ChildResult measure_scaling(uint32_t workers, uint32_t msg_bytes, const RunOptio
   }
   if (absl::Status s = (*client)->run(); !s.ok()) r.fail(std::string(s.message()));
   (*server)->stop();
+  (*server)->print_stages(absl::StrCat("scaling, ", msg_bytes, " B, the echo server"));
   if (getenv("NANOPU_BENCH_STATS") != nullptr) {
     (*server)->runtime().print_stats(stderr);
     (*client)->print_stats(stderr);
