@@ -16,6 +16,9 @@
 //               does when its queue is full (docs/wire.md)
 //   drop_once=1 / trim_once=1   do it to every DATA packet the first time it
 //               is seen (recovery tests)
+//   no_echo=1   NDP control frames arrive with no echoed send stamp (bytes
+//               28-29 zeroed, docs/wire.md "Send stamps"): a peer that
+//               echoes none, as the nanoPU prototype's tester
 //   seed=N
 #pragma once
 
@@ -29,12 +32,12 @@ namespace nanopu {
 struct FaultSpec {
   double drop = 0, dup = 0, reorder = 0, corrupt = 0, mangle = 0, trim = 0;
   double delay_us = 0, ack_delay_us = 0;
-  bool drop_once = false, trim_once = false;
+  bool drop_once = false, trim_once = false, no_echo = false;
   uint64_t seed = 1;
 
   [[nodiscard]] bool any() const {
     return drop > 0 || dup > 0 || reorder > 0 || corrupt > 0 || mangle > 0 || trim > 0 ||
-           delay_us > 0 || ack_delay_us > 0 || drop_once || trim_once;
+           delay_us > 0 || ack_delay_us > 0 || drop_once || trim_once || no_echo;
   }
   // Probabilities within 0..1, the delays >= 0; the error names the field.
   [[nodiscard]] absl::Status validate() const;

@@ -32,7 +32,7 @@ absl::StatusOr<FaultSpec> parse_fault_spec(std::string_view text) {
     if (!absl::SimpleAtod(kv.second, &v) || v < 0)
       return absl::InvalidArgumentError(absl::StrCat("--faults: bad value in '", item, "'"));
     const std::string& k = kv.first;
-    const bool prob = k != "delay_us" && k != "ack_delay_us" && k != "seed" && k != "drop_once" && k != "trim_once";
+    const bool prob = k != "delay_us" && k != "ack_delay_us" && k != "seed" && k != "drop_once" && k != "trim_once" && k != "no_echo";
     if (prob && v > 1)
       return absl::InvalidArgumentError(absl::StrCat("--faults: ", k, " is a probability (0..1)"));
     if (k == "drop") s.drop = v;
@@ -45,11 +45,12 @@ absl::StatusOr<FaultSpec> parse_fault_spec(std::string_view text) {
     else if (k == "ack_delay_us") s.ack_delay_us = v;
     else if (k == "drop_once") s.drop_once = v != 0;
     else if (k == "trim_once") s.trim_once = v != 0;
+    else if (k == "no_echo") s.no_echo = v != 0;
     else if (k == "seed") s.seed = static_cast<uint64_t>(v);
     else
       return absl::InvalidArgumentError(absl::StrCat(
           "--faults: unknown fault '", k,
-          "' (drop, dup, reorder, delay_us, ack_delay_us, corrupt, mangle, trim, drop_once, trim_once, seed)"));
+          "' (drop, dup, reorder, delay_us, ack_delay_us, corrupt, mangle, trim, drop_once, trim_once, no_echo, seed)"));
   }
   return s;
 }

@@ -70,6 +70,7 @@ bool glance_frame(const uint8_t* frame, size_t frame_len, FrameGlance* out) {
   out->src_ip = get32(ip + 12);
   out->dst_ip = get32(ip + 16);
   out->flags = t[0];
+  out->protocol = ip[9];
   // pkt_offset is transport byte 7 in both; tx_msg_id and buf_ptr follow
   // at 10 and 12 in NDP, at 11 and 13 in Homa (docs/wire.md).
   const size_t ids = ip[9] == kIpProtoHoma ? 11 : 10;
@@ -90,6 +91,8 @@ void mark_trimmed(uint8_t* frame) {
   put16(ip + 2, static_cast<uint16_t>(kTrimmedFrameBytes - kEthHeaderBytes));
   put16(ip + 10, ipv4_header_checksum(ip));
 }
+
+void clear_echoed_stamp(uint8_t* frame) { put16(frame + kL4Off + 28, 0); }
 
 void encode_frame_header(const FrameHeader& h, size_t payload_bytes, uint8_t* out) {
   const uint32_t fixed_sum =

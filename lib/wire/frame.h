@@ -258,6 +258,7 @@ struct FrameGlance {
   uint32_t dst_ip = 0;
   uint8_t tos = 0;
   uint8_t flags = 0;
+  uint8_t protocol = 0;  // the IPv4 protocol number (kIpProtoNdp, kIpProtoHoma)
   // A packet's identity among a sender's DATA packets: source address,
   // tx_msg_id, buf_ptr, pkt_offset (the same bytes in NDP and Homa).
   uint64_t packet_id = 0;
@@ -280,6 +281,11 @@ inline constexpr size_t kTrimmedFrameBytes = 72;
 // sets the IPv4 total length to what 72 bytes hold and fixes the checksum.
 // The caller cuts the frame to kTrimmedFrameBytes.
 void mark_trimmed(uint8_t* frame);
+
+// Clears an NDP control frame's echoed send stamp (bytes 28-29 of the
+// transport header): what a peer that echoes none sends (the fault wire's
+// no_echo, nanopu/fault_spec.h).
+void clear_echoed_stamp(uint8_t* frame);
 
 // IPv4 header checksum (RFC 791) of the 20 bytes at ip_header, computed with
 // the checksum field taken as zero; host order.

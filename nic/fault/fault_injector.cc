@@ -92,6 +92,10 @@ uint16_t FaultInjector::apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_
       trim_frame(m);
       ++counters_.trimmed;
     }
+    if (spec_.no_echo && !is_data && g.protocol == wire::kIpProtoNdp && rte_pktmbuf_data_len(m) >= wire::kFrameHeaderBytes) {
+      if ((m = writable(m)) == nullptr) continue;
+      wire::clear_echoed_stamp(rte_pktmbuf_mtod(m, uint8_t*));
+    }
     const uint64_t delay = delay_tsc_ + (is_data ? 0 : ack_delay_tsc_);
     if (chance(spec_.dup)) {
       if (rte_mbuf* copy = rte_pktmbuf_copy(m, pool_, 0, UINT32_MAX)) {

@@ -164,6 +164,32 @@ TEST_P(SlowPeerTest, APeerThatAcknowledgesLateGetsAtMostTwoRetransmissionsPerMes
   if (GetParam() == TransportProtocol::kNdp) EXPECT_GE(c.tx_rtt_samples_echoed, 1u);
 }
 
+// The same late peer echoing no send stamp (the nanoPU prototype's tester
+// echoes none; the wire clears the echo): nothing times a resent packet,
+// so the per-peer backoff a timeout left is what holds (RFC 6298 §5.7:
+// the backed-off timeout kept until a clean sample), Karn's rule times the
+// messages sent once (issue 69 item 6).
+TEST_P(SlowPeerTest, APeerThatAcknowledgesLateAndEchoesNoStampGetsAtMostTwoRetransmissionsPerMessage) {
+  constexpr uint32_t kCount = 40;
+  std::unique_ptr<Pair> owner = make_pair(GetParam(), "", kCount, 2000, "ack_delay_us=50000,no_echo=1",
+                                          std::chrono::milliseconds(10), false);
+  Pair& p = *owner;
+  ASSERT_TRUE(p.server && p.client);
+  ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
+                                  [&] {
+                                    return p.replies + p.failures == kCount &&
+                                           p.client->nic_counters().tx_msgs_completed == kCount;
+                                  },
+                                  std::chrono::seconds(60)));
+  const NicCounters& c = p.client->nic_counters();
+  std::printf("ACKs 50 ms late, no stamp echoed, %u messages 10 ms apart: %llu retransmissions, %llu timeouts\n",
+              kCount, static_cast<unsigned long long>(c.tx_retransmits), static_cast<unsigned long long>(c.tx_timeouts));
+  EXPECT_EQ(p.replies, kCount);
+  EXPECT_EQ(c.tx_msgs_failed, 0u);
+  EXPECT_EQ(c.tx_rtt_samples_echoed, 0u) << "the wire cleared every echo";
+  EXPECT_LE(c.tx_retransmits, 2u * kCount);
+}
+
 // One probe per timeout window while the peer is silent, then everything at
 // once when it is back: the packets sent during the stall do not grow with
 // the messages in flight.

@@ -9,7 +9,7 @@ namespace {
 
 TEST(FaultSpecTest, ParsesEveryFault) {
   auto s = parse_fault_spec("drop=0.1,dup=0.05,reorder=0.2,corrupt=0.01,mangle=0.02,trim=0.3,"
-                            "delay_us=5,ack_delay_us=7,drop_once=1,trim_once=1,seed=42");
+                            "delay_us=5,ack_delay_us=7,drop_once=1,trim_once=1,no_echo=1,seed=42");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_DOUBLE_EQ(s->drop, 0.1);
   EXPECT_DOUBLE_EQ(s->dup, 0.05);
@@ -21,8 +21,16 @@ TEST(FaultSpecTest, ParsesEveryFault) {
   EXPECT_DOUBLE_EQ(s->ack_delay_us, 7);
   EXPECT_TRUE(s->drop_once);
   EXPECT_TRUE(s->trim_once);
+  EXPECT_TRUE(s->no_echo);
   EXPECT_EQ(s->seed, 42u);
   EXPECT_TRUE(s->any());
+}
+
+TEST(FaultSpecTest, NoEchoAloneIsAFault) {
+  auto s = parse_fault_spec("no_echo=1");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->no_echo);
+  EXPECT_TRUE(s->any()) << "a wire that clears echoes must be in front of the port";
 }
 
 TEST(FaultSpecTest, EmptyIsNoFaults) {
