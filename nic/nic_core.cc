@@ -182,6 +182,7 @@ unsigned NicCore::gather() {
   // have slots for (the rest wait in the FIFOs: back-pressure).
   unsigned work = 0;
   for (size_t ti = 0; ti < threads_.size(); ++ti) {
+    if (held_tx_[ti].empty() && not_ready_[ti] == nullptr && tx_fifo(threads_[ti]).empty()) continue;
     const unsigned room = tx_room();
     if (room == 0) break;
     rte_mbuf* msgs[kBurst];
@@ -253,6 +254,7 @@ void NicCore::message_failed(const FailedMessage& f) {
     // Named to its thread (the notice), counted there, and the thread woken
     // as for a message: a thread waiting for a reply hears of its request's fate.
     ThreadFifos* t = threads_[f.sender];
+    ++deliveries_;
     (void)t->failures.push(f.failure);  // full: counted only (Thread::tx_failures())
     t->tx_failed.fetch_add(1, std::memory_order_release);
     if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
@@ -278,6 +280,7 @@ void NicCore::peer_restarted(uint32_t peer_ip) {
   const TxFailure notice{0, peer_ip, 0, TxFailureReason::kPeerRestarted,
                          static_cast<uint64_t>(static_cast<double>(now_) * clock::ns_per_tick())};
   ++counters_.peer_restarts;
+  ++deliveries_;
   for (ThreadFifos* t : threads_) {
     (void)t->failures.push(notice);
     if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;

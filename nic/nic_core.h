@@ -168,6 +168,11 @@ class NicCore final : public TransportSink, private SpinSink {
   [[nodiscard]] uint64_t next_event_ticks() const;
 
   [[nodiscard]] const NicCounters& counters() const { return counters_; }
+  // Messages and notices this core has handed to threads so far (pushed
+  // into an RX FIFO, a failure notice): a shared core's loop runs its
+  // workers after a poll that moved it, or while they have work of their
+  // own (Worker::quiet).
+  [[nodiscard]] uint64_t deliveries() const { return deliveries_; }
   // TSC ticks per stage of every poll so far (all 0 unless built with
   // NANOPU_STAGE_CLOCK: nic/stages/stage_clock.h).
   [[nodiscard]] const std::array<uint64_t, kNicStages>& stage_ticks() const { return stages_.ticks(); }
@@ -338,6 +343,7 @@ class NicCore final : public TransportSink, private SpinSink {
   std::vector<ThreadFifos*> staged_;       // threads with staged messages (push_to)
   uint64_t now_ = 0;
   uint64_t tsc_hz_ = clock::hz();
+  uint64_t deliveries_ = 0;  // deliveries()
   rte_mbuf* stash_[kBurst];  // frames still_idle() found: the next poll's first
   uint16_t stash_n_ = 0;
   uint64_t to_wake_ = 0;     // bit i: delivered to worker i this poll

@@ -139,6 +139,7 @@ void NicCore::push_staged(ThreadFifos* t) {
   }
   s.staged_n = 0;
   if (pushed == 0) return;
+  ++deliveries_;
   if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
   t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
 }

@@ -124,8 +124,18 @@ bool Worker::any_runnable() const {
   return false;
 }
 
+bool Worker::settled() const {
+  if (hold_ != HtsPolicy::kNone || stopping() || clock::is_virtual()) return false;
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const ThreadState& st = states_[i];
+    if (st.present && (st.runnable || st.has_msg || slots_[i].wake_tsc != 0)) return false;
+  }
+  return true;
+}
+
 bool Worker::run_once() {
   tls_worker = this;
+  quiet_ = false;
   bool ran = false;
   // Run threads until none can: each resume returns when the thread parks,
   // yields, is preempted or ends.
@@ -147,7 +157,10 @@ bool Worker::run_once() {
       // for (nanopu-bench-e2e rtt).
       next = policy_.pick_idle(states_.data(), states_.size(), last_, clock::ticks());
     }
-    if (next == HtsPolicy::kNone) break;
+    if (next == HtsPolicy::kNone) {
+      quiet_ = settled();
+      break;
+    }
     Slot& s = slots_[static_cast<size_t>(next)];
     running_ = next;
     s.state = SlotState::kRunning;

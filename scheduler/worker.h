@@ -59,6 +59,12 @@ class Worker {
 
   // Runs threads until none can run. Returns true if any ran.
   bool run_once();
+  // After a run_once() that left every thread parked in wait() with no
+  // deadline (and nothing else to do): until a message or a notice reaches
+  // one of its threads, or the host stops, running it again does nothing.
+  // A shared core's loop skips it then (an idle turn's scheduling round:
+  // issue 69 item 4). Never on a modelled clock.
+  [[nodiscard]] bool quiet() const { return quiet_ && !stopping(); }
   // Adaptive polling (lib/contract/wakeup.h): unless a thread can run now,
   // sleeps until the NIC delivers to one of this core's threads, or
   // timeout_us. On the worker's own OS thread, between run_once() calls.
@@ -157,6 +163,9 @@ class Worker {
   int running_ = HtsPolicy::kNone;
   int last_ = HtsPolicy::kNone;
   uint32_t countdown_ = kClockCheckEvery;
+  bool quiet_ = false;  // quiet()
+  // Whether states_ (as just refreshed) says quiet() (run_once).
+  [[nodiscard]] bool settled() const;
   uint64_t last_tick_;  // TIS ticks are counted from the worker's creation
   uint64_t last_nic_poll_ = 0;
   uint64_t resumed_tsc_ = 0;  // when run_once() last resumed a thread

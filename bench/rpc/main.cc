@@ -34,7 +34,7 @@ ABSL_FLAG(bool, instructions, true,
 ABSL_FLAG(uint64_t, instruction_rpcs, 20000, "RPCs each loop runs under callgrind.");
 ABSL_FLAG(std::string, json, "bench-rpc.json", "Write every row here as JSON ('' = don't).");
 ABSL_FLAG(std::string, count_loop, "",
-          "Internal: run this loop (transport, transport-ref, host, host-ref) for --instruction_rpcs under "
+          "Internal: run this loop (transport, transport-ref, host, host-ref, idle-turn) for --instruction_rpcs under "
           "callgrind's instrumentation and exit.");
 
 namespace nanopu::bench {
@@ -102,7 +102,7 @@ int main_impl() {
   if (const std::string loop = absl::GetFlag(FLAGS_count_loop); !loop.empty()) {
     RpcLoop which{};
     if (!parse_rpc_loop(loop, &which)) {
-      std::fprintf(stderr, "nanopu-bench-rpc: --count_loop=%s: not transport, transport-ref, host or host-ref\n", loop.c_str());
+      std::fprintf(stderr, "nanopu-bench-rpc: --count_loop=%s: not transport, transport-ref, host, host-ref or idle-turn\n", loop.c_str());
       return 2;
     }
     return init_eal() ? count_one(which) : 1;
@@ -144,6 +144,8 @@ int main_impl() {
   pair("NDP transport", RpcLoop::kTransport, RpcLoop::kTransportRef, "the peer's packets, made and freed",
        "<= 40 ns", 40);
   pair("whole host, one thread", RpcLoop::kHost, RpcLoop::kHostRef, "the peer against a reflecting port", "", 1e18);
+  const double idle = median(ns[RpcLoop::kIdleTurn]);
+  rows.push_back({"idle turn of a shared core (no RPC)", idle, "ns", "", 0, "<= 30 ns", idle <= 30, true, false});
   if (absl::GetFlag(FLAGS_instructions)) {
     std::map<RpcLoop, double> ir;
     for (RpcLoop l : kRpcLoops) ir[l] = instructions_per_rpc(l);
@@ -154,6 +156,8 @@ int main_impl() {
     };
     ipair("NDP transport", RpcLoop::kTransport, RpcLoop::kTransportRef, "the peer's packets (callgrind)");
     ipair("whole host, one thread", RpcLoop::kHost, RpcLoop::kHostRef, "the peer, reflected (callgrind)");
+    if (ir[RpcLoop::kIdleTurn] >= 0)
+      rows.push_back({"idle turn of a shared core (no RPC)", ir[RpcLoop::kIdleTurn], "instr", "", 0, "", true, true, false});
   }
   print_table("nanopu-bench-rpc: one whole RPC (64-byte request and reply)", rows);
   if (const std::string j = absl::GetFlag(FLAGS_json); !j.empty()) {

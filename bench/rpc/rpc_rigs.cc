@@ -166,8 +166,8 @@ class TransportRig final : public RpcRig {
 // port that sends each frame straight back.
 class HostRig final : public RpcRig {
  public:
-  static absl::StatusOr<std::unique_ptr<HostRig>> create(bool reference) {
-    std::unique_ptr<HostRig> r(new HostRig(reference));
+  static absl::StatusOr<std::unique_ptr<HostRig>> create(bool reference, const char* pool_name) {
+    std::unique_ptr<HostRig> r(new HostRig(reference, pool_name));
     if (r->pool_ == nullptr) return absl::ResourceExhaustedError("nanopu-bench-rpc: no mempool for the peer");
     if (reference) return r;
     Config c;
@@ -207,6 +207,11 @@ class HostRig final : public RpcRig {
     }
   }
   void run(uint64_t n) override {
+    if (idle_) {
+      for (uint64_t i = 0; i < n; ++i) (void)rt_->poll_shared_turn();
+      turns_ += n;
+      return;
+    }
     for (uint64_t i = 0; i < n; ++i) {
       rte_mbuf* req = next_request(peer_, pool_);
       if (req == nullptr) return;
@@ -220,11 +225,12 @@ class HostRig final : public RpcRig {
       for (int turn = 0; turn < 16 && peer_.completed() == before; ++turn) (void)rt_->poll_shared_turn();
     }
   }
-  [[nodiscard]] uint64_t answered() const override { return peer_.completed(); }
+  [[nodiscard]] uint64_t answered() const override { return idle_ ? turns_ : peer_.completed(); }
+  void make_idle() { idle_ = true; }
 
  private:
-  explicit HostRig(bool reference)
-      : peer_params_(params()), peer_(peer_params_), io_(&peer_), pool_(make_pool(reference ? "rpc_href" : "rpc_h")) {}
+  explicit HostRig(bool reference, const char* pool_name)
+      : peer_params_(params()), peer_(peer_params_), io_(&peer_), pool_(make_pool(pool_name)) {}
   static PeerParams params() {
     PeerParams p;
     p.window = 1;
@@ -235,6 +241,8 @@ class HostRig final : public RpcRig {
   MemIo io_;
   rte_mempool* pool_;
   std::unique_ptr<Runtime> rt_;
+  bool idle_ = false;
+  uint64_t turns_ = 0;
 };
 
 }  // namespace
@@ -245,6 +253,7 @@ const char* rpc_loop_name(RpcLoop l) {
     case RpcLoop::kTransportRef: return "transport-ref";
     case RpcLoop::kHost: return "host";
     case RpcLoop::kHostRef: return "host-ref";
+    case RpcLoop::kIdleTurn: return "idle-turn";
   }
   return "?";
 }
@@ -267,9 +276,14 @@ absl::StatusOr<std::unique_ptr<RpcRig>> make_rpc_rig(RpcLoop which) {
       return r;
     }
     case RpcLoop::kHost:
-    case RpcLoop::kHostRef: {
-      absl::StatusOr<std::unique_ptr<HostRig>> r = HostRig::create(which == RpcLoop::kHostRef);
+    case RpcLoop::kHostRef:
+    case RpcLoop::kIdleTurn: {
+      absl::StatusOr<std::unique_ptr<HostRig>> r =
+          HostRig::create(which == RpcLoop::kHostRef, which == RpcLoop::kHost      ? "rpc_h"
+                                                      : which == RpcLoop::kHostRef ? "rpc_href"
+                                                                                   : "rpc_idle");
       if (!r.ok()) return r.status();
+      if (which == RpcLoop::kIdleTurn) (*r)->make_idle();
       return std::unique_ptr<RpcRig>(std::move(*r));
     }
   }

@@ -18,9 +18,10 @@ enum class RpcLoop {
   kTransportRef,  // its reference: the peer's request and the reply's buffer, made and freed
   kHost,          // a whole host on this thread: Runtime::poll_shared_turn over an in-memory port, the echo thread
   kHostRef,       // its reference: the peer against a port that reflects its frames
+  kIdleTurn,      // not an RPC: one turn of the same host with nothing arriving (what a packet waits for)
 };
 inline constexpr RpcLoop kRpcLoops[] = {RpcLoop::kTransport, RpcLoop::kTransportRef, RpcLoop::kHost,
-                                         RpcLoop::kHostRef};
+                                         RpcLoop::kHostRef, RpcLoop::kIdleTurn};
 
 [[nodiscard]] const char* rpc_loop_name(RpcLoop l);
 [[nodiscard]] bool parse_rpc_loop(std::string_view s, RpcLoop* l);

@@ -161,6 +161,8 @@ class Runtime {
   // NIC core 0's loop on the calling lcore, while the workers run.
   absl::Status run_nic_core_zero(absl::FunctionRef<bool()> all_finished);
   unsigned shared_core_turn();  // run_shared_core's turn: its work (poll_shared_turn)
+  [[nodiscard]] bool workers_quiet() const;  // every worker's threads wait for a message (Worker::quiet)
+  uint64_t deliveries_seen_ = 0;  // the NIC core's deliveries() when the workers last ran (shared_core_turn)
   void drain_tx();
   // sPIN HPU lcores (Config::spin_hpu_lcores): launched for a run when a
   // context is installed, stopped and their last work applied after it.

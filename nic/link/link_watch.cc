@@ -42,8 +42,7 @@ bool LinkWatch::kernel_carrier() const {
   return (req.ifr_flags & IFF_RUNNING) != 0;
 }
 
-bool LinkWatch::poll(uint64_t now, NicCounters* counters) {
-  if (!p_.ethdev || p_.check_every_tsc == 0 || now < next_check_) return up_;
+bool LinkWatch::check(uint64_t now, NicCounters* counters) {
   next_check_ = now + p_.check_every_tsc;
   rte_eth_link link{};
   const bool up = rte_eth_link_get_nowait(p_.port_id, &link) == 0 &&

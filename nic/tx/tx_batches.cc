@@ -8,6 +8,10 @@ TxBatches::~TxBatches() {
 }
 
 void TxBatches::end_poll() {
+  if (empty()) {  // an idle poll: nothing to order
+    io_->flush();
+    return;
+  }
   if (control_after_data_) flush(data_);
   if (defer_control_) {
     if (control_after_data_) flush(deferred_);

@@ -96,6 +96,12 @@ void Runtime::end_hpus() {
   nic.finish_spin_hpus();
 }
 
+bool Runtime::workers_quiet() const {
+  for (const auto& w : workers_)
+    if (!w->quiet()) return false;
+  return true;
+}
+
 bool Runtime::run_workers_once() {
   bool ran = false;
   for (auto& w : workers_) {
@@ -107,10 +113,16 @@ bool Runtime::run_workers_once() {
 
 unsigned Runtime::shared_core_turn() {
   // The workers run inside the NIC's poll, between its receive and its
-  // send: a reply leaves in the poll that delivered its request.
+  // send: a reply leaves in the poll that delivered its request. Workers
+  // whose threads all wait for a message are left alone until the NIC
+  // hands one over (Worker::quiet; an idle turn is what a packet waits for).
   NicCore& nic = *nics_[0];
   unsigned work = nic.poll_receive();
-  const bool ran = run_workers_once();
+  bool ran = false;
+  if (const uint64_t d = nic.deliveries(); d != deliveries_seen_ || !workers_quiet()) {
+    deliveries_seen_ = d;
+    ran = run_workers_once();
+  }
   work += nic.poll_finish(work, /*fresh_clock=*/ran);
   return work + (ran ? 1 : 0);
 }
