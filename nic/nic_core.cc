@@ -222,16 +222,18 @@ void NicCore::tick_transports(bool busy) {
   // Nothing changes a transport between polls: a poll that did nothing
   // before the earliest of them skips the transports altogether.
   if (!busy && spin_ == nullptr && now_ < tick_due_ && !clock::is_virtual()) return;
-  if (!holding_for_link(now_))
-    for_active([&](Transport& t) {
-      if (now_ >= t.next_tick_work()) t.on_tick(now_, *this);
-    });
+  const bool holding = holding_for_link(now_);
   uint32_t out = 0, in = 0;
   uint64_t due = UINT64_MAX;
-  for_active([&](const Transport& t) {
+  for_active([&](Transport& t) {
+    uint64_t next = t.next_tick_work();
+    if (!holding && now_ >= next) {
+      t.on_tick(now_, *this);
+      next = t.next_tick_work();
+    }
     out += t.outbound_in_use();
     in += t.inbound_in_use();
-    due = std::min(due, t.next_tick_work());
+    due = std::min(due, next);
   });
   counters_.outbound_in_use = out;
   counters_.reassembly_in_use = in;
