@@ -227,7 +227,8 @@ BENCHMARK(BM_MessageFloor)->Iterations(20000);
 // (the slope: what 120 more words add, a call each) and a message (what is
 // left of the 8-word message once its 9 words are paid). nanoPU §2.1: one
 // word a cycle in hardware; issue targets: a word within 2x of the bare
-// store+load pair, a message under 10 ns.
+// store+load pair, a message's fixed cost at most 15 ns each side (issue
+// 69; 10 ns before it: two TSC reads alone are ~20 ns on this VM).
 void print_summary(const std::string& json_path) {
   using bench::Row;
   auto have = [](int64_t how) { return g_message_ns.count({8, how}) && g_message_ns.count({128, how}); };
@@ -257,17 +258,18 @@ void print_summary(const std::string& json_path) {
   const double side_floor =
       g_floor.mbuf / 2 + g_floor.ring / 2 + g_floor.tsc;  // the same on each side
   rows.push_back({"write() per message, fixed", fixed(0, false), "ns",
-                  "half an mbuf pair + half a ring pair + 1 TSC read", side_floor, "< 10 ns",
-                  fixed(0, false) < 10});
+                  "half an mbuf pair + half a ring pair + 1 TSC read", side_floor, "<= 15 ns",
+                  fixed(0, false) <= 15});
   rows.push_back({"read()+msg_done() per message, fixed", fixed(0, true), "ns",
-                  "half an mbuf pair + half a ring pair + 1 TSC read", side_floor, "< 10 ns",
-                  fixed(0, true) < 10});
+                  "half an mbuf pair + half a ring pair + 1 TSC read", side_floor, "<= 15 ns",
+                  fixed(0, true) <= 15});
   if (g_message_ns.count({8, 3}) != 0) {  // the same 8-word message, in its FIFO entries
     const auto& r = g_message_ns[{8, 3}];
-    rows.push_back({"write() per message, fixed, register path", r.first - 9 * slope(0, false), "ns",
-                    "the same, every message in an mbuf", fixed(0, false), "", true});
-    rows.push_back({"read()+msg_done() per message, fixed, register path", r.second - 9 * slope(0, true), "ns",
-                    "the same, every message in an mbuf", fixed(0, true), "", true});
+    const double w = r.first - 9 * slope(0, false), rd = r.second - 9 * slope(0, true);
+    rows.push_back({"write() per message, fixed, register path", w, "ns", "the same, every message in an mbuf",
+                    fixed(0, false), "<= 15 ns", w <= 15});
+    rows.push_back({"read()+msg_done() per message, fixed, register path", rd, "ns",
+                    "the same, every message in an mbuf", fixed(0, true), "<= 15 ns", rd <= 15});
   }
   rows.push_back({"  mbuf alloc+free, bare", g_floor.mbuf, "ns", "", 0, "", true});
   rows.push_back({"  SPSC ring enqueue+dequeue, bare", g_floor.ring, "ns", "", 0, "", true});
