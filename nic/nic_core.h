@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/base/stall_probe.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"

@@ -1,13 +1,13 @@
 #include "apps/classifier/rule_set.h"
 
-#include <random>
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu::apps {
 namespace {
 
 // One draw from weights summing to 100.
 template <size_t N>
-size_t pick(std::mt19937_64& rng, const uint32_t (&weights)[N]) {
+size_t pick(SeededDraw& rng, const uint32_t (&weights)[N]) {
   uint64_t x = rng() % 100;
   for (size_t i = 0; i < N; ++i) {
     if (x < weights[i]) return i;
@@ -21,7 +21,7 @@ constexpr uint32_t kSrcLenWeights[] = {15, 5, 20, 25, 5, 30};
 constexpr uint32_t kDstLenWeights[] = {5, 5, 10, 20, 10, 50};
 constexpr uint16_t kWellKnown[] = {20, 21, 22, 23, 25, 53, 80, 110, 123, 143, 161, 443, 993, 3306, 5432, 8080};
 
-void draw_ports(std::mt19937_64& rng, uint16_t* lo, uint16_t* hi, bool destination) {
+void draw_ports(SeededDraw& rng, uint16_t* lo, uint16_t* hi, bool destination) {
   constexpr uint32_t kSrcKinds[] = {80, 5, 10, 5};  // any, one, ephemeral, privileged
   constexpr uint32_t kDstKinds[] = {35, 45, 10, 10};
   switch (pick(rng, destination ? kDstKinds : kSrcKinds)) {
@@ -35,7 +35,7 @@ void draw_ports(std::mt19937_64& rng, uint16_t* lo, uint16_t* hi, bool destinati
 }  // namespace
 
 std::vector<Rule> generate_rules(uint32_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
+  SeededDraw rng(seed);
   std::vector<uint32_t> sites(64);  // /16 networks the addresses come from
   for (uint32_t& s : sites) s = static_cast<uint32_t>(rng()) & 0xffff0000u;
   std::vector<Rule> rules(count);

@@ -2,15 +2,15 @@
 
 #include <bit>
 #include <cmath>
-#include <random>
 
 #include "apps/compute/status_words.h"
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu::apps {
 
 const std::vector<double>& hd_vectors() {
   static const std::vector<double> v = [] {
-    std::mt19937_64 rng(kHdSeed);
+    SeededDraw rng(kHdSeed);
     std::vector<double> a(size_t{kHdVectors} * kHdDims);
     for (double& x : a) x = static_cast<double>(rng() >> 11) * 0x1p-53;
     return a;

@@ -36,8 +36,7 @@ void RaftNode::log_truncate(uint64_t entries) {
 void RaftNode::start(double now_ms) { arm_election(now_ms); }
 
 void RaftNode::arm_election(double now_ms) {
-  std::uniform_real_distribution<double> d(c_.election_min_ms, c_.election_max_ms);
-  election_deadline_ = now_ms + d(rng_);
+  election_deadline_ = now_ms + rng_.between(c_.election_min_ms, c_.election_max_ms);
 }
 
 void RaftNode::tick(double now_ms) {

@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <tuple>
 #include <functional>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "apps/raft/raft_entry.h"
 #include "apps/raft/raft_protocol.h"
 #include "apps/raft/raft_storage.h"
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu::apps {
 
@@ -114,7 +114,7 @@ class RaftNode {
   RaftStorage* storage_;
   Send send_;
   Log log_line_;
-  std::mt19937_64 rng_;
+  SeededDraw rng_;  // election timeouts: one seed, one run with any standard library
   Role role_ = Role::kFollower;
   uint64_t term_ = 0;
   int voted_for_ = -1;

@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -32,6 +31,7 @@
 #include "kv_protocol.h"
 #include "kv_programs.h"
 #include "nanopu/loadgen_main.h"
+#include "nanopu/seeded_draw.h"
 
 ABSL_FLAG(uint64_t, keys, 1000, "Keys the requests spread over (more than twice the requests in flight).");
 ABSL_FLAG(uint64_t, first_key, 1,
@@ -94,12 +94,12 @@ class KvLoad : public nanopu::loadgen::CallLoad {
   };
 
   uint64_t free_key() {
-    std::uniform_int_distribution<uint64_t> pick(mix_.first_key, mix_.first_key + mix_.keys - 1);
+
     for (;;)
-      if (const uint64_t k = pick(rng_); !busy_.contains(k)) return k;
+      if (const uint64_t k = rng_.int_between(mix_.first_key, mix_.first_key + mix_.keys - 1); !busy_.contains(k)) return k;
   }
   kv::Op draw_op() {
-    const double x = std::uniform_real_distribution<double>(0, 1)(rng_);
+    const double x = rng_.unit();
     if (x < mix_.bad) return static_cast<kv::Op>(0x7f);
     if (x < mix_.bad + mix_.del) return kv::Op::kDelete;
     if (x < mix_.bad + mix_.del + mix_.put) return kv::Op::kPut;
@@ -112,7 +112,7 @@ class KvLoad : public nanopu::loadgen::CallLoad {
     uint32_t value_bytes = 0;
     if (p.op == kv::Op::kPut) {
       p.version = ++next_version_;
-      p.bytes = std::uniform_int_distribution<uint32_t>(8, mix_.max_value)(rng_);
+      p.bytes = static_cast<uint32_t>(rng_.int_between(8, mix_.max_value));
       value_bytes = p.bytes;
     }
     words->assign({kv::head_word(static_cast<uint8_t>(p.op), value_bytes), p.key});
@@ -233,7 +233,7 @@ class KvLoad : public nanopu::loadgen::CallLoad {
   State& s_;
   const Mix& mix_;
   Tally& tally_;
-  std::mt19937_64 rng_;
+  nanopu::SeededDraw rng_;  // nanopu/seeded_draw.h: a seed is one run with any standard library
   uint32_t next_version_ = 0;
   std::unordered_map<uint64_t, Pending> pending_;  // by request number
   std::unordered_set<uint64_t> busy_;              // keys with a request in flight

@@ -6,7 +6,6 @@
 // key, their writer and a count: unique, so a history names each write).
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -14,6 +13,7 @@
 
 #include "absl/flags/flag.h"
 #include "nanopu/loadgen_main.h"
+#include "nanopu/seeded_draw.h"
 #include "pb_protocol.h"
 #include "replicas.h"
 
@@ -55,8 +55,7 @@ class PbLoad final : public nanopu::loadgen::CallLoad {
   };
 
   uint32_t request(uint64_t seq, std::vector<uint64_t>* words) override {
-    const Call c{std::uniform_real_distribution<double>(0, 1)(rng_) < s_.write_fraction,
-                 static_cast<uint32_t>(std::uniform_int_distribution<uint32_t>(0, s_.keys - 1)(rng_))};
+    const Call c{rng_.chance(s_.write_fraction), static_cast<uint32_t>(rng_.below(s_.keys))};
     calls_[seq] = c;
     if (!c.write) {
       words->assign({head(static_cast<uint8_t>(Op::kRead)), c.key});
@@ -116,7 +115,7 @@ class PbLoad final : public nanopu::loadgen::CallLoad {
 
   const Settings& s_;
   Tally& n_;
-  std::mt19937_64 rng_;
+  nanopu::SeededDraw rng_;  // nanopu/seeded_draw.h: a seed is one run with any standard library
   uint32_t count_ = 0;
   std::unordered_map<uint64_t, Call> calls_;  // by request number
 };

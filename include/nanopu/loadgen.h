@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +29,7 @@
 #include "nanopu/app_header.h"
 #include "nanopu/host_noise.h"
 #include "nanopu/rpc.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/thread.h"
 
 namespace nanopu::loadgen {
@@ -207,7 +207,7 @@ class Load {
   Thread& t_;
   const Options& opts_;
   Result* r_;
-  std::mt19937_64 rng_;
+  SeededDraw rng_;  // one seed, one run with any standard library (nanopu/seeded_draw.h)
   double hz_ = 1e9;  // ticks of now() per second
   uint64_t last_sent_tsc_ = 0;
   bool transport_give_ups_are_retried_ = false;
@@ -225,7 +225,7 @@ class Load {
   [[nodiscard]] bool more(uint64_t now) const { return opts_.count ? r_->sent < opts_.count : now < end_; }
   [[nodiscard]] uint64_t in_flight() const;
   void drain(uint64_t now);
-  std::exponential_distribution<double> gap_;
+  double rate_per_ns_ = 1;  // the open loop's arrivals (exponential gaps)
   double next_arrival_ = 0;
   bool blocked_ = false;  // the last send_due() could not send all that was due
   bool capped_ = false;   // open loop: arrivals due wait for one of max_in_flight to complete

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/limits.h"
 
 namespace nanopu {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/contract/clock.h"
 
 namespace nanopu::model {

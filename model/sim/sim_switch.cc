@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/contract/clock.h"
 #include "lib/wire/frame.h"
 

@@ -1,11 +1,12 @@
 #include "model/virtual/virtual_host.h"
 
+#include "nanopu/seeded_draw.h"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
 #include <queue>
-#include <random>
 
 #include "model/timing/picoseconds.h"
 
@@ -96,12 +97,12 @@ class Model {
     if (!c_.trace.empty()) return run_trace();
     const uint64_t total = c_.warmup_requests + c_.requests;
     const double mean_gap_ps = 1e12 / c_.load_rps;
-    std::exponential_distribution<double> gap(1.0 / mean_gap_ps);
+    auto gap = [&] { return static_cast<uint64_t>(rng_.exponential(1.0 / mean_gap_ps)); };
     uint64_t generated = 0;
-    push({static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
+    push({gap(), 0, Event::Kind::kArrival, 0, 0, {}});
     return loop(c_.requests, [&](const Event&, uint64_t now) {
       arrive(now, generated >= c_.warmup_requests);
-      if (++generated < total) push({now + static_cast<uint64_t>(gap(rng_)), 0, Event::Kind::kArrival, 0, 0, {}});
+      if (++generated < total) push({now + gap(), 0, Event::Kind::kArrival, 0, 0, {}});
     });
   }
 
@@ -167,15 +168,15 @@ class Model {
     switch (s.kind) {
       case ServiceTime::Kind::kFixed: return ps(s.mean_ns);
       case ServiceTime::Kind::kExponential:
-        return ps(std::exponential_distribution<double>(1.0 / s.mean_ns)(rng_));
+        return ps(rng_.exponential(1.0 / s.mean_ns));
       case ServiceTime::Kind::kBimodal:
-        return ps(std::uniform_real_distribution<double>(0, 1)(rng_) < s.p_long ? s.long_ns : s.short_ns);
+        return ps(rng_.chance(s.p_long) ? s.long_ns : s.short_ns);
     }
     return ps(s.mean_ns);
   }
 
   void arrive(uint64_t now, bool measured) {
-    const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
+    const double u = rng_.unit();
     uint32_t k = 0;
     while (k + 1 < cumulative_.size() && u > cumulative_[k]) ++k;
     arrive_msg(k, Msg{now, draw_service(k), measured});
@@ -198,7 +199,7 @@ class Model {
   int select(uint32_t k) {
     const std::vector<size_t>& bs = class_bindings_[k];
     for (size_t i = 0; i < bs.size(); ++i) outstanding_[i] = static_cast<uint32_t>(in_flight_[bs[i]]);
-    const int i = selector_.select(outstanding_.data(), bound_.get(), bs.size(), rng_());
+    const int i = selector_.select(outstanding_.data(), bound_.get(), bs.size(), rng_.next());
     return i == CoreSelector::kHold ? -1 : static_cast<int>(bs[static_cast<size_t>(i)]);
   }
 
@@ -356,7 +357,7 @@ class Model {
   }
 
   const VirtualHostConfig& c_;
-  std::mt19937_64 rng_;
+  SeededDraw rng_;  // one seed, one run with any standard library
   CoreSelector selector_;
   sched::HtsPolicy policy_;
   std::vector<Core> cores_;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "model/virtual/virtual_fabric.h"
 #include "nanopu/message_sizes.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/wire/frame.h"
 
 namespace nanopu::model {
@@ -24,13 +24,12 @@ double unloaded_ns(uint16_t bytes, double link_gbps, double link_latency_ns) {
 
 WorkloadResult run_workload(const WorkloadConfig& c, rte_mempool* pool) {
   WorkloadResult r;
-  std::mt19937_64 rng(c.seed);
-  std::uniform_real_distribution<double> uni(0, 1);
+  SeededDraw rng(c.seed);  // one seed, one workload with any standard library
   // Sizes first: the offered rate follows from their mean.
   std::vector<uint16_t> sizes(c.messages);
   double wire_bytes = 0;
   for (uint16_t& s : sizes) {
-    s = w3_message_bytes(uni(rng));
+    s = w3_message_bytes(rng.unit());
     wire_bytes += s + wire::packets_for(s) * wire::kFrameHeaderBytes;
   }
   const double mean_bytes = wire_bytes / std::max<uint32_t>(1, c.messages);
@@ -54,13 +53,11 @@ WorkloadResult run_workload(const WorkloadConfig& c, rte_mempool* pool) {
   });
   // Poisson arrivals at every host, merged: the next message goes from a
   // host chosen uniformly, after an exponential gap at the total rate.
-  std::exponential_distribution<double> gap(per_host_rate * c.hosts);
-  std::uniform_int_distribution<uint32_t> host(0, c.hosts - 1), other(1, c.hosts - 1);
   double t_ns = 0;
   for (uint32_t i = 0; i < c.messages; ++i) {
-    t_ns += gap(rng);
-    const uint32_t src = host(rng);
-    const uint32_t dst = (src + other(rng)) % c.hosts;
+    t_ns += rng.exponential(per_host_rate * c.hosts);
+    const auto src = static_cast<uint32_t>(rng.below(c.hosts));
+    const auto dst = static_cast<uint32_t>((src + rng.int_between(1, c.hosts - 1)) % c.hosts);
     fabric.send_at(ps(t_ns), src, dst, std::max<uint16_t>(sizes[i], 8));
   }
   r.offered = c.messages;

@@ -83,7 +83,7 @@ uint16_t FaultInjector::apply(rte_mbuf** pkts, uint16_t n, uint16_t max, uint64_
     }
     if (chance(spec_.mangle)) {
       if ((m = writable(m)) == nullptr) continue;
-      flip_bit(m, wire::kEthHeaderBytes, wire::kEthHeaderBytes + wire::kIpv4HeaderBytes, rng_());
+      flip_bit(m, wire::kEthHeaderBytes, wire::kEthHeaderBytes + wire::kIpv4HeaderBytes, rng_.next());
       ++counters_.mangled;
     }
     if (is_data && rte_pktmbuf_data_len(m) > 72 && m->nb_segs == 1 &&

@@ -9,11 +9,11 @@
 
 #include <cstdint>
 #include <deque>
-#include <random>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "nanopu/fault_spec.h"
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu {
 
@@ -42,7 +42,7 @@ class FaultInjector {
   }
 
  private:
-  bool chance(double p) { return p > 0 && uni_(rng_) < p; }
+  bool chance(double p) { return p > 0 && rng_.chance(p); }
   void trim_frame(rte_mbuf* m);
   [[nodiscard]] rte_mbuf* writable(rte_mbuf* m);
   static void flip_bit(rte_mbuf* m, uint32_t from, uint32_t to, uint64_t r);
@@ -55,8 +55,7 @@ class FaultInjector {
   FaultSpec spec_;
   rte_mempool* pool_;
   uint64_t delay_tsc_, ack_delay_tsc_;
-  std::mt19937_64 rng_;
-  std::uniform_real_distribution<double> uni_{0.0, 1.0};
+  SeededDraw rng_;  // one seed, one schedule with any standard library
   std::deque<Held> held_;
   absl::flat_hash_set<uint64_t> dropped_once_, trimmed_once_;
   FaultCounters counters_;

@@ -12,7 +12,7 @@
 namespace nanopu::loadgen {
 
 Load::Load(Thread& t, const Options& o, Result* r)
-    : t_(t), opts_(o), r_(r), rng_(o.seed), gap_(o.rate > 0 ? o.rate : 1.0), failures_before_(t.tx_failures()) {
+    : t_(t), opts_(o), r_(r), rng_(o.seed), rate_per_ns_(o.rate > 0 ? o.rate : 1.0), failures_before_(t.tx_failures()) {
   t.watch_failures(true);  // a give-up ends a wait: the request will get no reply
 }
 
@@ -82,7 +82,7 @@ bool Load::send_due(uint64_t t) {
         break;
       }
       ++r_->sent;
-      next_arrival_ += gap_(rng_) * hz_;
+      next_arrival_ += rng_.exponential(rate_per_ns_) * hz_;
     }
     if (!capped_) return more(t);
   } else {

@@ -1,9 +1,9 @@
 #include "runtime/loadgen/modelled_service.h"
 
 #include <algorithm>
-#include <random>
 
 #include "absl/strings/str_format.h"
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu::loadgen {
 
@@ -58,10 +58,9 @@ ModelledLatency model_service(const ModelledService& s, const loadgen::Options& 
   for (const ModelledKind& k : s.kinds) total += k.share;
   for (const ModelledKind& k : s.kinds) mean_core += k.share / total * k.core_ns;
   // Kind of the i-th response: drawn by share, the same sequence for a seed.
-  std::mt19937_64 rng(o.seed ^ 0x6b696e6473ULL);
-  std::uniform_real_distribution<double> u(0, total);
+  SeededDraw rng(o.seed ^ 0x6b696e6473ULL);
   auto draw = [&]() -> const ModelledKind& {
-    double x = u(rng);
+    double x = rng.between(0, total);
     for (const ModelledKind& k : s.kinds)
       if ((x -= k.share) < 0) return k;
     return s.kinds.back();

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/base/seeded_draw.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/sim.h"
 #include "runtime/sim/topology.h"
 

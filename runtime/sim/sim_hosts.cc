@@ -10,7 +10,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/contract/clock.h"
 #include "nanopu/flags.h"
 #include "nanopu/program_flags.h"

@@ -10,7 +10,7 @@ namespace nanopu::apps {
 CheckedClient::CheckedClient(Thread& t, const LoadGenOptions& o, uint32_t keys, double write_fraction,
                              LoadGenResult* r)
     : LoadSchedule(t, o, r), sent_version_(keys, 0), acked_version_(keys, 0), keys_(keys),
-      hc_(o.history), key_(0, keys - 1), is_write_(write_fraction) {
+      hc_(o.history), write_fraction_(write_fraction) {
   // Shared keys: this client's versions in its own space (writer_id << 20),
   // so values are unique across writers.
   if (o.shared_keys) std::fill(sent_version_.begin(), sent_version_.end(), o.writer_id << 20);
@@ -37,8 +37,8 @@ bool CheckedClient::issue(bool write, uint32_t key, uint64_t sent_tsc) {
 }
 
 bool CheckedClient::send_next(uint64_t sent_tsc) {
-  const bool write = is_write_(rng_);
-  uint32_t key = key_(rng_);
+  const bool write = rng_.chance(write_fraction_);
+  auto key = static_cast<uint32_t>(rng_.below(keys_));
   // A write goes to the next key with none in flight (there is one: fewer
   // requests are in flight than there are keys, or reads fill the rest).
   for (uint32_t tries = 0; write && tries < keys_ && write_in_flight(key); ++tries) key = (key + 1) % keys_;

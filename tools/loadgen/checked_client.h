@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "tools/loadgen/load_schedule.h"
 
 namespace nanopu::apps {
@@ -124,8 +124,7 @@ class CheckedClient : public LoadSchedule {
   [[nodiscard]] uint64_t next_timer_ns() const override;
   uint32_t keys_;
   HistoryClient hc_;
-  std::uniform_int_distribution<uint32_t> key_;
-  std::bernoulli_distribution is_write_;
+  double write_fraction_;
   absl::flat_hash_map<uint64_t, InFlight> in_flight_;  // by sent_time
   std::vector<uint16_t> writes_in_flight_ = std::vector<uint16_t>(keys_, 0);  // by key: 0 or 1 (send_next keeps it so)
 };

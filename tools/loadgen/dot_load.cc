@@ -15,7 +15,7 @@ namespace {
 class DotLoad : public LoadSchedule {
  public:
   DotLoad(Thread& t, const LoadGenOptions& o, const DotLoadOptions& d, LoadGenResult* r, DotLoadResult* dr)
-      : LoadSchedule(t, o, r), d_(d), dr_(dr), idx_(0, kDotWeights - 1) {}
+      : LoadSchedule(t, o, r), d_(d), dr_(dr) {}
 
   void run() {
     if (absl::Status s = t_.bind(o_.context, 0); !s.ok()) {
@@ -39,8 +39,8 @@ class DotLoad : public LoadSchedule {
     (void)t_.write(d_.pairs ? kDotPairs : kDotData);
     (void)t_.write(d_.words);
     for (uint32_t i = 0; i < d_.words; ++i) {
-      const uint64_t idx = idx_(rng_);
-      const uint64_t value = d_.pairs ? rng_() : idx;
+      const uint64_t idx = rng_.below(kDotWeights);
+      const uint64_t value = d_.pairs ? rng_.next() : idx;
       (void)t_.write(idx);
       if (d_.pairs) (void)t_.write(value);
       expected += value * weights[idx];
@@ -94,7 +94,6 @@ class DotLoad : public LoadSchedule {
 
   const DotLoadOptions& d_;
   DotLoadResult* dr_;
-  std::uniform_int_distribution<uint64_t> idx_;
   absl::flat_hash_map<uint64_t, uint64_t> by_time_;        // tester: sent_time -> result
   std::deque<std::pair<uint64_t, uint64_t>> by_order_;     // pairs: (sent_time, result), oldest first
 };

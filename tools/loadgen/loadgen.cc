@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/memory_message.h"
 #include "tools/loadgen/load_schedule.h"
 

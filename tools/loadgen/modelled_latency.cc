@@ -1,7 +1,6 @@
 #include "tools/loadgen/modelled_latency.h"
 
 #include <algorithm>
-#include <random>
 
 #include "absl/strings/str_format.h"
 #include "apps/chain/chain_protocol.h"
@@ -9,6 +8,7 @@
 #include "apps/chain/chain_store.h"
 #include "apps/dot/dot_protocol.h"
 #include "apps/dot/dot_service.h"
+#include "nanopu/seeded_draw.h"
 #include "tools/loadgen/othello_reference.h"
 #include "apps/loopback/loopback.h"
 #include "apps/mica/kv_protocol.h"
@@ -148,7 +148,7 @@ ModelledLatency model_compute_latency(const LoadGenOptions& o, const std::vector
 ModelledLatency model_othello_latency(const LoadGenOptions& o, uint32_t depth, uint32_t workers,
                                       uint64_t samples, const model::TimingParams& p) {
   const model::TimingModel m(p);
-  std::mt19937_64 rng(o.seed ^ 0x6f7468656c6c6full);
+  SeededDraw rng(o.seed ^ 0x6f7468656c6c6full);
   ModelledService s;
   double nodes_total = 0;
   for (int i = 0; i < 100; ++i) {

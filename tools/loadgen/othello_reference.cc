@@ -84,7 +84,7 @@ int64_t ref_negamax(const RefPosition& p, int depth) {
   return best;
 }
 
-RefPosition ref_random_position(std::mt19937_64& rng, int plies) {
+RefPosition ref_random_position(SeededDraw& rng, int plies) {
   RefPosition p = ref_from_bitboards((uint64_t{1} << 28) | (uint64_t{1} << 35), (uint64_t{1} << 27) | (uint64_t{1} << 36));
   for (int i = 0; i < plies; ++i) {
     const std::vector<RefPosition> next = successors(p);

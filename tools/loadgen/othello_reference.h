@@ -6,7 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <random>
+
+#include "nanopu/seeded_draw.h"
 
 namespace nanopu::apps {
 
@@ -19,6 +20,6 @@ struct RefPosition {
 [[nodiscard]] uint64_t ref_opp(const RefPosition& p);
 [[nodiscard]] int64_t ref_negamax(const RefPosition& p, int depth);
 // A position `plies` random legal moves (or passes) from the opening.
-[[nodiscard]] RefPosition ref_random_position(std::mt19937_64& rng, int plies);
+[[nodiscard]] RefPosition ref_random_position(SeededDraw& rng, int plies);
 
 }  // namespace nanopu::apps

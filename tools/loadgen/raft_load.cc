@@ -1,14 +1,14 @@
 #include "tools/loadgen/raft_load.h"
 
 #include <algorithm>
+#include <random>  // std::random_device: a live session nonce, not a seeded draw
 #include <chrono>
-#include <random>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "lib/base/mix64.h"
+#include "nanopu/seeded_draw.h"
 #include "lib/contract/clock.h"
 #include "tools/loadgen/checked_client.h"
 #include "tools/loadgen/load_schedule.h"
@@ -34,8 +34,8 @@ class RaftLoad : public LoadSchedule {
   RaftLoad(Thread& t, const LoadGenOptions& o, const RaftLoadOptions& ro, LoadGenResult* r,
            RaftLoadResult* rr)
       : LoadSchedule(t, o, r), ro_(ro), rr_(rr), sent_version_(ro.keys, 0), acked_version_(ro.keys, 0),
-        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, 0), key_(0, ro.keys - 1),
-        is_put_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)),
+        put_busy_(ro.keys, 0), slot_busy_(o.outstanding, 0), slot_seq_(o.outstanding, 0),
+        keys_(ro.keys), put_fraction_(ro.put_fraction), retry_tsc_(static_cast<uint64_t>(ro.retry_ms * 1e-3 * hz_)),
         session_(session_nonce()), hc_(o.history) {
     transport_give_ups_are_retried_ = true;
     // Shared keys (--shared_keys): versions in this client's own space.
@@ -77,9 +77,9 @@ class RaftLoad : public LoadSchedule {
   // a GET could then rightly return the lower version, which the version
   // check would call stale. A busy key is drawn again, at worst read.
   bool send_next(uint64_t sent_tsc) override {
-    const bool put = is_put_(rng_);
-    uint32_t key = key_(rng_);
-    for (int tries = 0; put && put_busy_[key] && tries < 8; ++tries) key = key_(rng_);
+    const bool put = rng_.chance(put_fraction_);
+    auto key = static_cast<uint32_t>(rng_.below(keys_));
+    for (int tries = 0; put && put_busy_[key] && tries < 8; ++tries) key = static_cast<uint32_t>(rng_.below(keys_));
     return issue(put && !put_busy_[key], key, sent_tsc);
   }
   void receive_all(bool measure) override;
@@ -106,8 +106,8 @@ class RaftLoad : public LoadSchedule {
   std::vector<uint8_t> put_busy_;  // a PUT of the key is in flight
   std::vector<uint8_t> slot_busy_;
   std::vector<uint64_t> slot_seq_;
-  std::uniform_int_distribution<uint32_t> key_;
-  std::bernoulli_distribution is_put_;
+  uint32_t keys_;
+  double put_fraction_;
   uint64_t retry_tsc_;
   uint32_t leader_ = 0;  // where requests go first
   uint64_t failures_seen_ = 0;

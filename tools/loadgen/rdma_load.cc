@@ -132,9 +132,9 @@ void RdmaLoad::read_counter() {
 }
 
 bool RdmaLoad::reserve(uint32_t n, uint32_t* first) {
-  std::uniform_int_distribution<uint32_t> at(pointers_, ro_.words - n);
+
   for (int tries = 0; tries < 8; ++tries) {
-    const uint32_t f = at(rng_);
+    const auto f = static_cast<uint32_t>(rng_.int_between(pointers_, ro_.words - n));
     if (std::all_of(busy_.begin() + f, busy_.begin() + f + n, [](uint8_t b) { return b == 0; })) {
       *first = f;
       return true;
@@ -167,14 +167,13 @@ bool RdmaLoad::send_next(uint64_t sent_tsc) {
 }
 
 bool RdmaLoad::send_mix(uint64_t sent_time) {
-  std::uniform_int_distribution<int> pick(0, 4);
-  std::uniform_int_distribution<uint32_t> len(1, kMaxOpWords);
+  auto len = [&] { return static_cast<uint32_t>(rng_.int_between(1, kMaxOpWords)); };
   Pending p;
-  const int kind = pick(rng_);
+  const auto kind = static_cast<int>(rng_.below(5));
   if (kind == 4) {  // indirect read through a random pointer
-    const uint32_t ptr_word = std::uniform_int_distribution<uint32_t>(0, pointers_ - 1)(rng_);
+    const auto ptr_word = static_cast<uint32_t>(rng_.below(pointers_));
     p.first = static_cast<uint32_t>((image_[ptr_word] - ro_.base) / 8);
-    p.n = len(rng_);
+    p.n = len();
     if (std::any_of(busy_.begin() + p.first, busy_.begin() + p.first + p.n, [](uint8_t b) { return b; }))
       return false;
     p.op = RdmaOp::kIndirectRead;
@@ -184,7 +183,7 @@ bool RdmaLoad::send_mix(uint64_t sent_time) {
     for (uint32_t i = 0; i < p.n; ++i) p.expect[i] = image_[p.first + i];
     ++rr_->indirect_reads;
   } else {
-    p.n = kind <= 1 ? len(rng_) : 1;
+    p.n = kind <= 1 ? len() : 1;
     if (!reserve(p.n, &p.first)) return false;
     uint64_t* w = &image_[p.first];
     p.op = kind == 0 ? RdmaOp::kRead : kind == 1 ? RdmaOp::kWrite : kind == 2 ? RdmaOp::kCas : RdmaOp::kFaa;
@@ -199,14 +198,14 @@ bool RdmaLoad::send_mix(uint64_t sent_time) {
       case RdmaOp::kWrite:
         (void)t_.write(p.n);
         for (uint32_t i = 0; i < p.n; ++i) {
-          w[i] = rng_();
+          w[i] = rng_.next();
           (void)t_.write(w[i]);
         }
         ++rr_->writes;
         break;
       case RdmaOp::kCas: {
-        const bool hit = rng_() & 1;
-        const uint64_t expected = hit ? w[0] : w[0] ^ 1, desired = rng_();
+        const bool hit = rng_.next() & 1;
+        const uint64_t expected = hit ? w[0] : w[0] ^ 1, desired = rng_.next();
         (void)t_.write(expected);
         (void)t_.write(desired);
         p.expect_n = 1;
@@ -219,7 +218,7 @@ bool RdmaLoad::send_mix(uint64_t sent_time) {
         break;
       }
       default: {  // FAA
-        const uint64_t add = rng_() >> 40;
+        const uint64_t add = rng_.next() >> 40;
         (void)t_.write(add);
         p.expect_n = 1;
         p.expect[0] = w[0];

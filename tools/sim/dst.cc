@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "lib/base/seeded_draw.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/history.h"
 #include "nanopu/lincheck.h"
 #include "runtime/sim/faults.h"

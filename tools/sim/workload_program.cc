@@ -5,7 +5,6 @@
 
 #include <array>
 #include <memory>
-#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -125,9 +124,9 @@ class WorkloadLoad : public loadgen::CallLoad {
     const uint32_t bytes =
         !s_.fixed_bytes.empty()
             ? s_.fixed_bytes[seq % s_.fixed_bytes.size()]
-            : draw_message_bytes(s_.workload, std::uniform_real_distribution<double>(0, 1)(draw_), kMaxMessageBytes);
+            : draw_message_bytes(s_.workload, draw_.unit(), kMaxMessageBytes);
     words->assign((bytes + 7) / 8, seq);
-    const uint32_t peer = s_.peers[std::uniform_int_distribution<size_t>(0, s_.peers.size() - 1)(draw_)];
+    const uint32_t peer = s_.peers[draw_.below(s_.peers.size())];
     pending_[seq] = {bytes, peer};
     return bytes;
   }
@@ -145,7 +144,7 @@ class WorkloadLoad : public loadgen::CallLoad {
     uint32_t bytes = 0, peer = 0;
   };
   const Spec& s_;
-  std::mt19937_64 draw_;
+  SeededDraw draw_;
   std::unordered_map<uint64_t, Pending> pending_;
 };
 

@@ -21,7 +21,7 @@ TEST(OthelloBoardTest, TheOpeningHasFourMoves) {
 }
 
 TEST(OthelloBoardTest, NegamaxEqualsThePlainSearchAcrossGames) {
-  std::mt19937_64 rng(9);
+  SeededDraw rng(9);
   for (int i = 0; i < 300; ++i) {
     const RefPosition p = ref_random_position(rng, static_cast<int>(rng() % 61));
     const Board b{ref_own(p), ref_opp(p)};

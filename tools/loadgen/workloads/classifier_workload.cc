@@ -13,7 +13,7 @@ class ClassifierWorkload : public Workload {
  public:
   explicit ClassifierWorkload(uint32_t rules) : space_(generate_rules(rules)) {}
 
-  void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
+  void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
     Header h;
     const auto r32 = [&] { return static_cast<uint32_t>(rng()); };
     if (rng() % 5 != 0) {

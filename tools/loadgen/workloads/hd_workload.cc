@@ -12,7 +12,7 @@ namespace {
 
 class HdWorkload : public Workload {
  public:
-  void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
+  void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
     req->assign({0, sent_time, kHdDims});
     double q[kHdDims];
     for (double& x : q) {

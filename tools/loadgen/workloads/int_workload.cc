@@ -23,10 +23,9 @@ class IntWorkload : public Workload {
     for (double& x : cdf_) x /= sum;
   }
 
-  void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
-    std::uniform_real_distribution<double> u(0, 1);
+  void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
     const auto flow = static_cast<uint64_t>(
-        std::min<size_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u(rng)) - cdf_.begin(), flows_ - 1));
+        std::min<size_t>(std::lower_bound(cdf_.begin(), cdf_.end(), rng.unit()) - cdf_.begin(), flows_ - 1));
     const uint64_t flow0 = 0x0a000000ull << 32 | (0x0a010000u + flow);
     const uint64_t flow1 = uint64_t{40000 + flow % 20000} << 48 | uint64_t{443} << 32 | 6;
     const auto hops = static_cast<uint32_t>(1 + rng() % 8);

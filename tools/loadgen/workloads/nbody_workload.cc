@@ -18,7 +18,7 @@ class NbodyWorkload : public Workload {
   std::vector<std::vector<uint64_t>> prologue() const override {
     return {{kNbodyConfig, std::bit_cast<uint64_t>(kXCom), std::bit_cast<uint64_t>(kYCom), 0, 0}};
   }
-  void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
+  void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
     const double x = static_cast<double>(rng() >> 11) * 0x1p-53 * 20 - 10;
     const double y = static_cast<double>(rng() >> 11) * 0x1p-53 * 20 - 10;
     req->assign({kNbodyRequest, std::bit_cast<uint64_t>(x), std::bit_cast<uint64_t>(y), sent_time});

@@ -21,12 +21,11 @@ class SetIntWorkload : public Workload {
     for (double& x : cdf_) x /= sum;
   }
 
-  void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
+  void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* req, Expected* e) override {
     const uint64_t count = 1 + rng() % kSetMaxWords;
     req->assign({0, sent_time, count});
-    std::uniform_real_distribution<double> u(0, 1);
     while (req->size() < 3 + count) {
-      const auto w = std::min<uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), u(rng)) - cdf_.begin(),
+      const auto w = std::min<uint64_t>(std::lower_bound(cdf_.begin(), cdf_.end(), rng.unit()) - cdf_.begin(),
                                         cdf_.size() - 1);
       if (std::find(req->begin() + 3, req->end(), w) == req->end()) req->push_back(w);
     }

@@ -3,7 +3,7 @@
 namespace nanopu::apps {
 
 std::vector<ComputeSample> compute_samples(Workload& w, uint64_t seed, int n) {
-  std::mt19937_64 rng(seed);
+  SeededDraw rng(seed);
   std::vector<ComputeSample> kinds;
   std::vector<uint64_t> req;
   for (int i = 0; i < n; ++i) {

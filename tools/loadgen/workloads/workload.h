@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nanopu/seeded_draw.h"
 #include "tools/loadgen/modelled_latency.h"
 
 namespace nanopu::apps {
@@ -31,7 +31,7 @@ class Workload {
   [[nodiscard]] virtual std::vector<std::vector<uint64_t>> prologue() const { return {}; }
   // Draws one request carrying `sent_time` (payload words into *request)
   // and what its reply must be.
-  virtual void make(std::mt19937_64& rng, uint64_t sent_time, std::vector<uint64_t>* request, Expected* e) = 0;
+  virtual void make(SeededDraw& rng, uint64_t sent_time, std::vector<uint64_t>* request, Expected* e) = 0;
   // The tag of the request sent at sent_time, and the tag a reply carries
   // (nullopt: a reply too short to carry one).
   [[nodiscard]] virtual uint64_t tag_of(uint64_t sent_time) const { return sent_time; }
