@@ -9,14 +9,23 @@
 //     ...
 #pragma once
 
+#include <initializer_list>
+
 #include "nanopu/config.h"
 
 namespace nanopu {
 
-// Installs nanopu's --help behaviour: list every flag of this program (not
-// Abseil's internal ones) under the given usage message. --help already
+// Installs nanopu's --help behaviour under the given usage message: --help
+// lists the program's own flags — every flag but the host runtime's (the
+// 60-odd every nanopu host takes: --lcores, --vdev, --ip, --backend, ...),
+// named in a last line — and --helpfull all of them. --help already
 // starts with the program's name: a message that starts with it too
 // ("my-service: ...") has it taken off, so it is not said twice.
 void init_flags_usage(const char* usage);
+// The same, a program whose own flags are those of the source files whose
+// paths contain one of `own` (e.g. {"tools/lincheck/"}): a tool that links
+// more than it is about (nanopu-dst links every service's program) lists
+// its own flags alone under --help.
+void init_flags_usage(const char* usage, std::initializer_list<const char*> own);
 
 }  // namespace nanopu

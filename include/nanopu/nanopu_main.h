@@ -1,6 +1,6 @@
 /* nanopu_main.h — a whole program for a service written in C against
  * lnic.h alone: nanopu's command line (the flags nanopu-server reads:
- * --lcores, --vdev, --backend, --ip, ... ; --help lists them), one nanopu
+ * --lcores, --vdev, --backend, --ip, ... ; --helpfull lists them), one nanopu
  * thread per body, spread over the worker cores, run until Ctrl-C or
  * SIGTERM, the counters printed on exit.
  *

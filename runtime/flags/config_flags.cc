@@ -3,16 +3,12 @@
 // inherits no flag of ours (and no name that could clash with its own).
 #include "nanopu/flags.h"
 
-#include <errno.h>  // program_invocation_short_name (GNU)
-
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -365,32 +361,6 @@ absl::StatusOr<Config> Config::from_flags() {
     if (absl::Status s = read(c); !s.ok()) return s;
   if (absl::Status s = c.validate(); !s.ok()) return in_flag_terms(s);
   return c;
-}
-
-void init_flags_usage(const char* usage) {
-  // Abseil prints "<program>: <usage>"; drop a "<program>: " the caller wrote.
-  std::string_view u = usage;
-  const std::string prefix = std::string(program_invocation_short_name) + ": ";
-  if (u.substr(0, prefix.size()) == prefix) u.remove_prefix(prefix.size());
-  absl::SetProgramUsageMessage(absl::string_view(u.data(), u.size()));
-  absl::FlagsUsageConfig cfg;
-  // Abseil's --help lists only flags from a file named like the binary; list
-  // all of nanopu's (runtime and program) and hide Abseil's own.
-  cfg.contains_help_flags = [](absl::string_view file) {
-    return !absl::StrContains(file, "absl/");
-  };
-  cfg.contains_helpshort_flags = cfg.contains_help_flags;
-  cfg.normalize_filename = [](absl::string_view file) {
-    // Show paths relative to the project root.
-    for (absl::string_view dir : {"/lib/", "/nic/", "/scheduler/", "/model/", "/runtime/", "/apps/",
-                                  "/tools/", "/bench/", "/examples/"}) {
-      const size_t pos = file.rfind(dir);
-      if (pos != absl::string_view::npos) return std::string(file.substr(pos + 1));
-    }
-    return std::string(file);
-  };
-  cfg.version_string = [] { return std::string("nanopu 0.1.0\n"); };
-  absl::SetFlagsUsageConfig(cfg);
 }
 
 }  // namespace nanopu

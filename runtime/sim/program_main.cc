@@ -63,7 +63,8 @@ int sim_main(int argc, char** argv, const Programs& programs) {
       "The topology is deploy/netns/run.sh's (deploy/netns/topology.py has the format): each host\n"
       "line names its program and flags, and runs that program's real code. Prints each client's\n"
       "result (its times are modelled) and, last, the run's trace hash. Exit status: the worst\n"
-      "client's (0 all answered, 3 some not), 1 a run that did not end, 2 a bad topology.");
+      "client's (0 all answered, 3 some not), 1 a run that did not end, 2 a bad topology.",
+      {"runtime/sim/sim_flags.cc", "runtime/flags/program_flags.cc"});
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   // Under mpirun: this process is one rank, running its share of the hosts.
   absl::StatusOr<std::unique_ptr<MpiRanks>> mpi = MpiRanks::join();
@@ -141,7 +142,8 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
       "wires, partitions that heal, a server killed and restarted with its state directory, NDP or\n"
       "Homa — runs every host's real code on one modelled clock, and checks that the run ended,\n"
       "that no client saw a wrong or duplicated reply, and the binary's own invariants. Exit status\n"
-      "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.");
+      "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.",
+      {"runtime/sim/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/sim/dst_main.cc"});
   const std::string prefix = replay_prefix(argc, argv);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) return fail(who, "expected one topology file (--help)", 2);

@@ -683,13 +683,25 @@ TEST_F(TwoProcessMemifTest, AMemifServerWaitsForItsFirstClientWithoutLimit) {
   EXPECT_EQ(stop_server(), 0) << read_file(dir_ + "/server.log");
 }
 
+// --help: the program's own flags, and where the rest are; --helpfull:
+// every flag, the host runtime's too (issue 70 item 7).
 TEST_F(TwoProcessMemifTest, HelpExplainsEveryFlag) {
-  for (const char* bin : {NANOPU_SERVER_BIN, NANOPU_LOADGEN_BIN}) {
-    pid_t c = spawn({bin, "--help"}, dir_ + "/help.log");
+  struct Bin {
+    const char* path;
+    const char* own_flag;
+  };
+  for (const Bin& b : {Bin{NANOPU_SERVER_BIN, "--app"}, Bin{NANOPU_LOADGEN_BIN, "--outstanding"}}) {
+    pid_t c = spawn({b.path, "--help"}, dir_ + "/help.log");
     wait_for(c, std::chrono::seconds(30));
     const std::string help = read_file(dir_ + "/help.log");
-    for (const char* flag : {"--lcores", "--vdev", "--huge", "--ip", "--max_message_bytes"})
-      EXPECT_NE(help.find(flag), std::string::npos) << bin << " lacks " << flag << "\n" << help;
+    EXPECT_NE(help.find(b.own_flag), std::string::npos) << b.path << "\n" << help;
+    EXPECT_NE(help.find("--helpfull"), std::string::npos) << b.path << " does not say where the rest are\n" << help;
+    EXPECT_EQ(help.find("--max_message_bytes"), std::string::npos) << b.path << ": a host flag under --help\n" << help;
+    c = spawn({b.path, "--helpfull"}, dir_ + "/helpfull.log");
+    wait_for(c, std::chrono::seconds(30));
+    const std::string full = read_file(dir_ + "/helpfull.log");
+    for (const char* flag : {"--lcores", "--vdev", "--huge", "--ip", "--max_message_bytes", b.own_flag})
+      EXPECT_NE(full.find(flag), std::string::npos) << b.path << " lacks " << flag << "\n" << full;
   }
 }
 

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
       "  nanopu-lincheck FILE --model=register|counter|versioned\n"
       "FILE: JSON lines in Jepsen's model, as nanopu writes them (--history). Exit status 0\n"
       "linearizable, 1 not (the operations that cannot be ordered are printed), 2 bad input,\n"
-      "3 unknown (--seconds or --max_states ran out).");
+      "3 unknown (--seconds or --max_states ran out).",
+      {"tools/lincheck/"});
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) return fail("expected one history file (--help)");
   const std::string path = args[1];

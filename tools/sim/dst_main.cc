@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
       "keys; then checks that every request was answered exactly once and well-formed, that the\n"
       "run's history (every client's requests) is linearizable, and, for Raft, one leader per term.\n"
       "--history=DIR keeps each seed's history; --verbose prints each seed's faults, and a seed run alone\n(--seeds=1) or failed in full: its topology, its clients' reports and its hosts' log. Exit status 0: every seed passed; 1: a seed failed\n"
-      "(its replay command is printed); 2: usage.");
+      "(its replay command is printed); 2: usage.",
+      {"tools/sim/dst_main.cc", "runtime/sim/sim_flags.cc", "runtime/flags/program_flags.cc"});
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 1) {
     std::fprintf(stderr, "nanopu-dst: takes no arguments (--help)\n");
