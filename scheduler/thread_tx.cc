@@ -55,42 +55,48 @@ uint32_t Thread::core_time_16ths() const {
 }
 
 ApiError Thread::write_word(uint64_t word) {
-  if (tx_words_left_ > 0) {
-    if (tx_discarding_) {
-      if (--tx_words_left_ == 0) tx_discarding_ = false;
-      return tx_discard_error_;  // the header already failed and was counted
-    }
-    if (tx_seg_words_left_ == 0) {  // next packet's segment (1024 B = 128 words each)
-      tx_seg_ = tx_seg_->next;
-      tx_next_ = tx_segment_payload(tx_seg_);
-      tx_seg_words_left_ = tx_segment_words(tx_seg_);
-    }
-    const uint64_t be = rte_cpu_to_be_64(word);
-    std::memcpy(tx_next_, &be, 8);
-    tx_next_ += 8;
-    --tx_seg_words_left_;
-    if (--tx_words_left_ == 0) {
-      // Counted time: the words written, before the message leaves.
-      clock::charge_cycles(0.5 * clock::work_costs().word_cycles * tx_msg_words_);
-      const uint32_t core_time = msg_begin_tsc_ != 0 ? core_time_16ths() : 0;
-      const uint64_t ready = clock::is_virtual() ? clock::ticks() : 0;
-      if (is_inline(tx_msg_)) {
-        InlineTxMsg* slot = inline_tx_of(tx_msg_);
-        slot->core_time = core_time;
-        slot->ready_tsc = ready;
-      } else {
-        if (core_time != 0) msg_meta(tx_msg_)->core_time = core_time;
-        if (ready != 0) [[unlikely]] msg_meta(tx_msg_)->ready_tsc = ready;
-      }
-      // Space was reserved when the header was written; we are the only producer.
-      (void)tx_fifo_->push(tx_msg_);
-      if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();
-      tx_msg_ = nullptr;
-      ++counters_->tx_msgs;
-    }
-    return ApiError::kOk;
-  }
+  return tx_words_left_ > 0 ? continue_message(word) : begin_message(word);
+}
 
+ApiError Thread::continue_message(uint64_t word) {
+  if (tx_discarding_) {
+    if (--tx_words_left_ == 0) tx_discarding_ = false;
+    return tx_discard_error_;  // the header already failed and was counted
+  }
+  if (tx_seg_words_left_ == 0) {  // next packet's segment (1024 B = 128 words each)
+    tx_seg_ = tx_seg_->next;
+    tx_next_ = tx_segment_payload(tx_seg_);
+    tx_seg_words_left_ = tx_segment_words(tx_seg_);
+  }
+  const uint64_t be = rte_cpu_to_be_64(word);
+  std::memcpy(tx_next_, &be, 8);
+  tx_next_ += 8;
+  --tx_seg_words_left_;
+  if (--tx_words_left_ == 0) hand_over_message();
+  return ApiError::kOk;
+}
+
+void Thread::hand_over_message() {
+  // Counted time: the words written, before the message leaves.
+  clock::charge_cycles(0.5 * clock::work_costs().word_cycles * tx_msg_words_);
+  const uint32_t core_time = msg_begin_tsc_ != 0 ? core_time_16ths() : 0;
+  const uint64_t ready = clock::is_virtual() ? clock::ticks() : 0;
+  if (is_inline(tx_msg_)) {
+    InlineTxMsg* slot = inline_tx_of(tx_msg_);
+    slot->core_time = core_time;
+    slot->ready_tsc = ready;
+  } else {
+    if (core_time != 0) msg_meta(tx_msg_)->core_time = core_time;
+    if (ready != 0) [[unlikely]] msg_meta(tx_msg_)->ready_tsc = ready;
+  }
+  // Space was reserved when the header was written; we are the only producer.
+  (void)tx_fifo_->push(tx_msg_);
+  if (fifos_->nic_doorbell != nullptr) fifos_->nic_doorbell->ring_if_sleeping();
+  tx_msg_ = nullptr;
+  ++counters_->tx_msgs;
+}
+
+ApiError Thread::begin_message(uint64_t word) {
   // A new message: `word` is its application header.
   const AppHeader h = AppHeader::from_word(word);
   auto discard = [&](ApiError e) {

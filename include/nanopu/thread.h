@@ -287,6 +287,9 @@ class Thread {
   [[nodiscard]] bool in_runtime() const { return runtime_depth_ != 0; }
   ApiError read_word(uint64_t* word);
   ApiError write_word(uint64_t word);
+  ApiError continue_message(uint64_t word);  // write_word() with a message open: a payload word
+  void hand_over_message();                  // its last word written: to the NIC core
+  ApiError begin_message(uint64_t word);     // write_word() with none: `word` is a header
   ApiError write_slow(uint64_t word);
   // The bulk copies of read_words/write_words and the traditional path: n
   // payload words of the current RX message into dst (host order, a short

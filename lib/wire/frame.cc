@@ -161,11 +161,13 @@ MacAddr mac_for_ipv4(uint32_t ip) {
           static_cast<uint8_t>(ip >> 8), static_cast<uint8_t>(ip)};
 }
 
-ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
-                               size_t* payload_bytes) {
+namespace {
+
+// The Ethernet and IPv4 envelope: checked, and its fields into *out;
+// *payload: the transport's payload bytes the IPv4 length claims.
+ParseError decode_envelope(const uint8_t* frame, size_t frame_len, FrameHeader* out, size_t* payload) {
   if (frame_len < kFrameHeaderBytes) return ParseError::kShortFrame;
   if (get16(frame + 12) != kEtherTypeIpv4) return ParseError::kNotIpv4;
-
   const uint8_t* ip = frame + kIpOff;
   if (ip[0] != 0x45) return ParseError::kBadIpHeader;
   const uint16_t frag = get16(ip + 6);
@@ -175,11 +177,9 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   const uint16_t csum = get16(ip + 10);
   // A correct header sums, checksum included, to 0xffff (RFC 1071).
   if (csum != 0 && ipv4_header_sum(ip) != 0xffff) return ParseError::kBadChecksum;
-
   const uint16_t total = get16(ip + 2);
   if (total < kIpv4HeaderBytes + kTransportHeaderBytes) return ParseError::kBadLength;
   if (size_t{total} + kEthHeaderBytes > frame_len) return ParseError::kBadLength;
-
   std::memcpy(out->dst_mac.data(), frame, 6);
   std::memcpy(out->src_mac.data(), frame + 6, 6);
   out->tos = ip[1];
@@ -188,61 +188,74 @@ ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHead
   out->ip_total_len = total;
   out->src_ip = get32(ip + 12);
   out->dst_ip = get32(ip + 16);
+  *payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;
+  return ParseError::kOk;
+}
 
-  const uint8_t* l4 = frame + kL4Off;
-  const size_t payload = total - kIpv4HeaderBytes - kTransportHeaderBytes;
-  if (out->protocol == kIpProtoHoma) {
-    HomaHeader& h = out->homa;
-    decode_homa_header(l4, &h);
-    if (out->tos >= kHomaPriorities) return ParseError::kBadPriority;
-    if (!homa_flags_valid(h.flags)) return ParseError::kBadFlags;
-    if (h.flags & kHomaData) {
-      if (h.msg_len == 0) return ParseError::kBadLength;
-      const size_t expected = segment_payload_bytes(h.msg_len, h.pkt_offset);
-      if (expected == 0) return ParseError::kBadLength;
-      if (!(h.flags & kHomaChop) && payload != expected) return ParseError::kBadLength;
-    }
-    *payload_bytes = payload;
-    return ParseError::kOk;
+// Homa's header at l4, checked against the frame's tos and payload.
+ParseError decode_homa_fields(const uint8_t* l4, uint8_t tos, size_t payload, HomaHeader* h) {
+  decode_homa_header(l4, h);
+  if (tos >= kHomaPriorities) return ParseError::kBadPriority;
+  if (!homa_flags_valid(h->flags)) return ParseError::kBadFlags;
+  if (h->flags & kHomaData) {
+    if (h->msg_len == 0) return ParseError::kBadLength;
+    const size_t expected = segment_payload_bytes(h->msg_len, h->pkt_offset);
+    if (expected == 0) return ParseError::kBadLength;
+    if (!(h->flags & kHomaChop) && payload != expected) return ParseError::kBadLength;
   }
-  NdpHeader& n = out->ndp;
-  n.flags = l4[0];
-  n.src_context = get16(l4 + 1);
-  n.dst_context = get16(l4 + 3);
-  n.msg_len = get16(l4 + 5);
-  n.pkt_offset = l4[7];
-  n.pull_offset = get16(l4 + 8);
-  n.tx_msg_id = get16(l4 + 10);
-  n.buf_ptr = get16(l4 + 12);
-  n.buf_size_class = l4[14];
-  n.incarnation = get16(l4 + 15);
-  n.dst_incarnation = get16(l4 + 17);
-  n.options = l4[23];
-  if (!(n.flags & kFlagData) && (n.options & kOptAckBitmap)) {
-    n.core_time = 0;
-    n.acked_msg_id = n.acked_buf_ptr = 0;
-    n.acked_bitmap = uint64_t{get32(l4 + 24)} << 32 | get32(l4 + 19);
+  return ParseError::kOk;
+}
+
+// NDP's header at l4 (docs/wire.md), checked against the payload.
+ParseError decode_ndp_fields(const uint8_t* l4, size_t payload, NdpHeader* n) {
+  n->flags = l4[0];
+  n->src_context = get16(l4 + 1);
+  n->dst_context = get16(l4 + 3);
+  n->msg_len = get16(l4 + 5);
+  n->pkt_offset = l4[7];
+  n->pull_offset = get16(l4 + 8);
+  n->tx_msg_id = get16(l4 + 10);
+  n->buf_ptr = get16(l4 + 12);
+  n->buf_size_class = l4[14];
+  n->incarnation = get16(l4 + 15);
+  n->dst_incarnation = get16(l4 + 17);
+  n->options = l4[23];
+  if (!(n->flags & kFlagData) && (n->options & kOptAckBitmap)) {
+    n->core_time = 0;
+    n->acked_msg_id = n->acked_buf_ptr = 0;
+    n->acked_bitmap = uint64_t{get32(l4 + 24)} << 32 | get32(l4 + 19);
   } else {
-    n.core_time = get32(l4 + 19);
-    n.acked_msg_id = get16(l4 + 24);
-    n.acked_buf_ptr = get16(l4 + 26);
-    n.acked_bitmap = 0;
+    n->core_time = get32(l4 + 19);
+    n->acked_msg_id = get16(l4 + 24);
+    n->acked_buf_ptr = get16(l4 + 26);
+    n->acked_bitmap = 0;
   }
-  n.tx_stamp = get16(l4 + 28);
-
-  if (n.flags == 0 || (n.flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
-  if (n.flags & kFlagData) {
-    if (n.flags & kControlFlags) return ParseError::kBadFlags;
-    if (n.msg_len == 0) return ParseError::kBadLength;
-    const size_t expected = segment_payload_bytes(n.msg_len, n.pkt_offset);
+  n->tx_stamp = get16(l4 + 28);
+  if (n->flags == 0 || (n->flags & ~kKnownNdpFlags) != 0) return ParseError::kBadFlags;
+  if (n->flags & kFlagData) {
+    if (n->flags & kControlFlags) return ParseError::kBadFlags;
+    if (n->msg_len == 0) return ParseError::kBadLength;
+    const size_t expected = segment_payload_bytes(n->msg_len, n->pkt_offset);
     if (expected == 0) return ParseError::kBadLength;  // pkt_offset past the message
     // A trimmed (CHOP) packet lost its payload in a switch; only the header counts.
-    if (!(n.flags & kFlagChop) && payload != expected) return ParseError::kBadLength;
-  } else if (n.flags & kFlagChop) {
+    if (!(n->flags & kFlagChop) && payload != expected) return ParseError::kBadLength;
+  } else if (n->flags & kFlagChop) {
     return ParseError::kBadFlags;  // CHOP only makes sense on a DATA packet
   }
-  *payload_bytes = payload;
   return ParseError::kOk;
+}
+
+}  // namespace
+
+ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
+                               size_t* payload_bytes) {
+  size_t payload = 0;
+  if (const ParseError e = decode_envelope(frame, frame_len, out, &payload); e != ParseError::kOk) return e;
+  const uint8_t* l4 = frame + kL4Off;
+  const ParseError e = out->protocol == kIpProtoHoma ? decode_homa_fields(l4, out->tos, payload, &out->homa)
+                                                     : decode_ndp_fields(l4, payload, &out->ndp);
+  if (e == ParseError::kOk) *payload_bytes = payload;
+  return e;
 }
 
 }  // namespace nanopu::wire

@@ -6,9 +6,6 @@
 #include "nanopu/app_header.h"
 
 namespace nanopu {
-namespace {
-constexpr uint32_t kMaxOvercommit = 64;
-}  // namespace
 
 HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
                            const RttEstimator* rtt, const PeerLiveness* live, HomaHeldAcks* held)
@@ -139,57 +136,58 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
   // packets in all, then the older slot), one per sender (§3.3: a sender
   // can send one message at a time at full speed).
   order_.clear();
-  uint32_t outstanding_ips[kMaxOvercommit];
-  uint32_t outstanding = 0;
+  GrantHolders holders;
   for (uint32_t s : active_) {
     const InboundMessage& m = front_.at(s);
-    if (holds_scheduled_grant(m) &&
-        std::find(outstanding_ips, outstanding_ips + outstanding, m.src_ip) == outstanding_ips + outstanding &&
-        outstanding < kMaxOvercommit)
-      outstanding_ips[outstanding++] = m.src_ip;
+    if (holds_scheduled_grant(m) && !holders.holds(m.src_ip) && holders.n < kMaxOvercommit)
+      holders.ips[holders.n++] = m.src_ip;
     if (m.pulled < m.npkts) order_.push_back(s);
   }
-  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, outstanding);
+  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, holders.n);
   if (order_.empty()) return;
-  auto holds_grant = [&](uint32_t ip) {
-    return std::find(outstanding_ips, outstanding_ips + outstanding, ip) != outstanding_ips + outstanding;
-  };
-  if (p_.fifo_grant_every != 0 && grants_since_fifo_ >= p_.fifo_grant_every) {
-    // The oldest message waiting for a grant gets one now, SRPT or not, and
-    // beyond the bound if need be (as HomaModule's FIFO grants): so at most
-    // `overcommit` senders hold SRPT grants, plus this one.
-    for (uint32_t s : active_) {
-      InboundMessage& m = front_.at(s);
-      if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
-      // One sender beyond the bound at most: while an earlier FIFO grant is
-      // still out (outstanding past overcommit), a new sender waits.
-      if (!holds_grant(m.src_ip) && outstanding > p_.overcommit) continue;
-      m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
-      m.grant_priority = 0;
-      m.granted = true;
-      ++counters_->tx_grants;
-      control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);
-      grants_since_fifo_ = 0;
-      break;
-    }
-  }
+  if (p_.fifo_grant_every != 0 && grants_since_fifo_ >= p_.fifo_grant_every) fifo_grant(holders, sink);
   std::sort(order_.begin(), order_.end(), [this](uint32_t a, uint32_t b) {
     const InboundMessage& x = front_.at(a);
     const InboundMessage& y = front_.at(b);
     const int lx = x.npkts - x.received_count, ly = y.npkts - y.received_count;
     return lx != ly ? lx < ly : (x.npkts != y.npkts ? x.npkts < y.npkts : a < b);
   });
+  srpt_grants(holders, sink);
+  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, holders.n);
+}
+
+void HomaReceiver::fifo_grant(const GrantHolders& holders, TransportSink& sink) {
+  // The oldest message waiting for a grant gets one now, SRPT or not, and
+  // beyond the bound if need be (as HomaModule's FIFO grants): so at most
+  // `overcommit` senders hold SRPT grants, plus this one.
+  for (uint32_t s : active_) {
+    InboundMessage& m = front_.at(s);
+    if (m.pulled >= m.npkts || m.received_count < m.pulled || !core_free(m.dst)) continue;
+    // One sender beyond the bound at most: while an earlier FIFO grant is
+    // still out (holders past overcommit), a new sender waits.
+    if (!holders.holds(m.src_ip) && holders.n > p_.overcommit) continue;
+    m.pulled = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
+    m.grant_priority = 0;
+    m.granted = true;
+    ++counters_->tx_grants;
+    control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);
+    grants_since_fifo_ = 0;
+    return;
+  }
+}
+
+void HomaReceiver::srpt_grants(GrantHolders& holders, TransportSink& sink) {
   uint32_t picked_ips[kMaxOvercommit];
   uint32_t picked = 0;
   held_for_core_ = false;
   for (uint32_t s : order_) {
     InboundMessage& m = front_.at(s);
     if (std::find(picked_ips, picked_ips + picked, m.src_ip) != picked_ips + picked) continue;
-    const bool holds = holds_grant(m.src_ip);
+    const bool holds = holders.holds(m.src_ip);
     // The bound: a sender that holds no grant yet gets one only while fewer
     // than `overcommit` senders hold one (§3.4, overcommitment).
     if (picked == p_.overcommit) break;
-    if (!holds && outstanding >= p_.overcommit) continue;  // >=: a FIFO grant may be out too
+    if (!holds && holders.n >= p_.overcommit) continue;  // >=: a FIFO grant may be out too
     picked_ips[picked] = m.src_ip;
     const auto rank = static_cast<uint8_t>(std::min<uint32_t>(picked, p_.max_sched_priority));
     ++picked;
@@ -205,7 +203,7 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     const auto want = static_cast<uint16_t>(std::min<uint32_t>(m.npkts, m.received_count + p_.rtt_packets()));
     const auto prio = static_cast<uint8_t>(p_.max_sched_priority - rank);
     if (want <= m.pulled && prio == m.grant_priority) continue;
-    if (!holds) outstanding_ips[outstanding++] = m.src_ip;
+    if (!holds) holders.ips[holders.n++] = m.src_ip;
     m.pulled = std::max(m.pulled, want);
     m.grant_priority = prio;
     m.granted = true;
@@ -213,7 +211,6 @@ void HomaReceiver::schedule_grants(TransportSink& sink) {
     ++grants_since_fifo_;
     control(m, wire::kHomaGrant, 0, granted_bytes(m), sink);
   }
-  counters_->rx_granted_senders_peak = std::max<uint64_t>(counters_->rx_granted_senders_peak, outstanding);
 }
 
 bool HomaReceiver::ask_again(InboundMessage& m, TransportSink& sink) {

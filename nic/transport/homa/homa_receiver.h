@@ -69,6 +69,16 @@ class HomaReceiver {
   }
   // SRPT: grants to the messages with the fewest packets left.
   void schedule_grants(TransportSink& sink);
+  static constexpr uint32_t kMaxOvercommit = 64;  // --overcommit's most (the config refuses more)
+  // The senders holding a scheduled grant (at most overcommit, and one
+  // FIFO grant beyond it).
+  struct GrantHolders {
+    uint32_t ips[kMaxOvercommit + 1];
+    uint32_t n = 0;
+    [[nodiscard]] bool holds(uint32_t ip) const { return std::find(ips, ips + n, ip) != ips + n; }
+  };
+  void fifo_grant(const GrantHolders& holders, TransportSink& sink);  // every fifo_grant_every-th: the oldest
+  void srpt_grants(GrantHolders& holders, TransportSink& sink);       // the rest: fewest packets left first
   // A RESEND for the first run of missing granted packets; false if none.
   bool ask_again(InboundMessage& m, TransportSink& sink);
   // A packet of a message already being received came again (the sender's
