@@ -80,45 +80,59 @@ void drive_rate(uint16_t port, rte_mempool* pool, RequestPeer* peer, const RunOp
 
 }  // namespace
 
-ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic_cores) {
-  ChildResult r;
-  std::vector<std::string> vdevs;
-  if (pmd == Pmd::kNull) vdevs.push_back("net_null0,size=128,no-rx=1");
+namespace {
+
+// Where a rate run's parts go (measure_rate): the PMD, nanopu or its
+// io-forward reference, and how many NIC cores.
+struct RateLayout {
+  Pmd pmd;
+  bool nanopu;
+  uint32_t nic_cores;  // 1: the NIC core alone; 0 or 2: each sharing an lcore with a worker
   // net_null: the NIC core has CPU 1 to itself (the peer lives in its port's
   // callbacks) and the echo worker runs on CPU 0 (lcore 2; lcore 0 only
   // samples the counter). net_ring: the peer needs CPU 0, so the NIC loop
   // and the worker share lcore 1. nic_cores = 0 or more (net_null): that
   // many lcores, 1 on CPU 1 and 2 on CPU 0, each running a NIC core and a
   // worker taking turns (0: one such lcore, the reference of the scaling).
-  const bool shared_cores = pmd == Pmd::kNull && nanopu && nic_cores != 1;
-  const bool dedicated = pmd == Pmd::kNull && nanopu && nic_cores == 1;
-  if (nic_cores != 1 && !shared_cores) {
-    r.fail("NIC cores sharing lcores: net_null and nanopu only");
-    return r;
+  [[nodiscard]] bool shared_cores() const { return pmd == Pmd::kNull && nanopu && nic_cores != 1; }
+  [[nodiscard]] bool dedicated() const { return pmd == Pmd::kNull && nanopu && nic_cores == 1; }
+  [[nodiscard]] uint32_t cores() const { return std::max<uint32_t>(1, nic_cores); }
+};
+
+// The EAL and, on net_ring, the port pair; false (r failed) if not.
+bool start_rate_eal(const RateLayout& l, uint16_t* server_port, uint16_t* peer_port, ChildResult* r) {
+  if (l.nic_cores != 1 && !l.shared_cores()) {
+    r->fail("NIC cores sharing lcores: net_null and nanopu only");
+    return false;
   }
-  if (nic_cores > 2) {
-    r.fail("this benchmark places at most 2 NIC cores (one per CPU of a 2-CPU machine)");
-    return r;
+  if (l.nic_cores > 2) {
+    r->fail("this benchmark places at most 2 NIC cores (one per CPU of a 2-CPU machine)");
+    return false;
   }
-  if (absl::Status s = dedicated || shared_cores ? init_child_eal({0, 1, 2}, vdevs, "0@0,1@1,2@0")
-                                                 : init_child_eal({0, 1}, vdevs);
+  std::vector<std::string> vdevs;
+  if (l.pmd == Pmd::kNull) vdevs.push_back("net_null0,size=128,no-rx=1");
+  if (absl::Status s = l.dedicated() || l.shared_cores() ? init_child_eal({0, 1, 2}, vdevs, "0@0,1@1,2@0")
+                                                         : init_child_eal({0, 1}, vdevs);
       !s.ok()) {
-    r.fail(std::string(s.message()));
-    return r;
+    r->fail(std::string(s.message()));
+    return false;
   }
-  uint16_t server_port = 0, peer_port = 0;
-  if (pmd == Pmd::kRing) {
+  if (l.pmd == Pmd::kRing) {
     absl::StatusOr<RingPortPair> pair = make_ring_port_pair("e2e");
     if (!pair.ok()) {
-      r.fail(std::string(pair.status().message()));
-      return r;
+      r->fail(std::string(pair.status().message()));
+      return false;
     }
-    server_port = pair->a;
-    peer_port = pair->b;
+    *server_port = pair->a;
+    *peer_port = pair->b;
   }
-  // One peer per NIC core (each in its own queue's callbacks, owned by that
-  // core: nic_core_for_peer), the window split between them.
-  const uint32_t cores = std::max<uint32_t>(1, nic_cores);
+  return true;
+}
+
+// One peer per NIC core (each in its own queue's callbacks, owned by that
+// core: nic_core_for_peer), the window split between them.
+std::vector<std::unique_ptr<RequestPeer>> make_rate_peers(const RateLayout& l, const RunOptions& o) {
+  const uint32_t cores = l.cores();
   std::vector<std::unique_ptr<RequestPeer>> peers;
   for (uint32_t k = 0, ip = PeerParams{}.peer_ip; k < cores; ++k) {
     while (nic_core_for_peer(ip, cores) != k) ++ip;
@@ -129,24 +143,80 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic
     pp.incarnation = o.peer_incarnation;
     peers.push_back(std::make_unique<RequestPeer>(pp));
   }
-  RequestPeer& peer = *peers[0];
+  return peers;
+}
 
+// The nanopu host on lcore 1 (and 2), not yet launched.
+absl::StatusOr<std::unique_ptr<ServerHost>> start_rate_server(const RateLayout& l, const RunOptions& o,
+                                                              uint16_t server_port) {
+  Config sc = server_config(server_port, 1);
+  sc.register_path = o.register_path;
+  if (l.dedicated()) sc.lcores = {1, 2};  // NIC core on lcore 1, the worker on lcore 2
+  if (l.shared_cores()) {                 // each lcore a NIC core and a worker
+    sc.lcores = l.nic_cores == 2 ? std::vector<unsigned>{1, 2} : std::vector<unsigned>{1};
+    sc.nic_lcores = l.cores();
+  }
+  // Several NIC cores: a context per worker, peer k's on NIC core k's
+  // lcore (independent flows: what the design scales).
+  return ServerHost::start(sc, l.shared_cores() ? l.cores() : 1, /*context_per_worker=*/l.shared_cores());
+}
+
+// net_null has no far end: each peer lives in its queue's RX/TX callbacks,
+// allocating from the host's pool ("np_..."; net_null reports no RX queue
+// info), as the PMD itself would: frames freed by the port's TX are reused
+// while hot, as with no-rx=0.
+bool attach_null_peers(uint16_t port, std::vector<NullPeer>* peers, ChildResult* r) {
+  rte_mempool* pool = nullptr;
+  rte_mempool_walk(
+      [](rte_mempool* mp, void* arg) {
+        auto** found = static_cast<rte_mempool**>(arg);
+        if (*found == nullptr && std::string_view(mp->name).starts_with("np_")) *found = mp;
+      },
+      &pool);
+  if (pool == nullptr) {
+    r->fail("net_null: no host pool to allocate the peer's frames from");
+    return false;
+  }
+  for (uint16_t q = 0; q < peers->size(); ++q) {
+    (*peers)[q].pool = pool;
+    if (rte_eth_add_rx_callback(port, q, null_rx, &(*peers)[q]) == nullptr ||
+        rte_eth_add_tx_callback(port, q, null_tx, (*peers)[q].peer) == nullptr) {
+      r->fail("this DPDK has no RX/TX callbacks (RTE_ETHDEV_RXTX_CALLBACKS)");
+      return false;
+    }
+  }
+  return true;
+}
+
+// After the run: every frame that crossed the NIC core, data and control,
+// per request answered (over the whole run: a ratio needs no interval).
+void finish_rate_server(ServerHost& server, const RateLayout& l, ChildResult* r) {
+  server.stop();
+  server.print_stages(absl::StrCat("rate ", l.pmd == Pmd::kNull ? "net_null" : "net_ring", ", ", l.cores(),
+                                   " NIC core(s)"));
+  const NicCounters& n = server.runtime().nic_counters();
+  if (n.rx_msgs_delivered > 0)
+    r->v[2] = static_cast<double>(n.rx_packets + n.tx_data_packets + n.tx_control_packets) /
+              static_cast<double>(n.rx_msgs_delivered);
+  if (getenv("NANOPU_BENCH_STATS") != nullptr) server.runtime().print_stats(stderr);
+  server.runtime().release_buffers();  // before the peer's pool goes
+}
+
+}  // namespace
+
+ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic_cores) {
+  ChildResult r;
+  const RateLayout l{pmd, nanopu, nic_cores};
+  uint16_t server_port = 0, peer_port = 0;
+  if (!start_rate_eal(l, &server_port, &peer_port, &r)) return r;
+  std::vector<std::unique_ptr<RequestPeer>> peers = make_rate_peers(l, o);
+  RequestPeer& peer = *peers[0];
   // lcore 1: the nanopu host, or the io-forward loop.
   std::unique_ptr<ServerHost> server;
   std::unique_ptr<Port> raw_port;
   IoForwarder fwd;
   if (nanopu) {
-    Config sc = server_config(server_port, 1);
-    sc.register_path = o.register_path;
-    if (dedicated) sc.lcores = {1, 2};  // NIC core on lcore 1, the worker on lcore 2
-    if (shared_cores) {                 // each lcore a NIC core and a worker
-      sc.lcores = nic_cores == 2 ? std::vector<unsigned>{1, 2} : std::vector<unsigned>{1};
-      sc.nic_lcores = cores;
-    }
-    // Several NIC cores: a context per worker, peer k's on NIC core k's
-    // lcore (independent flows: what the design scales).
-    absl::StatusOr<std::unique_ptr<ServerHost>> s =
-        ServerHost::start(sc, shared_cores ? cores : 1, /*context_per_worker=*/shared_cores);
+    absl::StatusOr<std::unique_ptr<ServerHost>> s = start_rate_server(l, o, server_port);
     if (!s.ok()) {
       r.fail(std::string(s.status().message()));
       return r;
@@ -162,30 +232,7 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic
   }
   std::vector<NullPeer> null_peers;
   for (auto& p : peers) null_peers.push_back({p.get(), nullptr});
-  if (pmd == Pmd::kNull) {
-    rte_mempool* pool = nullptr;
-    // The pool the port receives into (the host's, "np_..."; net_null
-    // reports no RX queue info), as the PMD itself would allocate from:
-    // frames freed by the port's TX are reused while hot, as with no-rx=0.
-    rte_mempool_walk(
-        [](rte_mempool* mp, void* arg) {
-          auto** found = static_cast<rte_mempool**>(arg);
-          if (*found == nullptr && std::string_view(mp->name).starts_with("np_")) *found = mp;
-        },
-        &pool);
-    if (pool == nullptr) {
-      r.fail("net_null: no host pool to allocate the peer's frames from");
-      return r;
-    }
-    for (uint16_t q = 0; q < null_peers.size(); ++q) {
-      null_peers[q].pool = pool;
-      if (rte_eth_add_rx_callback(server_port, q, null_rx, &null_peers[q]) == nullptr ||
-          rte_eth_add_tx_callback(server_port, q, null_tx, null_peers[q].peer) == nullptr) {
-        r.fail("this DPDK has no RX/TX callbacks (RTE_ETHDEV_RXTX_CALLBACKS)");
-        return r;
-      }
-    }
-  }
+  if (pmd == Pmd::kNull && !attach_null_peers(server_port, &null_peers, &r)) return r;
   if (nanopu) {
     if (absl::Status s = server->launch(); !s.ok()) {
       r.fail(std::string(s.message()));
@@ -195,37 +242,19 @@ ChildResult measure_rate(Pmd pmd, bool nanopu, const RunOptions& o, uint32_t nic
     r.fail(std::string(st.message()));
     return r;
   }
-
   // The peer's port (and pool) outlives the server: the server holds and
   // polls the peer's buffers until it has stopped.
   std::unique_ptr<Port> peer_owner;
   if (pmd == Pmd::kNull) {
     sample_rate(peers, o, &r);
+  } else if (absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(peer_port, 0, "peer"); !p.ok()) {
+    r.fail(std::string(p.status().message()));
   } else {
-    absl::StatusOr<std::unique_ptr<Port>> p = open_raw_port(peer_port, 0, "peer");
-    if (!p.ok()) {
-      r.fail(std::string(p.status().message()));
-    } else {
-      peer_owner = std::move(*p);
-      drive_rate(peer_owner->id(), peer_owner->pool(), &peer, o, &r);
-    }
-  }
-  if (server) {
-    server->stop();
-    server->print_stages(absl::StrCat("rate ", pmd == Pmd::kNull ? "net_null" : "net_ring", ", ",
-                                      std::max<uint32_t>(1, nic_cores), " NIC core(s)"));
+    peer_owner = std::move(*p);
+    drive_rate(peer_owner->id(), peer_owner->pool(), &peer, o, &r);
   }
   fwd.stop();
-  if (server) {
-    // Every frame that crossed the NIC core, data and control, per request
-    // answered (over the whole run: a ratio needs no interval).
-    const NicCounters& n = server->runtime().nic_counters();
-    if (n.rx_msgs_delivered > 0)
-      r.v[2] = static_cast<double>(n.rx_packets + n.tx_data_packets + n.tx_control_packets) /
-               static_cast<double>(n.rx_msgs_delivered);
-  }
-  if (server && getenv("NANOPU_BENCH_STATS") != nullptr) server->runtime().print_stats(stderr);
-  if (server) server->runtime().release_buffers();  // before the peer's pool goes
+  if (server) finish_rate_server(*server, l, &r);
   if (r.ok() && r.count == 0)
     r.fail(absl::StrCat("no replies (peer sent ", peer.sent(), ", foreign frames ", peer.foreign(), ")"));
   return r;

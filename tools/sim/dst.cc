@@ -45,21 +45,19 @@ const char* dst_service_name(DstService s) {
   return "?";
 }
 
-DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir) {
-  Draw d(seed * 3 + static_cast<uint64_t>(service));
-  DstCase c;
-  c.service = service;
-  c.seed = seed;
-  const size_t replicas = service == DstService::kKv ? 1 : 3;
-  // Chain replication's master runs on one more server host.
-  const size_t servers = replicas + (service == DstService::kChain ? 1 : 0);
-  const std::string transport = d.below(2) ? "--transport=homa" : "--transport=ndp";
+namespace {
+
+// What a DST case's hosts run: each server's app, every client's load.
+struct DstApps {
+  size_t replicas = 0;
+  size_t servers = 0;  // the replicas and chain replication's master
   std::string members;
-  for (size_t i = 0; i < replicas; ++i) absl::StrAppend(&members, i ? "," : "", ip_of(i), ":5");
-  // Raft's timers short (elections in 10-20 ms, heartbeats every 2 ms), so
-  // that a cut of a few tens of ms elects another leader; the chain's
-  // master's defaults (a ping every 2 ms, 3 missed, a 4 ms lease) likewise.
-  auto server_app = [&](size_t i) -> std::string {
+  std::string client;
+  DstService service{};
+  [[nodiscard]] std::string server(size_t i) const {
+    // Raft's timers short (elections in 10-20 ms, heartbeats every 2 ms),
+    // so that a cut of a few tens of ms elects another leader; the chain's
+    // master's defaults (a ping every 2 ms, 3 missed, a 4 ms lease) likewise.
     switch (service) {
       case DstService::kRaft:
         return "--app=raft --raft_election_ms=20 --raft_heartbeat_ms=2 --raft_cluster=" + members;
@@ -69,80 +67,114 @@ DstCase make_dst_case(DstService service, uint64_t seed, const std::string& stat
       case DstService::kKv: break;
     }
     return "--app=kv";
-  };
+  }
+};
+
+DstApps dst_apps(DstService service) {
+  DstApps a;
+  a.service = service;
+  a.replicas = service == DstService::kKv ? 1 : 3;
+  a.servers = a.replicas + (service == DstService::kChain ? 1 : 0);
+  for (size_t i = 0; i < a.replicas; ++i) absl::StrAppend(&a.members, i ? "," : "", ip_of(i), ":5");
   // Few keys, shared: writes and reads of one key from every client race.
   // A chain's client gives a request up after 5 ms (its replica may be
   // gone) and starts at once: its first requests are refused until the
   // master has given the replicas their places.
-  const std::string client =
-      service == DstService::kRaft
-          ? "--service=raft --raft_cluster=" + members + " --raft_keys=16 --raft_retry_ms=5"
-      : service == DstService::kChain
-          ? "--service=chain --context=7 --chain=" + members + " --chain_keys=16 --chain_retry_ms=5 --chain_preload=false"
-          : "--service=kv --server_context=5 --kv_keys=16";
-  c.topology = "switch sw\n";
-  std::vector<std::string> names;
-  for (size_t i = 0; i < servers; ++i) names.push_back(i < replicas ? absl::StrCat("s", i) : "master");
-  for (size_t j = 0; j < kClients; ++j) {
-    names.push_back(absl::StrCat("c", j));
-    c.clients.push_back(names.back());
-  }
+  a.client = service == DstService::kRaft
+                 ? "--service=raft --raft_cluster=" + a.members + " --raft_keys=16 --raft_retry_ms=5"
+             : service == DstService::kChain
+                 ? "--service=chain --context=7 --chain=" + a.members +
+                       " --chain_keys=16 --chain_retry_ms=5 --chain_preload=false"
+                 : "--service=kv --server_context=5 --kv_keys=16";
+  return a;
+}
+
+// Every host's line, its wire's faults drawn; names: the servers', then the clients'.
+void add_dst_hosts(Draw& d, const DstApps& a, const std::vector<std::string>& names, const std::string& transport,
+                   const std::string& state_dir, DstCase* c) {
   for (size_t i = 0; i < names.size(); ++i) {
-    const bool is_client = i >= servers;
-    const std::string faults = draw_wire_faults(d, seed * 31 + i);
-    if (!faults.empty()) absl::StrAppend(&c.faults, names[i], " ", faults.substr(9), "; ");
+    const bool is_client = i >= a.servers;
+    const std::string faults = draw_wire_faults(d, c->seed * 31 + i);
+    if (!faults.empty()) absl::StrAppend(&c->faults, names[i], " ", faults.substr(9), "; ");
     std::string state;
-    if (service == DstService::kRaft && !is_client) {
-      c.state_files.push_back(absl::StrCat(state_dir, "/dst-", seed, "-", names[i], ".raft"));
-      state = " --raft_state=" + c.state_files.back();
+    if (a.service == DstService::kRaft && !is_client) {
+      c->state_files.push_back(absl::StrCat(state_dir, "/dst-", c->seed, "-", names[i], ".raft"));
+      state = " --raft_state=" + c->state_files.back();
     }
     // Open loop for 15-30 ms of modelled time, through the cuts, at most a
     // few requests in flight (a history is checkable when few overlap).
     const uint64_t in_flight = 1 + d.below(4);
-    absl::StrAppend(&c.topology, "host ", names[i], " ", is_client ? client_ip_of(i - servers) : ip_of(i),
+    absl::StrAppend(&c->topology, "host ", names[i], " ", is_client ? client_ip_of(i - a.servers) : ip_of(i),
                     " 02:00:00:00:00:", absl::Hex(i + 16, absl::kZeroPad2), is_client ? " loadgen " : " server ",
-                    is_client ? client : server_app(i) + " --context=5" + state, " ", transport, " ", faults,
+                    is_client ? a.client : a.server(i) + " --context=5" + state, " ", transport, " ", faults,
                     is_client ? absl::StrFormat(" --shared_keys --writer_id=%d --rate=10000 --count=%d --outstanding=%d "
                                                 "--max_in_flight=%d --progress=false --drain_timeout=10",
-                                                i - servers + 1, 150 + d.below(150), in_flight, in_flight)
+                                                i - a.servers + 1, 150 + d.below(150), in_flight, in_flight)
                               : "",
                     "\n");
   }
-  for (const std::string& n : names) absl::StrAppend(&c.topology, "link ", n, " sw\n");
-  // Partitions that heal: up to two hosts cut off for a while, during the
-  // load. Raft's first leader is elected by about 20 ms, and its load
-  // starts then.
+  for (const std::string& n : names) absl::StrAppend(&c->topology, "link ", n, " sw\n");
+}
+
+// Partitions that heal: up to two hosts cut off for a while, during the
+// load. Raft's first leader is elected by about 20 ms, and its load starts
+// then.
+void draw_dst_cuts(Draw& d, const std::vector<std::string>& names, DstCase* c) {
   const uint64_t cuts = d.below(3);
   for (uint64_t k = 0; k < cuts; ++k) {
     const size_t victim = d.below(names.size());
-    const double from_ms = service == DstService::kRaft ? d.between(20, 60) : d.between(0, 30);
-    const double for_ms = d.between(0.05, service == DstService::kRaft ? 60 : 20);
+    const double from_ms = c->service == DstService::kRaft ? d.between(20, 60) : d.between(0, 30);
+    const double for_ms = d.between(0.05, c->service == DstService::kRaft ? 60 : 20);
     const auto from = static_cast<uint64_t>(from_ms * 1e9);
-    c.cuts.push_back({names[victim], from, from + static_cast<uint64_t>(for_ms * 1e9)});
-    absl::StrAppend(&c.faults, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", names[victim], from_ms, for_ms));
+    c->cuts.push_back({names[victim], from, from + static_cast<uint64_t>(for_ms * 1e9)});
+    absl::StrAppend(&c->faults, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", names[victim], from_ms, for_ms));
   }
-  // Raft: a server killed and started again from its state file, half the
-  // time (the kv store keeps nothing on disk: a restarted one has lost its
-  // data by design).
-  // Chain: a replica killed and started again empty, half the time: the
-  // master takes it out and brings it back in as a joiner.
-  if (service != DstService::kKv && d.below(2) == 0) {
-    const size_t victim = d.below(replicas);
-    const bool raft = service == DstService::kRaft;
+}
+
+// Raft: a server killed and started again from its state file, half the
+// time (the kv store keeps nothing on disk: a restarted one has lost its
+// data by design). Chain: a replica killed and started again empty, half
+// the time: the master takes it out and brings it back in as a joiner.
+// And a client killed for good mid-run, a seed in four: its requests in
+// flight end as info in the history.
+void draw_dst_crashes(Draw& d, const DstApps& a, const std::vector<std::string>& names, DstCase* c) {
+  if (a.service != DstService::kKv && d.below(2) == 0) {
+    const size_t victim = d.below(a.replicas);
+    const bool raft = a.service == DstService::kRaft;
     const double at_ms = raft ? d.between(20, 60) : d.between(2, 20), down_ms = d.between(0.5, raft ? 40 : 15);
     const auto at = static_cast<uint64_t>(at_ms * 1e9);
-    c.crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9)});
-    absl::StrAppend(&c.faults, absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", names[victim],
-                                               at_ms, down_ms));
+    c->crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9)});
+    absl::StrAppend(&c->faults, absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", names[victim],
+                                                at_ms, down_ms));
   }
-  // A client killed for good mid-run, a seed in four: its requests in
-  // flight end as info in the history.
   if (d.below(4) == 0) {
-    const size_t victim = servers + d.below(kClients);
-    const double at_ms = service == DstService::kRaft ? d.between(22, 40) : d.between(2, 20);
-    c.crashes.push_back({names[victim], static_cast<uint64_t>(at_ms * 1e9), 0});
-    absl::StrAppend(&c.faults, absl::StrFormat("client %s crashed for good at %.3f ms; ", names[victim], at_ms));
+    const size_t victim = a.servers + d.below(kClients);
+    const double at_ms = a.service == DstService::kRaft ? d.between(22, 40) : d.between(2, 20);
+    c->crashes.push_back({names[victim], static_cast<uint64_t>(at_ms * 1e9), 0});
+    absl::StrAppend(&c->faults, absl::StrFormat("client %s crashed for good at %.3f ms; ", names[victim], at_ms));
   }
+}
+
+}  // namespace
+
+DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir) {
+  // The draws in this order, always: a seed's schedule is its replay.
+  Draw d(seed * 3 + static_cast<uint64_t>(service));
+  DstCase c;
+  c.service = service;
+  c.seed = seed;
+  const std::string transport = d.below(2) ? "--transport=homa" : "--transport=ndp";
+  const DstApps a = dst_apps(service);
+  c.topology = "switch sw\n";
+  std::vector<std::string> names;
+  for (size_t i = 0; i < a.servers; ++i) names.push_back(i < a.replicas ? absl::StrCat("s", i) : "master");
+  for (size_t j = 0; j < kClients; ++j) {
+    names.push_back(absl::StrCat("c", j));
+    c.clients.push_back(names.back());
+  }
+  add_dst_hosts(d, a, names, transport, state_dir, &c);
+  draw_dst_cuts(d, names, &c);
+  draw_dst_crashes(d, a, names, &c);
   absl::StrAppend(&c.faults, transport.substr(12));
   return c;
 }
