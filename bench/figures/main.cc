@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
       "mica and setint sweep the kv and setint services' offered load the same way, each service's\n"
       "code charged the work it declares for the operations it did (Thread::charge_work);\n"
       "pspin runs the six sPIN use cases' handlers (examples/spin-handlers) for PsPIN's Fig. 10 (modelled\n"
-      "from the cycles they declare) and Fig. 11's x86 column (measured live on one core of this machine).");
+      "from the cycles they declare) and Fig. 11's x86 column (measured live on one core of this machine).",
+      {"bench/figures/"});
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   using Fn = bool (*)(const nanopu::figures::FigureOptions&);
   const std::map<std::string, Fn> figs = {

@@ -15,7 +15,8 @@ SimSwitch::SimSwitch(const SimSwitchParams& p, uint32_t ports)
 SimSwitch::SimSwitch(const SimSwitchParams& p, const std::vector<SimLinkParams>& port_links)
     : p_(p),
       latency_ticks_(static_cast<uint64_t>(std::llround(p.latency_ns * 1e-9 * static_cast<double>(clock::hz())))),
-      out_(port_links.size()) {
+      out_(port_links.size(),
+           Output(OutputQueueParams{p.data_queue_bytes, p.control_queue_bytes, p.trimming, p.priorities})) {
   for (const SimLinkParams& l : port_links) {
     links_.push_back(std::make_unique<SimLink>(l));
     ends_.push_back(&links_.back()->b());
@@ -43,13 +44,7 @@ SimSwitch::~SimSwitch() { discard_in_flight(); }
 
 void SimSwitch::discard_in_flight() {
   for (Output& o : out_) {
-    for (const Queued& f : o.control) rte_pktmbuf_free(f.frame);
-    o.control.clear();
-    for (auto& q : o.data) {
-      for (const Queued& f : q) rte_pktmbuf_free(f.frame);
-      q.clear();
-    }
-    o.control_bytes = o.data_bytes = 0;
+    (void)o.q.clear([](const Queued& f) { rte_pktmbuf_free(f.frame); });
     o.queued = 0;
   }
   queued_ = 0;
@@ -59,54 +54,37 @@ void SimSwitch::discard_in_flight() {
 }
 
 void SimSwitch::enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at) {
-  Output& o = out_[port];
-  if (whole_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
-    o.data[p_.priorities ? tos % kLevels : 0].push_back({eligible_at, m});
-    o.data_bytes += m->pkt_len;
-    count_queued(port);
-    return;
-  }
-  if (whole_data) {
-    if (!p_.trimming) {
-      ++counters_.tail_dropped;
-      rte_pktmbuf_free(m);
-      return;
-    }
-    // Trim to the header, never damaging a buffer a sender still holds for
-    // retransmission (the frame may be its clone).
+  using Q = OutputQueue<Queued>;
+  Q& q = out_[port].q;
+  auto drop = [](const Queued& f) { rte_pktmbuf_free(f.frame); };
+  // Trim to the header, never damaging a buffer a sender still holds for
+  // retransmission (the frame may be its clone).
+  auto trim = [](Queued& f, uint32_t* bytes) {
+    rte_mbuf* m = f.frame;
     if (RTE_MBUF_CLONED(m) || rte_mbuf_refcnt_read(m) > 1) {
       rte_mbuf* copy = rte_pktmbuf_copy(m, m->pool, 0, wire::kTrimmedFrameBytes);
       rte_pktmbuf_free(m);
-      if (copy == nullptr) {
-        ++counters_.control_dropped;
-        return;
-      }
+      if (copy == nullptr) return false;
       m = copy;
     }
     wire::mark_trimmed(rte_pktmbuf_mtod(m, uint8_t*));
     if (m->pkt_len > wire::kTrimmedFrameBytes)
       rte_pktmbuf_trim(m, static_cast<uint16_t>(m->pkt_len - wire::kTrimmedFrameBytes));
-    ++counters_.trimmed;
-  }
-  if (o.control_bytes + m->pkt_len > p_.control_queue_bytes) {
-    ++counters_.control_dropped;
-    rte_pktmbuf_free(m);
-    return;
-  }
-  o.control.push_back({eligible_at, m});
-  o.control_bytes += m->pkt_len;
-  count_queued(port);
+    f.frame = m;
+    *bytes = m->pkt_len;
+    return true;
+  };
+  const Queued f{eligible_at, m};
+  const Q::Outcome o = whole_data ? q.offer_data(f, m->pkt_len, tos, trim, drop) : q.offer_control(f, m->pkt_len, drop);
+  counters_.trimmed += Q::trimmed(o);
+  counters_.tail_dropped += o == Q::Outcome::kTailDropped;
+  counters_.control_dropped += Q::control_dropped(o);
+  if (o == Q::Outcome::kQueued || o == Q::Outcome::kTrimmed) count_queued(port);
 }
 
 void SimSwitch::count_queued(uint32_t port) {
   ++queued_;
   if (out_[port].queued++ == 0) busy_outputs_.push_back(port);
-}
-
-int SimSwitch::eligible_level(const Output& o, uint64_t now) {
-  for (int level = kLevels - 1; level >= 0; --level)
-    if (!o.data[level].empty() && o.data[level].front().eligible_at <= now) return level;
-  return -1;
 }
 
 // Hands output `port`'s next eligible frame (control first, then the
@@ -115,13 +93,9 @@ bool SimSwitch::serve(uint32_t port, uint64_t now) {
   Output& o = out_[port];
   SimPort& wire = *ends_[port];
   if (wire.wire_free_at() > now) return false;
-  const bool ctrl = !o.control.empty() && o.control.front().eligible_at <= now;
-  const int level = ctrl ? -1 : eligible_level(o, now);
-  if (!ctrl && level < 0) return false;
-  std::deque<Queued>& q = ctrl ? o.control : o.data[level];
-  rte_mbuf* m = q.front().frame;
-  q.pop_front();
-  (ctrl ? o.control_bytes : o.data_bytes) -= m->pkt_len;
+  const auto head = o.q.next([now](const Queued& f) { return f.eligible_at <= now; });
+  if (head.entry == nullptr) return false;
+  rte_mbuf* m = o.q.pop(head).frame;
   --queued_;
   --o.queued;
   (void)wire.tx_burst(&m, 1);  // a SimPort takes every frame
@@ -167,11 +141,8 @@ uint64_t SimSwitch::next_event() const {
   uint64_t next = std::numeric_limits<uint64_t>::max();
   if (queued_ == 0) return next;
   for (const uint32_t o : busy_outputs_) {
-    const Output& q = out_[o];
-    uint64_t head = std::numeric_limits<uint64_t>::max();
-    if (!q.control.empty()) head = q.control.front().eligible_at;
-    for (const auto& d : q.data)
-      if (!d.empty()) head = std::min(head, d.front().eligible_at);
+    const uint64_t head = out_[o].q.least_head([](const Queued& f) { return f.eligible_at; },
+                                               std::numeric_limits<uint64_t>::max());
     if (head == std::numeric_limits<uint64_t>::max()) continue;
     next = std::min(next, std::max(head, ends_[o]->wire_free_at()));
   }

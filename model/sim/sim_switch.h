@@ -1,18 +1,15 @@
-// A switch of a simulation (docs/design.md §11): nanopu-switch's model
-// (tools/switch/software_switch.h) on modelled links and the one modelled
-// clock. Each host's port is one end of a SimLink whose other end is a
+// A switch of a simulation (docs/design.md §11) on modelled links and the
+// one modelled clock, queueing as nanopu-switch does: the same output
+// queue (model/switch/output_queue.h). Each host's port is one end of a SimLink whose other end is a
 // switch port; in a fabric a port may be linked to another switch's
 // (join). The switch forwards by destination IPv4 — a route per host, one
 // port or several equal ones (ECMP: chosen by a hash of the frame's source
 // and destination addresses, so a flow keeps its path, or with `spray` of
 // its packet's identity, as NDP and Homa assume: "Re-architecting
 // datacenter networks and stacks for low latency and high performance",
-// §3.1) — after `latency_ns`, to an output queue: a bounded
-// data queue and a control queue that always goes first (control packets
-// and, with trimming, DATA trimmed to its header when the data queue is
-// full: NDP, nanoPU OSDI'21 §5). With `priorities` the data queue is eight
-// strict-priority queues by the IPv4 TOS sharing one buffer, as
-// nanopu-switch --priorities (Homa's priorities, SIGCOMM'18 §3.4). An output hands its next frame to its
+// §3.1) — after `latency_ns`, to its output's queue (trimming or tail
+// drop, control first, eight priorities by TOS: output_queue.h). An
+// output hands its next frame to its
 // link when the link has finished the one before, so the link's own
 // serialization is the output's.
 #pragma once
@@ -28,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "lib/wire/frame.h"
 #include "model/sim/sim_link.h"
+#include "model/switch/output_queue.h"
 
 namespace nanopu::model {
 
@@ -91,20 +89,16 @@ class SimSwitch {
 
  private:
   struct Queued {
-    uint64_t eligible_at;
+    uint64_t eligible_at;  // when it has crossed the switch (latency_ns after arriving)
     rte_mbuf* frame;
   };
-  static constexpr int kLevels = 8;
   struct Output {
-    std::deque<Queued> control;
-    std::deque<Queued> data[kLevels];  // [0] only without priorities
-    uint32_t control_bytes = 0, data_bytes = 0;
-    uint32_t queued = 0;  // frames, control and data
+    explicit Output(const OutputQueueParams& p) : q(p) {}
+    OutputQueue<Queued> q;  // model/switch/output_queue.h: nanopu-switch's policy, one home
+    uint32_t queued = 0;    // frames, control and data
   };
   void enqueue(uint32_t port, rte_mbuf* m, bool whole_data, uint8_t tos, uint64_t eligible_at);
   void count_queued(uint32_t port);
-  // The highest data queue whose head may leave by `now`, or -1.
-  [[nodiscard]] static int eligible_level(const Output& o, uint64_t now);
   bool serve(uint32_t port, uint64_t now);
   // The output for g (ECMP among the route's ports), or -1: no route.
   [[nodiscard]] int route(const wire::FrameGlance& g, uint32_t in) const;

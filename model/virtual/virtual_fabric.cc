@@ -55,8 +55,13 @@ Fabric::Fabric(const FabricConfig& c, rte_mempool* pool, OnDelivery on_delivery)
   t.homa.resend_ticks = p.rto_ticks / 2;
   tick_ps_ = std::max<uint64_t>(ps(c.rto_ns) / 8, 1);
   hosts_.resize(c.hosts);
-  ports_.resize(c.hosts);
-  uplinks_.resize(c.hosts);
+  // A switch port: the fabric's buffer and policy; no bound on control (a
+  // trimmed header always fits). An uplink (a host's NIC): unbounded, in
+  // the same order.
+  ports_.assign(c.hosts, Port(OutputQueueParams{c.queue_bytes, std::numeric_limits<uint32_t>::max(), c.trimming,
+                                                c.priorities}));
+  uplinks_.assign(c.hosts, Port(OutputQueueParams{std::numeric_limits<uint32_t>::max(),
+                                                  std::numeric_limits<uint32_t>::max(), c.trimming, c.priorities}));
   for (uint32_t i = 0; i < c.hosts; ++i) {
     Host& h = hosts_[i];
     h.ip = kFirstIp + i;
@@ -79,9 +84,7 @@ Fabric::~Fabric() {  // packets still in flight when the run stopped
     events_.pop();
   }
   for (std::vector<Port>* v : {&ports_, &uplinks_})
-    for (Port& q : *v)
-      for (auto& level : q.data)
-        for (Packet& p : level) rte_pktmbuf_free(p.m);
+    for (Port& q : *v) (void)q.q.clear([](const Packet& p) { rte_pktmbuf_free(p.m); });
   hosts_.clear();  // transports free what they hold
 }
 
@@ -119,12 +122,12 @@ void Fabric::leave(uint32_t host, uint32_t dst_ip, const wire::TransportHeader& 
   // switch), so a host's short message is not stuck behind its own bursts.
   Port& q = uplinks_[host];
   Packet p{hosts_[host].ip, dst_ip, th, m, payload, bytes};
-  if (m != nullptr) {
-    q.data[c_.priorities ? th.tos % 8 : 0].push_back(p);
-    q.data_bytes += bytes;
-  } else {
-    q.control.push_back(p);
-  }
+  auto keep = [](Packet&, uint32_t*) { return true; };  // (unbounded: never trimmed)
+  auto drop = [](const Packet&) {};
+  if (m != nullptr)
+    (void)q.q.offer_data(p, bytes, th.tos, keep, drop);
+  else
+    (void)q.q.offer_control(p, bytes, drop);
   kick(q, true, host);
 }
 
@@ -138,7 +141,7 @@ void Fabric::delivered(uint32_t host, rte_mbuf* msg, ContextEntry* dst) {
 }
 
 void Fabric::note_queue(uint32_t port) {
-  if (port == 0) queue0_.emplace_back(static_cast<double>(now_) / 1000, ports_[0].data_bytes);
+  if (port == 0) queue0_.emplace_back(static_cast<double>(now_) / 1000, ports_[0].q.data_bytes());
 }
 
 void Fabric::at_switch(Packet p) {
@@ -148,37 +151,30 @@ void Fabric::at_switch(Packet p) {
     return;
   }
   Port& q = ports_[port];
+  using Q = OutputQueue<Packet>;
+  auto drop = [](const Packet& d) {
+    if (d.m != nullptr) rte_pktmbuf_free(d.m);
+  };
+  // Keep the header, cut the payload (docs/wire.md: 72 bytes), send it
+  // first. CHOP is bit 0x10 of byte 0 in both headers.
+  auto trim = [](Packet& t, uint32_t* bytes) {
+    rte_pktmbuf_free(t.m);
+    t.m = nullptr;
+    t.h.ndp.flags |= wire::kFlagChop;
+    t.h.homa.flags |= wire::kHomaChop;
+    t.bytes = static_cast<uint32_t>(wire::kTrimmedFrameBytes);
+    *bytes = t.bytes;
+    return true;
+  };
   if (p.m != nullptr) {  // DATA
-    if (q.data_bytes + p.bytes > c_.queue_bytes) {
-      rte_pktmbuf_free(p.m);
-      p.m = nullptr;
-      if (!c_.trimming) {
-        ++dropped_;
-        return;
-      }
-      // Keep the header, cut the payload (docs/wire.md: 72 bytes), send it
-      // first. CHOP is bit 0x10 of byte 0 in both headers.
-      ++trimmed_;
-      p.h.ndp.flags |= wire::kFlagChop;
-      p.h.homa.flags |= wire::kHomaChop;
-      p.bytes = static_cast<uint32_t>(wire::kTrimmedFrameBytes);
-      q.control.push_back(p);
-    } else {
-      q.data_bytes += p.bytes;
-      q.data[c_.priorities ? p.h.tos % 8 : 0].push_back(p);
-      note_queue(port);
-    }
+    const Q::Outcome o = q.q.offer_data(p, p.bytes, p.h.tos, trim, drop);
+    trimmed_ += Q::trimmed(o);
+    dropped_ += o == Q::Outcome::kTailDropped;
+    if (o == Q::Outcome::kQueued) note_queue(port);
   } else {
-    q.control.push_back(p);
+    (void)q.q.offer_control(p, p.bytes, drop);
   }
   kick(q, false, port);
-}
-
-std::deque<Fabric::Packet>* Fabric::next_queue(Port& q) {
-  if (!q.control.empty()) return &q.control;
-  for (int level = 7; level >= 0; --level)
-    if (!q.data[level].empty()) return &q.data[level];
-  return nullptr;
 }
 
 void Fabric::kick(Port& q, bool uplink, uint32_t index) {
@@ -190,14 +186,10 @@ void Fabric::kick(Port& q, bool uplink, uint32_t index) {
     }
     return;
   }
-  std::deque<Packet>* from = next_queue(q);
-  if (from == nullptr) return;
-  const Packet p = from->front();
-  from->pop_front();
-  if (from != &q.control) {
-    q.data_bytes -= p.bytes;
-    if (!uplink) note_queue(index);
-  }
+  const auto head = q.q.next();
+  if (head.entry == nullptr) return;
+  const Packet p = q.q.pop(head);
+  if (head.level != OutputQueue<Packet>::kControl && !uplink) note_queue(index);
   q.busy_until = now_ + serialization(p.bytes);
   push({q.busy_until + ps(c_.link_latency_ns), 0, uplink ? Event::Kind::kAtSwitch : Event::Kind::kAtHost,
         index, p});

@@ -21,6 +21,7 @@
 
 #include "lib/contract/context_table.h"
 #include "lib/contract/core_signals.h"
+#include "model/switch/output_queue.h"
 #include "lib/contract/thread_fifos.h"
 #include "model/timing/picoseconds.h"
 #include "nanopu/stats.h"
@@ -103,9 +104,8 @@ class Fabric {
     std::deque<Pending> waiting;  // messages its NIC has no slot for yet
   };
   struct Port {
-    std::deque<Packet> control;
-    std::deque<Packet> data[8];  // [0] only without priorities
-    uint32_t data_bytes = 0;
+    explicit Port(const OutputQueueParams& p) : q(p) {}
+    OutputQueue<Packet> q;  // model/switch/output_queue.h: nanopu-switch's policy, one home
     uint64_t busy_until = 0;
     bool free_pending = false;
   };
@@ -118,7 +118,6 @@ class Fabric {
   // host `index`) or a host's uplink (to the switch).
   void kick(Port& q, bool uplink, uint32_t index);
   // Control first, then the highest data priority (FIFO without priorities).
-  [[nodiscard]] static std::deque<Packet>* next_queue(Port& q);
   void at_host(uint32_t host, const Packet& p);
   void note_queue(uint32_t port);
 

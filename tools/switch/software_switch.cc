@@ -22,7 +22,8 @@ SoftwareSwitch::SoftwareSwitch(const SwitchParams& p, std::vector<SwitchPort> po
     : p_(p),
       ports_(std::move(ports)),
       pool_(pool),
-      out_(ports_.size()),
+      out_(ports_.size(),
+           Output(model::OutputQueueParams{p.data_queue_bytes, p.control_queue_bytes, p.trimming, p.priorities})),
       tsc_per_bit_(static_cast<double>(rte_get_tsc_hz()) / (p.link_gbps * 1e9)),
       sample_period_tsc_(static_cast<uint64_t>(p.sample_period_us * 1e-6 *
                                                static_cast<double>(rte_get_tsc_hz()))),
@@ -36,15 +37,7 @@ SoftwareSwitch::~SoftwareSwitch() {
 }
 
 uint64_t SoftwareSwitch::flush(Output& o) {
-  uint64_t n = o.control.size();
-  for (rte_mbuf* m : o.control) rte_pktmbuf_free(m);
-  o.control.clear();
-  for (auto& q : o.data) {
-    n += q.size();
-    for (rte_mbuf* m : q) rte_pktmbuf_free(m);
-    q.clear();
-  }
-  o.data_bytes = o.control_bytes = 0;
+  const uint64_t n = o.q.clear([](rte_mbuf* m) { rte_pktmbuf_free(m); });
   o.refused_since_tsc = 0;
   return n;
 }
@@ -109,13 +102,8 @@ rte_mbuf* SoftwareSwitch::trim(rte_mbuf* m) {
   return m;
 }
 
-int SoftwareSwitch::top_data(const Output& o) {
-  for (int i = kSwitchPriorities - 1; i >= 0; --i)
-    if (!o.data[i].empty()) return i;
-  return -1;
-}
-
 void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now) {
+  using Q = model::OutputQueue<rte_mbuf*>;
   Output& o = out_[port];
   if (o.port_down) {
     if (link_down(port)) {
@@ -127,29 +115,20 @@ void SoftwareSwitch::enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t p
   }
   // An idle link starts serializing now; a busy one keeps its virtual
   // schedule, so a late poll sends every packet whose time has come.
-  if (top_data(o) < 0 && o.control.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
-  if (is_data && o.data_bytes + m->pkt_len <= p_.data_queue_bytes) {
-    o.data[p_.priorities ? priority % kSwitchPriorities : 0].push_back(m);
-    o.data_bytes += m->pkt_len;
-    if (o.data_bytes > o.max_data) o.max_data = o.data_bytes;
-    return;
-  }
-  if (is_data) {
-    if (!p_.trimming) {
-      ++counters_.tail_dropped;
-      rte_pktmbuf_free(m);
-      return;
-    }
-    if ((m = trim(m)) == nullptr) return;
-    ++counters_.trimmed;
-  }
-  if (o.control_bytes + m->pkt_len > p_.control_queue_bytes) {
-    ++counters_.control_dropped;
-    rte_pktmbuf_free(m);
-    return;
-  }
-  o.control.push_back(m);
-  o.control_bytes += m->pkt_len;
+  if (o.q.empty() && o.link_free_tsc < now) o.link_free_tsc = now;
+  auto drop = [](rte_mbuf* f) { rte_pktmbuf_free(f); };
+  auto trim_it = [this](rte_mbuf*& f, uint32_t* bytes) {
+    f = trim(f);
+    if (f == nullptr) return false;
+    *bytes = f->pkt_len;
+    return true;
+  };
+  const Q::Outcome r = is_data ? o.q.offer_data(m, m->pkt_len, priority, trim_it, drop)
+                               : o.q.offer_control(m, m->pkt_len, drop);
+  counters_.trimmed += Q::trimmed(r);
+  counters_.tail_dropped += r == Q::Outcome::kTailDropped;
+  counters_.control_dropped += Q::control_dropped(r);
+  o.max_data = std::max(o.max_data, o.q.data_bytes());
 }
 
 void SoftwareSwitch::sample(uint64_t now) {
@@ -157,14 +136,14 @@ void SoftwareSwitch::sample(uint64_t now) {
   next_sample_ = now + sample_period_tsc_;
   const double t_us = static_cast<double>(now - t0_) * 1e6 / static_cast<double>(rte_get_tsc_hz());
   for (uint32_t i = 0; i < out_.size(); ++i)
-    if (out_[i].data_bytes != 0 || out_[i].control_bytes != 0 || samples_.empty() ||
+    if (out_[i].q.data_bytes() != 0 || out_[i].q.control_bytes() != 0 || samples_.empty() ||
         samples_.back().data_bytes != 0)
-      samples_.push_back({t_us, i, out_[i].data_bytes, out_[i].control_bytes});
+      samples_.push_back({t_us, i, out_[i].q.data_bytes(), out_[i].q.control_bytes()});
 }
 
 bool SoftwareSwitch::empty() const {
-  for (const Output& q : out_)
-    if (top_data(q) >= 0 || !q.control.empty()) return false;
+  for (const Output& o : out_)
+    if (!o.q.empty()) return false;
   return true;
 }
 
@@ -201,23 +180,18 @@ unsigned SoftwareSwitch::poll() {
 
 unsigned SoftwareSwitch::serialize(uint32_t port, uint64_t now) {
   unsigned sent = 0;
-  Output& q = out_[port];
-  // Control first, then the highest data queue.
-  for (int level = top_data(q); !q.control.empty() || level >= 0; level = top_data(q)) {
-    if (q.link_free_tsc > now) break;
-    const bool ctrl = !q.control.empty();
-    std::deque<rte_mbuf*>& from = ctrl ? q.control : q.data[level];
-    rte_mbuf* m = from.front();
-    const uint32_t bytes = m->pkt_len;  // before TX: a copying PMD frees m inside it
-    if (!tx(port, m)) {  // host queue full or link down: retry later, or drop
+  Output& o = out_[port];
+  // Control first, then the highest data queue (OutputQueue::next).
+  for (auto head = o.q.next(); head.entry != nullptr && o.link_free_tsc <= now; head = o.q.next()) {
+    const uint32_t bytes = head.bytes;  // before TX: a copying PMD frees the frame inside it
+    if (!tx(port, *head.entry)) {  // host queue full or link down: retry later, or drop
       refused(port, now);
       break;
     }
-    q.refused_since_tsc = 0;
-    from.pop_front();
-    (ctrl ? q.control_bytes : q.data_bytes) -= bytes;
-    if (!ctrl) ++counters_.data_by_priority[level];
-    q.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
+    o.refused_since_tsc = 0;
+    (void)o.q.pop(head);
+    if (head.level != Output::Queue::kControl) ++counters_.data_by_priority[head.level];
+    o.link_free_tsc += static_cast<uint64_t>((bytes + kWireOverheadBytes) * 8 * tsc_per_bit_);
     ++counters_.forwarded;
     ++sent;
   }

@@ -1,16 +1,11 @@
-// nanopu-switch's engine: an output-queued switch between DPDK ports, with
-// NDP trimming (nanoPU §5, NDP): each output port has a bounded data queue
-// and a high-priority queue for control and trimmed packets. When a DATA
-// packet does not fit in its data queue, the switch trims it to 72 bytes,
-// sets CHOP and queues the header in the high-priority queue (or, in
-// tail-drop mode, drops it). Each output serializes at the configured link
-// rate, control first. Queue occupancy is sampled over time.
-//
-// With `priorities` the data queue is eight strict-priority queues, picked by
-// the IPv4 TOS (Homa's data priority, 0..7, docs/wire.md; NDP sends 0), as
-// the Homa paper (SIGCOMM'18, §3.4) assumes of the fabric: a higher queue
-// always goes first. They share the one data buffer, and trimming or tail
-// drop applies to it as in FIFO mode.
+// nanopu-switch's engine: an output-queued switch between DPDK ports. Each
+// output port queues with the one policy every nanopu switch shares
+// (model/switch/output_queue.h: a bounded data buffer that trims a DATA
+// packet that does not fit to its 72-byte header, CHOP set, or drops it in
+// tail-drop mode; control and trimmed headers first; with `priorities`
+// eight strict-priority data queues by the IPv4 TOS sharing the buffer)
+// and serializes at the configured link rate. Queue occupancy is sampled
+// over time.
 //
 // Forwarding is by destination IPv4: static routes, else learned from the
 // source address of frames seen on a port.
@@ -34,6 +29,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "model/switch/output_queue.h"
 
 namespace nanopu::apps {
 
@@ -94,16 +90,15 @@ class SoftwareSwitch {
 
  private:
   struct Output {
-    std::deque<rte_mbuf*> data[kSwitchPriorities];  // [0] only in FIFO mode
-    std::deque<rte_mbuf*> control;
-    uint32_t data_bytes = 0, control_bytes = 0, max_data = 0;
+    using Queue = model::OutputQueue<rte_mbuf*>;
+    explicit Output(const model::OutputQueueParams& p) : q(p) {}
+    Queue q;  // model/switch/output_queue.h: the policy every switch shares
+    uint32_t max_data = 0;
     uint64_t link_free_tsc = 0;  // when the link finishes the packet on it
     uint64_t refused_since_tsc = 0;  // first refused send since the last accepted one (0: none)
     bool port_down = false;          // link seen down: arrivals are dropped until it is up
   };
   void enqueue(uint32_t port, rte_mbuf* m, bool is_data, uint8_t priority, uint64_t now);
-  // The highest non-empty data queue, or -1.
-  [[nodiscard]] static int top_data(const Output& o);
   [[nodiscard]] rte_mbuf* trim(rte_mbuf* m);
   void sample(uint64_t now);
   // Sends what output `port`'s link has had time for by `now`; packets sent.
