@@ -21,10 +21,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_table.h"
 #include "bench/rpc/rpc_rigs.h"
+#include "nanopu/flags.h"
 #include "runtime/platform/eal.h"
 
 ABSL_FLAG(uint64_t, rpcs, 200000, "RPCs per timed run of each loop.");
@@ -174,10 +174,11 @@ int main_impl() {
 }  // namespace nanopu::bench
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "one whole RPC (DATA in, reply out, ACK in) through the NDP transport and through a whole host on one "
-      "thread: ns and (under valgrind's callgrind) instructions per RPC, each beside a reference doing the "
-      "peer's own work (bench/README.md)");
+  nanopu::init_flags_usage(
+      "one whole RPC (DATA in, reply out, ACK in) through the NDP transport and through a whole host on\n"
+      "one thread: ns and (under valgrind's callgrind) instructions per RPC, each beside a reference doing\n"
+      "the peer's own work; and an idle turn of the same host (bench/README.md).",
+      {"bench/rpc/"});
   absl::ParseCommandLine(argc, argv);
   return nanopu::bench::main_impl();
 }

@@ -109,6 +109,18 @@ void poll_client_for(Pair& p, std::chrono::milliseconds d) {
   while (Clock::now() < end) p.client->poll_once();
 }
 
+// Polls both hosts until every one of `count` requests is answered (or
+// failed) and acknowledged at the client's NIC, at most a minute.
+bool all_answered_and_completed(Pair& p, uint32_t count) {
+  if (!p.server || !p.client) return false;
+  return testing::poll_until({p.server.get(), p.client.get()},
+                             [&] {
+                               return p.replies + p.failures == count &&
+                                      p.client->nic_counters().tx_msgs_completed == count;
+                             },
+                             std::chrono::seconds(60));
+}
+
 class SlowPeerTest : public ::testing::TestWithParam<TransportProtocol> {};
 
 TEST_P(SlowPeerTest, APeerWhoseRoundTripIs20MsGetsEveryMessageWithFewRetransmissions) {
@@ -141,13 +153,7 @@ TEST_P(SlowPeerTest, APeerThatAcknowledgesLateGetsAtMostTwoRetransmissionsPerMes
   std::unique_ptr<Pair> owner =
       make_pair(GetParam(), "", kCount, 2000, "ack_delay_us=50000", std::chrono::milliseconds(10), false);
   Pair& p = *owner;
-  ASSERT_TRUE(p.server && p.client);
-  ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
-                                  [&] {
-                                    return p.replies + p.failures == kCount &&
-                                           p.client->nic_counters().tx_msgs_completed == kCount;
-                                  },
-                                  std::chrono::seconds(60)));
+  ASSERT_TRUE(all_answered_and_completed(p, kCount));
   const NicCounters& c = p.client->nic_counters();
   std::printf("ACKs 50 ms late, %u messages 10 ms apart: %llu retransmissions, %llu timeouts, "
               "%llu round trips timed by echoed stamps\n",
@@ -174,13 +180,7 @@ TEST_P(SlowPeerTest, APeerThatAcknowledgesLateAndEchoesNoStampGetsAtMostTwoRetra
   std::unique_ptr<Pair> owner = make_pair(GetParam(), "", kCount, 2000, "ack_delay_us=50000,no_echo=1",
                                           std::chrono::milliseconds(10), false);
   Pair& p = *owner;
-  ASSERT_TRUE(p.server && p.client);
-  ASSERT_TRUE(testing::poll_until({p.server.get(), p.client.get()},
-                                  [&] {
-                                    return p.replies + p.failures == kCount &&
-                                           p.client->nic_counters().tx_msgs_completed == kCount;
-                                  },
-                                  std::chrono::seconds(60)));
+  ASSERT_TRUE(all_answered_and_completed(p, kCount));
   const NicCounters& c = p.client->nic_counters();
   std::printf("ACKs 50 ms late, no stamp echoed, %u messages 10 ms apart: %llu retransmissions, %llu timeouts\n",
               kCount, static_cast<unsigned long long>(c.tx_retransmits), static_cast<unsigned long long>(c.tx_timeouts));
