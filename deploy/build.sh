@@ -18,7 +18,7 @@
 # differs. NANOPU_CCACHE=0 turns it off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=$1
+dir=${1:?usage: bash deploy/build.sh <dir> [cmake options...] [-- targets...]}
 shift
 opts=() targets=()
 while [ "$#" -gt 0 ]; do

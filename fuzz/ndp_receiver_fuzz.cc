@@ -17,8 +17,10 @@
 
 #include "fuzz/fuzz_eal.h"
 #include "lib/contract/message.h"
+#include "lib/wire/ack_list.h"
 #include "nanopu/app_header.h"
 #include "nic/timers/timer_module.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 
 namespace {
@@ -43,10 +45,14 @@ class CheckingSink final : public nanopu::TransportSink {
     const uint64_t npkts = nanopu::wire::packets_for(t.ndp.msg_len);
     if (t.ndp.acked_bitmap == 0 || (npkts < 64 && (t.ndp.acked_bitmap >> npkts) != 0)) std::abort();
   }
-  void send_ack_list(uint32_t ip, const nanopu::wire::NdpHeader& first,
-                     const nanopu::wire::AckList& more) override {
-    if (more.count == 0 || more.count > nanopu::wire::AckList::kMax) std::abort();
-    send_control(ip, nanopu::wire::TransportHeader::of(first));  // the first ACK's own checks
+  [[nodiscard]] bool frames_payloads() const override { return true; }
+  void send_control_with(uint32_t ip, const nanopu::wire::TransportHeader& t,
+                         const nanopu::wire::ControlPayload& payload) override {
+    nanopu::wire::AckList more;  // the list as a receiver reads it (decode refuses 0 or > kMax)
+    if (!(t.ndp.options & nanopu::wire::kOptAckList) ||
+        !nanopu::wire::decode_ack_list(payload.data(), payload.size(), &more))
+      std::abort();
+    send_control(ip, t);  // the first ACK's own checks
   }
 };
 
@@ -85,8 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto held = MsgFifo::create("fuzz_held", 64);
     if (!held.ok()) std::abort();
     ctx.held = std::move(*held);
-    HeldAcks held_acks(8, p.ack_hold_ticks, &counters);
-    NdpReceiver rx(c, p, &counters, &held_acks);
+    TransportPeers<HeldAcks> peers(c, 8, p.ack_hold_ticks, &counters);
+    NdpReceiver rx(c, p, &counters, &peers);
     uint64_t now = 1;
     // Each record: 8 bytes.
     for (size_t i = 0; i + 8 <= size; i += 8) {
@@ -134,11 +140,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       rx.on_data(m, parsed, parsed_payload, &ctx, now, sink);
       if (r[0] & 0x80) {
         rx.tick(now, sink);
-        held_acks.expire(now, sink);
+        peers.held.expire(now, sink);
       }
     }
     rx.tick(now + 10000000, sink);  // expiry frees abandoned partial messages
-    held_acks.expire(now + 10000000, sink);
+    peers.held.expire(now + 10000000, sink);
   }
   if (rte_mempool_in_use_count(g_pool) != 0) std::abort();  // a leaked packet
   return 0;

@@ -204,7 +204,7 @@ unsigned NicCore::gather() {
       MsgMeta* meta = msg_meta(msgs[i]);
       meta->sender = static_cast<uint16_t>(ti);
       const AppHeader a = AppHeader::from_word(meta->app_header);
-      if (params_.tester_timestamps && meta->src_context == kTesterStampContext) [[unlikely]]
+      if (meta->src_context == params_.stamp_context) [[unlikely]]
         (void)stamp_tx(msgs[i], a.len, tester_cycle(now_, tsc_hz_));
       transport_for(peer_protocols_.lookup(a.ip)).on_message(msgs[i], now_, *this);
     }
@@ -429,7 +429,7 @@ bool NicCore::send_from_nic(rte_mbuf* msg) {
 }
 
 bool NicCore::deliver_to_host(rte_mbuf* msg, ContextEntry* dst) {
-  if (params_.tester_timestamps && dst->context == kTesterStampContext) [[unlikely]] {
+  if (dst->context == params_.stamp_context) [[unlikely]] {
     const MsgMeta* meta = msg_meta(msg);
     (void)stamp_rx(msg, AppHeader::from_word(meta->app_header).len, tester_cycle(meta->nic_tsc, tsc_hz_));
   }
@@ -505,15 +505,12 @@ void NicCore::send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeade
                         size_t payload_bytes) {
   packetizer_.frame_data(m, dst_ip, h, payload_bytes);
   ++counters_.tx_data_packets;
-  if (h.protocol == wire::kIpProtoHoma) ++counters_.tx_homa_packets;
   tx_.data(m);
 }
 
-void NicCore::send_ack_list(uint32_t dst_ip, const wire::NdpHeader& first,
-                            const wire::AckList& more) {
-  wire::NdpHeader h = first;
-  h.options |= wire::kOptAckList;
-  emit_control(dst_ip, wire::TransportHeader::of(h), &more);
+void NicCore::send_control_with(uint32_t dst_ip, const wire::TransportHeader& h,
+                                const wire::ControlPayload& payload) {
+  emit_control(dst_ip, h, &payload);
 }
 
 void NicCore::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
@@ -521,14 +518,13 @@ void NicCore::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
 }
 
 void NicCore::emit_control(uint32_t dst_ip, const wire::TransportHeader& h,
-                           const wire::AckList* list) {
-  rte_mbuf* m = packetizer_.make_control(dst_ip, h, list);
+                           const wire::ControlPayload* payload) {
+  rte_mbuf* m = packetizer_.make_control(dst_ip, h, payload);
   if (m == nullptr) {
     ++counters_.tx_drop_no_mbuf;
     return;
   }
   ++counters_.tx_control_packets;
-  if (h.protocol == wire::kIpProtoHoma) ++counters_.tx_homa_packets;
   tx_.control(m);
 }
 

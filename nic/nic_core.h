@@ -85,7 +85,11 @@ struct NicParams {
   // and with nothing in flight, sleep until a packet, a thread's doorbell or
   // kMaxSleepUs; and wake the worker cores this NIC delivers to.
   bool adaptive_poll = false;
-  bool tester_timestamps = false;  // stamp context 0x1234's messages (nic/pipeline/tester_stamp.h)
+  // The context whose messages the NIC stamps as the prototype's tester did
+  // (nic/pipeline/tester_stamp.h; the application's choice, Config::tester_timestamps):
+  // none unless set, and never a 16-bit context then.
+  static constexpr uint32_t kNoStampContext = 0x10000;
+  uint32_t stamp_context = kNoStampContext;
   uint64_t idle_spin_tsc = 0;
   // The port's link: reported when it drops; restarted until it is back
   // when the port must reconnect by itself (nic/link/link_watch.h).
@@ -209,8 +213,9 @@ class NicCore final : public TransportSink, private SpinSink {
   void send_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h,
                  size_t payload_bytes) override;
   void send_control(uint32_t dst_ip, const wire::TransportHeader& h) override;
-  void send_ack_list(uint32_t dst_ip, const wire::NdpHeader& first,
-                     const wire::AckList& more) override;
+  [[nodiscard]] bool frames_payloads() const override { return true; }
+  void send_control_with(uint32_t dst_ip, const wire::TransportHeader& h,
+                         const wire::ControlPayload& payload) override;
   void message_failed(const FailedMessage& f) override;
   void peer_restarted(uint32_t peer_ip) override;
 
@@ -220,8 +225,8 @@ class NicCore final : public TransportSink, private SpinSink {
   bool deliver_to_host(rte_mbuf* msg, ContextEntry* dst) override;
   [[nodiscard]] bool send_from_nic(rte_mbuf* msg) override;
   [[nodiscard]] uint64_t spin_now() const override { return now_; }
-  // A control packet; list: its payload's ACK list, or null for zeros.
-  void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::AckList* list);
+  // A control packet; payload: what it carries, or null for zeros.
+  void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::ControlPayload* payload);
   // The rooms of a poll, in order.
   unsigned receive();          // a burst from the port through the pipeline to the transports
   unsigned gather();           // complete messages from the threads' TX FIFOs to the transports

@@ -19,6 +19,10 @@
 
 namespace nanopu {
 
+// The context whose messages the prototype's tester stamped
+// (Config::tester_timestamps; docs/apps.md, "Timestamp convention").
+inline constexpr uint16_t kTesterStampContext = 0x1234;
+
 struct Config {
   // --- EAL and port ---
   // What carries this host's frames: a DPDK port (vdevs, pci_devices, port)

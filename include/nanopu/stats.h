@@ -46,7 +46,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_stale_control)        /* ACK/NACK/PULL for no message of ours (late, duplicate) */ \
   X(tx_pulls_paced)          /* PULLs held back by pacing, sent later */                 \
   X(rx_homa_packets)         /* frames of the Homa transport (protocol 0x9A) taken */    \
-  X(tx_homa_packets)         /* frames of the Homa transport sent */                     \
+  X(tx_homa_packets)         /* frames the Homa transport handed to the NIC to send */  \
   X(rx_grants)               /* Homa: GRANTs taken for our messages */                   \
   X(tx_grants)               /* Homa: GRANTs sent (SRPT, --overcommit senders at once) */ \
   X(rx_resends)              /* Homa: RESENDs taken */                                   \

@@ -24,6 +24,7 @@ inline constexpr size_t kFrameHeaderBytes =
     kEthHeaderBytes + kIpv4HeaderBytes + kTransportHeaderBytes;  // 64
 inline constexpr size_t kSegmentBytes = 1024;        // MTU payload (docs/wire.md)
 inline constexpr size_t kControlPayloadBytes = 64;   // zero payload of control packets
+using ControlPayload = std::array<uint8_t, kControlPayloadBytes>;  // one that says more (ack_list.h)
 inline constexpr size_t kMaxMessageBytes = nanopu::kMaxMessageBytes;  // 16-bit msg_len
 inline constexpr size_t kMaxPacketsPerMessage = (kMaxMessageBytes + kSegmentBytes - 1) / kSegmentBytes;
 

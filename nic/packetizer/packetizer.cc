@@ -23,14 +23,14 @@ void Packetizer::frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportH
 }
 
 rte_mbuf* Packetizer::make_control(uint32_t dst_ip, const wire::TransportHeader& h,
-                                   const wire::AckList* list) const {
+                                   const wire::ControlPayload* payload) const {
   rte_mbuf* m = rte_pktmbuf_alloc(pool_);
   if (m == nullptr) return nullptr;
   constexpr uint16_t kLen = wire::kFrameHeaderBytes + wire::kControlPayloadBytes;
   auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, kLen));
   wire::encode_frame_from(template_for(dst_ip, h.protocol), h, wire::kControlPayloadBytes, p);
-  if (list != nullptr)
-    wire::encode_ack_list(*list, p + wire::kFrameHeaderBytes);
+  if (payload != nullptr)
+    std::memcpy(p + wire::kFrameHeaderBytes, payload->data(), payload->size());
   else
     std::memset(p + wire::kFrameHeaderBytes, 0, wire::kControlPayloadBytes);
   return m;

@@ -28,10 +28,9 @@ class Packetizer {
   void frame_data(rte_mbuf* m, uint32_t dst_ip, const wire::TransportHeader& h, size_t payload_bytes) const;
 
   // A new control packet, or nullptr when the pool is empty.
-  // list: what its payload lists (an NDP ACK with wire::kOptAckList), or
-  // null for the zero payload.
+  // payload: what it carries (an NDP ACK's list), or null for zeros.
   [[nodiscard]] rte_mbuf* make_control(uint32_t dst_ip, const wire::TransportHeader& h,
-                                       const wire::AckList* list = nullptr) const;
+                                       const wire::ControlPayload* payload = nullptr) const;
 
  private:
   // The template for dst_ip in `protocol`, rebuilt when the peer, the

@@ -1,5 +1,6 @@
 // The prototype's test hardware stamped every message to and from context
-// 0x1234 (docs/apps.md, "Timestamp convention"): on ingress, the arrival
+// 0x1234 (docs/apps.md, "Timestamp convention"; the context is the
+// application's: nanopu::kTesterStampContext, nanopu/config.h): on ingress, the arrival
 // cycle in the message's last 4 bytes; on egress, [timestamp, latency] in
 // its last 8 bytes, where timestamp is what the thread left in the last 4
 // bytes (an echo leaves the ingress stamp there) and latency the cycles
@@ -7,7 +8,7 @@
 // the last word on ingress, and the whole last word, timestamp32 << 32 |
 // latency32, on egress: the layout the N-body and Othello replies name.
 // Cycles are the model's: the host TSC scaled to the nanoPU's 3.2 GHz, low
-// 32 bits. Off unless Config::tester_timestamps.
+// 32 bits. Off unless Config::tester_timestamps (NicParams::stamp_context).
 #pragma once
 
 #include <rte_mbuf.h>
@@ -16,7 +17,6 @@
 
 namespace nanopu {
 
-inline constexpr uint16_t kTesterStampContext = 0x1234;
 inline constexpr double kTesterStampGhz = 3.2;
 
 // The model clock's low 32 bits at host TSC `tsc`.

@@ -15,7 +15,6 @@
 #include <cstdint>
 
 #include "lib/contract/context_table.h"
-#include "lib/wire/ack_list.h"
 #include "lib/wire/frame.h"
 #include "nanopu/tx_failure.h"
 
@@ -44,15 +43,18 @@ class TransportSink {
                          size_t payload_bytes) = 0;
   // A control packet (ACK, NACK, PULL, GRANT ...) with the 64-byte zero payload.
   virtual void send_control(uint32_t dst_ip, const wire::TransportHeader& h) = 0;
-  // An NDP ACK `first` and, in its payload, `more` (wire::kOptAckList set
-  // in the frame): one control packet acknowledging 1 + more.count messages
-  // (lib/wire/ack_list.h). A sink that frames no payload (the model's,
-  // tests') gets the same ACKs as control packets of their own.
-  virtual void send_ack_list(uint32_t dst_ip, const wire::NdpHeader& first,
-                             const wire::AckList& more) {
-    send_control(dst_ip, wire::TransportHeader::of(first));
-    for (uint8_t i = 0; i < more.count; ++i)
-      send_control(dst_ip, wire::TransportHeader::of(wire::listed_ack(first, more.msgs[i])));
+  // Whether this sink frames a control packet's payload. One that does not
+  // (the analytic model's) is sent what a payload would say as control
+  // packets of their own, in the protocol's way (NDP's ACK lists:
+  // held_acks.cc).
+  [[nodiscard]] virtual bool frames_payloads() const { return false; }
+  // A control packet whose payload says more (an NDP ACK's list of the
+  // messages it also acknowledges: lib/wire/ack_list.h). Sent only to a sink
+  // that frames_payloads().
+  virtual void send_control_with(uint32_t dst_ip, const wire::TransportHeader& h,
+                                 const wire::ControlPayload& payload) {
+    (void)payload;
+    send_control(dst_ip, h);
   }
   // The transport gave up a message (its retransmissions went unanswered,
   // its receiver refused it, or it found no slot). Sinks that have no

@@ -148,7 +148,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation, ui
   p.defer_control = c.shared_core();
   p.control_after_data = c.backend == Backend::kUring;
   p.adaptive_poll = c.poll == PollMode::kAdaptive;
-  p.tester_timestamps = c.tester_timestamps;
+  p.stamp_context = c.tester_timestamps ? kTesterStampContext : NicParams::kNoStampContext;
   p.idle_spin_tsc = tsc_from_ns(c.poll_spin_us * 1e3);
   p.reconnect_link = port.reconnects() && nic_core == 0;  // one core restarts the port
   p.link_kernel_iface = port.kernel_iface();

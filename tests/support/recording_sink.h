@@ -7,6 +7,7 @@
 // the messages given up.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <rte_mbuf.h>
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "lib/contract/context_table.h"
 #include "lib/contract/message.h"
+#include "lib/wire/ack_list.h"
 #include "lib/wire/frame.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/transport.h"
@@ -45,12 +47,12 @@ class RecordingSink final : public TransportSink {
   void send_control(uint32_t ip, const wire::TransportHeader& t) override {
     controls.push_back({ip, t.protocol, t.tos, t.ndp, t.homa});
   }
-  // As the NIC frames it: one control packet, the list in its payload.
-  void send_ack_list(uint32_t ip, const wire::NdpHeader& first,
-                     const wire::AckList& more) override {
-    wire::NdpHeader h = first;
-    h.options |= wire::kOptAckList;
-    controls.push_back({ip, wire::kIpProtoNdp, 0, h, {}});
+  // As the NIC frames it: one control packet, a list in its payload.
+  [[nodiscard]] bool frames_payloads() const override { return true; }
+  void send_control_with(uint32_t ip, const wire::TransportHeader& t, const wire::ControlPayload& payload) override {
+    controls.push_back({ip, t.protocol, t.tos, t.ndp, t.homa});
+    wire::AckList more;
+    EXPECT_TRUE(wire::decode_ack_list(payload.data(), payload.size(), &more)) << "a payload that is no ACK list";
     lists.push_back(more);
   }
   void message_failed(const FailedMessage& f) override { failures.push_back(f); }

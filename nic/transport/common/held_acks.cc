@@ -32,6 +32,25 @@ void HeldAckQueue<Header>::gather_list(const Entry& head, wire::AckList* list) {
   }
 }
 
+namespace {
+// An NDP ACK `first` and the messages `more` lists (lib/wire/ack_list.h):
+// one control packet, the list in its payload (wire::kOptAckList), where
+// the sink frames payloads; else the same ACKs as packets of their own.
+void send_listed(uint32_t ip, const wire::NdpHeader& first, const wire::AckList& more, TransportSink& sink) {
+  if (!sink.frames_payloads()) {
+    sink.send_control(ip, wire::TransportHeader::of(first));
+    for (uint8_t i = 0; i < more.count; ++i)
+      sink.send_control(ip, wire::TransportHeader::of(wire::listed_ack(first, more.msgs[i])));
+    return;
+  }
+  wire::NdpHeader h = first;
+  h.options |= wire::kOptAckList;
+  wire::ControlPayload payload;
+  wire::encode_ack_list(more, payload.data());
+  sink.send_control_with(ip, wire::TransportHeader::of(h), payload);
+}
+}  // namespace
+
 template <typename Header>
 void HeldAckQueue<Header>::send_head(TransportSink& sink) {
   const Entry& e = at(head_++);
@@ -44,8 +63,9 @@ void HeldAckQueue<Header>::send_head(TransportSink& sink) {
       return;
     }
     counters_->tx_acks_listed += list.count;
-    sink.send_ack_list(e.ip, e.ack, list);
+    send_listed(e.ip, e.ack, list, sink);
   } else {
+    ++counters_->tx_homa_packets;
     sink.send_control(e.ip, wire::TransportHeader::of(e.ack, wire::kHomaControlPriority));
   }
 }

@@ -36,6 +36,33 @@ namespace nanopu {
   return std::min(now + rto, give_up_at(live, m.dst_ip, m.last_progress, peer_dead));
 }
 
+// What a message's retransmit timer does when the message is not given up
+// (give_up_now() false), as both senders decide it: wait (the peer is silent
+// and probed already: no storm), probe the silent peer, or resend to one
+// that answers (PeerLiveness::retry). A timeout with no word for the
+// message since it was sent says the peer's timeout may be too short for
+// new messages too (Karn's backoff, per peer, once per timeout period,
+// until the next sample: RFC 6298 §5.7): a peer that acknowledges
+// everything late gets its next messages' timeout long enough to give a
+// sample; a loss costs the next messages one doubled timeout until one
+// comes back in time. A message its receiver answered (a NACK: no room
+// yet) says nothing of the round trip. Counts the timeout or the withheld
+// probe; what a probe or a resend sends is the protocol's.
+[[nodiscard]] inline PeerLiveness::Retry timer_retry(OutboundMessage& m, uint64_t now, PeerLiveness& live,
+                                                     RttEstimator& rtt, NicCounters* counters) {
+  const PeerLiveness::Retry r = live.retry(m.dst_ip, now, m.last_tx, rtt.rto(m.dst_ip));
+  if (r == PeerLiveness::Retry::kProbe || (r == PeerLiveness::Retry::kResend && m.last_progress <= m.last_tx))
+    rtt.timed_out_at(m.dst_ip, now);
+  ++m.timeouts;
+  if (r == PeerLiveness::Retry::kWait) {
+    ++counters->tx_probes_withheld;
+    return r;
+  }
+  ++counters->tx_timeouts;
+  if (r == PeerLiveness::Retry::kResend) m.timeouts = std::min(m.timeouts, kAlivePeerBackoffShift);
+  return r;
+}
+
 // Frees slot's message and tells its sending thread it was given up (why).
 inline void give_up_slot(PacketizationBuffer& buffer, uint32_t slot, TxFailureReason why,
                          NicCounters* counters, TransportSink& sink) {

@@ -8,15 +8,17 @@
 namespace nanopu {
 
 HomaReceiver::HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
-                           const RttEstimator* rtt, const PeerLiveness* live, HomaHeldAcks* held)
-    : c_(c), p_(p), counters_(counters), rtt_(rtt), live_(live), held_(held), front_(c, counters) {
+                           TransportPeers<HomaHeldAcks>* peers)
+    : c_(c), p_(p), counters_(counters), rtt_(&peers->rtt), live_(&peers->live), held_(&peers->held),
+      front_(c, counters) {
   active_.reserve(c.reassembly_slots);
   order_.reserve(c.reassembly_slots);
   p_.overcommit = std::clamp<uint32_t>(p_.overcommit, 1, kMaxOvercommit);
 }
 
 namespace {
-void send_homa_control(uint32_t ip, const wire::HomaHeader& c, TransportSink& sink) {
+void send_homa_control(uint32_t ip, const wire::HomaHeader& c, NicCounters* counters, TransportSink& sink) {
+  ++counters->tx_homa_packets;
   sink.send_control(ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
 }
 }  // namespace
@@ -31,7 +33,7 @@ wire::HomaHeader HomaReceiver::control_header(const InboundMessage& m, uint8_t f
 
 void HomaReceiver::control(const InboundMessage& m, uint8_t flags, uint8_t pkt_offset,
                            uint16_t grant_offset, TransportSink& sink) const {
-  send_homa_control(m.src_ip, control_header(m, flags, pkt_offset, grant_offset), sink);
+  send_homa_control(m.src_ip, control_header(m, flags, pkt_offset, grant_offset), counters_, sink);
 }
 
 wire::HomaHeader HomaReceiver::reply_header(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset) {
@@ -48,7 +50,7 @@ wire::HomaHeader HomaReceiver::reply_header(const wire::FrameHeader& f, uint8_t 
 
 void HomaReceiver::reply_to(const wire::FrameHeader& f, uint8_t flags, uint16_t grant_offset,
                             TransportSink& sink) const {
-  send_homa_control(f.src_ip, reply_header(f, flags, grant_offset), sink);
+  send_homa_control(f.src_ip, reply_header(f, flags, grant_offset), counters_, sink);
 }
 
 void HomaReceiver::ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint64_t now, TransportSink& sink) {
@@ -56,7 +58,7 @@ void HomaReceiver::ack(uint32_t ip, const wire::HomaHeader& a, bool takes, uint6
     held_->hold(ip, a, false, now, sink);
     return;
   }
-  send_homa_control(ip, a, sink);
+  send_homa_control(ip, a, counters_, sink);
 }
 
 void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t payload_bytes,
@@ -268,7 +270,7 @@ void HomaReceiver::abandon(uint32_t slot) {
 uint64_t HomaReceiver::resend_wait(const InboundMessage& m) const {
   // Each unanswered RESEND doubles the wait for the next, up to rto_max: a
   // sender on a busy CPU or behind a long queue is slow, not gone.
-  const uint64_t base = std::max(p_.resend_ticks, rtt_ != nullptr ? rtt_->rto(m.src_ip) / 2 : 0);
+  const uint64_t base = std::max(p_.resend_ticks, rtt_->rto(m.src_ip) / 2);
   const uint64_t ceiling = std::max(c_.rto_max(), base << 6);  // rto_max, or as before without one
   const uint32_t shift = std::min<uint32_t>(m.resends, 20);
   return base > (ceiling >> shift) ? ceiling : base << shift;
@@ -283,7 +285,7 @@ void HomaReceiver::tick(uint64_t now, TransportSink& sink) {
     InboundMessage& m = front_.at(slot);
     const bool silent = now - m.last_tsc > resend_wait(m);
     if (silent && m.received_count < m.pulled) {
-      const uint64_t heard = std::max(live_ != nullptr ? live_->last_heard(m.src_ip) : 0, m.heard_tsc);
+      const uint64_t heard = std::max(live_->last_heard(m.src_ip), m.heard_tsc);
       if (m.resends != 0 && now - heard >= c_.peer_dead()) {
         // The sender has said nothing for peer_dead: drop what we have. A
         // live sender's probe starts it over; a dead one's message is given

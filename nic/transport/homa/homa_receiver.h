@@ -21,6 +21,7 @@
 #include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/common/held_acks.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
 
@@ -31,9 +32,9 @@ class HomaReceiver {
   // rtt and live: the transport's, shared with its sender (may be null in
   // tests: then RESENDs wait resend_ticks and give-up counts no peer's silence).
   // held: where ACKs wait for a DATA packet to carry them (null: none wait).
+  // peers: the transport's (transport_shell.h), shared with its sender.
   HomaReceiver(const TransportParams& c, const HomaParams& p, NicCounters* counters,
-               const RttEstimator* rtt = nullptr, const PeerLiveness* live = nullptr,
-               HomaHeldAcks* held = nullptr);
+               TransportPeers<HomaHeldAcks>* peers);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);

@@ -7,19 +7,17 @@
 namespace nanopu {
 
 HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
-                       NicCounters* counters, const PeerRuns* peers, RttEstimator* rtt, PeerLiveness* live,
-                       HomaHeldAcks* held)
+                       NicCounters* counters, TransportPeers<HomaHeldAcks>* peers)
     : c_(c),
       p_(p),
       pool_(pool),
       counters_(counters),
       buffer_(c.outbound_slots),
       timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
-      peers_(peers),
-      own_rtt_(c.rto_ticks, c.rto_max()),
-      rtt_(rtt != nullptr ? rtt : &own_rtt_),
-      live_(live != nullptr ? live : &own_live_),
-      held_(held),
+      peers_(&peers->runs),
+      rtt_(&peers->rtt),
+      live_(&peers->live),
+      held_(&peers->held),
       is_ready_(c.outbound_slots, 0) {
   ready_.reserve(c.outbound_slots);
 }
@@ -73,6 +71,7 @@ void HomaSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) 
   }
   m.last_tx = now_;
   const size_t payload = wire::segment_payload_bytes(m.msg_len, index);
+  ++counters_->tx_homa_packets;
   sink.send_data(copy, m.dst_ip, wire::TransportHeader::of(h, m.priority), payload);
   if (p_.mtu_frame_ticks != 0) {  // the frame's time on the link, preamble, FCS and gap included
     constexpr size_t kOverhead = wire::kFrameHeaderBytes + 24;
@@ -166,6 +165,7 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
   c.src_context = f.homa.dst_context;
   c.dst_context = f.homa.src_context;
   ++counters_->tx_busy;
+  ++counters_->tx_homa_packets;
   sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
 }
 
@@ -274,21 +274,12 @@ void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
     self->arm(slot, now);
     return;
   }
-  const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_->rto(m.dst_ip));
-  // Karn's backoff per peer, once per timeout period, until the next
-  // sample, when the message heard nothing since it was sent (RFC 6298
-  // §5.7; ndp_sender.cc says why).
-  if (r == PeerLiveness::Retry::kProbe || (r == PeerLiveness::Retry::kResend && m.last_progress <= m.last_tx))
-    self->rtt_->timed_out_at(m.dst_ip, now);
-  ++m.timeouts;
-  if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed already: no storm
-    ++self->counters_->tx_probes_withheld;
+  const PeerLiveness::Retry r = timer_retry(m, now, *self->live_, *self->rtt_, self->counters_);
+  if (r == PeerLiveness::Retry::kWait) {
     self->arm(slot, now);
     return;
   }
-  ++self->counters_->tx_timeouts;
   if (r == PeerLiveness::Retry::kProbe) ++self->counters_->tx_probes;
-  if (r == PeerLiveness::Retry::kResend) m.timeouts = std::min(m.timeouts, kAlivePeerBackoffShift);
   // The receiver said nothing for a whole timeout: the first packet again.
   // A receiver that holds the message answers it (RESEND, GRANT, BUSY, or
   // ACK if it was delivered and the ACK lost); one that never heard of it

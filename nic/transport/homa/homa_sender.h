@@ -24,6 +24,7 @@
 #include "nic/transport/common/peer_runs.h"
 #include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/transport_params.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/transport.h"
 
@@ -31,11 +32,11 @@ namespace nanopu {
 
 class HomaSender {
  public:
-  // rtt and live: the transport's, shared with its receiver (null: private
-  // ones); held: the receiver's ACKs waiting for a DATA packet to carry them.
+  // peers: the transport's (transport_shell.h), shared with its receiver:
+  // runs, liveness, round trips, and the receiver's ACKs waiting for a
+  // DATA packet to carry them.
   HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
-             const PeerRuns* peers, RttEstimator* rtt = nullptr, PeerLiveness* live = nullptr,
-             HomaHeldAcks* held = nullptr);
+             TransportPeers<HomaHeldAcks>* peers);
 
   // Slots free and not promised to a message waiting for its id (id_window.h).
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
@@ -90,8 +91,6 @@ class HomaSender {
   IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
   TimerModule timers_;
   const PeerRuns* peers_;
-  RttEstimator own_rtt_;
-  PeerLiveness own_live_;
   RttEstimator* rtt_;
   PeerLiveness* live_;
   HomaHeldAcks* held_;

@@ -12,23 +12,19 @@
 #include "nic/transport/homa/homa_params.h"
 #include "nic/transport/homa/homa_receiver.h"
 #include "nic/transport/homa/homa_sender.h"
-#include "nic/transport/common/peer_runs.h"
-#include "nic/transport/transport.h"
+#include "nic/transport/common/transport_shell.h"
 
 namespace nanopu {
 
-class HomaTransport final : public Transport {
+class HomaTransport final : public TransportShell<HomaSender, HomaReceiver, HomaHeldAcks> {
  public:
   HomaTransport(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters)
-      : rtt_(c.rto_ticks, c.rto_max()),
-        held_(p.held_acks, p.ack_hold_ticks, counters),
-        sender_(c, p, pool, counters, &peers_, &rtt_, &live_, &held_),
-        receiver_(c, p, counters, &rtt_, &live_, &held_) {}
+      : TransportShell(c, p, pool, counters) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoHoma; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
-    if (peers_.heard(h.src_ip, h.homa.incarnation)) sink.peer_restarted(h.src_ip);
+    if (peers_.runs.heard(h.src_ip, h.homa.incarnation)) sink.peer_restarted(h.src_ip);
     heard(h.src_ip, now);
     if (h.homa.options & wire::kHomaOptCarriesAck)  // an ACK for one of ours rides along
       sender_.on_control(HomaHeldAcks::carried(h), now, sink);
@@ -44,42 +40,11 @@ class HomaTransport final : public Transport {
       receiver_.on_busy(h, now);
       return;
     }
-    const bool restarted = (h.homa.flags & wire::kHomaGone) != 0 && peers_.forget(h.src_ip, h.homa.dst_incarnation);
+    const bool restarted =
+        (h.homa.flags & wire::kHomaGone) != 0 && peers_.runs.forget(h.src_ip, h.homa.dst_incarnation);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
   }
-  void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
-    sender_.send_message(msg, now, sink);
-  }
-  void on_tick(uint64_t now, TransportSink& sink) override {
-    sender_.tick(now, sink);
-    receiver_.tick(now, sink);
-    held_.expire(now, sink);
-  }
-  [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
-  [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
-  [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
-  [[nodiscard]] uint64_t next_timer_deadline() const override {
-    return std::min(sender_.next_deadline(), held_.next_deadline());
-  }
-  [[nodiscard]] uint64_t next_tick_work() const override {
-    return std::min({sender_.next_tick_work(), receiver_.next_tick_work(), held_.next_deadline()});
-  }
-  void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
-  void set_packet_tap(PacketTap* tap) override { receiver_.set_tap(tap); }
-
- private:
-  // Any packet from a peer: alive; after an unanswered probe its messages resume now.
-  void heard(uint32_t ip, uint64_t now) {
-    if (live_.heard(ip, now)) sender_.resume(ip, now);
-  }
-
-  PeerRuns peers_;  // before sender_, which keeps a pointer to it
-  RttEstimator rtt_;     // before sender_ and receiver_, which share it
-  PeerLiveness live_;    // the same
-  HomaHeldAcks held_;    // the same
-  HomaSender sender_;
-  HomaReceiver receiver_;
 };
 
 }  // namespace nanopu

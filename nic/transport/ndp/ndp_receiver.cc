@@ -8,8 +8,8 @@
 namespace nanopu {
 
 NdpReceiver::NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters,
-                         HeldAcks* held)
-    : p_(p), counters_(counters), held_(held), front_(c, counters) {
+                         TransportPeers<HeldAcks>* peers)
+    : p_(p), counters_(counters), held_(&peers->held), front_(c, counters) {
   pull_queue_.reserve(c.reassembly_slots);
   acks_owed_.reserve(c.reassembly_slots);
 }

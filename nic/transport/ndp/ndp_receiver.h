@@ -18,6 +18,7 @@
 #include "nic/transport/common/receive_front.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/common/held_acks.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/refused_pulls.h"
 #include "nic/transport/transport.h"
@@ -27,8 +28,9 @@ namespace nanopu {
 class NdpReceiver {
  public:
   // held: where ACKs wait for a DATA packet to carry them (may be null: never held).
-  NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters,
-              HeldAcks* held = nullptr);
+  // peers: the transport's (transport_shell.h); the receiver holds its
+  // ACKs there for DATA packets to carry.
+  NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters, TransportPeers<HeldAcks>* peers);
 
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink);

@@ -6,18 +6,18 @@
 
 namespace nanopu {
 NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool,
-                     NicCounters* counters, const PeerRuns* peers, HeldAcks* held, PeerLiveness* live)
+                     NicCounters* counters, TransportPeers<HeldAcks>* peers)
     : c_(c),
       p_(p),
       pool_(pool),
       counters_(counters),
       buffer_(c.outbound_slots),
       timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
-      rtt_(c.rto_ticks, c.rto_max()),
       stamp_(c.rto_ticks),
-      peers_(peers),
-      held_(held),
-      live_(live != nullptr ? live : &own_live_) {}
+      peers_(&peers->runs),
+      held_(&peers->held),
+      live_(&peers->live),
+      rtt_(&peers->rtt) {}
 
 void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
   timer_sink_ = &sink;
@@ -77,7 +77,7 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
 }
 
 void NdpSender::arm(uint32_t slot, uint64_t now) {
-  timers_.schedule(slot, retransmit_due(rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
+  timers_.schedule(slot, retransmit_due(*rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
 }
 
 void NdpSender::complete(uint32_t slot) {
@@ -94,12 +94,12 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint16_t echo, uint64_t 
   // 0 leaves at once; later ones wait for credit, so their time to the ACK
   // is not a round trip.)
   if (const std::optional<uint64_t> rtt = stamp_.round_trip(echo, m.first_sent, now)) {
-    rtt_.sample(m.dst_ip, *rtt);
+    rtt_->sample(m.dst_ip, *rtt);
     ++counters_->tx_rtt_samples_echoed;
   } else if ((newly & 1) && !(m.resent & 1) && now >= m.first_sent)
-    rtt_.sample(m.dst_ip, now - m.first_sent);
+    rtt_->sample(m.dst_ip, now - m.first_sent);
   else if ((newly & ~m.resent) != 0)
-    rtt_.acked_in_time(m.dst_ip);
+    rtt_->acked_in_time(m.dst_ip);
   for (uint64_t b = newly; b != 0; b &= b - 1) {
     const int i = __builtin_ctzll(b);
     rte_pktmbuf_free(m.pkts[i]);  // our reference
@@ -231,24 +231,11 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
     give_up_slot(self->buffer_, slot, TxFailureReason::kNoAnswer, self->counters_, sink);
     return;
   }
-  const PeerLiveness::Retry r = self->live_->retry(m.dst_ip, now, m.last_tx, self->rtt_.rto(m.dst_ip));
-  // A timeout with no word for the message since it was sent says the
-  // peer's timeout may be too short for new messages too (Karn's backoff,
-  // per peer, once per timeout period, until the next sample: RFC 6298
-  // §5.7): a peer that acknowledges everything late gets its next messages'
-  // timeout long enough to give a sample; a loss costs the next messages
-  // one doubled timeout until one comes back in time. A message its
-  // receiver answered (a NACK: no room yet) says nothing of the round trip.
-  if (r == PeerLiveness::Retry::kProbe || (r == PeerLiveness::Retry::kResend && m.last_progress <= m.last_tx))
-    self->rtt_.timed_out_at(m.dst_ip, now);
-  ++m.timeouts;
-  if (r == PeerLiveness::Retry::kWait) {  // the peer is silent and probed: no storm
-    ++self->counters_->tx_probes_withheld;
+  const PeerLiveness::Retry r = timer_retry(m, now, *self->live_, *self->rtt_, self->counters_);
+  if (r == PeerLiveness::Retry::kWait) {
     self->arm(slot, now);
     return;
   }
-  ++self->counters_->tx_timeouts;
-  if (r == PeerLiveness::Retry::kResend) m.timeouts = std::min(m.timeouts, kAlivePeerBackoffShift);
   if (r == PeerLiveness::Retry::kProbe) {
     self->probe(slot, sink);
     self->arm(slot, now);

@@ -27,19 +27,19 @@
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/send_stamp.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
 class NdpSender {
  public:
-  // peers: the receivers' runs as last heard (may be null: never named).
-  // held: ACKs this host's receiver holds for DATA packets to carry (may be
-  // null: none carried).
-  // live: which peers answer (the transport feeds it every packet; may be
-  // null: a private one, fed by nothing but this sender's ACKs).
+  // peers: the transport's (transport_shell.h), shared with its receiver:
+  // the receivers' runs as last heard, which answer (the transport feeds
+  // it every packet), their round trips, and the ACKs this host's
+  // receiver holds for DATA packets to carry.
   NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
-            const PeerRuns* peers = nullptr, HeldAcks* held = nullptr, PeerLiveness* live = nullptr);
+            TransportPeers<HeldAcks>* peers);
 
   // Slots free and not promised to a message waiting for its id (id_window.h).
   [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
@@ -63,7 +63,7 @@ class NdpSender {
   // not at their backed-off timers.
   void resume(uint32_t peer_ip, uint64_t now);
   // The timeout a new message to peer_ip gets now (rtt_estimator.h).
-  [[nodiscard]] uint64_t rto(uint32_t peer_ip) const { return rtt_.rto(peer_ip); }
+  [[nodiscard]] uint64_t rto(uint32_t peer_ip) const { return rtt_->rto(peer_ip); }
 
  private:
   static void on_timer(void* self, uint32_t slot, uint64_t now);
@@ -90,12 +90,11 @@ class NdpSender {
   PacketizationBuffer buffer_;
   IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
   TimerModule timers_;
-  RttEstimator rtt_;
   SendStamp stamp_;
   const PeerRuns* peers_;
   HeldAcks* held_;
-  PeerLiveness own_live_;  // when the transport gives none
   PeerLiveness* live_;
+  RttEstimator* rtt_;
   uint64_t now_ = 0;       // the time of the current call
   TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };

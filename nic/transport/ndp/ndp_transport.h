@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "nic/transport/common/peer_liveness.h"
-#include "nic/transport/common/peer_runs.h"
-#include "nic/transport/common/transport_params.h"
+#include "lib/wire/ack_list.h"
 #include "nic/transport/common/held_acks.h"
+#include "nic/transport/common/transport_params.h"
+#include "nic/transport/common/transport_shell.h"
 #include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/ndp/ndp_receiver.h"
 #include "nic/transport/ndp/ndp_sender.h"
@@ -17,18 +17,15 @@
 
 namespace nanopu {
 
-class NdpTransport final : public Transport {
+class NdpTransport final : public TransportShell<NdpSender, NdpReceiver, HeldAcks> {
  public:
   NdpTransport(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters)
-      : counters_(counters),
-        held_(p.held_acks, p.ack_hold_ticks, counters),
-        sender_(c, p, pool, counters, &peers_, &held_, &live_),
-        receiver_(c, p, counters, &held_) {}
+      : TransportShell(c, p, pool, counters) {}
 
   [[nodiscard]] uint8_t protocol() const override { return wire::kIpProtoNdp; }
   void on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payload_bytes, ContextEntry* dst,
                uint64_t now, TransportSink& sink) override {
-    if (peers_.heard(h.src_ip, h.ndp.incarnation)) sink.peer_restarted(h.src_ip);
+    if (peers_.runs.heard(h.src_ip, h.ndp.incarnation)) sink.peer_restarted(h.src_ip);
     heard(h.src_ip, now);
     if (h.ndp.options & wire::kOptCarriesAck) {  // an ACK for one of ours rides along
       ++counters_->rx_acks_on_data;
@@ -43,7 +40,8 @@ class NdpTransport final : public Transport {
       read_list(pkt, &more);
     rte_pktmbuf_free(pkt);
     heard(h.src_ip, now);
-    const bool restarted = (h.ndp.flags & wire::kFlagGone) != 0 && peers_.forget(h.src_ip, h.ndp.dst_incarnation);
+    const bool restarted =
+        (h.ndp.flags & wire::kFlagGone) != 0 && peers_.runs.forget(h.src_ip, h.ndp.dst_incarnation);
     sender_.on_control(h, now, sink);  // the refused message's notice first
     if (restarted) sink.peer_restarted(h.src_ip);
     if (more.empty()) return;
@@ -56,25 +54,6 @@ class NdpTransport final : public Transport {
       sender_.on_control(a, now, sink);
     }
   }
-  void on_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) override {
-    sender_.send_message(msg, now, sink);
-  }
-  void on_tick(uint64_t now, TransportSink& sink) override {
-    sender_.tick(now, sink);
-    receiver_.tick(now, sink);
-    held_.expire(now, sink);
-  }
-  [[nodiscard]] uint32_t tx_capacity() const override { return sender_.free_slots(); }
-  [[nodiscard]] uint32_t outbound_in_use() const override { return sender_.in_flight(); }
-  [[nodiscard]] uint32_t inbound_in_use() const override { return receiver_.slots_in_use(); }
-  [[nodiscard]] uint64_t next_timer_deadline() const override {
-    return std::min(sender_.next_deadline(), held_.next_deadline());
-  }
-  [[nodiscard]] uint64_t next_tick_work() const override {
-    return std::min({sender_.next_tick_work(), receiver_.next_tick_work(), held_.next_deadline()});
-  }
-  void on_link_restored(uint64_t now) override { live_.restart_clock(now); }
-  void set_packet_tap(PacketTap* tap) override { receiver_.set_tap(tap); }
 
  private:
   // The list in an ACK's payload (lib/wire/ack_list.h); a malformed one is
@@ -89,17 +68,6 @@ class NdpTransport final : public Transport {
         static_cast<const uint8_t*>(rte_pktmbuf_read(pkt, wire::kFrameHeaderBytes, len, copy));
     if (p == nullptr || !wire::decode_ack_list(p, len, more)) ++counters_->rx_bad_ack_lists;
   }
-  // Any packet from a peer: alive; after an unanswered probe its messages resume now.
-  void heard(uint32_t ip, uint64_t now) {
-    if (live_.heard(ip, now)) sender_.resume(ip, now);
-  }
-
-  NicCounters* counters_;
-  PeerRuns peers_;   // before sender_, which keeps a pointer to it
-  PeerLiveness live_;  // before sender_, which keeps a pointer to it
-  HeldAcks held_;    // before sender_ and receiver_, which keep a pointer to it
-  NdpSender sender_;
-  NdpReceiver receiver_;
 };
 
 }  // namespace nanopu

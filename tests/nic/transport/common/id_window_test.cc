@@ -19,6 +19,7 @@
 #include "lib/contract/tx_message.h"
 #include "nanopu/app_header.h"
 #include "nic/transport/common/peer_runs.h"
+#include "nic/transport/common/transport_peers.h"
 #include "nic/transport/homa/homa_sender.h"
 #include "nic/transport/ndp/ndp_sender.h"
 #include "tests/support/receiver_bench.h"
@@ -44,6 +45,7 @@ class Sender {
   virtual void tick(uint64_t now, TransportSink& sink) = 0;
   [[nodiscard]] virtual uint32_t free_slots() const = 0;
   [[nodiscard]] virtual uint32_t in_flight() const = 0;
+  virtual PeerRuns& runs() = 0;  // the peers' runs it sends to
 };
 
 // The ACK its receiver would send for the DATA packet d, in d's protocol.
@@ -62,11 +64,12 @@ wire::FrameHeader ack_for(const RecordingSink::Control& d) {
 }
 
 // NdpSender or HomaSender (with its Params) behind the one face.
-template <typename S, typename P>
+template <typename S, typename P, typename Held>
 class Driven final : public Sender {
  public:
-  Driven(const TransportParams& c, rte_mempool* pool, NicCounters* n, const PeerRuns* runs)
-      : s_(c, P{}, pool, n, runs) {}
+  Driven(const TransportParams& c, rte_mempool* pool, NicCounters* n)
+      : peers_(c, P{}.held_acks, P{}.ack_hold_ticks, n), s_(c, P{}, pool, n, &peers_) {}
+  PeerRuns& runs() override { return peers_.runs; }
   void send(rte_mbuf* msg, uint64_t now, TransportSink& sink) override { s_.send_message(msg, now, sink); }
   void ack(const RecordingSink::Control& d, uint64_t now, TransportSink& sink) override {
     s_.on_control(ack_for(d), now, sink);
@@ -76,6 +79,7 @@ class Driven final : public Sender {
   [[nodiscard]] uint32_t in_flight() const override { return s_.in_flight(); }
 
  private:
+  TransportPeers<Held> peers_;  // before s_, which keeps a pointer to it
   S s_;
 };
 
@@ -87,11 +91,11 @@ class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
     c_.incarnation = kIncarnation;
     c_.rto_ticks = 1'000;
     c_.peer_dead_ticks = 1'000'000;
-    (void)runs_.heard(kSlow, kSlowRun);
     if (GetParam())
-      sender_ = std::make_unique<Driven<HomaSender, HomaParams>>(c_, bench_.pool, &counters_, &runs_);
+      sender_ = std::make_unique<Driven<HomaSender, HomaParams, HomaHeldAcks>>(c_, bench_.pool, &counters_);
     else
-      sender_ = std::make_unique<Driven<NdpSender, NdpParams>>(c_, bench_.pool, &counters_, &runs_);
+      sender_ = std::make_unique<Driven<NdpSender, NdpParams, HeldAcks>>(c_, bench_.pool, &counters_);
+    (void)sender_->runs().heard(kSlow, kSlowRun);
   }
   void TearDown() override {
     sender_.reset();
@@ -135,7 +139,6 @@ class IdWindowTest : public ::testing::TestWithParam<bool /* homa */> {
   TransportParams c_;
   NicCounters counters_;
   RecordingSink sink_;
-  PeerRuns runs_;
   std::unique_ptr<Sender> sender_;
   uint64_t now_ = 1;
 };
@@ -176,7 +179,7 @@ TEST_P(IdWindowTest, AnOldUnacknowledgedMessageHoldsBackItsReceiversNextIdsOnly)
   // The receiver restarts meanwhile (a GONE makes the transport forget its
   // run): the held messages still name the run they were sent to, as every
   // message is fixed to its run when the NIC takes it (peer_runs.h).
-  EXPECT_TRUE(runs_.forget(kSlow));
+  EXPECT_TRUE(sender_->runs().forget(kSlow));
   // The old message acknowledged: both held messages leave at once, in order.
   const size_t before = sink_.data.size();
   sender_->ack(stuck, now_ += 10, sink_);

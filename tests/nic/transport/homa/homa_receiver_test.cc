@@ -36,7 +36,13 @@ class HomaReceiverTest : public ::testing::Test {
     p_.resend_ticks = 1000;
     p_.fifo_grant_every = 0;  // pure SRPT unless a test says otherwise
   }
-  void start() { rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_); }
+  // The transport's peers (transport_shell.h) and a receiver on them
+  // (holding no ACK unless told to).
+  void start() { start(p_.held_acks, 0); }
+  void start(uint32_t held_acks, uint64_t hold_ticks) {
+    peers_ = std::make_unique<TransportPeers<HomaHeldAcks>>(c_, held_acks, hold_ticks, &counters_);
+    rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_, peers_.get());
+  }
   void TearDown() override {
     rx_.reset();
     bench_.close();
@@ -88,6 +94,7 @@ class HomaReceiverTest : public ::testing::Test {
   HomaParams p_;
   NicCounters counters_;
   RecordingSink sink_;
+  std::unique_ptr<TransportPeers<HomaHeldAcks>> peers_;
   std::unique_ptr<HomaReceiver> rx_;
   uint64_t now_ = 1;
 };
@@ -106,8 +113,8 @@ TEST_F(HomaReceiverTest, ASinglePacketMessageIsDeliveredWithOneAckAndItsCopyReAc
 // docs/wire.md, "Acknowledgements that ride on data": a whole message's
 // ACK waits for a DATA packet to its sender when the sender takes ACKs so.
 TEST_F(HomaReceiverTest, AWholeMessagesAckIsHeldWhenItsSenderTakesAcksOnData) {
-  HomaHeldAcks held(16, 1'000'000, &counters_);
-  rx_ = std::make_unique<HomaReceiver>(c_, p_, &counters_, nullptr, nullptr, &held);
+  start(16, 1'000'000);
+  HomaHeldAcks& held = peers_->held;
   data(1, 1, 100, 0, wire::kHomaOptTakesAcks);  // one packet
   for (uint8_t i = 0; i < 2; ++i) data(1, 2, 2000, i, wire::kHomaOptTakesAcks);  // two
   EXPECT_TRUE(sink_.homa_with(wire::kHomaAck).empty());

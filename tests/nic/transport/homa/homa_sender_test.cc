@@ -36,7 +36,14 @@ class HomaSenderTest : public ::testing::Test {
     p_.resend_ticks = 500;
     (void)runs_.heard(kPeer, kPeerRun);
   }
-  void start() { tx_ = std::make_unique<HomaSender>(c_, p_, bench_.pool, &counters_, &runs_); }
+  // The transport's peers (transport_shell.h; kPeer's run as heard) and a
+  // sender on them (holding no ACK unless told to).
+  void start() { start(p_.held_acks, 0); }
+  void start(uint32_t held_acks, uint64_t hold_ticks) {
+    peers_ = std::make_unique<TransportPeers<HomaHeldAcks>>(c_, held_acks, hold_ticks, &counters_);
+    peers_->runs = runs_;
+    tx_ = std::make_unique<HomaSender>(c_, p_, bench_.pool, &counters_, peers_.get());
+  }
   void TearDown() override {
     tx_.reset();
     bench_.close();
@@ -65,6 +72,7 @@ class HomaSenderTest : public ::testing::Test {
   NicCounters counters_;
   RecordingSink sink_;
   PeerRuns runs_;
+  std::unique_ptr<TransportPeers<HomaHeldAcks>> peers_;
   std::unique_ptr<HomaSender> tx_;
 };
 
@@ -131,8 +139,8 @@ TEST_F(HomaSenderTest, AResendAnsweringTheTimersProbeIsFilledNotPutOff) {
 
 // docs/wire.md, "Acknowledgements that ride on data", in Homa.
 TEST_F(HomaSenderTest, AHeldAckRidesOnTheNextDataToItsPeerAndACarriedOneCompletesAMessage) {
-  HomaHeldAcks held(16, 1'000, &counters_);
-  tx_ = std::make_unique<HomaSender>(c_, p_, bench_.pool, &counters_, &runs_, nullptr, nullptr, &held);
+  start(16, 1'000);
+  HomaHeldAcks& held = peers_->held;
   // The ACK this host's receiver holds for the peer's message 0x44 (slot
   // 0x21), which went from the peer's context 9 to this host's context 3.
   wire::HomaHeader a;

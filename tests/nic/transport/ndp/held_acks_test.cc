@@ -42,8 +42,9 @@ class HeldAcksTest : public ::testing::Test {
     p_.held_acks = 4;
   }
   void start() {
-    held_ = std::make_unique<HeldAcks>(p_.held_acks, p_.ack_hold_ticks, &counters_);
-    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, held_.get());
+    peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    held_ = &peers_->held;
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, peers_.get());
   }
   void TearDown() override {
     rx_.reset();
@@ -90,7 +91,8 @@ class HeldAcksTest : public ::testing::Test {
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
-  std::unique_ptr<HeldAcks> held_;
+  std::unique_ptr<TransportPeers<HeldAcks>> peers_;
+  HeldAcks* held_ = nullptr;
   std::unique_ptr<NdpReceiver> rx_;
   uint64_t now_ = 1;
 };
@@ -206,7 +208,7 @@ TEST_F(HeldAcksTest, AnUntakenAckLeavesWhenItsHoldRunsOutExactlyAsAnImmediateOne
   NdpParams q = p_;
   q.ack_hold_ticks = 0;
   NicCounters c;
-  HeldAcks none(4, 0, &c);
+  TransportPeers<HeldAcks> none(c_, 4, 0, &c);
   NdpReceiver plain(c_, q, &c, &none);
   RecordingSink s;
   receive(plain, request(11, wire::kOptTakesAcks), s);

@@ -25,7 +25,8 @@ class NdpIncarnationTest : public ::testing::Test {
     bench_.open("incarnation", 1023, 7);
     c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000);
     c_.incarnation = kOurs;
-    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
+    rx_peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, rx_peers_.get());
   }
   void TearDown() override {
     rx_.reset();
@@ -47,6 +48,7 @@ class NdpIncarnationTest : public ::testing::Test {
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
+  std::unique_ptr<TransportPeers<HeldAcks>> rx_peers_;  // the transport's (transport_shell.h)
   std::unique_ptr<NdpReceiver> rx_;
   uint64_t now_ = 1;
   static constexpr uint16_t kOurs = 0x7777;  // this receiver's run

@@ -33,7 +33,8 @@ class NdpPacingTest : public ::testing::Test {
     c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000'000);
     p_.pull_interval_ticks = kInterval;
     p_.rtt_packets = 2;
-    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
+    rx_peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, rx_peers_.get());
   }
   void TearDown() override {
     rx_.reset();
@@ -58,6 +59,7 @@ class NdpPacingTest : public ::testing::Test {
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
+  std::unique_ptr<TransportPeers<HeldAcks>> rx_peers_;  // the transport's (transport_shell.h)
   std::unique_ptr<NdpReceiver> rx_;
   const uint64_t t0_ = 1'000'000;  // long after the receiver was made: its bucket is full
 };
@@ -139,7 +141,8 @@ TEST_F(NdpPacingTest, CreditNeverOutrunsTheRatePlusOneBucket) {
 
 TEST_F(NdpPacingTest, WithoutPacingEveryPacketEarnsItsCreditAtOnce) {
   p_.pull_interval_ticks = 0;
-  rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
+  rx_peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, rx_peers_.get());
   for (uint8_t i = 0; i < 30; ++i) data(1, i, t0_);
   EXPECT_EQ(credit(1), 32);
   EXPECT_EQ(counters_.tx_pulls_paced, 0u);

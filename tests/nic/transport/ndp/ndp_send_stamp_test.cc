@@ -33,7 +33,8 @@ class NdpReceiverStampTest : public ::testing::Test {
     bench_.open("stamp_rx", 1023, 7);
     c_ = testing::ReceiverBench::receiver_params(8, 512, 1'000'000);
     p_.coalesce_acks = true;
-    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_);
+    rx_peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    rx_ = std::make_unique<NdpReceiver>(c_, p_, &counters_, rx_peers_.get());
   }
   void TearDown() override {
     rx_.reset();
@@ -51,6 +52,7 @@ class NdpReceiverStampTest : public ::testing::Test {
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
+  std::unique_ptr<TransportPeers<HeldAcks>> rx_peers_;  // the transport's (transport_shell.h)
   std::unique_ptr<NdpReceiver> rx_;
   uint64_t now_ = 1;
 };
@@ -94,7 +96,8 @@ class NdpSenderStampTest : public ::testing::Test {
     c_.incarnation = 7;
     c_.rto_ticks = kRto;
     c_.peer_dead_ticks = 100'000'000;
-    tx_ = std::make_unique<NdpSender>(c_, p_, bench_.pool, &counters_);
+    tx_peers_ = std::make_unique<TransportPeers<HeldAcks>>(c_, p_.held_acks, p_.ack_hold_ticks, &counters_);
+    tx_ = std::make_unique<NdpSender>(c_, p_, bench_.pool, &counters_, tx_peers_.get());
   }
   void TearDown() override {
     tx_.reset();
@@ -131,6 +134,7 @@ class NdpSenderStampTest : public ::testing::Test {
   NdpParams p_;
   NicCounters counters_;
   RecordingSink sink_;
+  std::unique_ptr<TransportPeers<HeldAcks>> tx_peers_;  // the transport's (transport_shell.h)
   std::unique_ptr<NdpSender> tx_;
 };
 
