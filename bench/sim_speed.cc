@@ -26,7 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/bench_table.h"
 #include "nanopu/sim.h"
-#include "tools/sim/builtin_programs.h"
+#include "tools/simulator/builtin_programs.h"
 
 // --json is the load generator's flag (its programs are linked in): the rows
 // go there, or to bench-sim.json.

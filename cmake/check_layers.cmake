@@ -12,26 +12,26 @@ endif()
 # The house: folder (a path prefix), component, layer. The first prefix that
 # matches a path names its component; keep longer prefixes first.
 set(kLayers
-  lib/base/          base       0
-  lib/wire/          wire       1
-  lib/contract/      contract   2
-  nic/               nic        3
-  scheduler/         scheduler  3
-  model/             model      4
-  runtime/platform/  platform   4
-  runtime/host/      runtime    5
-  runtime/flags/     flags      6
-  runtime/client/    client     6
-  runtime/program/   program    7
-  runtime/check/     check      7
-  runtime/loadgen/   loadgen    8
-  runtime/sim/       sim        9
-  apps/              service    9
-  examples/          service    9
-  tools/             tool       10
-  bench/             tool       10
-  tests/             tool       10
-  fuzz/              tool       10)
+  lib/base/             base       0
+  lib/wire/             wire       1
+  lib/contract/         contract   2
+  nic/                  nic        3
+  scheduler/            scheduler  3
+  model/                model      4
+  runtime/platform/     platform   4
+  runtime/host/         runtime    5
+  runtime/flags/        flags      6
+  runtime/client/       client     6
+  runtime/program/      program    7
+  runtime/check/        check      7
+  runtime/client_main/  loadgen    8
+  runtime/simulation/   sim        9
+  apps/                 service    9
+  examples/             service    9
+  tools/                tool       10
+  bench/                tool       10
+  tests/                tool       10
+  fuzz/                 tool       10)
 
 # Public headers by the layer that implements them.
 set(kPublic

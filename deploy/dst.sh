@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Deterministic simulation testing at depth: nanopu-dst over many seeds
-# (tools/sim/dst.h). The test command runs 200 seeds; this runs as many as
+# (tools/simulator/dst.h). The test command runs 200 seeds; this runs as many as
 # asked, in batches, printing each batch's summary and every failing seed's
 # replay command.
 #   bash deploy/dst.sh [SEEDS=10000] [BUILD_DIR=build] [FIRST_SEED=1]

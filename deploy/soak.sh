@@ -27,7 +27,7 @@ SERVER=""
 trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -f "$SOCK"' EXIT
 
 # A server per size (each size's counters on their own; memif's teardown
-# race, which once made this necessary, is fenced: docs/status.md).
+# race, which once made this necessary, is fenced: docs/design.md §9).
 # --link_hold=0: its client leaves for good, so replies still unacknowledged
 # then are given up at once rather than held for a client that will not return.
 start_server() {

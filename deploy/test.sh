@@ -116,7 +116,7 @@ tsan_build() {
   local targets=(scheduler_unit_tests nic_unit_tests scheduler_thread_test scheduler_memory_path_test
                  scheduler_bulk_words_test scheduler_worker_test scheduler_async_preempt_test
                  scheduler_misuse_test e2e_isolation_test e2e_loopback_ring_test lib_contract_contract_test
-                 model_sim_sim_loop_test)
+                 model_network_sim_loop_test)
   bash deploy/build.sh build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     -DNANOPU_TSAN=ON -DNANOPU_BUILD_BENCH=OFF -- "${targets[@]}"
@@ -148,4 +148,4 @@ bash deploy/fuzz.sh "$fuzz_seconds" build-asan
 
 phase "tests under ThreadSanitizer"
 (cd build-tsan && TSAN_OPTIONS="halt_on_error=1 suppressions=$PWD/../tsan.supp" \
-   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^SeveralNicCoresTest|model_sim_sim_loop')
+   ctest -j"$jobs" --output-on-failure -R 'scheduler_|e2e_isolation|e2e_loopback_ring|FiberTest|HtsPolicyTest|CoreSelectorTest|BurstFenceTest|^ContextTableTest|^SeveralNicCoresTest|model_network_sim_loop')

@@ -1,4 +1,4 @@
-// libFuzzer target for the workload program's --peers (tools/sim/peer_ranges.h,
+// libFuzzer target for the workload program's --peers (tools/simulator/peer_ranges.h,
 // a topology's host line): any text is refused with a reason or gives
 // addresses, none of them the host's own, at most 256 an item. Never a
 // crash, never a loop that does not end (a range to .255 once wrapped).
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/sim/peer_ranges.h"
+#include "tools/simulator/peer_ranges.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 4) return 0;

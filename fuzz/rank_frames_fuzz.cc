@@ -1,5 +1,5 @@
 // libFuzzer target for the frames one MPI rank of a simulation sends another
-// (model/sim/rank_frames.h: end, arrival time, pool, length, bytes): any
+// (model/network/rank_frames.h: end, arrival time, pool, length, bytes): any
 // bytes are either read into frames of exactly their records' lengths and
 // bytes, made from this process's pools (a chain where one buffer is too
 // small), or refused with a reason. Never a crash, never a read past the
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "fuzz/fuzz_eal.h"
-#include "model/sim/rank_frames.h"
+#include "model/network/rank_frames.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static rte_mempool* pool = [] {

@@ -1,6 +1,6 @@
 // nanopu-server's program (nanopu/program.h): --app and its flags,
 // --context, --threads, ... read when it is made. nanopu-server's main
-// parses its flags and runs one; nanopu-sim (tools/sim) offers it as the
+// parses its flags and runs one; nanopu-sim (tools/simulator) offers it as the
 // program `server` of a topology's host lines.
 #pragma once
 

@@ -31,7 +31,7 @@ struct Headline {
   double value = 0;
   double paper = 0;
   bool upper_bound = false;  // the paper's number is a ceiling: pass at or below it
-  // The model misses this number and the README's figures table says so and
+  // The model misses this number and docs/figures.md says so and
   // why: printed as a miss, not a failure. The figure must then assert the
   // paper's shape (Shape) instead.
   bool known_miss = false;
@@ -91,7 +91,7 @@ bool homa(const FigureOptions& o);
 bool homa_slowdown(const FigureOptions& o);
 
 // The multi-host services, every host's real code on one modelled clock
-// (nanopu-sim, tools/sim): bench/figures/service_figures.cc.
+// (nanopu-sim, tools/simulator): bench/figures/service_figures.cc.
 bool raft(const FigureOptions& o);
 bool chain(const FigureOptions& o);
 bool rdma(const FigureOptions& o);

@@ -1,7 +1,7 @@
 // homa: the Homa paper's headline experiment (SIGCOMM'18, §5.2, Figs. 12–13)
 // in virtual time — slowdown against message size at 50 % and 80 % load on
 // the W3 workload, Homa beside NDP, each host running the NIC core's own
-// transport (model/virtual/virtual_workload.h). Every number is *modelled*.
+// transport (model/queueing/virtual_workload.h). Every number is *modelled*.
 // Writes homa.csv / homa.png and homa.json.
 #include <rte_mbuf.h>
 
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
-#include "model/virtual/virtual_workload.h"
+#include "model/queueing/virtual_workload.h"
 
 namespace nanopu::figures {
 namespace {

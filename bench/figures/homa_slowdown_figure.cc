@@ -2,7 +2,7 @@
 // Figure 12: 99th-percentile slowdown against message size, W1..W5 at 80 %
 // load on a leaf-spine fabric) with nanopu's real Homa and NDP code: every
 // host of the fabric runs nanopu-sim's `workload` program
-// (tools/sim/workload_program.h) on one modelled clock. A message's
+// (tools/simulator/workload_program.h) on one modelled clock. A message's
 // slowdown is its round trip (the message, then an 8-byte reply) over the
 // same round trip of a message of its size alone on the idle fabric, which
 // the figure measures first, with the same code, per transport.
@@ -49,7 +49,7 @@ constexpr uint32_t kQueueBytes = 400 * 1024;
 // Each host's packet buffers (a simulated host has 4095 unless told), and
 // the messages it keeps in flight: later arrivals wait at the sender, their
 // time counted. With 4095 buffers, 200 of W5's messages (45 packets each)
-// held them all and the host stopped (docs/status.md); with 32 in flight,
+// held them all and the host stopped (docs/figures.md, "Homa's Figure 12"); with 32 in flight,
 // Homa's long messages, starved by SRPT at 143 receivers, kept the short
 // ones waiting at the sender. 200 of 45 packets leave 7,000 buffers for
 // what a host receives.
@@ -270,7 +270,7 @@ bool homa_slowdown(const FigureOptions& o) {
   }
   std::printf("  the paper: Homa's p99 slowdown of short messages below NDP's in almost every workload; here, "
               "of the shortest fifth, in %d of %zu%s\n",
-              homa_wins, curves.size() / 2, 2 * homa_wins > static_cast<int>(curves.size() / 2) ? "" : ": MISSES (known: docs/status.md)");
+              homa_wins, curves.size() / 2, 2 * homa_wins > static_cast<int>(curves.size() / 2) ? "" : ": MISSES (known: docs/figures.md)");
   // One seed, one run: the first workload's Homa run again, to its trace hash.
   absl::StatusOr<SlowdownCurve> again = loaded_run(o, f, ws->front(), true, probes[true], messages, load);
   const std::vector<Shape> shapes = {

@@ -1,5 +1,5 @@
 // incast: the 80-to-1 NDP experiment (nanoPU (OSDI'21) §5.2.3, nanoPU tail-latency version §4) in virtual time,
-// the real NDP transport on every host (model/virtual/virtual_network.h), and
+// the real NDP transport on every host (model/queueing/virtual_network.h), and
 // Homa's beside it.
 #include <rte_mbuf.h>
 
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/figures/figures.h"
-#include "model/virtual/virtual_network.h"
+#include "model/queueing/virtual_network.h"
 
 namespace nanopu::figures {
 namespace {

@@ -19,7 +19,7 @@
 #include "nanopu/program_flags.h"
 
 ABSL_FLAG(std::string, out, "figures", "Directory for <name>.csv and <name>.png.");
-ABSL_DECLARE_FLAG(int32_t, sim_threads);  // runtime/sim's: the same run on any count, faster on a fabric
+ABSL_DECLARE_FLAG(int32_t, sim_threads);  // runtime/simulation's: the same run on any count, faster on a fabric
 ABSL_FLAG(std::string, params, "osdi21",
           "Timing parameters: a built-in set (osdi21: 17/69 ns; tail: 13/65 ns, the tail-latency version) or a file "
           "(model/timing/nanopu-osdi21.params shows the format).");
@@ -79,7 +79,7 @@ bool report(const FigureOptions& o, const std::string& name, const std::vector<H
     const bool ok = h.within(o.tolerance);
     all &= ok || h.known_miss;
     std::printf("  %-58s %9.3f  paper %s%7.3f  %s%s\n", h.what.c_str(), h.value, h.upper_bound ? "<= " : "",
-                h.paper, ok ? "within" : h.known_miss ? "MISSES (known: README, figures)" : "OUTSIDE",
+                h.paper, ok ? "within" : h.known_miss ? "MISSES (known: docs/figures.md)" : "OUTSIDE",
                 h.fitted ? " (fitted to it: arithmetic)" : "");
   }
   for (const Shape& s : shapes) {
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       "recompute a figure of the nanoPU papers with nanopu's timing model (all numbers modelled).\n"
       "Usage: nanopu-figures [flags] <fig2|fig3|fig4|fig7|fig8|jbsq|nebula|incast|homa|homa-slowdown|raft|chain|rdma|mica|setint|pspin|all>\n"
       "Writes <out>/<name>.csv and .png and prints the paper's number beside the result.\n"
-      "Exit status 0: every headline within --tolerance of the paper, or a miss the README\n"
+      "Exit status 0: every headline within --tolerance of the paper, or a miss docs/figures.md\n"
       "documents whose figure then holds the paper's shape; 3: otherwise; 2: usage.\n"
       "incast runs the real NDP transport on 81 modelled hosts (it starts DPDK's EAL, no hugepages);\n"
       "homa runs the real Homa and NDP transports on 16 modelled hosts under the W3 workload;\n"

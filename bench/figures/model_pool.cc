@@ -15,7 +15,7 @@ namespace nanopu::figures {
 bool model_eal(size_t hosts, size_t mb_per_host) {
   static const bool started = [hosts, mb_per_host] {
     EalParams c;
-    // Room for the hosts' pools, as nanopu-sim makes it (runtime/sim/sim_run.cc).
+    // Room for the hosts' pools, as nanopu-sim makes it (runtime/simulation/sim_run.cc).
     c.no_huge_memory_mb = std::max<uint64_t>(c.no_huge_memory_mb, 256 + mb_per_host * hosts);
     c.lcores = {0};
     c.huge = HugePages::kOff;

@@ -122,7 +122,7 @@ bool pspin(const FigureOptions& o) {
   std::printf("  (paper, Fig. 11: the Skylake core beats an HPU by 1.8x on aggregate, ~40x on filtering, ~36x on\n"
               "   strided_ddt; an HPU beats the best core by 1.3x on histogram, 1.9x on kvstore, 5.3x on reduce.\n"
               "   nanopu's x86 column is its handlers as an author writes them: checked memory accesses, a\n"
-              "   timed call per handler, no SIMD. docs/status.md, \"sPIN\", compares the two.)\n");
+              "   timed call per handler, no SIMD. docs/figures.md, \"PsPIN's handlers\", compares the two.)\n");
   const bool ok = write_figure(o, "pspin", t, "bar", "PsPIN handler throughput (Fig. 10 modelled, Fig. 11 x86 live)",
                                "Gbit/s");
   return report(o, "pspin", h, shapes) && ok;

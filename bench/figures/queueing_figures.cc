@@ -11,7 +11,7 @@
 #include "bench/figures/real_threads.h"
 #include "model/timing/response_bound.h"
 #include "model/timing/timing_model.h"
-#include "model/virtual/virtual_host.h"
+#include "model/queueing/virtual_host.h"
 
 namespace nanopu::figures {
 namespace {
@@ -149,7 +149,7 @@ bool fig7(const FigureOptions& o) {
   // HTS's tail gain over TIS for the high-priority thread at "high and low
   // load" (nanoPU (OSDI'21) §5.2.2, which names neither load): 0.9, below the
   // 96% the paper sustains, and the sweep's lowest, 0.05. The high-load one
-  // misses (README, figures table), so the figure asserts the paper's shape.
+  // misses (docs/figures.md), so the figure asserts the paper's shape.
   Headline high{"TIS/HTS p99, priority 0, load 0.9", s.p99_us[2][hi] / s.p99_us[0][hi], 4.0};
   Headline low{"TIS/HTS p99, priority 0, load 0.05", s.p99_us[2][lo] / s.p99_us[0][lo], 6.5};
   high.known_miss = true;
@@ -197,7 +197,7 @@ bool fig7(const FigureOptions& o) {
     // core idles with a thread that has nothing while the other's queue
     // waits, and each message's counted costs come on top of the model's
     // 500 ns (a 6,000-request run served priority 1 at 0.59 of its 0.9 M/s;
-    // docs/status.md). Its queue, and the run, would grow without end.
+    // docs/figures.md, "With real threads"). Its queue, and the run, would grow without end.
     const bool tis_runs = load < 0.9;
     std::vector<double> q = {0, 0};
     if (!p.empty() && tis_runs) q = two_thread_p99_us(o, "fig7 real threads, TIS", tis_flags, clients, rate);
@@ -326,7 +326,7 @@ bool fig8(const FigureOptions& o) {
                                static_cast<int>(real_worst_gap * 100), "%)"),
                   real_ok && real_worst_gap <= 0.4},
                  {"simulated worst case within t_n + k (t0 + t_c) for k = 1..4, and reaching it", within_strict && tight},
-                 {"the paper's (k-1) t_c is exceeded, by one switch, for k = 2..4 (README)",
+                 {"the paper's (k-1) t_c is exceeded, by one switch, for k = 2..4 (docs/figures.md)",
                   above_paper_by_one_switch}}) &&
          ok;
 }
@@ -425,7 +425,7 @@ bool jbsq(const FigureOptions& o) {
   // "Low load" is read as the lowest load at which a p99 can show the long
   // requests at all (derived above from the service times, not chosen from
   // the curve); load 0.05's gain is printed beside it. The 15% misses
-  // (README, figures table): the figure asserts the shape.
+  // (docs/figures.md): the figure asserts the shape.
   std::printf("  RSS/JBSQ p99 at load 0.05: %.2fx (no p99 sees a long request there)\n", s.p99_us[0][lo] / s.p99_us[1][lo]);
   Headline low{absl::StrCat("RSS/JBSQ p99, lowest load a p99 sees long requests (", absl::SixDigits(sees_long), ")"),
                at_sees, 5.0};

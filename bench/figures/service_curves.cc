@@ -47,7 +47,7 @@ uint64_t per_point(const FigureOptions& o) { return std::clamp<uint64_t>(o.reque
 
 // Past a service's capacity the queue grows for as long as the client
 // sends, and an open loop that far past it falls into retransmissions to
-// a full context (the slow-peer behaviour docs/status.md describes): the
+// a full context (the slow-peer behaviour docs/wire.md, "NDP behaviour", describes): the
 // sweep ends at the first load whose p99 is ten times the lowest load's,
 // or whose run does not end within fifty times its sending time.
 Curve sweep_load(const FigureOptions& o, const std::string& label, const std::string& server,

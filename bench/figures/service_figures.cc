@@ -1,5 +1,5 @@
 // The papers' multi-host figures from the services' own code: nanopu-sim
-// (tools/sim, docs/design.md §11) runs every host of the paper's topology —
+// (tools/simulator, docs/design.md §11) runs every host of the paper's topology —
 // the real runtime running nanopu-server's service and nanopu-loadgen's
 // client, unchanged — on one modelled clock, with the paper's links and
 // switch. Each figure's headline is a counted run (replayable: the figure
@@ -16,9 +16,9 @@
 #include "absl/strings/str_format.h"
 #include "bench/figures/figures.h"
 #include "bench/figures/sim_run.h"
-#include "runtime/sim/simulation.h"
-#include "runtime/sim/topology.h"
-#include "tools/sim/builtin_programs.h"
+#include "runtime/simulation/simulation.h"
+#include "runtime/simulation/topology.h"
+#include "tools/simulator/builtin_programs.h"
 
 namespace nanopu::figures {
 namespace {
@@ -155,7 +155,7 @@ bool raft(const FigureOptions& o) {
       "in-order RISC-V cores. The wires and switch (4 traversals of 43.75 + 300 + 43.75 ns, published) are "
       "counted in full. Adding this machine's time for that code (measured, above; it also holds the client's "
       "own checking, and moves with this machine's load) brought the p50 to 2.43 us on an idle machine "
-      "(docs/status.md): the code is the missing part, and its cost on the paper's cores is not published.");
+      "(docs/figures.md): the code is the missing part, and its cost on the paper's cores is not published.");
   return pass;
 }
 
@@ -188,7 +188,7 @@ bool chain(const FigureOptions& o) {
       "paper ran on its in-order RISC-V cores; the wires (4 traversals of 2 x 43.75 ns through a zero-latency "
       "switch, published) are counted in full. Adding this machine's time for that code (measured, above; it "
       "also holds the client's own checking, which the paper puts at 130 ns, and moves with this machine's "
-      "load) brought the mean to 1.28 us on an idle machine (docs/status.md).");
+      "load) brought the mean to 1.28 us on an idle machine (docs/figures.md).");
   return pass;
 }
 

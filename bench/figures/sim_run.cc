@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
-#include "runtime/sim/simulation.h"
-#include "runtime/sim/topology.h"
-#include "tools/sim/builtin_programs.h"
+#include "runtime/simulation/simulation.h"
+#include "runtime/simulation/topology.h"
+#include "tools/simulator/builtin_programs.h"
 
 namespace nanopu::figures {
 

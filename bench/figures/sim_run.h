@@ -1,6 +1,6 @@
 // A figure's run of whole hosts — the real runtime running nanopu-server's
 // and nanopu-loadgen's programs — on nanopu-sim's modelled clock
-// (tools/sim, docs/design.md §11): the multi-host services' figures and
+// (tools/simulator, docs/design.md §11): the multi-host services' figures and
 // the real-thread versions of the queueing figures use it.
 #pragma once
 

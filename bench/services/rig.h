@@ -17,7 +17,7 @@ struct Point {
   double p50_us = -1, p99_us = -1;
   double modelled_mean_us = -1, modelled_p50_us = -1, modelled_p99_us = -1;
   // "measured": the modelled column replays this run's replies
-  // (runtime/loadgen/measured_model.h); "declared": the service's declared work.
+  // (runtime/client_main/measured_model.h); "declared": the service's declared work.
   std::string modelled_source;
   double throughput = -1;  // replies/s
   bool clean = false;      // the loadgen exited 0 (no loss, no bad reply)
@@ -51,7 +51,7 @@ class Rig {
     int restarts = 0;
   };
   // Starts again every process that has died since (a safety net from before
-  // memif's teardown race was fenced, docs/status.md; a load generator
+  // memif's teardown race was fenced, docs/design.md §9; a load generator
   // disconnects after every point). Says so on stderr.
   void restart_dead();
   bool launch(Proc& p);

@@ -181,7 +181,7 @@ def parse(path: str, bin_dir: str | None = None) -> Topology:
 def pin_value(topo: Topology, cpus: int) -> str:
     """The --pin value for the topology's hosts: off when the topology's processes outnumber the machine's CPUs:
     pinned, a host can then wait seconds behind a busy neighbour on its CPU
-    (docs/status.md, "Pinned hosts on a shared machine"); else DPDK's pinning."""
+    (docs/design.md §9, --pin); else DPDK's pinning."""
     processes = len(topo.hosts) + (1 if topo.switch else 0)
     return "off" if processes > cpus else "on"
 

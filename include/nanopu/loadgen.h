@@ -214,7 +214,7 @@ class Load {
 
   // Waits until a reply may have come, or `until` (ns): the thread yields its
   // core rather than spin (a spinning client starves a server that shares
-  // its CPU: docs/status.md).
+  // its CPU: docs/design.md §3).
   void wait_until(uint64_t until);
 
  private:

@@ -43,10 +43,10 @@ enum class HugePages : uint8_t { kAuto, kOn, kOff };
 
 // Whether each lcore's thread is pinned to its CPU. kOn: DPDK's way, and
 // the default: measured beside a CPU hog, an unpinned pair of hosts ran 25x
-// slower than a pinned one (docs/status.md). kOff: the kernel may run it on
+// slower than a pinned one (docs/design.md §9). kOff: the kernel may run it on
 // any online CPU and move it, right where more busy processes than CPUs
 // take turns: pinned there, a host can wait seconds behind a neighbour it
-// cannot leave (docs/status.md, "Pinned hosts on a shared machine").
+// cannot leave (docs/design.md §9).
 enum class Pinning : uint8_t { kOn, kOff };
 
 // What carries a host's frames (docs/design.md, "Backends"). kDpdk: a DPDK

@@ -1,6 +1,6 @@
 // One output port of a switch, the one every switch of nanopu queues with:
-// nanopu-switch's (tools/switch), the simulation's (model/sim/sim_switch.h)
-// and the analytic fabric's (model/virtual/virtual_fabric.h). A bounded
+// nanopu-switch's (tools/switch), the simulation's (model/network/sim_switch.h)
+// and the analytic fabric's (model/queueing/virtual_fabric.h). A bounded
 // data buffer and a control queue that always goes first: when a DATA
 // packet does not fit, the switch trims it to its header and queues that
 // as control (NDP, "Re-architecting datacenter networks and stacks for low

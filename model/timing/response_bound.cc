@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "model/timing/picoseconds.h"
-#include "model/virtual/virtual_host.h"
+#include "model/queueing/virtual_host.h"
 
 namespace nanopu::model {
 

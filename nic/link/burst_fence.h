@@ -12,7 +12,7 @@
 // publishes "inside" (a full barrier) before the PMD reads the flag; the
 // unmapper clears the flag, fences, then waits for every thread seen
 // inside. A burst that starts later sees the flag cleared and returns
-// without touching the rings. docs/status.md, "memif and a dying peer".
+// without touching the rings. docs/design.md §9, "memif's teardown, fenced".
 //
 // Header-only so that the NIC core (nic/), the switch (tools/) and the
 // platform's guard share it without a link dependency between layers.

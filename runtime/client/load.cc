@@ -2,7 +2,7 @@
 // is due, take what came back, count what is stuck, then drain. Between
 // sends the thread waits (Thread::wait_for) rather than spinning: a load
 // generator that spins keeps its CPU, and a server sharing that CPU was seen
-// starved for 5.7 s at a time (docs/status.md).
+// starved for 5.7 s at a time (docs/design.md §3).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -72,7 +72,7 @@ bool Load::send_due(uint64_t t) {
       // No TX entry free: read replies first rather than stall in write()
       // (past the server's capacity, the replies this thread does not read
       // fill its context's buffers, the server's resends of them fill its
-      // slots, and nothing moves: docs/status.md, "Overload").
+      // slots, and nothing moves: docs/design.md §3, tx_ready).
       if (!t_.tx_ready()) {
         tx_full_ = true;
         break;

@@ -32,7 +32,7 @@ ABSL_FLAG(std::string, pin, "on",
           "'on': each lcore pinned to its CPU (DPDK's way). 'off': the kernel may run it on any "
           "CPU, for machines where more busy processes than CPUs take turns (the netns runner "
           "sets it then): pinned there, a host can wait seconds behind a neighbour "
-          "(docs/status.md).");
+          "(docs/design.md §9).");
 ABSL_FLAG(uint32_t, shared_workers, 1,
           "With a single lcore: worker cores emulated on it, taking turns with the NIC loop.");
 ABSL_FLAG(std::string, backend, "dpdk",

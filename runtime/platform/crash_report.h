@@ -4,7 +4,7 @@
 //   nanopu: SIGSEGV in /usr/lib/.../librte_net_memif.so.23.0 (pc 0x7f..)
 // then dies of the same signal as it would have. A user (or a test) can then
 // tell a crash in a DPDK driver (such as memif's teardown race before nanopu
-// fenced it: docs/status.md, "memif and a dying peer") from a bug in their
+// fenced it: docs/design.md §9, "memif's teardown, fenced") from a bug in their
 // own service. Not installed under AddressSanitizer, whose own
 // report already has the whole stack.
 #pragma once

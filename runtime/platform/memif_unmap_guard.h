@@ -1,7 +1,7 @@
 // Keeps a port's PMD from unmapping memory under a polling thread: for
 // net_memif, whose interrupt thread unmaps a link's rings when the peer goes
 // away while a poller may still be reading them (nic/link/burst_fence.h has
-// the race and the fence; docs/status.md, "memif and a dying peer").
+// the race and the fence; docs/design.md §9, "memif's teardown, fenced").
 #pragma once
 
 #include <cstdint>

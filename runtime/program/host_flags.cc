@@ -41,12 +41,12 @@ bool is_host_flag(const absl::CommandLineFlag& flag) { return flag_defined_in(fl
 bool program_has_flag(const ProgramSpec& spec, const absl::CommandLineFlag& flag) {
   if (is_host_flag(flag)) return true;
   // A client's load flags (nanopu/loadgen_main.h: --server_ip, --rate, ...).
-  if (spec.client && flag_defined_in(flag, {"runtime", "loadgen", "*"})) return true;
+  if (spec.client && flag_defined_in(flag, {"runtime", "client_main", "*"})) return true;
   const std::string name(flag.Name());
   if (spec.has_flag) return spec.has_flag(name);
   if (!spec.flags.empty()) return std::find(spec.flags.begin(), spec.flags.end(), name) != spec.flags.end();
   // Any flag of the binary but the simulator's and program_main's own.
-  return !flag_defined_in(flag, {"runtime", "sim", "*"});
+  return !flag_defined_in(flag, {"runtime", "simulation", "*"});
 }
 
 absl::Status set_program_flag(const ProgramSpec& spec, const std::string& arg, bool simulated) {
@@ -83,7 +83,7 @@ absl::Status check_command_line_flags(const ProgramSpec& spec) {
   // the command line" private; one set to its default harms nothing).
   for (const auto& [name, flag] : absl::GetAllFlags())
     if (flag->CurrentValue() != flag->DefaultValue() && !program_has_flag(spec, *flag) &&
-        !flag_defined_in(*flag, {"runtime", "sim", "*"}))
+        !flag_defined_in(*flag, {"runtime", "simulation", "*"}))
       return absl::InvalidArgumentError(absl::StrCat("--", name, " is not a flag of program ", spec.name));
   return absl::OkStatus();
 }

@@ -23,7 +23,7 @@ namespace nanopu::program {
 // nanopu's host flags (runtime/flags: Config and the flags every program shares).
 [[nodiscard]] bool is_host_flag(const absl::CommandLineFlag& flag);
 // Whether a host running `spec` may set `flag`: a host flag, a client's
-// load flag (runtime/loadgen) for a client, or one of the program's
+// load flag (runtime/client_main) for a client, or one of the program's
 // (ProgramSpec::flags / has_flag; any but the simulator's own when it
 // names none).
 [[nodiscard]] bool program_has_flag(const ProgramSpec& spec, const absl::CommandLineFlag& flag);

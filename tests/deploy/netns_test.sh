@@ -33,8 +33,8 @@ run_topo() {
 # checked needs traffic, not its length; the netns tests run one at a time).
 # A load generator waits up to 10 s (not 1 s) for a reply before it counts
 # the request lost: a host beside a CPU hog can go unscheduled past 1 s
-# (two ansible runs in 14 saw a client starved so; docs/status.md, "Pinned
-# hosts on a shared machine").
+# (two ansible runs in 14 saw a client starved so; docs/design.md §9,
+# --pin).
 example() {
   sed -e 's/--duration=3/--duration=1/' -e 's/^\(host .* loadgen .*\)$/\1 --drain_timeout=10/' \
     "$src/deploy/netns/examples/$1" >"$work/$1"
@@ -130,7 +130,7 @@ ansible)
   "${runner[@]}" up "$topo" --run "$run"
   "${runner[@]}" inventory "$topo" --run "$run" >"$work/inventory.yml"
   # Four processes: on fewer CPUs they float (--pin=off), or one pinned
-  # behind a busy neighbour can wait seconds (docs/status.md).
+  # behind a busy neighbour can wait seconds (docs/design.md §9).
   [ "$(nproc)" -ge 4 ] || grep -q "nanopu_pin: 'off'" "$work/inventory.yml" \
     || fail "more processes than CPUs, yet the inventory pins them"
   ANSIBLE_NOCOLOR=1 ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ansible-playbook -i "$work/inventory.yml" \

@@ -33,8 +33,8 @@ stop_server() {
 }
 # loadgen ARGS...: a closed-loop echo load, every reply checked word for word.
 # It drains for 10 s, not 1 s: server and client share CPU 0, and a process
-# beside a hog can go unscheduled past 1 s (docs/status.md, "Pinned hosts on
-# a shared machine"). ARGS may override it.
+# beside a hog can go unscheduled past 1 s (docs/design.md §9,
+# --pin). ARGS may override it.
 loadgen() {
   "$bin/nanopu-loadgen" --lcores=0 --poll=adaptive --vdev="net_memif0,role=client,socket=$sock" \
     --server_context=1 --progress=false --drain_timeout=10 --json="$work/load.json" "$@" >"$work/load.log" 2>&1 \

@@ -249,8 +249,8 @@ TEST_F(ProcessRestartTest, AClientRestartedOnTheSameContextGetsOnlyItsOwnReplies
   ASSERT_TRUE(client_ns_->set_link("p0", true));
   // Every request of the new client must be answered: it waits for a silent
   // server for a minute, not the default 2 s (beside a hog a pinned process
-  // can go unscheduled for seconds: docs/status.md, "Pinned hosts on a
-  // shared machine"), and drains for 30 s.
+  // can go unscheduled for seconds: docs/design.md §9,
+  // --pin), and drains for 30 s.
   loadgen_ = spawn_loadgen({"--count=2000", "--size=3000", "--outstanding=4", "--drain_timeout=30",
                             "--peer_dead_ms=60000", "--stats", "--progress=false"});
   ASSERT_GT(loadgen_, 0);

@@ -65,8 +65,7 @@ class TwoProcessMemifTest : public ::testing::Test {
                                      "--json=" + dir_ + "/result.json",
                                      // Not the default 1 s: a process beside a
                                      // hog can go unscheduled for ~2 s
-                                     // ("Pinned hosts on a shared machine",
-                                     // docs/status.md). A test's own flags
+                                     // (docs/design.md §9, --pin). A test's own flags
                                      // still override it.
                                      "--drain_timeout=10"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -170,7 +169,7 @@ TEST_F(TwoProcessMemifTest, ThroughTheSoftwareSwitch) {
   EXPECT_NE(slog.find("switch.forwarded"), std::string::npos) << slog;
 }
 
-// The key-value service as README shows it: nanopu-loadgen -> nanopu-switch
+// The key-value service as docs/running.md shows it: nanopu-loadgen -> nanopu-switch
 // -> nanopu-server --app=kv with two partitions; every GET checked against
 // the last SET (tools/loadgen/kv_client.h).
 TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
@@ -205,7 +204,7 @@ TEST_F(TwoProcessMemifTest, KeyValueStoreThroughTheSwitch) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }
 
-// Chain replication as README shows it: three nanopu-server --app=chain
+// Chain replication as docs/running.md shows it: three nanopu-server --app=chain
 // replicas and nanopu-loadgen --service=chain on nanopu-switch; WRITEs
 // through the chain, READs at the tail, each checked against the last
 // acknowledged WRITE (tools/loadgen/chain_load.h).
@@ -281,7 +280,7 @@ TEST_F(TwoProcessMemifTest, ChainReplicationThroughTheSwitch) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }
 
-// The dot product as README shows it: nanopu-server --app=dot (then
+// The dot product as docs/running.md shows it: nanopu-server --app=dot (then
 // dot-naive) and nanopu-loadgen --service=dot in both layouts, every
 // result checked against the sum the client computes.
 TEST_F(TwoProcessMemifTest, DotProductAnswersMatchTheReference) {
@@ -302,7 +301,7 @@ TEST_F(TwoProcessMemifTest, DotProductAnswersMatchTheReference) {
   }
 }
 
-// The compute services as README shows them: nanopu-server --app=NAME (the
+// The compute services as docs/running.md shows them: nanopu-server --app=NAME (the
 // set intersection also as setint-traditional) and nanopu-loadgen
 // --service=NAME, 1000 requests each, every reply equal to the reference
 // the client computes.
@@ -322,7 +321,7 @@ TEST_F(TwoProcessMemifTest, ComputeServicesAnswerAsTheReference) {
   }
 }
 
-// The packet tester's sequences as README shows them: nanopu-server
+// The packet tester's sequences as docs/running.md shows them: nanopu-server
 // --app=loopback-throughput with nanopu-loadgen --service=tester-throughput
 // (every DATA echoed, the last carrying the CONFIG's timestamp), and
 // --app=service-tester with --service=tester-service (every DATA echoed
@@ -349,7 +348,7 @@ TEST_F(TwoProcessMemifTest, TesterSequencesAreAnswered) {
   EXPECT_EQ(stop_server(), 0);
 }
 
-// Othello as map/reduce over hosts, as README shows it: a root with two
+// Othello as map/reduce over hosts, as docs/running.md shows it: a root with two
 // workers and a client on nanopu-switch, each its own process. The root fans
 // every MAP's children out to the workers and reduces their values; every
 // answer equals the plain recursive search the client runs.
@@ -402,7 +401,7 @@ TEST_F(TwoProcessMemifTest, OthelloMapReduceOverThreeHosts) {
   EXPECT_EQ(wait_for(sw, std::chrono::seconds(30)), 0);
 }
 
-// One-sided RDMA as README shows it: nanopu-server --app=rdma and two
+// One-sided RDMA as docs/running.md shows it: nanopu-server --app=rdma and two
 // nanopu-loadgen processes on nanopu-switch. First both race a
 // compare-and-swap loop on one word; then each runs a checked mix on its
 // own slice at once, and one of them again on its used slice; last, one
@@ -578,7 +577,7 @@ TEST_F(TwoProcessMemifTest, AnIdleAdaptiveHostGivesTheCpuBackAndStillAnswers) {
 // open loop at 271.5 k requests/s), the load generator reads its replies
 // while its TX FIFO is full (Thread::tx_ready) instead of stalling in
 // write(): the replies it left unread filled its context's buffers, the
-// server's resends of them its slots, and the run never ended (docs/status.md,
+// server's resends of them its slots, and the run never ended (docs/design.md §3,
 // "Overload"). It must end, every request answered once.
 TEST_F(TwoProcessMemifTest, AnOpenLoopPastTheServersCapacityEndsWithEveryRequestAnswered) {
   start_server("setint");

@@ -1,8 +1,8 @@
 // Test hosts in network namespaces joined by veth pairs, for multi-process
 // tests over net_af_packet: the kernel owns the veth, so a process killed
 // with SIGKILL leaves nothing half torn down for its peer (DPDK 22.11's
-// memif unmaps a dead peer's rings under the polling thread: README, "Known
-// gaps"). Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2's `ip`.
+// memif unmaps a dead peer's rings under the polling thread: docs/design.md
+// §9, "memif's teardown, fenced"). Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2's `ip`.
 #pragma once
 
 #include <unistd.h>

@@ -28,7 +28,7 @@ namespace nanopu::testing {
 // other test ctest runs beside them while CPU 0 idled: that test, a client
 // restart that takes 4 s alone, took 27 s. Tests with two or three hosts
 // stay pinned: beside a CPU hog, unpinned hosts were woken behind the hog
-// (an io_uring echo test took over 120 s instead of 18; docs/status.md).
+// (an io_uring echo test took over 120 s instead of 18; docs/design.md §9).
 inline constexpr char kFloat[] = "--pin=off";
 
 inline std::string read_file(const std::string& path) {

@@ -1,4 +1,4 @@
-// An NDP frame for the switch tests (tools/switch's and model/sim's): a
+// An NDP frame for the switch tests (tools/switch's and model/network's): a
 // 64-byte header from src to dst with these flags, offset and TOS, then
 // `payload` bytes of 0xab, in an mbuf of `pool`. The message length is the
 // largest, so any offset is a packet of it to a switch's eye.

@@ -14,7 +14,7 @@
 #include "model/timing/calibration.h"
 #include "nanopu/loadgen_main.h"
 #include "nanopu/program_flags.h"
-#include "runtime/loadgen/load_flags.h"
+#include "runtime/client_main/load_flags.h"
 #include "tools/loadgen/cli/service_cli.h"
 #include "tools/loadgen/loadgen.h"
 

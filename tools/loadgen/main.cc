@@ -11,7 +11,7 @@
 #include "nanopu/history.h"
 #include "nanopu/runtime.h"
 #include "nanopu/program_flags.h"
-#include "runtime/loadgen/load_flags.h"
+#include "runtime/client_main/load_flags.h"
 #include "tools/loadgen/loadgen_program.h"
 
 namespace {

@@ -19,8 +19,8 @@
 #include "apps/raft/raft_protocol.h"
 #include "apps/rdma/rdma_protocol.h"
 #include "model/timing/timing_model.h"
-#include "model/virtual/virtual_host.h"
-#include "runtime/loadgen/modelled_service.h"
+#include "model/queueing/virtual_host.h"
+#include "runtime/client_main/modelled_service.h"
 
 namespace nanopu::apps {
 

@@ -1,7 +1,7 @@
 // nanopu-loadgen's *modelled* column for each of nanopu's own services:
 // the kinds of request it serves and their declared work, queued on the
 // core where requests queue (the server's, the chain's tail, the Raft
-// leader), by the generic model of runtime/loadgen/modelled_service.h.
+// leader), by the generic model of runtime/client_main/modelled_service.h.
 #pragma once
 
 #include <string>
@@ -10,8 +10,8 @@
 #include "tools/loadgen/loadgen.h"
 #include "model/timing/timing_model.h"
 #include "model/timing/timing_params.h"
-#include "model/virtual/virtual_host.h"
-#include "runtime/loadgen/modelled_service.h"
+#include "model/queueing/virtual_host.h"
+#include "runtime/client_main/modelled_service.h"
 
 namespace nanopu::apps {
 

@@ -7,7 +7,7 @@
 // a message outlive that window: at 100 k messages/s, 16,384 ids pass in
 // ~160 ms, while a message whose packets and ACKs keep being lost is
 // retransmitted for seconds; its late copy looked new and was delivered
-// twice (the fault soak, docs/status.md). So, as TCP's send window bounds
+// twice (the fault soak, CHANGELOG.md). So, as TCP's send window bounds
 // its sequence space (RFC 9293 §3.3.2), a message takes an id only while
 // its receiver's ids in flight span less than wire::kIdsInFlight; else it
 // is held here, with every later message to the same receiver, until the

@@ -6,7 +6,7 @@
 //
 // Times are in *ticks* of whatever clock the caller drives the transport
 // with: TSC cycles in the live NIC core, picoseconds in the virtual-time
-// model (model/virtual/). A transport never reads a clock.
+// model (model/queueing/). A transport never reads a clock.
 #pragma once
 
 #include <cstdint>

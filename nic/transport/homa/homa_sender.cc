@@ -8,30 +8,8 @@ namespace nanopu {
 
 HomaSender::HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool,
                        NicCounters* counters, TransportPeers<HomaHeldAcks>* peers)
-    : c_(c),
-      p_(p),
-      pool_(pool),
-      counters_(counters),
-      buffer_(c.outbound_slots),
-      timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
-      peers_(&peers->runs),
-      rtt_(&peers->rtt),
-      live_(&peers->live),
-      held_(&peers->held),
-      is_ready_(c.outbound_slots, 0) {
+    : SenderShell(c, p, pool, counters, peers), is_ready_(c.outbound_slots, 0) {
   ready_.reserve(c.outbound_slots);
-}
-
-void HomaSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
-  timer_sink_ = &sink;
-  now_ = now;
-  const int s = take_into_slot(buffer_, msg, ids_, peers_, counters_, sink);
-  if (s >= 0) start(static_cast<uint32_t>(s), sink);
-}
-
-void HomaSender::start_released(TransportSink& sink) {
-  ids_.release_ready(
-      [&](rte_mbuf* msg, uint16_t id, uint16_t dst_run) { start(take_held(buffer_, msg, id, dst_run), sink); });
 }
 
 void HomaSender::start(uint32_t slot, TransportSink& sink) {
@@ -128,19 +106,6 @@ void HomaSender::send_scheduled(TransportSink& sink) {
   }
 }
 
-void HomaSender::arm(uint32_t slot, uint64_t now) {
-  timers_.schedule(slot, retransmit_due(*rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
-}
-
-void HomaSender::resume(uint32_t peer_ip, uint64_t now) {
-  for (uint32_t slot = 0; slot < buffer_.capacity(); ++slot) {
-    OutboundMessage& m = buffer_.at(slot);
-    if (!m.used || m.dst_ip != peer_ip) continue;
-    m.timeouts = 0;
-    timers_.schedule(slot, now);
-  }
-}
-
 void HomaSender::unschedule(uint32_t slot) {
   timers_.cancel(slot);
   if (is_ready_[slot]) {
@@ -167,14 +132,6 @@ void HomaSender::reply_busy(const wire::FrameHeader& f, TransportSink& sink) con
   ++counters_->tx_busy;
   ++counters_->tx_homa_packets;
   sink.send_control(f.src_ip, wire::TransportHeader::of(c, wire::kHomaControlPriority));
-}
-
-void HomaSender::on_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
-  timer_sink_ = &sink;
-  now_ = now;
-  const uint32_t free_before = buffer_.free_slots();
-  handle_control(f, now, sink);
-  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a window may open
 }
 
 void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink) {
@@ -250,43 +207,32 @@ void HomaSender::handle_control(const wire::FrameHeader& f, uint64_t now, Transp
 }
 
 void HomaSender::tick(uint64_t now, TransportSink& sink) {
-  timer_sink_ = &sink;
-  now_ = now;
-  const uint32_t free_before = buffer_.free_slots();
-  timers_.poll(now);
-  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a give-up may open a window
+  poll_timers(now, sink);
   if (!ready_.empty()) send_scheduled(sink);
 }
 
-void HomaSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
-  auto* self = static_cast<HomaSender*>(self_ptr);
-  OutboundMessage& m = self->buffer_.at(slot);
-  if (!m.used) return;
-  self->now_ = now;
-  if (give_up_now(*self->live_, m.dst_ip, now, m.last_progress, self->c_.peer_dead())) {
-    self->give_up(slot, TxFailureReason::kNoAnswer, *self->timer_sink_);
-    return;
-  }
-  if (self->is_ready_[slot] && m.next_new < m.credit) {
+void HomaSender::on_timeout(uint32_t slot, OutboundMessage& m, uint64_t now, TransportSink& sink) {
+  (void)sink;  // what a resend sends goes at the next tick, in SRPT order
+  if (is_ready_[slot] && m.next_new < m.credit) {
     // It still has data of its own to send, waiting for this host's port
     // (max_nic_queue_ticks) behind shorter messages: the wait is ours, not
     // the receiver's silence. No probe, no backoff.
-    self->arm(slot, now);
+    arm(slot, now);
     return;
   }
-  const PeerLiveness::Retry r = timer_retry(m, now, *self->live_, *self->rtt_, self->counters_);
+  const PeerLiveness::Retry r = timer_retry(m, now, *live_, *rtt_, counters_);
   if (r == PeerLiveness::Retry::kWait) {
-    self->arm(slot, now);
+    arm(slot, now);
     return;
   }
-  if (r == PeerLiveness::Retry::kProbe) ++self->counters_->tx_probes;
+  if (r == PeerLiveness::Retry::kProbe) ++counters_->tx_probes;
   // The receiver said nothing for a whole timeout: the first packet again.
   // A receiver that holds the message answers it (RESEND, GRANT, BUSY, or
   // ACK if it was delivered and the ACK lost); one that never heard of it
   // starts on it and asks for the rest.
   m.resend |= 1;
-  self->make_ready(slot);
-  self->arm(slot, now);
+  make_ready(slot);
+  arm(slot, now);
 }
 
 }  // namespace nanopu

@@ -17,12 +17,8 @@
 
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
-#include "nic/timers/timer_module.h"
 #include "nic/transport/common/held_acks.h"
-#include "nic/transport/common/id_window.h"
-#include "nic/transport/common/peer_liveness.h"
-#include "nic/transport/common/peer_runs.h"
-#include "nic/transport/common/rtt_estimator.h"
+#include "nic/transport/common/sender_shell.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/common/transport_peers.h"
 #include "nic/transport/homa/homa_params.h"
@@ -30,7 +26,7 @@
 
 namespace nanopu {
 
-class HomaSender {
+class HomaSender final : public SenderShell<HomaSender, HomaParams, HomaHeldAcks> {
  public:
   // peers: the transport's (transport_shell.h), shared with its receiver:
   // runs, liveness, round trips, and the receiver's ACKs waiting for a
@@ -38,28 +34,21 @@ class HomaSender {
   HomaSender(const TransportParams& c, const HomaParams& p, rte_mempool* pool, NicCounters* counters,
              TransportPeers<HomaHeldAcks>* peers);
 
-  // Slots free and not promised to a message waiting for its id (id_window.h).
-  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
-  void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
-  void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
   // Scheduled packets (SRPT order, tx_packets_per_poll) and expired timers.
   void tick(uint64_t now, TransportSink& sink);
-  // Taken and not done: in a slot, or held for an id.
-  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const { return std::min(timers_.next_deadline(), ready_at()); }
   // tick() does nothing before then: packets ready (when the port has room
   // for them), the next timer scan.
   [[nodiscard]] uint64_t next_tick_work() const { return std::min(timers_.next_scan(), ready_at()); }
-  // peer_ip spoke after an unanswered probe: its messages retry at the next tick.
-  void resume(uint32_t peer_ip, uint64_t now);
 
  private:
-  static void on_timer(void* self, uint32_t slot, uint64_t now);
+  friend class SenderShell<HomaSender, HomaParams, HomaHeldAcks>;
+  // A control packet for one of our messages (SenderShell::on_control).
   void handle_control(const wire::FrameHeader& f, uint64_t now, TransportSink& sink);
   // A message just taken into slot: its unscheduled packets leave, its timer runs.
   void start(uint32_t slot, TransportSink& sink);
-  // The messages held for their receiver's id window that may go now.
-  void start_released(TransportSink& sink);
+  // Its timer fired and its peer is not dead: wait, probe or resend.
+  void on_timeout(uint32_t slot, OutboundMessage& m, uint64_t now, TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   // The sender's queue at the port is at its limit (HomaParams::max_nic_queue_ticks).
   [[nodiscard]] bool port_full() const {
@@ -76,29 +65,15 @@ class HomaSender {
   [[nodiscard]] uint32_t remaining_bytes(const OutboundMessage& m) const;
   void make_ready(uint32_t slot);
   void send_scheduled(TransportSink& sink);
-  void arm(uint32_t slot, uint64_t now);
   // Its timer stopped and out of the ready list.
   void unschedule(uint32_t slot);
   void release(uint32_t slot);
   void give_up(uint32_t slot, TxFailureReason why, TransportSink& sink);
   void reply_busy(const wire::FrameHeader& h, TransportSink& sink) const;
 
-  TransportParams c_;
-  HomaParams p_;
-  rte_mempool* pool_;
-  NicCounters* counters_;
-  PacketizationBuffer buffer_;
-  IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
-  TimerModule timers_;
-  const PeerRuns* peers_;
-  RttEstimator* rtt_;
-  PeerLiveness* live_;
-  HomaHeldAcks* held_;
   std::vector<uint32_t> ready_;   // slots with packets to send (unordered)
   std::vector<uint8_t> is_ready_; // per slot: in ready_
-  uint64_t now_ = 0;  // the time of the current call (send_message, on_control, tick)
   uint64_t link_idle_ = 0;  // when the data handed to the port has left it, as the link's rate says
-  TransportSink* timer_sink_ = nullptr;
 };
 
 }  // namespace nanopu

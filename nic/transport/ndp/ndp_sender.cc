@@ -5,26 +5,10 @@
 #include "nic/transport/common/send_front.h"
 
 namespace nanopu {
-NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool,
-                     NicCounters* counters, TransportPeers<HeldAcks>* peers)
-    : c_(c),
-      p_(p),
-      pool_(pool),
-      counters_(counters),
-      buffer_(c.outbound_slots),
-      timers_(c.outbound_slots, std::max<uint64_t>(c.rto_ticks / 4, 1), on_timer, this),
-      stamp_(c.rto_ticks),
-      peers_(&peers->runs),
-      held_(&peers->held),
-      live_(&peers->live),
-      rtt_(&peers->rtt) {}
 
-void NdpSender::send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink) {
-  timer_sink_ = &sink;
-  now_ = now;
-  const int s = take_into_slot(buffer_, msg, ids_, peers_, counters_, sink);
-  if (s >= 0) start(static_cast<uint32_t>(s), sink);
-}
+NdpSender::NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
+                     TransportPeers<HeldAcks>* peers)
+    : SenderShell(c, p, pool, counters, peers), stamp_(c.rto_ticks) {}
 
 void NdpSender::start(uint32_t slot, TransportSink& sink) {
   OutboundMessage& m = buffer_.at(slot);
@@ -34,11 +18,6 @@ void NdpSender::start(uint32_t slot, TransportSink& sink) {
   m.last_progress = now_;
   pump(slot, sink);
   arm(slot, now_);
-}
-
-void NdpSender::start_released(TransportSink& sink) {
-  ids_.release_ready(
-      [&](rte_mbuf* msg, uint16_t id, uint16_t dst_run) { start(take_held(buffer_, msg, id, dst_run), sink); });
 }
 
 void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
@@ -74,10 +53,6 @@ void NdpSender::pump(uint32_t slot, TransportSink& sink) {
     }
   }
   while (m.next_new < m.npkts && m.next_new < m.credit) send_packet(slot, m.next_new++, sink);
-}
-
-void NdpSender::arm(uint32_t slot, uint64_t now) {
-  timers_.schedule(slot, retransmit_due(*rtt_, *live_, buffer_.at(slot), c_.peer_dead(), now));
 }
 
 void NdpSender::complete(uint32_t slot) {
@@ -118,13 +93,6 @@ bool NdpSender::on_acked(uint32_t slot, uint64_t newly, uint16_t echo, uint64_t 
   return false;
 }
 
-void NdpSender::on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink) {
-  now_ = now;
-  const uint32_t free_before = buffer_.free_slots();
-  handle_control(h, now, sink);
-  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a window may open
-}
-
 void NdpSender::on_carried_ack(const wire::FrameHeader& data, uint64_t now, TransportSink& sink) {
   // The checks on_control makes of HeldAckQueue::carried(data): the slot
   // and id named, our run (the carrier's dst_incarnation, as its sender
@@ -157,8 +125,7 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
   m.last_progress = now;  // its receiver answered for it, whatever it said
   if (n.flags & wire::kFlagGone) {  // its receiver is another run now
     ++counters_->tx_msgs_refused;
-    timers_.cancel(slot);
-    give_up_slot(buffer_, slot, TxFailureReason::kRefused, counters_, sink);
+    give_up(slot, TxFailureReason::kRefused, sink);
     return;
   }
   if (n.flags & wire::kFlagAck) {
@@ -184,22 +151,7 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
   pump(slot, sink);
 }
 
-void NdpSender::tick(uint64_t now, TransportSink& sink) {
-  timer_sink_ = &sink;
-  now_ = now;
-  const uint32_t free_before = buffer_.free_slots();
-  timers_.poll(now);
-  if (ids_.held() != 0 && buffer_.free_slots() > free_before) start_released(sink);  // a give-up may open a window
-}
-
-void NdpSender::resume(uint32_t peer_ip, uint64_t now) {
-  for (uint32_t slot = 0; slot < buffer_.capacity(); ++slot) {
-    OutboundMessage& m = buffer_.at(slot);
-    if (!m.used || m.dst_ip != peer_ip) continue;
-    m.timeouts = 0;
-    timers_.schedule(slot, now);  // at the next tick
-  }
-}
+void NdpSender::tick(uint64_t now, TransportSink& sink) { poll_timers(now, sink); }
 
 void NdpSender::probe(uint32_t slot, TransportSink& sink) {
   OutboundMessage& m = buffer_.at(slot);
@@ -219,26 +171,20 @@ void NdpSender::probe(uint32_t slot, TransportSink& sink) {
   ++counters_->tx_retransmits;
 }
 
-void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
-  auto* self = static_cast<NdpSender*>(self_ptr);
-  OutboundMessage& m = self->buffer_.at(slot);
-  if (!m.used) return;
-  self->now_ = now;
-  TransportSink& sink = *self->timer_sink_;
-  // Given up by time: its peer silent for peer_dead (a slow peer is not a
-  // dead one), never after a count of timeouts.
-  if (give_up_now(*self->live_, m.dst_ip, now, m.last_progress, self->c_.peer_dead())) {
-    give_up_slot(self->buffer_, slot, TxFailureReason::kNoAnswer, self->counters_, sink);
-    return;
-  }
-  const PeerLiveness::Retry r = timer_retry(m, now, *self->live_, *self->rtt_, self->counters_);
+void NdpSender::give_up(uint32_t slot, TxFailureReason why, TransportSink& sink) {
+  timers_.cancel(slot);
+  give_up_slot(buffer_, slot, why, counters_, sink);
+}
+
+void NdpSender::on_timeout(uint32_t slot, OutboundMessage& m, uint64_t now, TransportSink& sink) {
+  const PeerLiveness::Retry r = timer_retry(m, now, *live_, *rtt_, counters_);
   if (r == PeerLiveness::Retry::kWait) {
-    self->arm(slot, now);
+    arm(slot, now);
     return;
   }
   if (r == PeerLiveness::Retry::kProbe) {
-    self->probe(slot, sink);
-    self->arm(slot, now);
+    probe(slot, sink);
+    arm(slot, now);
     return;
   }
   // The peer answers, but not for this: everything sent and not acknowledged goes again.
@@ -248,8 +194,8 @@ void NdpSender::on_timer(void* self_ptr, uint32_t slot, uint64_t now) {
   // lost: probe with the next packet, whose ACK|PULL restores the credit.
   if (m.resend == 0 && m.next_new < m.npkts && m.next_new >= m.credit)
     m.credit = static_cast<uint16_t>(m.next_new + 1);
-  self->pump(slot, sink);
-  self->arm(slot, now);
+  pump(slot, sink);
+  arm(slot, now);
 }
 
 }  // namespace nanopu

@@ -18,21 +18,17 @@
 
 #include "nanopu/stats.h"
 #include "nic/packetizer/packetization_buffer.h"
-#include "nic/timers/timer_module.h"
-#include "nic/transport/common/id_window.h"
-#include "nic/transport/common/peer_liveness.h"
-#include "nic/transport/common/peer_runs.h"
-#include "nic/transport/common/transport_params.h"
 #include "nic/transport/common/held_acks.h"
-#include "nic/transport/ndp/ndp_params.h"
-#include "nic/transport/common/rtt_estimator.h"
 #include "nic/transport/common/send_stamp.h"
+#include "nic/transport/common/sender_shell.h"
+#include "nic/transport/common/transport_params.h"
 #include "nic/transport/common/transport_peers.h"
+#include "nic/transport/ndp/ndp_params.h"
 #include "nic/transport/transport.h"
 
 namespace nanopu {
 
-class NdpSender {
+class NdpSender final : public SenderShell<NdpSender, NdpParams, HeldAcks> {
  public:
   // peers: the transport's (transport_shell.h), shared with its receiver:
   // the receivers' runs as last heard, which answer (the transport feeds
@@ -41,12 +37,6 @@ class NdpSender {
   NdpSender(const TransportParams& c, const NdpParams& p, rte_mempool* pool, NicCounters* counters,
             TransportPeers<HeldAcks>* peers);
 
-  // Slots free and not promised to a message waiting for its id (id_window.h).
-  [[nodiscard]] uint32_t free_slots() const { return buffer_.free_slots() - ids_.held(); }
-  // A complete message (mbuf chain, one segment per packet). Needs a free slot.
-  void send_message(rte_mbuf* msg, uint64_t now, TransportSink& sink);
-  // ACK / NACK / PULL for one of our messages.
-  void on_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
   // The ACK a DATA packet carries (kOptCarriesAck): its whole message
   // acknowledged. A one-packet message's completes here, without the ACK's
   // header built (held_acks.h, HeldAckQueue::carried); any other goes
@@ -54,49 +44,32 @@ class NdpSender {
   void on_carried_ack(const wire::FrameHeader& data, uint64_t now, TransportSink& sink);
   // Runs expired retransmit timers.
   void tick(uint64_t now, TransportSink& sink);
-  // Taken and not done: in a slot, or held for an id.
-  [[nodiscard]] uint32_t in_flight() const { return buffer_.capacity() - free_slots(); }
   [[nodiscard]] uint64_t next_deadline() const { return timers_.next_deadline(); }
   // tick() does nothing before then: the next timer scan (TimerModule::next_scan).
   [[nodiscard]] uint64_t next_tick_work() const { return timers_.next_scan(); }
-  // peer_ip spoke after a probe went unanswered: its messages retry now,
-  // not at their backed-off timers.
-  void resume(uint32_t peer_ip, uint64_t now);
   // The timeout a new message to peer_ip gets now (rtt_estimator.h).
   [[nodiscard]] uint64_t rto(uint32_t peer_ip) const { return rtt_->rto(peer_ip); }
 
  private:
-  static void on_timer(void* self, uint32_t slot, uint64_t now);
+  friend class SenderShell<NdpSender, NdpParams, HeldAcks>;
+  // ACK / NACK / PULL for one of our messages (SenderShell::on_control).
   void handle_control(const wire::FrameHeader& h, uint64_t now, TransportSink& sink);
   // A message just taken into slot: its first packets leave, its timer runs.
   void start(uint32_t slot, TransportSink& sink);
-  // The messages held for their receiver's id window that may go now.
-  void start_released(TransportSink& sink);
+  // Its timer fired and its peer is not dead: wait, probe or resend.
+  void on_timeout(uint32_t slot, OutboundMessage& m, uint64_t now, TransportSink& sink);
+  void give_up(uint32_t slot, TxFailureReason why, TransportSink& sink);
   void pump(uint32_t slot, TransportSink& sink);
   void send_packet(uint32_t slot, uint8_t index, TransportSink& sink);
   // A silent peer's probe: the message's first unacknowledged packet.
   void probe(uint32_t slot, TransportSink& sink);
-  void arm(uint32_t slot, uint64_t now);
   void complete(uint32_t slot);
   // What an ACK (one packet, or a bitmap) does: newly acknowledged packets
   // freed, the round trip sampled (from the echoed send stamp, 0: none);
   // true when the message is complete.
   bool on_acked(uint32_t slot, uint64_t newly, uint16_t echo, uint64_t now);
 
-  TransportParams c_;
-  NdpParams p_;
-  rte_mempool* pool_;  // for the clones handed to the port
-  NicCounters* counters_;
-  PacketizationBuffer buffer_;
-  IdWindow ids_{buffer_};  // tx_msg_id per receiver (docs/wire.md "Message ids")
-  TimerModule timers_;
   SendStamp stamp_;
-  const PeerRuns* peers_;
-  HeldAcks* held_;
-  PeerLiveness* live_;
-  RttEstimator* rtt_;
-  uint64_t now_ = 0;       // the time of the current call
-  TransportSink* timer_sink_ = nullptr;  // the NIC core this sender belongs to
 };
 
 }  // namespace nanopu

@@ -5,7 +5,7 @@
 // sender's backed-off timer. NDP is receiver-driven (nanoPU tail-latency
 // version §3.1: the receiver's PULLs pace what comes in); without this, a
 // client that fell behind reading its replies got each of them again only
-// a timeout later (docs/status.md, "Overload"). One packet only: a
+// a timeout later (docs/wire.md, "NDP behaviour"). One packet only: a
 // NACK|PULL names one packet, and of a longer message's first window,
 // refused whole, it would bring back only that one (the rest on the timer)
 // while the message held a slot for all of them.

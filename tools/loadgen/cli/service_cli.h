@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tools/loadgen/loadgen.h"
-#include "runtime/loadgen/measured_model.h"
+#include "runtime/client_main/measured_model.h"
 #include "model/timing/timing_params.h"
 #include "nanopu/config.h"
 
@@ -36,7 +36,7 @@ class ServiceCli {
   // The server as the modelled column's replay sees it, for a service whose
   // replies come from the core that worked on the request (one round trip):
   // then the column is built from the run's own replies
-  // (runtime/loadgen/measured_model.h). nullopt: from the declared work only.
+  // (runtime/client_main/measured_model.h). nullopt: from the declared work only.
   [[nodiscard]] virtual std::optional<MeasuredService> measured_service(const LoadGenOptions&) const {
     return std::nullopt;
   }

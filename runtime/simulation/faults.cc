@@ -1,0 +1,236 @@
+// nanopu/sim.h: fault schedules from a seed, and campaigns of them.
+#include "runtime/simulation/faults.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nanopu/lincheck.h"
+#include "runtime/simulation/output_capture.h"
+#include "runtime/simulation/sim_run.h"
+
+namespace nanopu::sim {
+
+std::string draw_wire_faults(SeededDraw& d, uint64_t seed) {
+  if (d.below(3) == 0) return "";
+  return absl::StrFormat("--faults=drop=%.3f,dup=%.3f,reorder=%.3f,trim=%.3f,seed=%d", d.between(0, 0.05),
+                         d.between(0, 0.02), d.between(0, 0.05), d.between(0, 0.02), seed % 1000003);
+}
+
+namespace {
+
+bool line_sets(const TopologyHost& h, const std::string& flag) {
+  for (const std::string& f : h.flags)
+    if (absl::StartsWith(f, absl::StrCat("--", flag, "=")) || f == absl::StrCat("--", flag)) return true;
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, const Programs& programs, uint64_t seed,
+                                          const FaultOptions& o) {
+  absl::StatusOr<Topology> t = read_topology(topology_path);
+  if (!t.ok()) return t.status();
+  FaultSchedule f;
+  f.seed = seed;
+  SeededDraw d(seed * 7 + 0x5eed);
+  std::vector<std::string> servers, clients;
+  for (const TopologyHost& h : t->hosts) {
+    const ProgramSpec* spec = programs.find(h.program);
+    if (spec == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(t->path, ":", h.line, ": host ", h.name, ": no program '",
+                                                     h.program, "' in this binary (it has ", programs.names(), ")"));
+    (spec->client ? clients : servers).push_back(h.name);
+  }
+  const std::string transport = d.below(2) ? "homa" : "ndp";
+  for (size_t i = 0; i < t->hosts.size(); ++i) {
+    const TopologyHost& h = t->hosts[i];
+    if (o.transports && !line_sets(h, "transport")) f.host_flags.emplace_back(h.name, "--transport=" + transport);
+    const std::string wire = draw_wire_faults(d, seed * 31 + i);
+    if (o.wire && !wire.empty() && !line_sets(h, "faults")) {
+      f.host_flags.emplace_back(h.name, wire);
+      absl::StrAppend(&f.description, h.name, " ", wire.substr(9), "; ");
+    }
+  }
+  const uint64_t cuts = d.below(o.max_cuts + 1);
+  for (uint64_t k = 0; k < cuts; ++k) {
+    const std::string& victim = t->hosts[d.below(t->hosts.size())].name;
+    const double from = d.between(0, o.window_ms), len = d.between(0.05, o.window_ms / 2);
+    f.cuts.push_back({victim, from, len});
+    absl::StrAppend(&f.description, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", victim, from, len));
+  }
+  if (o.crash_servers && !servers.empty() && d.below(2) == 0) {
+    const std::string& victim = servers[d.below(servers.size())];
+    const double at = d.between(o.window_ms / 4, o.window_ms), down = d.between(0.5, o.window_ms / 2);
+    f.crashes.push_back({victim, at, down});
+    absl::StrAppend(&f.description,
+                    absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", victim, at, down));
+  }
+  if (o.crash_clients && !clients.empty() && d.below(4) == 0) {
+    const std::string& victim = clients[d.below(clients.size())];
+    const double at = d.between(o.window_ms / 4, o.window_ms);
+    f.crashes.push_back({victim, at, 0});
+    absl::StrAppend(&f.description, absl::StrFormat("client %s crashed for good at %.3f ms; ", victim, at));
+  }
+  absl::StrAppend(&f.description, o.transports ? transport : "transports as the topology says");
+  return f;
+}
+
+Topology with_faults(const Topology& t, const FaultSchedule& f) {
+  Topology out = t;
+  for (const auto& [host, flag] : f.host_flags)
+    for (TopologyHost& h : out.hosts)
+      if (h.name == host) h.flags.push_back(flag);
+  return out;
+}
+
+std::string builtin_invariants(const Report& r) {
+  if (!r.stalled.empty()) return "the run " + r.stalled;
+  if (!r.ended) return "the clients had not finished within the modelled limit";
+  for (const HostReport& h : r.hosts) {
+    if (h.result == nullptr) continue;
+    if (h.result->bad_replies != 0)
+      return absl::StrCat(h.name, ": ", h.result->bad_replies, " replies its checks found wrong");
+    if (h.result->duplicates != 0) return absl::StrCat(h.name, ": ", h.result->duplicates, " requests answered twice");
+    if (!h.result->error.empty()) return absl::StrCat(h.name, ": ", h.result->error);
+  }
+  return "";
+}
+
+Invariant linearizable(std::string model, double seconds) {
+  return [model = std::move(model), seconds](const Report& r) -> std::string {
+    lincheck::Limits limits;
+    limits.seconds = seconds;
+    absl::StatusOr<lincheck::Result> v = lincheck::check(r.history, model, limits);
+    if (!v.ok()) return absl::StrCat("the history is not one: ", v.status().message());
+    if (v->verdict == lincheck::Verdict::kUnknown) {
+      std::fprintf(stderr, "linearizability: %s\n", lincheck::describe(*v).c_str());
+      return "";
+    }
+    return v->verdict == lincheck::Verdict::kLinearizable ? "" : lincheck::describe(*v);
+  };
+}
+
+namespace {
+
+struct SeedRun {
+  SeedOutcome outcome;
+  std::string client_output, log;
+};
+
+// One seed's run: its schedule, the invariants while its programs exist.
+SeedRun run_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c, uint64_t seed) {
+  SeedRun s;
+  SeedOutcome& o = s.outcome;
+  o.seed = seed;
+  o.replay = absl::StrCat(c.replay_prefix, " --first_seed=", seed, " --seeds=1 --verbose");
+  absl::StatusOr<FaultSchedule> f = draw_faults(t.path, programs, seed, c.faults);
+  if (!f.ok()) {
+    o.why = std::string(f.status().message());
+    return s;
+  }
+  o.faults = *f;
+  Options opt = base;
+  opt.seed = seed;
+  opt.progress = false;
+  opt.cuts.insert(opt.cuts.end(), f->cuts.begin(), f->cuts.end());
+  opt.crashes.insert(opt.crashes.end(), f->crashes.begin(), f->crashes.end());
+  if (!c.history_dir.empty()) opt.history_path = absl::StrCat(c.history_dir, "/seed-", seed, ".jsonl");
+  std::string why;
+  std::FILE* out = std::tmpfile();
+  absl::StatusOr<Report> r;
+  {
+    OutputCapture err(STDERR_FILENO);
+    r = run_topology(with_faults(t, *f), programs, opt, out != nullptr ? out : stdout, [&](const Report& run) {
+      why = builtin_invariants(run);
+      std::vector<NamedInvariant> all = c.invariants;
+      if (!c.check_model.empty())
+        all.push_back({"linearizable (" + c.check_model + ")", linearizable(c.check_model)});
+      for (const NamedInvariant& inv : all) {
+        if (!why.empty()) break;
+        if (const std::string broke = inv.check(run); !broke.empty()) why = absl::StrCat(inv.name, ": ", broke);
+      }
+    });
+    s.log = err.take();
+  }
+  s.client_output = read_and_close(out);
+  if (!r.ok()) {
+    o.why = std::string(r.status().message());
+    return s;
+  }
+  o.report = std::move(*r);
+  o.why = why;
+  o.passed = why.empty();
+  return s;
+}
+
+struct Tally {
+  uint64_t runs = 0, passed = 0, crashes = 0, restarts = 0, cut_dropped = 0, frames = 0, events = 0, replayed = 0;
+  double modelled_s = 0;
+  std::vector<std::string> failures;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topology_path, const Programs& programs,
+                                                       const Options& base, const Campaign& c, FILE* out) {
+  absl::StatusOr<Topology> t = read_topology(topology_path);
+  if (!t.ok()) return t.status();
+  if (absl::Status s = init_sim_eal(t->hosts.size()); !s.ok()) return s;
+  std::vector<SeedOutcome> outcomes;
+  Tally n;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto next_progress = wall0 + std::chrono::seconds(10);
+  for (uint64_t seed = c.first_seed; seed < c.first_seed + c.seeds; ++seed) {
+    SeedRun s = run_seed(*t, programs, base, c, seed);
+    const SeedOutcome& o = s.outcome;
+    ++n.runs;
+    n.passed += o.passed;
+    n.crashes += o.report.crashes;
+    n.restarts += o.report.restarts;
+    n.cut_dropped += o.report.cut_dropped;
+    n.frames += o.report.frames;
+    n.events += o.report.history.size();
+    n.modelled_s += o.report.modelled_s;
+    if (c.verbose || !o.passed)
+      std::fprintf(out, "seed %llu: %s (%s); trace hash %016llx\n", static_cast<unsigned long long>(seed),
+                   o.passed ? "passed" : ("FAILED: " + o.why).c_str(), o.faults.description.c_str(),
+                   static_cast<unsigned long long>(o.report.trace_hash));
+    if (!o.passed) {
+      n.failures.push_back(absl::StrCat("seed ", seed, ": ", o.why, "\n  replay: ", o.replay));
+      if (c.verbose) std::fprintf(out, "--- clients\n%s--- log\n%s---\n", s.client_output.c_str(), s.log.c_str());
+    }
+    if (c.replay_every != 0 && (seed - c.first_seed) % c.replay_every == 0 && o.report.trace_hash != 0) {
+      const SeedRun again = run_seed(*t, programs, base, c, seed);
+      ++n.replayed;
+      if (again.outcome.report.trace_hash != o.report.trace_hash || again.outcome.passed != o.passed)
+        n.failures.push_back(absl::StrFormat("seed %d did not replay: trace hash %016x, then %016x", seed,
+                                             o.report.trace_hash, again.outcome.report.trace_hash));
+    }
+    outcomes.push_back(s.outcome);
+    outcomes.back().report.history.clear();  // kept in the file (--history), not in memory for 10^4 seeds
+    if (std::chrono::steady_clock::now() >= next_progress) {  // output only: not the runs
+      next_progress += std::chrono::seconds(10);
+      std::fprintf(stderr, "dst: %llu of %llu seeds, %zu failed\n", static_cast<unsigned long long>(n.runs),
+                   static_cast<unsigned long long>(c.seeds), n.failures.size());
+    }
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::fprintf(out,
+               "dst: %llu seeds from %llu: %llu passed, %zu failed; %.3f modelled s in %.1f s of wall time, %llu "
+               "frames, %llu lost on cut links, %llu crashes, %llu restarts, %llu history events; %llu replayed\n",
+               static_cast<unsigned long long>(n.runs), static_cast<unsigned long long>(c.first_seed),
+               static_cast<unsigned long long>(n.passed), n.failures.size(), n.modelled_s, wall_s,
+               static_cast<unsigned long long>(n.frames), static_cast<unsigned long long>(n.cut_dropped),
+               static_cast<unsigned long long>(n.crashes), static_cast<unsigned long long>(n.restarts),
+               static_cast<unsigned long long>(n.events), static_cast<unsigned long long>(n.replayed));
+  for (const std::string& f : n.failures) std::fprintf(out, "%s\n", f.c_str());
+  return outcomes;
+}
+
+}  // namespace nanopu::sim

@@ -1,0 +1,167 @@
+#include "runtime/simulation/sim_flags.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nanopu/lincheck.h"
+#include "nanopu/program_flags.h"
+
+ABSL_DECLARE_FLAG(std::string, timing_params);  // the load flags' (runtime/client_main)
+
+ABSL_FLAG(uint64_t, sim_seed, 1,
+          "The run's seed: when each host boots (within the first microsecond) and every host's "
+          "--seed (a client's arrivals, a Raft server's timeouts) where the topology gives none. "
+          "Same seed, same binary: same run.");
+ABSL_FLAG(double, wire_gbps, 200, "A direct link's rate, Gb/s (a switch's links: its --switch_gbps).");
+ABSL_FLAG(double, wire_latency_ns, 43.75, "Every link's latency, ns (nanoPU OSDI'21 §5: 43.75).");
+ABSL_FLAG(double, switch_latency_ns, 0,
+          "The switch's port-to-port latency, ns, before its output queue (e.g. 300 for Table 2's "
+          "one-sided RDMA through a switch).");
+ABSL_FLAG(double, idle_step_ns, 1000,
+          "A host or switch with nothing due is still polled at each multiple of this (modelled ns): a "
+          "safety net for work its next event does not name (timers fire when due).");
+ABSL_FLAG(double, modelled_limit_s, 60, "Give up (exit 1) if the clients have not finished by this modelled time.");
+ABSL_FLAG(std::string, cut, "",
+          "Partitions that heal: HOST@FROM_MS+FOR_MS[,...] cuts HOST's link from FROM_MS for FOR_MS "
+          "(modelled ms); every frame sent or due to arrive meanwhile is lost, both ways. "
+          "E.g. --cut=r0@500+50 isolates r0 for 50 ms.");
+ABSL_FLAG(std::string, crash, "",
+          "Hosts crashed and restarted: HOST@AT_MS+DOWN_MS[,...] kills HOST's process at AT_MS "
+          "(modelled ms; frames to it are lost) and starts it again DOWN_MS later as a new process "
+          "(a new incarnation, its flags read again, its state directory kept); HOST@AT_MS leaves it "
+          "down (a client's calls in flight then end as info in the history).");
+ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
+ABSL_FLAG(bool, poll_every_host, false,
+          "Poll every host at every instant, not only when a frame, an event of its own or one of "
+          "its cores' work is due: slower, and the same run (a check that a host's skipped polls "
+          "change nothing).");
+ABSL_FLAG(int32_t, sim_threads, 1,
+          "Threads to run the hosts and switches on, each a share of them (consecutive in the topology), "
+          "in windows as long as the shortest link's latency and a minimal frame: the same run, trace hash "
+          "and all, for any count (at most the topology's hosts and switches).");
+ABSL_FLAG(std::string, charge, "counted",
+          "Modelled time for the hosts' work: 'counted' (the NIC's stages as latencies at each port, and "
+          "each core's work — per message, per word, per thread switch, and Thread::compute() — from the "
+          "--timing_params set, default osdi21) or 'none' (a host's code takes no time: the wires' and "
+          "the switch's alone), or 'measured' (counted, and besides each thread's own code between its "
+          "API calls, as long as it took on this machine: compute-heavy services, but not replayable).");
+ABSL_FLAG(uint64_t, first_seed, 1, "A fault campaign's first seed.");
+ABSL_FLAG(uint64_t, seeds, 100, "How many seeds a fault campaign runs, from --first_seed.");
+ABSL_FLAG(uint64_t, replay_every, 0,
+          "Also run every Nth seed a second time, alone, and fail unless it replays to the same trace "
+          "hash (0: none): one seed is one run, event for event.");
+ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a failing run's logs.");
+ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and trimming on hosts' wires (--faults).");
+ABSL_FLAG(uint32_t, fault_cuts, 2, "Faults: at most this many partitions that heal, each seed.");
+ABSL_FLAG(bool, fault_crash_servers, true,
+          "Faults: a server killed and restarted (half the seeds), its state directory kept.");
+ABSL_FLAG(bool, fault_crash_clients, false,
+          "Faults: a client killed for good (a seed in four): its calls in flight end as info.");
+ABSL_FLAG(bool, fault_transports, true, "Faults: NDP or Homa on every host whose line names no --transport.");
+ABSL_FLAG(double, fault_window_ms, 40, "Faults fall in the first this many modelled ms of a run.");
+ABSL_FLAG(std::string, check, "",
+          "Check the run's history (every client's recorded calls) for linearizability against this model "
+          "(nanopu/lincheck.h: register, counter, versioned): a `sim` run exits 1, a `dst` seed fails, when it "
+          "is not. Empty: no check.");
+
+namespace nanopu::sim {
+namespace {
+
+// A list "HOST@FROM_MS+FOR_MS,..." (--cut, --crash) as (host, from, for)
+// in ms; with `open_ended`, "HOST@FROM_MS" too (for 0: for good).
+struct HostWindow {
+  std::string host;
+  double from_ms = 0, for_ms = 0;
+};
+absl::StatusOr<std::vector<HostWindow>> parse_windows(const char* flag, const std::string& text, bool open_ended) {
+  std::vector<HostWindow> out;
+  constexpr double kMaxMs = 1e9;  // 11 days of modelled time: anything longer is a typo
+  auto ms_ok = [](double v) { return std::isfinite(v) && v >= 0 && v <= kMaxMs; };
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    const size_t at = item.find('@');
+    const size_t plus = at == absl::string_view::npos ? at : item.find('+', at);  // plain decimals: no exponents
+    const bool has_for = plus != absl::string_view::npos;
+    double from_ms = 0, for_ms = 0;
+    if (at == absl::string_view::npos || at == 0 || (!has_for && !open_ended) ||
+        !absl::SimpleAtod(item.substr(at + 1, has_for ? plus - at - 1 : absl::string_view::npos), &from_ms) ||
+        (has_for && (!absl::SimpleAtod(item.substr(plus + 1), &for_ms) || !ms_ok(for_ms) || for_ms == 0)) ||
+        !ms_ok(from_ms))
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", item, "' is not HOST@FROM_MS+FOR_MS",
+                                                     open_ended ? " or HOST@FROM_MS" : "",
+                                                     " (0 <= FROM_MS, 0 < FOR_MS, each at most 1e9)"));
+    out.push_back({std::string(item.substr(0, at)), from_ms, has_for ? for_ms : 0});
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Options> options_from_flags() {
+  Options o;
+  o.seed = absl::GetFlag(FLAGS_sim_seed);
+  o.wire_gbps = absl::GetFlag(FLAGS_wire_gbps);
+  o.wire_latency_ns = absl::GetFlag(FLAGS_wire_latency_ns);
+  o.switch_latency_ns = absl::GetFlag(FLAGS_switch_latency_ns);
+  o.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
+  o.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
+  o.progress = absl::GetFlag(FLAGS_sim_progress);
+  o.poll_every_host = absl::GetFlag(FLAGS_poll_every_host);
+  o.threads = absl::GetFlag(FLAGS_sim_threads);
+  if (o.threads < 1 || o.threads > 256) return absl::InvalidArgumentError("--sim_threads must be in [1, 256]");
+  if (!(o.wire_gbps > 0) || o.wire_latency_ns < 0 || o.switch_latency_ns < 0 || !(o.idle_step_ns >= 0.001) ||
+      !(o.modelled_limit_s > 0))
+    return absl::InvalidArgumentError(
+        "--wire_gbps, --idle_step_ns (>= 0.001) and --modelled_limit_s must be > 0; latencies >= 0");
+  absl::StatusOr<std::vector<HostWindow>> cuts = parse_windows("cut", absl::GetFlag(FLAGS_cut), false);
+  if (!cuts.ok()) return cuts.status();
+  for (const HostWindow& w : *cuts) o.cuts.push_back({w.host, w.from_ms, w.for_ms});
+  absl::StatusOr<std::vector<HostWindow>> crashes = parse_windows("crash", absl::GetFlag(FLAGS_crash), true);
+  if (!crashes.ok()) return crashes.status();
+  for (const HostWindow& w : *crashes) o.crashes.push_back({w.host, w.from_ms, w.for_ms});
+  const std::string charge = absl::GetFlag(FLAGS_charge);
+  if (charge == "counted") o.charge = Charge::kCounted;
+  else if (charge == "measured") o.charge = Charge::kMeasured;
+  else if (charge == "none") o.charge = Charge::kNone;
+  else return absl::InvalidArgumentError("--charge: counted, measured or none");
+  o.history_path = absl::GetFlag(FLAGS_history);
+  o.timing_params = absl::GetFlag(FLAGS_timing_params);
+  return o;
+}
+
+std::string check_model_flag() { return absl::GetFlag(FLAGS_check); }
+
+absl::Status check_model_known(const std::string& model) {
+  if (model.empty()) return absl::OkStatus();
+  for (const std::string& m : lincheck::model_names())
+    if (m == model) return absl::OkStatus();
+  return absl::InvalidArgumentError("--check='" + model + "': use register, counter or versioned");
+}
+
+absl::StatusOr<Campaign> campaign_from_flags() {
+  Campaign c;
+  c.first_seed = absl::GetFlag(FLAGS_first_seed);
+  c.seeds = absl::GetFlag(FLAGS_seeds);
+  if (c.seeds == 0) return absl::InvalidArgumentError("--seeds must be at least 1");
+  c.replay_every = absl::GetFlag(FLAGS_replay_every);
+  c.verbose = absl::GetFlag(FLAGS_verbose);
+  c.history_dir = absl::GetFlag(FLAGS_history);
+  c.faults.wire = absl::GetFlag(FLAGS_fault_wire);
+  c.faults.max_cuts = absl::GetFlag(FLAGS_fault_cuts);
+  c.faults.crash_servers = absl::GetFlag(FLAGS_fault_crash_servers);
+  c.faults.crash_clients = absl::GetFlag(FLAGS_fault_crash_clients);
+  c.faults.transports = absl::GetFlag(FLAGS_fault_transports);
+  c.faults.window_ms = absl::GetFlag(FLAGS_fault_window_ms);
+  c.check_model = absl::GetFlag(FLAGS_check);
+  if (!(c.faults.window_ms > 0) || c.faults.window_ms > 1e6)
+    return absl::InvalidArgumentError("--fault_window_ms must be in (0, 1e6]");
+  if (c.faults.max_cuts > 16) return absl::InvalidArgumentError("--fault_cuts: at most 16");
+  if (absl::Status s = check_model_known(c.check_model); !s.ok()) return s;
+  return c;
+}
+
+}  // namespace nanopu::sim

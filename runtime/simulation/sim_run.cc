@@ -1,0 +1,120 @@
+// nanopu/sim.h: one run of a topology on the modelled clock, from the
+// public options to the Simulation and back.
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "model/timing/timing_params.h"
+#include "nanopu/sim.h"
+#include "runtime/platform/eal.h"
+#include "runtime/simulation/sim_run.h"
+
+namespace nanopu::sim {
+namespace {
+
+uint64_t ms_to_ps(double ms) { return static_cast<uint64_t>(ms * 1e9); }
+
+}  // namespace
+
+absl::Status init_sim_eal(size_t hosts) {
+  // One EAL for every host: one lcore, no hugepages, room for their pools.
+  EalParams eal;
+  eal.huge = HugePages::kOff;
+  eal.pin = false;  // the loop's threads, and an MPI rank beside another, on any CPU
+  eal.telemetry = false;
+  eal.eal_log_level = 3;
+  eal.no_huge_memory_mb = 256 + 48 * hosts;
+  return eal_init(eal);
+}
+
+absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs) {
+  SimParams p;
+  p.seed = o.seed;
+  p.wire_gbps = o.wire_gbps;
+  p.wire_latency_ns = o.wire_latency_ns;
+  p.switch_latency_ns = o.switch_latency_ns;
+  p.idle_step_ns = o.idle_step_ns;
+  p.modelled_limit_s = o.modelled_limit_s;
+  p.progress = o.progress;
+  p.poll_every_host = o.poll_every_host;
+  p.threads = o.threads;
+  p.counted = o.charge != Charge::kNone;
+  p.measured = o.charge == Charge::kMeasured;
+  absl::StatusOr<model::TimingParams> timing = model::builtin_timing_params(o.timing_params);
+  if (!timing.ok()) return absl::InvalidArgumentError(absl::StrCat("timing parameters: ", timing.status().message()));
+  p.timing = *timing;
+  for (const Cut& c : o.cuts) p.cuts.push_back({c.host, ms_to_ps(c.from_ms), ms_to_ps(c.from_ms + c.for_ms)});
+  for (const Crash& c : o.crashes)
+    p.crashes.push_back({c.host, ms_to_ps(c.at_ms), c.down_ms > 0 ? ms_to_ps(c.at_ms + c.down_ms) : 0});
+  p.programs = &programs;
+  return p;
+}
+
+Report public_report(const SimReport& r) {
+  Report out;
+  out.ended = r.ended;
+  out.stalled = r.stalled;
+  out.modelled_s = static_cast<double>(r.modelled_ps) / 1e12;
+  out.wall_s = r.wall_s;
+  out.frames = r.frames;
+  out.instants = r.instants;
+  out.windows = r.windows;
+  out.threads = r.threads;
+  out.ranks = r.ranks;
+  out.crashes = r.crashes;
+  out.restarts = r.restarts;
+  out.cut_dropped = r.cut_dropped;
+  out.trace_hash = r.trace_hash;
+  out.exit_status = r.exit_status;
+  out.has_switch = r.has_switch;
+  out.switch_forwarded = r.switch_counters.forwarded;
+  out.switch_trimmed = r.switch_counters.trimmed;
+  out.switch_tail_dropped = r.switch_counters.tail_dropped;
+  out.switch_control_dropped = r.switch_counters.control_dropped;
+  out.switch_no_route = r.switch_counters.no_route;
+  out.forwarded_by_switch = r.forwarded_by_switch;
+  for (const SimHostEnd& h : r.hosts) {
+    HostReport host{h.name, h.program, h.client, h.down, h.program_object, h.exit_status, nullptr};
+    for (const SimClientResult& c : r.clients)
+      if (c.host == h.name) host.result = std::make_shared<const loadgen::Result>(c.result);
+    out.hosts.push_back(std::move(host));
+  }
+  return out;
+}
+
+absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs, const Options& o, FILE* out,
+                                    const std::function<void(const Report&)>& inspect, model::SimPeers* peers) {
+  absl::StatusOr<SimParams> p = sim_params(o, programs);
+  if (!p.ok()) return p.status();
+  p->peers = peers;
+  if (absl::Status s = init_sim_eal(t.hosts.size()); !s.ok()) return s;
+  std::unique_ptr<History> history = std::make_unique<History>();
+  if (!o.history_path.empty()) {
+    absl::StatusOr<std::unique_ptr<History>> h = History::open(o.history_path);
+    if (!h.ok()) return h.status();
+    history = std::move(*h);
+  }
+  p->history = history.get();
+  Report report;
+  {
+    Simulation s(t, *p);
+    if (absl::Status st = s.build(); !st.ok()) return st;
+    const SimReport r = s.run(out);
+    report = public_report(r);
+    report.history = history->events();
+    if (inspect) inspect(report);
+    for (HostReport& h : report.hosts) h.program_object = nullptr;  // gone with the Simulation
+  }
+  if (absl::Status s = history->flush(); !s.ok()) return s;
+  if (const std::string e = history->error(); !e.empty())
+    return absl::InvalidArgumentError("the run's history: " + e);
+  return report;
+}
+
+absl::StatusOr<Report> run(const std::string& topology_path, const Programs& programs, const Options& options,
+                           FILE* out, const std::function<void(const Report&)>& inspect) {
+  absl::StatusOr<Topology> t = read_topology(topology_path);
+  if (!t.ok()) return t.status();
+  return run_topology(*t, programs, options, out, inspect);
+}
+
+}  // namespace nanopu::sim
