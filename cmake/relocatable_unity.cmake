@@ -50,6 +50,18 @@ function(nanopu_unity_target target)
     if(s MATCHES "\\$<" OR NOT s MATCHES "\\.(cc|cpp|cxx)$")
       continue()  # generator expressions, headers, C sources: as they are
     endif()
+    # A source with flags of its own is compiled alone, as CMake's unity
+    # build leaves it (capture.cc's ALLOW_EXPERIMENTAL_API).
+    set(own "")
+    foreach(p COMPILE_DEFINITIONS COMPILE_OPTIONS COMPILE_FLAGS INCLUDE_DIRECTORIES SKIP_UNITY_BUILD_INCLUSION)
+      get_source_file_property(v ${s} DIRECTORY ${src_dir} ${p})
+      if(v)
+        set(own 1)
+      endif()
+    endforeach()
+    if(own)
+      continue()
+    endif()
     if(NOT IS_ABSOLUTE ${s})
       set(s ${src_dir}/${s})
     endif()

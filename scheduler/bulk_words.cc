@@ -7,6 +7,7 @@
 #include <rte_mbuf.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 
 #include "lib/base/word_copy.h"
@@ -27,6 +28,9 @@ void Thread::copy_rx_words(uint64_t* dst, uint32_t n) {
   for (uint32_t left = bytes; left != 0;) {
     if (rx_seg_off_ >= rx_seg_len_) enter_rx_segment(rx_seg_->next);  // the next packet's segment
     const uint32_t k = std::min(left, rx_seg_len_ - rx_seg_off_);
+    // Only the message's end splits a word (read_word assumes the same):
+    // a packet's payload is a whole number of words but the last packet's.
+    assert(k % 8 == 0 || k == left);
     const uint32_t whole = k / 8;
     copy_swapping_words(out, rx_seg_data_ + rx_seg_off_, whole);
     if (const uint32_t tail = k % 8; tail != 0) {

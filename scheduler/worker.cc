@@ -274,10 +274,11 @@ void Worker::decide(bool at_msg_done, uint64_t now) {
 
 void Worker::park(size_t slot, uint64_t wake_tsc) {
   ThreadState& st = states_[slot];
-  // Also when it left the core (switch_out): the thread's last read — its
-  // message's start or its reply's end, moments ago — for a core that runs
-  // its NIC too, whose next poll reads the clock again at once.
-  uint64_t now = params_.shared_nic.present() ? clock::last_read() : clock::ticks();
+  // Also when it left the core (switch_out). Read, not the thread's last
+  // read: it may have computed since its reply's end (or consumed a
+  // message with no reply, which reads no clock), and this read is the one
+  // a shared core's NIC takes next (poll_finish, clock::last_read).
+  uint64_t now = clock::ticks();
   if (st.idle_since == 0) st.idle_since = now;
   if (policy_.params().mode == SchedMode::kTis) {
     // TIS: the core stays with this thread (it polls, like lnic_wait) until

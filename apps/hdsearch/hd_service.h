@@ -30,7 +30,7 @@ inline constexpr uint64_t kHdSeed = 0x4844'5345'4152'4348;  // "HDSEARCH"
 inline constexpr double kHdCyclesPerCoordinate = 2;
 
 // kHdVectors x kHdDims coordinates, row-major, uniform in [0, 1): the
-// seed's mt19937_64 draws, each (draw >> 11) * 2^-53.
+// seed's SeededDraw draws (nanopu/seeded_draw.h), each (draw >> 11) * 2^-53.
 [[nodiscard]] const std::vector<double>& hd_vectors();
 
 // The nearest vector to q (kHdDims coordinates) and its squared distance.

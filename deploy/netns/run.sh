@@ -11,6 +11,6 @@ if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ] || [ $# -eq 0 ]; then
 fi
 if [ ! -x "$root/build/nanopu-server" ]; then
   bash "$root/deploy/setup.sh"
-  bash "$root/deploy/build.sh" "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  bash "$root/deploy/build.sh" "$root/build"  # the normal build: the tests' and the demo's
 fi
 exec python3 "$here/nanopu_netns.py" run "$@"

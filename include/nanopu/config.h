@@ -20,7 +20,7 @@
 namespace nanopu {
 
 // The context whose messages the prototype's tester stamped
-// (Config::tester_timestamps; docs/apps.md, "Timestamp convention").
+// (Config::tester_timestamps; docs/apps.md, "Timestamps for context 0x1234").
 inline constexpr uint16_t kTesterStampContext = 0x1234;
 
 struct Config {
@@ -182,7 +182,7 @@ struct Config {
   double watchdog_ms = 100;           // report a thread on one message this long (0: off)
 
   // The prototype tester's timestamps on messages to and from context
-  // 0x1234 (docs/apps.md, "Timestamp convention"): the NIC writes the
+  // 0x1234 (docs/apps.md, "Timestamps for context 0x1234"): the NIC writes the
   // arrival cycle into a received message's last 4 bytes, and [timestamp,
   // latency] into a sent message's last 8. Off: messages are never rewritten.
   bool tester_timestamps = false;

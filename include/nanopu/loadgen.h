@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -197,6 +198,22 @@ class Load {
   void reset_given_up() {
     failures_before_ = t_.tx_failures();
     stale_notices_ = 0;
+    given_up_tags_.clear();
+  }
+  // A request can be both answered and given up: its receiver served it,
+  // then died (or restarted) before its ACK reached this host, and the
+  // transport gave the request up (kNoAnswer), or the receiver's next run
+  // refused a retransmission (kRefused). Answered wins, either way round:
+  // a client that can name the tag (Thread::tx_tag()) of the request a
+  // reply answers says answered(tag) for a notice read after the reply,
+  // and calls took_reply_to(tag) on each reply, which takes back a
+  // give-up counted before it.
+  [[nodiscard]] virtual bool answered(uint64_t tag) const {
+    (void)tag;
+    return false;
+  }
+  void took_reply_to(uint64_t tag) {
+    if (!given_up_tags_.empty() && given_up_tags_.erase(tag) != 0) ++stale_notices_;
   }
   // A client that takes the failure notices itself (rpc::Client does)
   // counts its given-up requests here; the engine leaves the notices to it.
@@ -225,7 +242,7 @@ class Load {
   [[nodiscard]] bool more(uint64_t now) const { return opts_.count ? r_->sent < opts_.count : now < end_; }
   [[nodiscard]] uint64_t in_flight() const;
   void drain(uint64_t now);
-  double rate_per_ns_ = 1;  // the open loop's arrivals (exponential gaps)
+  double rate_per_s_ = 1;  // the open loop's arrivals a second (exponential gaps)
   double next_arrival_ = 0;
   bool blocked_ = false;  // the last send_due() could not send all that was due
   bool capped_ = false;   // open loop: arrivals due wait for one of max_in_flight to complete
@@ -240,7 +257,8 @@ class Load {
   uint64_t failures_before_ = 0;
   uint64_t given_up_before_ = 0;  // counted before the in-flight set was last forgotten
   uint64_t forgot_through_tag_ = 0;  // the last tag (Thread::tx_tag) of the requests last forgotten
-  uint64_t stale_notices_ = 0;       // notices since the last reset for requests forgotten before
+  uint64_t stale_notices_ = 0;       // notices since the last reset for requests forgotten or answered
+  std::unordered_set<uint64_t> given_up_tags_;  // of the notices counted since the last reset (rare: give-ups)
   // Reads the waiting failure notices (unless the client takes them),
   // counting those that name forgotten requests.
   void take_notices();

@@ -1,5 +1,5 @@
 // The prototype's test hardware stamped every message to and from context
-// 0x1234 (docs/apps.md, "Timestamp convention"; the context is the
+// 0x1234 (docs/apps.md, "Timestamps for context 0x1234"; the context is the
 // application's: nanopu::kTesterStampContext, nanopu/config.h): on ingress, the arrival
 // cycle in the message's last 4 bytes; on egress, [timestamp, latency] in
 // its last 8 bytes, where timestamp is what the thread left in the last 4

@@ -12,7 +12,7 @@
 namespace nanopu::loadgen {
 
 Load::Load(Thread& t, const Options& o, Result* r)
-    : t_(t), opts_(o), r_(r), rng_(o.seed), rate_per_ns_(o.rate > 0 ? o.rate : 1.0), failures_before_(t.tx_failures()) {
+    : t_(t), opts_(o), r_(r), rng_(o.seed), rate_per_s_(o.rate > 0 ? o.rate : 1.0), failures_before_(t.tx_failures()) {
   t.watch_failures(true);  // a give-up ends a wait: the request will get no reply
 }
 
@@ -45,8 +45,13 @@ uint64_t Load::in_flight() const {
 
 void Load::take_notices() {
   TxFailure f;
-  while (!client_takes_notices_ && t_.next_failure(&f))
-    stale_notices_ += f.tag != 0 && f.tag <= forgot_through_tag_;
+  while (!client_takes_notices_ && t_.next_failure(&f)) {
+    if (f.reason == TxFailureReason::kPeerRestarted) continue;  // not a give-up (not counted in tx_failures)
+    if ((f.tag != 0 && f.tag <= forgot_through_tag_) || answered(f.tag))
+      ++stale_notices_;
+    else
+      given_up_tags_.insert(f.tag);
+  }
 }
 
 void Load::wait_until(uint64_t until) {
@@ -82,7 +87,7 @@ bool Load::send_due(uint64_t t) {
         break;
       }
       ++r_->sent;
-      next_arrival_ += rng_.exponential(rate_per_ns_) * hz_;
+      next_arrival_ += rng_.exponential(rate_per_s_) * hz_;
     }
     if (!capped_) return more(t);
   } else {

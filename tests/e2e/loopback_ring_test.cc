@@ -65,11 +65,13 @@ void client(Thread& t, const std::vector<uint16_t>& sizes, uint64_t count, uint3
   r->done = true;
 }
 
-testing::RingHosts make_hosts(bool register_path = true) {
-  if (register_path) return testing::make_ring_hosts(kServerIp, kClientIp);
+// fifo_messages: each thread's FIFO depth (0: the default).
+testing::RingHosts make_hosts(bool register_path = true, uint32_t fifo_messages = 0) {
+  if (register_path && fifo_messages == 0) return testing::make_ring_hosts(kServerIp, kClientIp);
   testing::PortPair p = testing::make_ring_pair();
   Config sc = testing::host_config(p.a, kServerIp), cc = testing::host_config(p.b, kClientIp);
-  sc.register_path = cc.register_path = false;
+  sc.register_path = cc.register_path = register_path;
+  if (fifo_messages != 0) sc.fifo_messages = cc.fifo_messages = fifo_messages;
   testing::RingHosts h;
   auto s = Runtime::create(sc);
   auto c = Runtime::create(cc);
@@ -82,8 +84,9 @@ testing::RingHosts make_hosts(bool register_path = true) {
 const std::vector<uint16_t> kSizes = {1, 7, 8, 9, 15, 16, 63, 64, 100, 512, 1000, 1023, 1024};
 
 void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window,
-                  apps::MessagePath path = apps::MessagePath::kRegisters, bool register_path = true) {
-  testing::RingHosts h = make_hosts(register_path);
+                  apps::MessagePath path = apps::MessagePath::kRegisters, bool register_path = true,
+                  uint32_t fifo_messages = 0) {
+  testing::RingHosts h = make_hosts(register_path, fifo_messages);
   ASSERT_TRUE(h.server && h.client);
   ASSERT_TRUE(h.server->spawn([mode, path](Thread& t) {
     (void)apps::serve_loopback(t, kServerContext, 0, mode, path);
@@ -104,6 +107,7 @@ void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window,
   EXPECT_EQ(r.word_errors, 0u);
   EXPECT_EQ(h.server->nic_counters().rx_msgs_delivered, kCount);
   EXPECT_EQ(h.server->nic_counters().rx_dropped(), 0u);
+  EXPECT_EQ(h.client->nic_counters().rx_dropped(), 0u);
   if (::testing::Test::HasFailure()) {
     h.server->print_stats(stderr);
     h.client->print_stats(stderr);
@@ -129,6 +133,12 @@ void run_loopback(apps::LoopbackMode mode, uint64_t add, uint32_t window,
 
 TEST(LoopbackRingTest, EchoEverySizeOneAtATime) { run_loopback(apps::LoopbackMode::kEcho, 0, 1); }
 TEST(LoopbackRingTest, EchoPipelined) { run_loopback(apps::LoopbackMode::kEcho, 0, 64); }
+// A window far deeper than each thread's FIFO: a context with one binding
+// hands its thread no more than its FIFO holds (NicCore::single_binding_bound),
+// the rest wait in the context's queue; none is dropped after its ACK.
+TEST(LoopbackRingTest, EchoPipelinedPastASmallFifo) {
+  run_loopback(apps::LoopbackMode::kEcho, 0, 64, apps::MessagePath::kRegisters, true, /*fifo_messages=*/4);
+}
 TEST(LoopbackRingTest, IncrementEverySize) { run_loopback(apps::LoopbackMode::kIncrement, 1, 8); }
 // Every size with every message in an mbuf (Config::register_path off):
 // the same words as the register path's.

@@ -44,6 +44,12 @@ class EchoLoad final : public LoadSchedule {
   // Sent and not answered, bad or lost (duplicates are extra replies), less
   // those forgotten when a stuck window was counted (the given-up among them).
   [[nodiscard]] size_t in_flight_count() const override { return open() - std::min(open(), forgotten_); }
+  // Request seq's tag is tag_base_ + seq: every request is one message,
+  // and a failed write takes no tag.
+  [[nodiscard]] bool answered(uint64_t tag) const override {
+    const uint64_t seq = tag - tag_base_;
+    return o_.msg_bytes >= 24 && tag >= tag_base_ && seq < answered_.size() && answered_[seq];
+  }
   void forget_in_flight() override {
     forgotten_ = open();
     forgot_below_seq_ = r_->sent;
@@ -63,7 +69,12 @@ class EchoLoad final : public LoadSchedule {
     return r_->sent > done ? r_->sent - done : 0;
   }
 
+  void note_tag(uint64_t seq) {
+    if (seq == 0) tag_base_ = t_.tx_tag();
+  }
+
   uint32_t words_;
+  uint64_t tag_base_ = 0;  // the first request's Thread::tx_tag()
   uint64_t forgotten_ = 0;
   uint64_t forgot_below_seq_ = 0;    // requests before it not answered by the forget were counted lost
   std::vector<bool> answered_;       // by sequence number (requests of 24 bytes or more)
@@ -86,6 +97,7 @@ bool EchoLoad::send(uint64_t sent, uint64_t service) {
       ++r_->send_failures;
       return false;
     }
+    note_tag(seq);
     return true;
   }
   if (t_.write_header(o_.server_ip, o_.server_context, o_.msg_bytes) != ApiError::kOk) {
@@ -93,6 +105,7 @@ bool EchoLoad::send(uint64_t sent, uint64_t service) {
     return false;
   }
   for (uint32_t i = 0; i < words_; ++i) (void)t_.write(word(i));
+  note_tag(seq);
   return true;
 }
 
@@ -140,6 +153,7 @@ void EchoLoad::receive_all(bool measure) {
       }
       answered_[seq] = true;
       if (seq < forgot_below_seq_) continue;  // counted lost already: a late reply is not received twice
+      took_reply_to(tag_base_ + seq);         // answered, though its transport may have given it up
     }
     if (measure) record_reply(sent, o_.msg_bytes);
   }
