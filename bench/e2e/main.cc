@@ -144,13 +144,13 @@ void rate_rows(Pmd pmd, const std::string& side, bool scaling, const std::vector
   r.judged = side == "both";  // one side alone: nothing to compare
   rows->push_back(r);
   if (!scaling) return;
-  // Issue 37's target for two NIC cores against one, same run: each NIC
+  // Issue 69's target for two NIC cores against one, same run: each NIC
   // core shares its lcore with a worker, so two use both CPUs of this
   // machine and one uses one.
   Row m{absl::StrCat("NIC-core msg rate, ", pmd_name(pmd), ", 2 NIC cores (each + worker)"),
         2 * median(np_two) / 1e6, "Mpkt/s", "1 NIC core + worker on one lcore", 2 * median(np_one) / 1e6,
-        ">= 1.7x ref"};
-  m.target_met = m.value >= 1.7 * m.ref_value;
+        ">= 1.8x ref"};
+  m.target_met = m.value >= 1.8 * m.ref_value;
   rows->push_back(m);
   // Issue 55 item 1: small messages in their RX FIFO entries against every
   // message in an mbuf, same run (Config::register_path).
@@ -221,10 +221,10 @@ Outcome rtt_figure(const RunOptions& o, uint32_t runs, std::vector<Row>* rows) {
       }
     }
     const std::string on = absl::StrCat(", ", pmd_name(pmd));
-    // Issue 37's targets, the goal beside them.
+    // Issue 69's targets, the goal beside them.
     Row p50{"loopback RTT p50" + on, median(np[0]), "ns", "raw DPDK ping-pong p50", median(raw[0]),
-            "<= ref + 500 ns (goal ref + 300)"};
-    p50.target_met = p50.value <= p50.ref_value + 500;
+            "<= ref + 800 ns (goal ref + 300)"};
+    p50.target_met = p50.value <= p50.ref_value + 800;
     Row p99{"loopback RTT p99" + on, median(np[1]), "ns", "raw DPDK ping-pong p99", median(raw[1]), "<= 3x ref"};
     p99.target_met = p99.value <= 3 * p99.ref_value;
     Row p999{"loopback RTT p99.9" + on, median(np[2]), "ns", "raw DPDK ping-pong p99.9", median(raw[2]), ""};
