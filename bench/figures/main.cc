@@ -49,10 +49,17 @@ bool write_figure(const FigureOptions& o, const std::string& name, const Table& 
   const std::string csv = o.out_dir + "/" + name + ".csv";
   {
     std::ofstream f(csv);
-    for (size_t i = 0; i < t.columns.size(); ++i) f << (i ? "," : "") << t.columns[i];
+    // RFC 4180: a cell with a comma or a quote is quoted ("1 core, traditional path").
+    auto cell = [](const std::string& v) {
+      if (v.find_first_of(",\"") == std::string::npos) return v;
+      std::string q = "\"";
+      for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+      return q + "\"";
+    };
+    for (size_t i = 0; i < t.columns.size(); ++i) f << (i ? "," : "") << cell(t.columns[i]);
     f << "\n";
     for (const auto& row : t.rows) {
-      for (size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << row[i];
+      for (size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << cell(row[i]);
       f << "\n";
     }
     if (!f) {
@@ -64,7 +71,7 @@ bool write_figure(const FigureOptions& o, const std::string& name, const Table& 
   if (!o.plot) return true;
   const std::string png = o.out_dir + "/" + name + ".png";
   if (!nanopu::bench::plot_csv(csv, png, kind, title, ylabel)) {
-    std::fprintf(stderr, "  (no plot: python3-matplotlib missing? run deploy/setup.sh; the CSV is complete)\n");
+    std::fprintf(stderr, "  (no plot: the plotter said why above; the CSV is complete)\n");
     return true;
   }
   std::printf("  wrote %s\n", png.c_str());

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plots a nanopu-figures CSV: plot.py <csv> <png> <bar|line> <title> <ylabel>.
-line: the first column is x, every other column a series.
+line: the first column is x, every other column a series; or, when the
+first column is text (a long table: series, x, y), one series per name.
 bar: the text columns label the bars, the first numeric column is the height."""
 import csv
 import sys
@@ -10,12 +11,32 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
+def numeric(v):
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def wide(header, data):
+    """A long table (series, x, y: nanopu-figures mica and setint) as a wide
+    one: x, then a column per series (empty where a series has no point)."""
+    names = list(dict.fromkeys(r[0] for r in data))
+    xs = sorted({float(r[1]) for r in data})
+    cell = {(r[0], float(r[1])): r[2] for r in data}
+    rows = [[repr(x)] + [cell.get((n, x), "") for n in names] for x in xs]
+    return [header[1]] + names, rows
+
+
 def main():
     src, dst, kind, title, ylabel = sys.argv[1:6]
     with open(src, newline="") as f:
         rows = list(csv.reader(f))
     header, data = rows[0], rows[1:]
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    if kind == "line" and data and len(header) == 3 and not numeric(data[0][0]):
+        header, data = wide(header, data)
     if kind == "line":
         x = [float(r[0]) for r in data]
         for i, name in enumerate(header[1:], start=1):
@@ -29,12 +50,6 @@ def main():
             ax.set_xscale("log")  # message sizes: bytes to tens of kilobytes
         ax.legend(fontsize="small")
     else:
-        def numeric(v):
-            try:
-                float(v)
-                return True
-            except ValueError:
-                return False
         col = next(i for i, v in enumerate(data[0]) if numeric(v))
         labels = [" / ".join(r[:col]) for r in data]
         ax.barh(range(len(data)), [float(r[col]) for r in data])
