@@ -9,8 +9,18 @@
 
 namespace nanopu::bench {
 
-// kind: "line" (first column x, every other a series) or "bar". Returns
-// false when the plot could not be made (python3-matplotlib missing).
+// One CSV cell (RFC 4180): quoted when it holds a comma or a quote, its
+// quotes doubled ("1 core, traditional path"); as it is otherwise.
+inline std::string csv_cell(const std::string& v) {
+  if (v.find_first_of(",\"") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// kind: "line" (first column x, every other a series; or a long table of
+// series, x, y) or "bar". Returns false when the plot could not be made
+// (the plotter says why on stderr: no python3-matplotlib, a table it cannot read).
 inline bool plot_csv(const std::string& csv, const std::string& png, const std::string& kind,
                      const std::string& title, const std::string& ylabel) {
   // Debian's python3-matplotlib belongs to /usr/bin/python3 (a python3

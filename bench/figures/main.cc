@@ -49,17 +49,11 @@ bool write_figure(const FigureOptions& o, const std::string& name, const Table& 
   const std::string csv = o.out_dir + "/" + name + ".csv";
   {
     std::ofstream f(csv);
-    // RFC 4180: a cell with a comma or a quote is quoted ("1 core, traditional path").
-    auto cell = [](const std::string& v) {
-      if (v.find_first_of(",\"") == std::string::npos) return v;
-      std::string q = "\"";
-      for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-      return q + "\"";
-    };
-    for (size_t i = 0; i < t.columns.size(); ++i) f << (i ? "," : "") << cell(t.columns[i]);
+    using nanopu::bench::csv_cell;
+    for (size_t i = 0; i < t.columns.size(); ++i) f << (i ? "," : "") << csv_cell(t.columns[i]);
     f << "\n";
     for (const auto& row : t.rows) {
-      for (size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << cell(row[i]);
+      for (size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << csv_cell(row[i]);
       f << "\n";
     }
     if (!f) {

@@ -44,10 +44,10 @@ bool write_curves(const std::string& out, const std::string& name, const std::st
   const std::string csv = out + "/" + name + ".csv", png = out + "/" + name + ".png";
   {
     std::ofstream f(csv);
-    f << "offered load (req/s)";  // labels hold commas: quoted
+    f << "offered load (req/s)";  // labels hold commas: csv_cell quotes them
     for (const Curve& c : curves) {
-      if (!modelled_only) f << ",\"" << c.label << " p99 measured\"";
-      f << ",\"" << c.label << " p99 modelled\"";
+      if (!modelled_only) f << "," << csv_cell(c.label + " p99 measured");
+      f << "," << csv_cell(c.label + " p99 modelled");
     }
     f << "\n";
     for (size_t i = 0; !curves.empty() && i < curves[0].points.size(); ++i) {
