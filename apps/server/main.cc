@@ -7,7 +7,6 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "apps/server/server_program.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
@@ -29,7 +28,7 @@ int main(int argc, char** argv) {
       "  nanopu-server --lcores=1 --vdev='net_memif0,role=server,socket=/tmp/nanopu.sock'\n"
       "Stop with Ctrl-C (SIGINT) or SIGTERM; counters are printed on exit.");
   absl::SetFlag(&FLAGS_stats, true);  // a server prints its counters on exit by default
-  absl::ParseCommandLine(argc, argv);
+  nanopu::parse_flags(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()), 2);
   absl::StatusOr<std::unique_ptr<nanopu::Program>> program = nanopu::apps::make_server_program(*config);

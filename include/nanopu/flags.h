@@ -4,12 +4,13 @@
 //
 //   int main(int argc, char** argv) {
 //     nanopu::init_flags_usage("what my-service does");
-//     absl::ParseCommandLine(argc, argv);
+//     nanopu::parse_flags(argc, argv);
 //     absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
 //     ...
 #pragma once
 
 #include <initializer_list>
+#include <vector>
 
 #include "nanopu/config.h"
 
@@ -27,5 +28,12 @@ void init_flags_usage(const char* usage);
 // more than it is about (nanopu-dst links every service's program) lists
 // its own flags alone under --help.
 void init_flags_usage(const char* usage, std::initializer_list<const char*> own);
+
+// absl::ParseCommandLine (its positional arguments back), except that a
+// flag the program does not have, or a value its flag cannot take, exits
+// with status 2 (usage) and one line naming it, where abseil exits 1 —
+// which nanopu's tools keep for a failed run (a failing seed, a history
+// that is not linearizable, a client not answered).
+std::vector<char*> parse_flags(int argc, char** argv);
 
 }  // namespace nanopu

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -131,6 +132,18 @@ struct Result {
   ModelledLatency modelled;     // filled after the run, printed beside it
   HostNoise host_noise;         // the host's stalls over the run (Runtime::host_noise), printed under it
   std::string error;            // set if the run could not start
+  // When the last request left and the last replies came, on the runtime's
+  // clock in ns (a simulation's: modelled ns from its start): what a
+  // campaign's liveness check reads (nanopu/sim.h, FaultOptions::live_calls).
+  static constexpr size_t kRecentReplies = 64;
+  uint64_t last_sent_ns = 0;
+  std::array<uint64_t, kRecentReplies> recent_reply_ns{};  // a ring: the last replies' times (received of them)
+  // Replies that came at or after `ns` (counted among the last kRecentReplies).
+  [[nodiscard]] uint64_t replies_since(uint64_t ns) const {
+    uint64_t n = 0;
+    for (size_t i = 0; i < kRecentReplies && i < received; ++i) n += recent_reply_ns[i] >= ns;
+    return n;
+  }
   // Every request answered once and right.
   [[nodiscard]] bool clean() const {
     return lost == 0 && given_up == 0 && bad_replies == 0 && duplicates == 0 && received > 0;

@@ -26,9 +26,23 @@ namespace nanopu {
 // splitmix64's golden-ratio increment (its state steps by this).
 inline constexpr uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ull;
 
+// The seed of one of a run's random streams (a host's wire, its boot, the
+// fault schedule, a client), from the run's seed and the stream's number:
+// mixed, so that no two (seed, stream) pairs a campaign uses are related
+// (seed * 31 + host, the old way, made seed 1's host 31 seed 2's host 0).
+[[nodiscard]] constexpr uint64_t stream_seed(uint64_t seed, uint64_t stream) {
+  return mix64(seed ^ mix64(stream * kGoldenGamma + 0x2545f4914f6cdd1dull));
+}
+
 class SeededDraw {
  public:
-  explicit SeededDraw(uint64_t seed = 1) : s_(seed * kGoldenGamma + 0x632be59bd9b4e019ull) {}
+  // The state is the seed mixed, not the seed scaled: splitmix64's state
+  // steps by kGoldenGamma, so seeds whose states differ by k gammas draw
+  // one stream k draws apart — with a state of seed * kGoldenGamma, seed 8's
+  // draws were seed 7's shifted by one, and a fault campaign's neighbouring
+  // seeds drew identical cuts and crashes (issue 71). Mixed, two seeds'
+  // streams start at unrelated points of the 2^64 cycle.
+  explicit SeededDraw(uint64_t seed = 1) : s_(mix64(seed + 0x632be59bd9b4e019ull)) {}
 
   // 64 uniform bits.
   uint64_t next() { return mix64(s_ += kGoldenGamma); }

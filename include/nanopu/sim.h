@@ -129,6 +129,13 @@ struct FaultOptions {
   bool crash_clients = false;   // a client killed (its calls in flight end as info)
   bool transports = true;       // NDP or Homa, where a host's line names none
   double window_ms = 40;        // faults fall in the first window_ms of modelled time
+  // Liveness (docs/services.md, "Testing your service under faults"): a
+  // client that sent requests and had none answered fails the seed; and
+  // one still sending quiet_ms after the last fault healed (a cut ended, a
+  // crashed server restarted) must have had at least live_calls replies
+  // since the heal. 0: not checked.
+  uint32_t live_calls = 1;
+  double quiet_ms = 10;
 };
 
 // One seed's schedule, drawn for a topology: what run() is given.
@@ -159,11 +166,19 @@ struct Campaign {
   std::string check_model;      // each seed's history checked for linearizability against it; "" none
   uint64_t replay_every = 0;    // every Nth seed run twice: it must give the same trace hash
   bool verbose = false;         // every seed's outcome, and a failure's schedule
+  bool stop_at_failure = false; // end at the first failing seed
   std::string replay_prefix;    // how to run this binary again ("./my-service dst TOPO")
 };
 
+// The liveness check a campaign makes after each run (FaultOptions above):
+// "" when every client that was up made progress, else which did not.
+// `cuts` and `crashes`: every fault the run had (the schedule's and the
+// run's own).
+[[nodiscard]] std::string liveness(const Report& run, const std::vector<Cut>& cuts,
+                                   const std::vector<Crash>& crashes, const FaultOptions& faults);
+
 // Seed after seed: the schedule drawn, the run, the built-in invariants
-// (the run ended; no client saw a wrong or duplicated reply) and the
+// (the run ended; no client saw a wrong or duplicated reply; liveness) and the
 // campaign's; a failing seed prints the command that replays it. Returns
 // each seed's outcome; `out` gets a line per failure and a summary.
 [[nodiscard]] absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topology_path,

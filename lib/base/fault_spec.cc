@@ -28,6 +28,11 @@ absl::StatusOr<FaultSpec> parse_fault_spec(std::string_view text) {
   FaultSpec s;
   for (absl::string_view item : absl::StrSplit(absl::string_view(text.data(), text.size()), ',', absl::SkipWhitespace())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (kv.first == "seed") {  // all 64 bits (a campaign's stream seeds use them): not through a double
+      if (!absl::SimpleAtoi(kv.second, &s.seed))
+        return absl::InvalidArgumentError(absl::StrCat("--faults: bad value in '", item, "' (an unsigned integer)"));
+      continue;
+    }
     double v = 0;
     if (!absl::SimpleAtod(kv.second, &v) || v < 0)
       return absl::InvalidArgumentError(absl::StrCat("--faults: bad value in '", item, "'"));
@@ -46,7 +51,6 @@ absl::StatusOr<FaultSpec> parse_fault_spec(std::string_view text) {
     else if (k == "drop_once") s.drop_once = v != 0;
     else if (k == "trim_once") s.trim_once = v != 0;
     else if (k == "no_echo") s.no_echo = v != 0;
-    else if (k == "seed") s.seed = static_cast<uint64_t>(v);
     else
       return absl::InvalidArgumentError(absl::StrCat(
           "--faults: unknown fault '", k,

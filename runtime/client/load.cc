@@ -22,8 +22,9 @@ uint64_t Load::next_sent_time(uint64_t want) {
 }
 
 void Load::record_reply(uint64_t sent_ns, uint32_t request_bytes) {
-  ++r_->received;
   const uint64_t t = now();
+  r_->recent_reply_ns[r_->received % Result::kRecentReplies] = t;
+  ++r_->received;
   last_reply_ = t;
   if (sent_ns > t) return;
   const double rtt_ns = static_cast<double>(t - sent_ns);
@@ -87,6 +88,7 @@ bool Load::send_due(uint64_t t) {
         break;
       }
       ++r_->sent;
+      r_->last_sent_ns = t;
       next_arrival_ += rng_.exponential(rate_per_s_) * hz_;
     }
     if (!capped_) return more(t);
@@ -101,6 +103,7 @@ bool Load::send_due(uint64_t t) {
         break;
       }
       ++r_->sent;
+      r_->last_sent_ns = t;
     }
   }
   // A full window (closed loop, or a capped open loop) with no reply for

@@ -190,7 +190,8 @@ class ServeLoop {
   CallEndpoint& ep_;
   const std::function<void(ServerCall&)>& handler_;
   const std::function<void(Client&, Completion&)>* on_completion_;
-  uint64_t strays_ = 0;
+  uint64_t strays_ = 0;        // messages not of nanopu/rpc.h
+  uint64_t late_replies_ = 0;  // replies no call waited for any more
 };
 
 void ServeLoop::serve(const AppHeader& h, uint64_t word, const HeldMessage* held) {
@@ -255,10 +256,16 @@ bool ServeLoop::take_fifo() {
       break;
     }
     case CallEndpoint::Route::kDropped:
-      if (strays_++ == 0 && call_kind(word) != kReplyKind && call_kind(word) != kFailedReplyKind)
+      // A reply no call waits for is a late one (its call completed or was
+      // given up: a retried call's first answer, a slow backup's); anything
+      // else is not nanopu/rpc.h's at all.
+      if (call_kind(word) == kReplyKind || call_kind(word) == kFailedReplyKind) {
+        ++late_replies_;
+      } else if (strays_++ == 0) {
         NANOPU_LOG(kWarning, "serve_calls on context %u: dropped a message from %s:%u that is not a call "
                    "request (nanopu/rpc.h; a client must use rpc::Client)",
                    t_.context(), format_ipv4(h.ip).c_str(), h.context);
+      }
       break;
     default:
       break;
@@ -290,6 +297,9 @@ void ServeLoop::run() {
   if (strays_ != 0)
     NANOPU_LOG(kWarning, "serve_calls on context %u: %llu messages that were not call requests dropped",
                t_.context(), static_cast<unsigned long long>(strays_));
+  if (late_replies_ != 0)
+    NANOPU_LOG(kInfo, "serve_calls on context %u: %llu late replies dropped (their calls had completed or been given up)",
+               t_.context(), static_cast<unsigned long long>(late_replies_));
 }
 
 bool serve_calls(Thread& t, uint16_t context, uint8_t priority, const std::function<void(ServerCall&)>& handler) {

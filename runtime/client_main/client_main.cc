@@ -2,7 +2,6 @@
 // its program (client_program.cc) run on one live host.
 #include <string>
 
-#include "absl/flags/parse.h"
 #include "nanopu/flags.h"
 #include "nanopu/loadgen_main.h"
 #include "runtime/client_main/load_flags.h"
@@ -19,7 +18,7 @@ int client_main(int argc, char** argv, const ClientProgram& p) {
       "client records).\n"
       "Exit status: 0 every request answered and right, 3 some lost, given up or wrong, 1/2 errors.";
   init_flags_usage(usage.c_str());
-  absl::ParseCommandLine(argc, argv);
+  nanopu::parse_flags(argc, argv);
   return program::run_live(client_program(p));
 }
 

@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 
-#include "absl/flags/parse.h"
 #include "nanopu/flags.h"
 #include "nanopu/runtime.h"
 
@@ -24,7 +23,7 @@ int fail(const std::string& why, int code) {
 extern "C" int nanopu_main(int argc, char** argv, const char* usage, const nanopu_thread_body* bodies,
                            size_t count) {
   nanopu::init_flags_usage(usage != nullptr ? usage : "a nanopu service");
-  absl::ParseCommandLine(argc, argv);
+  nanopu::parse_flags(argc, argv);
   if (count != 0 && bodies == nullptr) return fail("nanopu_main: bodies is NULL", 1);
   for (size_t i = 0; i < count; ++i)
     if (bodies[i].fn == nullptr) return fail("nanopu_main: bodies[" + std::to_string(i) + "].fn is NULL", 1);

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <utility>
@@ -18,8 +19,10 @@ namespace nanopu::sim {
 
 std::string draw_wire_faults(SeededDraw& d, uint64_t seed) {
   if (d.below(3) == 0) return "";
-  return absl::StrFormat("--faults=drop=%.3f,dup=%.3f,reorder=%.3f,trim=%.3f,seed=%d", d.between(0, 0.05),
-                         d.between(0, 0.02), d.between(0, 0.05), d.between(0, 0.02), seed % 1000003);
+  // Six decimals: the drawn probabilities themselves (to three, two seeds'
+  // draws coincided by rounding alone, one in a few hundred).
+  return absl::StrFormat("--faults=drop=%.6f,dup=%.6f,reorder=%.6f,trim=%.6f,seed=%d", d.between(0, 0.05),
+                         d.between(0, 0.02), d.between(0, 0.05), d.between(0, 0.02), seed);
 }
 
 namespace {
@@ -38,7 +41,7 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
   if (!t.ok()) return t.status();
   FaultSchedule f;
   f.seed = seed;
-  SeededDraw d(seed * 7 + 0x5eed);
+  SeededDraw d(stream_seed(seed, kScheduleStream));
   std::vector<std::string> servers, clients;
   for (const TopologyHost& h : t->hosts) {
     const ProgramSpec* spec = programs.find(h.program);
@@ -51,7 +54,7 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
   for (size_t i = 0; i < t->hosts.size(); ++i) {
     const TopologyHost& h = t->hosts[i];
     if (o.transports && !line_sets(h, "transport")) f.host_flags.emplace_back(h.name, "--transport=" + transport);
-    const std::string wire = draw_wire_faults(d, seed * 31 + i);
+    const std::string wire = draw_wire_faults(d, stream_seed(seed, kWireStream + i));
     if (o.wire && !wire.empty() && !line_sets(h, "faults")) {
       f.host_flags.emplace_back(h.name, wire);
       absl::StrAppend(&f.description, h.name, " ", wire.substr(9), "; ");
@@ -102,6 +105,35 @@ std::string builtin_invariants(const Report& r) {
   return "";
 }
 
+std::string liveness(const Report& r, const std::vector<Cut>& cuts, const std::vector<Crash>& crashes,
+                     const FaultOptions& o) {
+  if (o.live_calls == 0) return "";
+  // The last fault's end: a cut healed, a crashed host back (one crashed
+  // for good is down, and not judged).
+  double healed_ms = 0;
+  for (const Cut& c : cuts) healed_ms = std::max(healed_ms, c.from_ms + c.for_ms);
+  for (const Crash& c : crashes)
+    if (c.down_ms > 0) healed_ms = std::max(healed_ms, c.at_ms + c.down_ms);
+  const auto healed_ns = static_cast<uint64_t>(healed_ms * 1e6);
+  const auto quiet_ns = static_cast<uint64_t>(o.quiet_ms * 1e6);
+  for (const HostReport& h : r.hosts) {
+    if (!h.client || h.down || h.result == nullptr || h.result->sent == 0) continue;
+    const loadgen::Result& x = *h.result;
+    if (x.received == 0)
+      return absl::StrCat(h.name, ": none of its ", x.sent, " requests was answered (", x.lost, " lost, ", x.given_up,
+                          " given up)");
+    if (x.last_sent_ns < healed_ns + quiet_ns) continue;  // it stopped sending before it could be judged
+    const uint64_t since = x.replies_since(healed_ns);
+    if (since < o.live_calls)
+      return absl::StrFormat(
+          "%s: %d replies since the last fault healed at %.3f ms (at least %d wanted: it sent until %.3f ms; its last "
+          "reply at %.3f ms)",
+          h.name, since, healed_ms, o.live_calls, static_cast<double>(x.last_sent_ns) / 1e6,
+          static_cast<double>(x.recent_reply_ns[(x.received - 1) % loadgen::Result::kRecentReplies]) / 1e6);
+  }
+  return "";
+}
+
 Invariant linearizable(std::string model, double seconds) {
   return [model = std::move(model), seconds](const Report& r) -> std::string {
     lincheck::Limits limits;
@@ -148,6 +180,7 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
     OutputCapture err(STDERR_FILENO);
     r = run_topology(with_faults(t, *f), programs, opt, out != nullptr ? out : stdout, [&](const Report& run) {
       why = builtin_invariants(run);
+      if (why.empty()) why = liveness(run, opt.cuts, opt.crashes, c.faults);
       std::vector<NamedInvariant> all = c.invariants;
       if (!c.check_model.empty())
         all.push_back({"linearizable (" + c.check_model + ")", linearizable(c.check_model)});
@@ -214,6 +247,7 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
     }
     outcomes.push_back(s.outcome);
     outcomes.back().report.history.clear();  // kept in the file (--history), not in memory for 10^4 seeds
+    if (c.stop_at_failure && !n.failures.empty()) break;
     if (std::chrono::steady_clock::now() >= next_progress) {  // output only: not the runs
       next_progress += std::chrono::seconds(10);
       std::fprintf(stderr, "dst: %llu of %llu seeds, %zu failed\n", static_cast<unsigned long long>(n.runs),
@@ -222,10 +256,12 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   std::fprintf(out,
-               "dst: %llu seeds from %llu: %llu passed, %zu failed; %.3f modelled s in %.1f s of wall time, %llu "
-               "frames, %llu lost on cut links, %llu crashes, %llu restarts, %llu history events; %llu replayed\n",
+               "dst: %llu seeds from %llu: %llu passed, %zu failed; %.3f modelled s in %.1f s of wall time (%.1f "
+               "seeds/s), %llu frames, %llu lost on cut links, %llu crashes, %llu restarts, %llu history events; %llu "
+               "replayed\n",
                static_cast<unsigned long long>(n.runs), static_cast<unsigned long long>(c.first_seed),
                static_cast<unsigned long long>(n.passed), n.failures.size(), n.modelled_s, wall_s,
+               wall_s > 0 ? static_cast<double>(n.runs) / wall_s : 0.0,
                static_cast<unsigned long long>(n.frames), static_cast<unsigned long long>(n.cut_dropped),
                static_cast<unsigned long long>(n.crashes), static_cast<unsigned long long>(n.restarts),
                static_cast<unsigned long long>(n.events), static_cast<unsigned long long>(n.replayed));

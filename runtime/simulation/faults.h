@@ -8,6 +8,7 @@
 
 #include "nanopu/seeded_draw.h"
 #include "nanopu/sim.h"
+#include "runtime/simulation/streams.h"
 #include "runtime/simulation/topology.h"
 
 namespace nanopu::sim {

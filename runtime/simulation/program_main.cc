@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/parse.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nanopu/flags.h"
@@ -65,7 +64,7 @@ int sim_main(int argc, char** argv, const Programs& programs) {
       "result (its times are modelled) and, last, the run's trace hash. Exit status: the worst\n"
       "client's (0 all answered, 3 some not), 1 a run that did not end, 2 a bad topology.",
       {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc"});
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = nanopu::parse_flags(argc, argv);
   // Under mpirun: this process is one rank, running its share of the hosts.
   absl::StatusOr<std::unique_ptr<MpiRanks>> mpi = MpiRanks::join();
   if (!mpi.ok()) return fail(who, std::string(mpi.status().message()), 2);
@@ -145,7 +144,7 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
       "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.",
       {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/simulator/dst_main.cc"});
   const std::string prefix = replay_prefix(argc, argv);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = nanopu::parse_flags(argc, argv);
   if (args.size() != 2) return fail(who, "expected one topology file (--help)", 2);
   absl::StatusOr<Options> o = options_from_flags();
   if (!o.ok()) return fail(who, std::string(o.status().message()), 2);
@@ -208,7 +207,7 @@ int program_main(int argc, char** argv, const Programs& programs, const std::vec
   const std::string usage = absl::StrCat(spec->help, "\n  ", self, " ", spec->name,
                                          " [nanopu's host flags: --vdev, --lcores, --backend, --ip, ...] [its own]");
   init_flags_usage(usage.c_str());
-  absl::ParseCommandLine(n, rest.data());
+  nanopu::parse_flags(n, rest.data());
   return program::run_live(*spec);
 }
 

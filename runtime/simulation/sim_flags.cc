@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nanopu/lincheck.h"
+#include "nanopu/loadgen.h"
 #include "nanopu/program_flags.h"
 
 ABSL_DECLARE_FLAG(std::string, timing_params);  // the load flags' (runtime/client_main)
@@ -56,6 +57,7 @@ ABSL_FLAG(uint64_t, replay_every, 0,
           "Also run every Nth seed a second time, alone, and fail unless it replays to the same trace "
           "hash (0: none): one seed is one run, event for event.");
 ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a failing run's logs.");
+ABSL_FLAG(bool, stop_at_failure, false, "A fault campaign ends at its first failing seed.");
 ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and trimming on hosts' wires (--faults).");
 ABSL_FLAG(uint32_t, fault_cuts, 2, "Faults: at most this many partitions that heal, each seed.");
 ABSL_FLAG(bool, fault_crash_servers, true,
@@ -64,6 +66,11 @@ ABSL_FLAG(bool, fault_crash_clients, false,
           "Faults: a client killed for good (a seed in four): its calls in flight end as info.");
 ABSL_FLAG(bool, fault_transports, true, "Faults: NDP or Homa on every host whose line names no --transport.");
 ABSL_FLAG(double, fault_window_ms, 40, "Faults fall in the first this many modelled ms of a run.");
+ABSL_FLAG(uint32_t, fault_live_calls, 1,
+          "Liveness: a client must have this many replies after the last fault heals (if it still sends "
+          "--fault_quiet_ms later), and a client none of whose requests was answered fails; 0: not checked.");
+ABSL_FLAG(double, fault_quiet_ms, 10,
+          "Liveness: a client is judged when it still sent this long after the last fault healed.");
 ABSL_FLAG(std::string, check, "",
           "Check the run's history (every client's recorded calls) for linearizability against this model "
           "(nanopu/lincheck.h: register, counter, versioned): a `sim` run exits 1, a `dst` seed fails, when it "
@@ -149,6 +156,7 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   if (c.seeds == 0) return absl::InvalidArgumentError("--seeds must be at least 1");
   c.replay_every = absl::GetFlag(FLAGS_replay_every);
   c.verbose = absl::GetFlag(FLAGS_verbose);
+  c.stop_at_failure = absl::GetFlag(FLAGS_stop_at_failure);
   c.history_dir = absl::GetFlag(FLAGS_history);
   c.faults.wire = absl::GetFlag(FLAGS_fault_wire);
   c.faults.max_cuts = absl::GetFlag(FLAGS_fault_cuts);
@@ -156,6 +164,13 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.faults.crash_clients = absl::GetFlag(FLAGS_fault_crash_clients);
   c.faults.transports = absl::GetFlag(FLAGS_fault_transports);
   c.faults.window_ms = absl::GetFlag(FLAGS_fault_window_ms);
+  c.faults.live_calls = absl::GetFlag(FLAGS_fault_live_calls);
+  c.faults.quiet_ms = absl::GetFlag(FLAGS_fault_quiet_ms);
+  if (c.faults.live_calls > loadgen::Result::kRecentReplies)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--fault_live_calls: at most ", loadgen::Result::kRecentReplies, " (the replies a client keeps the times of)"));
+  if (!(c.faults.quiet_ms >= 0 && c.faults.quiet_ms <= 1e6))
+    return absl::InvalidArgumentError("--fault_quiet_ms must be in [0, 1e6]");
   c.check_model = absl::GetFlag(FLAGS_check);
   if (!(c.faults.window_ms > 0) || c.faults.window_ms > 1e6)
     return absl::InvalidArgumentError("--fault_window_ms must be in (0, 1e6]");

@@ -15,6 +15,7 @@
 #include "nanopu/flags.h"
 #include "nanopu/program_flags.h"
 #include "runtime/program/host_flags.h"
+#include "runtime/simulation/streams.h"
 
 ABSL_DECLARE_FLAG(uint32_t, mbufs);
 ABSL_DECLARE_FLAG(bool, progress);  // a client's (runtime/client_main)
@@ -25,7 +26,7 @@ namespace {
 // A host's boot within the first microsecond, from the seed: hosts of a
 // real cluster do not boot at one instant, and another seed is another run.
 uint64_t start_offset_ticks(uint64_t seed, size_t index) {
-  return mix64(seed * kGoldenGamma + index + 1) % (clock::hz() / 1'000'000 + 1);  // up to 1 us
+  return stream_seed(seed, kBootStream + index) % (clock::hz() / 1'000'000 + 1);  // up to 1 us
 }
 
 // The host's state directory under the run's, made once (a restart keeps it).
@@ -52,7 +53,7 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, const SimHostContext& c
   absl::SetFlag(&FLAGS_stats, false);
   absl::SetFlag(&FLAGS_progress, false);
   absl::SetFlag(&FLAGS_mbufs, 4095);
-  absl::SetFlag(&FLAGS_seed, seed * 1000003 + index + 1);  // unless its line gives one
+  absl::SetFlag(&FLAGS_seed, stream_seed(seed, kHostStream + index));  // unless its line gives one
   for (const std::string& f : h.flags)
     if (absl::Status s = program::set_program_flag(*spec, f, /*simulated=*/true); !s.ok()) return s;
   absl::StatusOr<Config> config = Config::from_flags();

@@ -18,6 +18,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "model/network/counted_costs.h"
+#include "nanopu/seeded_draw.h"
+#include "runtime/simulation/streams.h"
 #include "model/network/sim_loop.h"
 #include "runtime/simulation/switch_fabric.h"
 
@@ -186,7 +188,7 @@ void Simulation::crash(SimHost& h) {
 // (another seed: a restarted Raft server draws new timeouts), a new
 // incarnation, booting now.
 void Simulation::restart(SimHost& h) {
-  absl::StatusOr<SimHost> fresh = make_sim_host(t_, ctx_, h.index, p_.seed + 7919 * (dead_runtimes_.size() + 1));
+  absl::StatusOr<SimHost> fresh = make_sim_host(t_, ctx_, h.index, stream_seed(p_.seed, kRestartStream + dead_runtimes_.size() + 1));
   absl::StatusOr<std::unique_ptr<Runtime>> rt =
       fresh.ok() ? Runtime::create(fresh->config, h.io) : absl::StatusOr<std::unique_ptr<Runtime>>(fresh.status());
   absl::Status s = rt.ok() ? fresh->program->spawn(**rt) : rt.status();

@@ -228,12 +228,20 @@ fi
 echo "== primary-backup under seeded faults, its invariants and its histories"
 seeds=$([ -z "$flags" ] && echo 20 || echo 8)
 hist=$work/pb-histories
-# Through the installed campaign script: the seeds split over two runs.
-"$prefix/bin/nanopu-campaign" "$pb" "$src/examples/primary-backup/pb.topo" $seeds 2 -- --history="$hist" \
+# Through the installed campaign script: the seeds split into two disjoint
+# ranges from --first_seed. A seed flag after -- (every run would repeat
+# it) and a flag the binary lacks are usage errors (2), not failed seeds (1).
+rc=0; "$prefix/bin/nanopu-campaign" "$pb" "$src/examples/primary-backup/pb.topo" 4 2 -- --first_seed=9 \
+  >"$work/pb-usage.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "after --: the campaign splits the seeds" "$work/pb-usage.out" || { cat "$work/pb-usage.out"; die "a seed after -- was not refused (exit $rc)"; }
+rc=0; "$pb" dst "$src/examples/primary-backup/pb.topo" --seedz=3 >"$work/pb-usage.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "unknown flag '--seedz'" "$work/pb-usage.out" || { cat "$work/pb-usage.out"; die "a flag typo exited $rc, not 2"; }
+"$prefix/bin/nanopu-campaign" "$pb" "$src/examples/primary-backup/pb.topo" $seeds 2 --first_seed=101 -- --history="$hist" \
   >"$work/pb-dst.out" 2>&1 || { cat "$work/pb-dst.out"; die "pb campaign failed"; }
 grep -q "nanopu-campaign: $seeds seeds: $seeds passed, 0 failed" "$work/pb-dst.out" || { cat "$work/pb-dst.out"; die "pb campaign summary"; }
 [ "$(ls "$hist" | wc -l)" = "$seeds" ] || die "pb dst: not one history per seed"
-python3 "$src/tests/public/check_history.py" "$hist"/seed-1.jsonl "$hist"/seed-2.jsonl || die "pb dst: a history is malformed"
+[ -f "$hist/seed-101.jsonl" ] && [ -f "$hist/seed-$((100 + seeds)).jsonl" ] || { ls "$hist"; die "pb dst: not seeds 101 to $((100 + seeds))"; }
+python3 "$src/tests/public/check_history.py" "$hist"/seed-101.jsonl "$hist"/seed-102.jsonl || die "pb dst: a history is malformed"
 grep -o "nanopu-campaign: [0-9]* seeds.*" "$work/pb-dst.out" | sed 's/^/   /'
 if [ -z "$flags" ]; then
   echo "== a primary that answers before its backup has the write is caught, and its seed replays"

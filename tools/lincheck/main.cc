@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "nanopu/flags.h"
 #include "nanopu/history.h"
@@ -52,7 +51,7 @@ int main(int argc, char** argv) {
       "linearizable, 1 not (the operations that cannot be ordered are printed), 2 bad input,\n"
       "3 unknown (--seconds or --max_states ran out).",
       {"tools/lincheck/"});
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = nanopu::parse_flags(argc, argv);
   if (args.size() != 2) return fail("expected one history file (--help)");
   const std::string path = args[1];
   std::ifstream in(path);

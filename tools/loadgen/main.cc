@@ -6,7 +6,6 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "nanopu/flags.h"
 #include "nanopu/history.h"
 #include "nanopu/runtime.h"
@@ -31,7 +30,7 @@ int main(int argc, char** argv) {
       "  nanopu-loadgen --lcores=0 --vdev='net_memif0,role=client,socket=/tmp/nanopu.sock' \\\n"
       "      --rate=100000 --duration=10 --json=out.json\n"
       "Exit status: 0 all replies arrived and checked, 3 some lost, given up or wrong, 1/2 errors.");
-  absl::ParseCommandLine(argc, argv);
+  nanopu::parse_flags(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()));
   std::unique_ptr<nanopu::History> history;  // --history: the kv, chain and Raft clients' requests

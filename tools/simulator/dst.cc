@@ -94,7 +94,7 @@ void add_dst_hosts(Draw& d, const DstApps& a, const std::vector<std::string>& na
                    const std::string& state_dir, DstCase* c) {
   for (size_t i = 0; i < names.size(); ++i) {
     const bool is_client = i >= a.servers;
-    const std::string faults = draw_wire_faults(d, c->seed * 31 + i);
+    const std::string faults = draw_wire_faults(d, stream_seed(c->seed, sim::kWireStream + i));
     if (!faults.empty()) absl::StrAppend(&c->faults, names[i], " ", faults.substr(9), "; ");
     std::string state;
     if (a.service == DstService::kRaft && !is_client) {
@@ -159,7 +159,7 @@ void draw_dst_crashes(Draw& d, const DstApps& a, const std::vector<std::string>&
 
 DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir) {
   // The draws in this order, always: a seed's schedule is its replay.
-  Draw d(seed * 3 + static_cast<uint64_t>(service));
+  Draw d(stream_seed(seed, sim::kDstCaseStream + static_cast<uint64_t>(service)));
   DstCase c;
   c.service = service;
   c.seed = seed;

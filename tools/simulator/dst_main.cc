@@ -16,7 +16,6 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "nanopu/flags.h"
@@ -141,7 +140,7 @@ int main(int argc, char** argv) {
       "--history=DIR keeps each seed's history; --verbose prints each seed's faults, and a seed run alone\n(--seeds=1) or failed in full: its topology, its clients' reports and its hosts' log. Exit status 0: every seed passed; 1: a seed failed\n"
       "(its replay command is printed); 2: usage.",
       {"tools/simulator/dst_main.cc", "runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc"});
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> args = nanopu::parse_flags(argc, argv);
   if (args.size() != 1) {
     std::fprintf(stderr, "nanopu-dst: takes no arguments (--help)\n");
     return 2;

@@ -12,7 +12,6 @@
 
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "tools/switch/software_switch.h"
@@ -138,7 +137,7 @@ int main(int argc, char** argv) {
       "data queues by TOS, for Homa).\n"
       "  nanopu-switch --lcores=0 --vdev='net_memif0,role=server,socket=/tmp/s0.sock;"
       "net_memif1,role=server,socket=/tmp/s1.sock' --routes=10.0.0.1=0,10.0.0.2=1");
-  absl::ParseCommandLine(argc, argv);
+  nanopu::parse_flags(argc, argv);
   absl::StatusOr<nanopu::Config> config = nanopu::Config::from_flags();
   if (!config.ok()) return fail(std::string(config.status().message()));
   // The switch serves no telemetry commands of its own (it prints its

@@ -239,5 +239,81 @@ TEST(SimApiTest, ACampaignFindsABrokenInvariantAndNamesItsReplay) {
   unlink(topo.c_str());
 }
 
+// Issue 71: liveness. A client none of whose calls is answered (its
+// server's address is a host that does not exist) fails the seed, where
+// it used to pass (the run ended; nothing came back wrong); the same
+// campaign with the check off passes, and one whose server answers passes.
+TEST(SimApiTest, AClientThatIsNeverAnsweredFailsTheSeed) {
+  const Programs p = programs();
+  const std::string lost = write_topology(
+      "mute", "switch sw\n"
+              "host srv 10.0.0.1 02:00:00:00:00:01 reg-server\n"
+              "host c1 10.0.0.2 02:00:00:00:00:02 reg-client --server_ip=10.0.0.9 --rate=200000 --max_in_flight=3 "
+              "--count=40 --drain_timeout=0.005\n"
+              "link srv sw\nlink c1 sw\n");
+  const std::string fine = write_topology("live", kTopology);
+  sim::Campaign c;
+  c.seeds = 2;
+  c.faults.max_cuts = 0;
+  c.faults.wire = false;
+  c.faults.crash_servers = false;
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  absl::StatusOr<std::vector<sim::SeedOutcome>> out = sim::run_campaign(lost, p, quiet(1), c, sink);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (const sim::SeedOutcome& o : *out) {
+    EXPECT_FALSE(o.passed) << o.seed;
+    EXPECT_NE(o.why.find("c1: none of its 40 requests was answered"), std::string::npos) << o.why;
+  }
+  c.faults.live_calls = 0;  // the check off: what a campaign said before
+  out = sim::run_campaign(lost, p, quiet(1), c, sink);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (const sim::SeedOutcome& o : *out) EXPECT_TRUE(o.passed) << o.seed << ": " << o.why;
+  c.faults.live_calls = 1;
+  out = sim::run_campaign(fine, p, quiet(1), c, sink);
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (const sim::SeedOutcome& o : *out) EXPECT_TRUE(o.passed) << o.seed << ": " << o.why;
+  std::fclose(sink);
+  unlink(lost.c_str());
+  unlink(fine.c_str());
+}
+
+// Replies a client got after a fault healed are what liveness counts: a
+// cut of the server that heals at 0.5 ms, clients sending till ~1.5 ms.
+TEST(SimApiTest, LivenessCountsTheRepliesAfterTheLastFaultHealed) {
+  sim::Report r;
+  auto result = std::make_shared<loadgen::Result>();
+  result->sent = 100;
+  result->received = 70;
+  result->last_sent_ns = 30'000'000;
+  for (uint64_t i = 0; i < 70; ++i) result->recent_reply_ns[i % loadgen::Result::kRecentReplies] = i * 100'000;
+  sim::HostReport h;
+  h.name = "c1";
+  h.client = true;
+  h.result = result;
+  r.hosts.push_back(h);
+  sim::FaultOptions o;
+  o.quiet_ms = 10;
+  o.live_calls = 1;
+  // Healed at 5 ms: replies at 5.0 .. 6.9 ms came after.
+  EXPECT_EQ(sim::liveness(r, {{"srv", 1, 4}}, {}, o), "");
+  o.live_calls = 20;
+  EXPECT_EQ(sim::liveness(r, {{"srv", 1, 4}}, {}, o), "");
+  o.live_calls = 21;
+  EXPECT_NE(sim::liveness(r, {{"srv", 1, 4}}, {}, o).find("c1: 20 replies since the last fault healed at 5.000 ms"),
+            std::string::npos);
+  // A restart heals later than the cut: at 8 ms, nothing since.
+  o.live_calls = 1;
+  EXPECT_NE(sim::liveness(r, {{"srv", 1, 4}}, {{"srv", 3, 5}}, o).find("0 replies since"), std::string::npos);
+  // Stopped sending before the quiet period ended: not judged.
+  result->last_sent_ns = 17'000'000;
+  EXPECT_EQ(sim::liveness(r, {{"srv", 1, 4}}, {{"srv", 3, 5}}, o), "");
+  // A client crashed for good is not judged; one answered nothing is.
+  result->received = 0;
+  r.hosts[0].down = true;
+  EXPECT_EQ(sim::liveness(r, {}, {}, o), "");
+  r.hosts[0].down = false;
+  EXPECT_NE(sim::liveness(r, {}, {}, o).find("none of its 100 requests"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nanopu
