@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "nanopu/probe.h"
 #include "nanopu/program_main.h"
 #include "replicas.h"
 
@@ -57,6 +58,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "pb-service: %s\n", std::string(s.message()).c_str());
       return 1;
     }
+  // The rare paths a fault campaign should reach (nanopu/probe.h): listed
+  // at the end of `dst`, with the seeds that reached each, or as never.
+  for (const char* p : {"pb.primary.replicated_again", "pb.primary.gave_up_on_backup", "pb.backup.stale_write"})
+    nanopu::declare_probe(p);
   // Checked after every run of `dst`: the history is linearizable as one
   // register per key (nanopu/lincheck.h), and the two invariants above.
   return nanopu::program_main(argc, argv, programs,

@@ -10,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "nanopu/address.h"
+#include "nanopu/probe.h"
 #include "nanopu/program_flags.h"
 #include "pb_protocol.h"
 
@@ -106,6 +107,7 @@ void Primary::replicate(nanopu::rpc::Client& to_backup, Replication r) {
   for (;;) {
     if (++r.attempts > max_attempts_) {
       ++gave_up_;
+      nanopu::probe("pb.primary.gave_up_on_backup");
       (void)r.reply.fail();  // the client hears it may be on the primary only
       return;
     }
@@ -127,6 +129,7 @@ void Primary::completed(nanopu::rpc::Client& to_backup, const nanopu::rpc::Compl
   in_flight_.erase(it);
   if (done.status != nanopu::rpc::CallStatus::kOk) {  // lost, or the backup restarted: again
     ++retries_;
+    nanopu::probe("pb.primary.replicated_again");
     return replicate(to_backup, std::move(r));
   }
   uint64_t& acked = acked_[r.key];
@@ -180,6 +183,7 @@ absl::Status Backup::spawn(nanopu::Runtime& rt) {
             ++applied_;
           } else {
             ++stale_;  // a retry, or an older write after a newer one
+            nanopu::probe("pb.backup.stale_write");
           }
           reply(c, Status::kOk);
         });

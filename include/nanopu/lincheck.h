@@ -90,4 +90,10 @@ struct Result {
 // window of operations with their times.
 [[nodiscard]] std::string describe(const Result& r);
 
+// A violation drawn (Porcupine's picture): an SVG of the failing key's
+// operations around the window on a time line, a lane per process, the
+// operations that cannot be ordered in red, an info one open to the right.
+// "" for a result that is no violation. (nanopu-lincheck --svg=FILE.)
+[[nodiscard]] std::string timeline_svg(const std::vector<HistoryEvent>& history, const Result& r);
+
 }  // namespace nanopu::lincheck

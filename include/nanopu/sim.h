@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,11 @@ struct Report {
   std::vector<std::pair<std::string, uint64_t>> forwarded_by_switch;
   std::vector<HostReport> hosts;   // in topology order
   std::vector<HistoryEvent> history;  // every recorded call (also in Options::history_path)
+  // Coverage: the run's probes (nanopu/probe.h: the programs' own, each
+  // declared one at 0 if it never fired) and the runtime's rare paths as
+  // "nic.<counter>" (retransmissions, give-ups, refused runs, ... summed
+  // over the hosts up at the end), by name.
+  std::vector<std::pair<std::string, uint64_t>> probes;
 };
 
 // Checked after a run: "" when it holds, else what broke.
@@ -136,6 +142,11 @@ struct FaultOptions {
   // since the heal. 0: not checked.
   uint32_t live_calls = 1;
   double quiet_ms = 10;
+  // Swarm testing (Groce et al., "Swarm Testing", ISSTA 2012): each seed
+  // turns each kind of fault above on or off (half the seeds each), so a
+  // seed with crashes alone, or cuts alone, is as likely as one with all of
+  // them: a bug one kind of fault reaches and another would mask is found.
+  bool swarm = true;
 };
 
 // One seed's schedule, drawn for a topology: what run() is given.
@@ -148,6 +159,13 @@ struct FaultSchedule {
 };
 [[nodiscard]] absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, const Programs& programs,
                                                         uint64_t seed, const FaultOptions& faults);
+// A schedule as one line and back: "none", or items joined by "; " —
+// "HOST --flag=value" (a wire's --faults, a --transport), "cut
+// HOST@FROM_MS+FOR_MS", "crash HOST@AT_MS[+DOWN_MS]" (no DOWN: for good) —
+// the times exact (17 digits), so a printed schedule replays its run.
+// parse_schedule's errors name the item.
+[[nodiscard]] std::string format_schedule(const FaultSchedule& f);
+[[nodiscard]] absl::StatusOr<FaultSchedule> parse_schedule(std::string_view text);
 
 struct SeedOutcome {
   uint64_t seed = 0;
@@ -156,6 +174,14 @@ struct SeedOutcome {
   FaultSchedule faults;
   Report report;                // without its program objects (they are gone)
   std::string replay;           // the command that replays it alone
+  // A failing seed's schedule shrunk (Campaign::shrink): the fewest of its
+  // faults (wires, cuts, crashes) with which it still fails the same check.
+  bool shrunk = false;
+  FaultSchedule shrunk_faults;
+  size_t faults_before = 0, faults_after = 0;  // the drawn schedule's faults, the shrunk one's
+  int shrink_runs = 0;
+  bool shrink_exhausted = false;  // stopped at Campaign::shrink_runs: small, perhaps not smallest
+  std::string shrunk_replay;    // the command that replays the shrunk schedule
 };
 
 struct Campaign {
@@ -167,6 +193,12 @@ struct Campaign {
   uint64_t replay_every = 0;    // every Nth seed run twice: it must give the same trace hash
   bool verbose = false;         // every seed's outcome, and a failure's schedule
   bool stop_at_failure = false; // end at the first failing seed
+  // Every seed runs this schedule (parse_schedule's text) instead of
+  // drawing one: a shrunk schedule's replay. "": drawn.
+  std::string schedule;
+  // A failing seed's schedule shrunk by delta debugging, at most this many
+  // runs each (0: not shrunk).
+  int shrink_runs = 64;
   std::string replay_prefix;    // how to run this binary again ("./my-service dst TOPO")
 };
 

@@ -101,23 +101,6 @@ absl::StatusOr<Result> check(const std::vector<HistoryEvent>& history, std::stri
   return r;
 }
 
-namespace {
-
-std::string value_text(const HistoryValue& v) {
-  switch (v.kind) {
-    case HistoryValue::Kind::kNull: return "null";
-    case HistoryValue::Kind::kInt: return absl::StrCat(v.i);
-    case HistoryValue::Kind::kList: {
-      std::string s = "[";
-      for (size_t i = 0; i < v.list.size(); ++i) absl::StrAppend(&s, i ? "," : "", v.list[i]);
-      return s + "]";
-    }
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string describe(const Result& r) {
   std::string s = absl::StrFormat("%s (model %s): %u operations over %u keys, %u states searched in %.3f s",
                                   std::string(verdict_name(r.verdict)), r.model, r.operations, r.keys, r.states, r.seconds);

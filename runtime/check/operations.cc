@@ -69,4 +69,17 @@ absl::StatusOr<std::map<std::optional<int64_t>, std::vector<Operation>>> operati
   return out;
 }
 
+std::string value_text(const HistoryValue& v) {
+  switch (v.kind) {
+    case HistoryValue::Kind::kNull: return "null";
+    case HistoryValue::Kind::kInt: return absl::StrCat(v.i);
+    case HistoryValue::Kind::kList: {
+      std::string s = "[";
+      for (size_t i = 0; i < v.list.size(); ++i) absl::StrAppend(&s, i ? "," : "", v.list[i]);
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
 }  // namespace nanopu::lincheck

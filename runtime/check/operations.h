@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,5 +19,8 @@ namespace nanopu::lincheck {
 // events no history.
 [[nodiscard]] absl::StatusOr<std::map<std::optional<int64_t>, std::vector<Operation>>> operations_by_key(
     const std::vector<HistoryEvent>& history, uint64_t* total);
+
+// A value as the checker's reports write it: null, 5, [1,2].
+[[nodiscard]] std::string value_text(const HistoryValue& v);
 
 }  // namespace nanopu::lincheck

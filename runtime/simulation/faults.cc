@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "nanopu/lincheck.h"
 #include "runtime/simulation/output_capture.h"
+#include "runtime/simulation/shrink.h"
 #include "runtime/simulation/sim_run.h"
 
 namespace nanopu::sim {
@@ -51,30 +53,33 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
     (spec->client ? clients : servers).push_back(h.name);
   }
   const std::string transport = d.below(2) ? "homa" : "ndp";
+  // Swarm testing (FaultOptions::swarm): which kinds this seed draws at all.
+  const bool swarm_wire = !o.swarm || d.below(2) == 0, swarm_cuts = !o.swarm || d.below(2) == 0,
+             swarm_crashes = !o.swarm || d.below(2) == 0;
   for (size_t i = 0; i < t->hosts.size(); ++i) {
     const TopologyHost& h = t->hosts[i];
     if (o.transports && !line_sets(h, "transport")) f.host_flags.emplace_back(h.name, "--transport=" + transport);
     const std::string wire = draw_wire_faults(d, stream_seed(seed, kWireStream + i));
-    if (o.wire && !wire.empty() && !line_sets(h, "faults")) {
+    if (o.wire && swarm_wire && !wire.empty() && !line_sets(h, "faults")) {
       f.host_flags.emplace_back(h.name, wire);
       absl::StrAppend(&f.description, h.name, " ", wire.substr(9), "; ");
     }
   }
-  const uint64_t cuts = d.below(o.max_cuts + 1);
+  const uint64_t cuts = swarm_cuts ? d.below(o.max_cuts + 1) : 0;
   for (uint64_t k = 0; k < cuts; ++k) {
     const std::string& victim = t->hosts[d.below(t->hosts.size())].name;
     const double from = d.between(0, o.window_ms), len = d.between(0.05, o.window_ms / 2);
     f.cuts.push_back({victim, from, len});
     absl::StrAppend(&f.description, absl::StrFormat("%s cut at %.3f ms for %.3f ms; ", victim, from, len));
   }
-  if (o.crash_servers && !servers.empty() && d.below(2) == 0) {
+  if (o.crash_servers && swarm_crashes && !servers.empty() && d.below(2) == 0) {
     const std::string& victim = servers[d.below(servers.size())];
     const double at = d.between(o.window_ms / 4, o.window_ms), down = d.between(0.5, o.window_ms / 2);
     f.crashes.push_back({victim, at, down});
     absl::StrAppend(&f.description,
                     absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", victim, at, down));
   }
-  if (o.crash_clients && !clients.empty() && d.below(4) == 0) {
+  if (o.crash_clients && swarm_crashes && !clients.empty() && d.below(4) == 0) {
     const std::string& victim = clients[d.below(clients.size())];
     const double at = d.between(o.window_ms / 4, o.window_ms);
     f.crashes.push_back({victim, at, 0});
@@ -155,13 +160,29 @@ struct SeedRun {
   std::string client_output, log;
 };
 
+std::string replay_command(const Campaign& c, uint64_t seed, const std::string& schedule) {
+  return absl::StrCat(c.replay_prefix, " --first_seed=", seed, " --seeds=1",
+                      schedule.empty() ? "" : absl::StrCat(" --schedule='", schedule, "'"), " --verbose");
+}
+
+// The seed's schedule: `given`, else the campaign's explicit one, else drawn.
+absl::StatusOr<FaultSchedule> schedule_of(const Topology& t, const Programs& programs, const Campaign& c, uint64_t seed,
+                                          const FaultSchedule* given) {
+  absl::StatusOr<FaultSchedule> f = given != nullptr           ? absl::StatusOr<FaultSchedule>(*given)
+                                    : !c.schedule.empty() ? parse_schedule(c.schedule)
+                                                          : draw_faults(t.path, programs, seed, c.faults);
+  if (f.ok()) f->seed = seed;
+  return f;
+}
+
 // One seed's run: its schedule, the invariants while its programs exist.
-SeedRun run_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c, uint64_t seed) {
+SeedRun run_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c, uint64_t seed,
+                 const FaultSchedule* given = nullptr) {
   SeedRun s;
   SeedOutcome& o = s.outcome;
   o.seed = seed;
-  o.replay = absl::StrCat(c.replay_prefix, " --first_seed=", seed, " --seeds=1 --verbose");
-  absl::StatusOr<FaultSchedule> f = draw_faults(t.path, programs, seed, c.faults);
+  o.replay = replay_command(c, seed, c.schedule);
+  absl::StatusOr<FaultSchedule> f = schedule_of(t, programs, c, seed, given);
   if (!f.ok()) {
     o.why = std::string(f.status().message());
     return s;
@@ -202,10 +223,83 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
   return s;
 }
 
+size_t count_wires(const FaultSchedule& f) {
+  size_t n = 0;
+  for (const auto& hf : f.host_flags) n += absl::StartsWith(hf.second, "--faults=");
+  return n;
+}
+
+// The check a failure broke: an invariant's name, or a built-in one's
+// subject ("c1", "the run"): what a shrunk schedule must still break.
+std::string check_of(const std::string& why) { return why.substr(0, why.find(':')); }
+
+// Delta debugging over a failing seed's faults (runtime/simulation/shrink.h):
+// the wires' --faults, the cuts and the crashes (a --transport is not a fault).
+void shrink_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c,
+                 SeedOutcome* o) {
+  const FaultSchedule& all = o->faults;
+  FaultSchedule fixed = all;  // what every trial keeps: the transports
+  fixed.host_flags.clear();
+  fixed.cuts.clear();
+  fixed.crashes.clear();
+  std::vector<std::function<void(FaultSchedule*)>> items;
+  for (const auto& hf : all.host_flags) {
+    if (absl::StartsWith(hf.second, "--faults=")) items.push_back([hf](FaultSchedule* f) { f->host_flags.push_back(hf); });
+    else fixed.host_flags.push_back(hf);
+  }
+  for (const Cut& k : all.cuts) items.push_back([k](FaultSchedule* f) { f->cuts.push_back(k); });
+  for (const Crash& k : all.crashes) items.push_back([k](FaultSchedule* f) { f->crashes.push_back(k); });
+  auto compose = [&](const std::vector<size_t>& kept) {
+    FaultSchedule f = fixed;
+    for (size_t i : kept) items[i](&f);
+    f.description = format_schedule(f);
+    return f;
+  };
+  const std::string check = check_of(o->why);
+  Campaign trial = c;
+  trial.history_dir.clear();  // the seed's own history stays the drawn run's
+  const Shrunk r = ddmin(
+      items.size(),
+      [&](const std::vector<size_t>& kept) {
+        const FaultSchedule f = compose(kept);
+        const SeedRun run = run_seed(t, programs, base, trial, o->seed, &f);
+        return !run.outcome.passed && check_of(run.outcome.why) == check;
+      },
+      c.shrink_runs);
+  o->shrunk = true;
+  o->shrunk_faults = compose(r.kept);
+  o->faults_before = items.size();
+  o->faults_after = r.kept.size();
+  o->shrink_runs = r.tests;
+  o->shrink_exhausted = r.exhausted;
+  o->shrunk_replay = replay_command(c, o->seed, o->shrunk_faults.description);
+}
+
 struct Tally {
   uint64_t runs = 0, passed = 0, crashes = 0, restarts = 0, cut_dropped = 0, frames = 0, events = 0, replayed = 0;
   double modelled_s = 0;
   std::vector<std::string> failures;
+  std::map<std::string, uint64_t> reached;  // each probe: the seeds it fired in (0: never)
+
+  void count_probes(const Report& r) {
+    for (const auto& [name, hits] : r.probes) reached[name] += hits != 0;
+  }
+  // Two lines: the programs' probes, then the runtime's rare paths
+  // ("nic.*"), each with the seeds that reached it, and those never reached.
+  void print_coverage(FILE* out) const {
+    for (const bool runtime : {false, true}) {
+      std::string fired, never;
+      for (const auto& [name, seeds] : reached) {
+        if (absl::StartsWith(name, "nic.") != runtime) continue;
+        if (seeds == 0) absl::StrAppend(&never, never.empty() ? "" : ", ", name);
+        else absl::StrAppend(&fired, fired.empty() ? "" : ", ", name, " ", seeds);
+      }
+      if (fired.empty() && never.empty()) continue;
+      std::fprintf(out, "coverage, %s (seeds that reached each): %s%s%s\n",
+                   runtime ? "the runtime's rare paths" : "your probes", fired.empty() ? "none" : fired.c_str(),
+                   never.empty() ? "" : "; never: ", never.c_str());
+    }
+  }
 };
 
 }  // namespace
@@ -230,6 +324,7 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
     n.frames += o.report.frames;
     n.events += o.report.history.size();
     n.modelled_s += o.report.modelled_s;
+    n.count_probes(o.report);
     if (c.verbose || !o.passed)
       std::fprintf(out, "seed %llu: %s (%s); trace hash %016llx\n", static_cast<unsigned long long>(seed),
                    o.passed ? "passed" : ("FAILED: " + o.why).c_str(), o.faults.description.c_str(),
@@ -237,6 +332,17 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
     if (!o.passed) {
       n.failures.push_back(absl::StrCat("seed ", seed, ": ", o.why, "\n  replay: ", o.replay));
       if (c.verbose) std::fprintf(out, "--- clients\n%s--- log\n%s---\n", s.client_output.c_str(), s.log.c_str());
+      // A run that happened, broke a check, and had faults to take out.
+      const bool has_faults = !o.faults.cuts.empty() || !o.faults.crashes.empty() || count_wires(o.faults) > 0;
+      if (c.shrink_runs > 0 && o.report.trace_hash != 0 && has_faults) {
+        shrink_seed(*t, programs, base, c, &s.outcome);
+        const std::string line = absl::StrFormat("  shrunk to %d of its %d faults (%d runs%s): %s\n  replay shrunk: %s",
+                                                 o.faults_after, o.faults_before, o.shrink_runs,
+                                                 o.shrink_exhausted ? ", stopped at --shrink_runs" : "",
+                                                 o.shrunk_faults.description, o.shrunk_replay);
+        std::fprintf(out, "%s\n", line.c_str());
+        absl::StrAppend(&n.failures.back(), "\n", line);
+      }
     }
     if (c.replay_every != 0 && (seed - c.first_seed) % c.replay_every == 0 && o.report.trace_hash != 0) {
       const SeedRun again = run_seed(*t, programs, base, c, seed);
@@ -265,6 +371,7 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
                static_cast<unsigned long long>(n.frames), static_cast<unsigned long long>(n.cut_dropped),
                static_cast<unsigned long long>(n.crashes), static_cast<unsigned long long>(n.restarts),
                static_cast<unsigned long long>(n.events), static_cast<unsigned long long>(n.replayed));
+  n.print_coverage(out);
   for (const std::string& f : n.failures) std::fprintf(out, "%s\n", f.c_str());
   return outcomes;
 }

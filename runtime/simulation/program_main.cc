@@ -139,8 +139,11 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
       "  dst TOPOLOGY [--seeds=100] [--first_seed=1] [--history=DIR] [--verbose] [--fault_*=...]\n"
       "Each seed draws a fault schedule — drops, duplicates, reordering and trimming on hosts'\n"
       "wires, partitions that heal, a server killed and restarted with its state directory, NDP or\n"
-      "Homa — runs every host's real code on one modelled clock, and checks that the run ended,\n"
-      "that no client saw a wrong or duplicated reply, and the binary's own invariants. Exit status\n"
+      "Homa, each kind on in half the seeds (swarm testing) — runs every host's real code on one\n"
+      "modelled clock, and checks that the run ended, that no client saw a wrong or duplicated\n"
+      "reply, that every client was answered again after the last fault healed (liveness), and the\n"
+      "binary's own invariants. A failing seed's schedule is shrunk to the faults the failure needs\n"
+      "(--shrink_runs) and printed with the command that replays it (--schedule). Exit status\n"
       "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.",
       {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/simulator/dst_main.cc"});
   const std::string prefix = replay_prefix(argc, argv);

@@ -58,6 +58,14 @@ ABSL_FLAG(uint64_t, replay_every, 0,
           "hash (0: none): one seed is one run, event for event.");
 ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a failing run's logs.");
 ABSL_FLAG(bool, stop_at_failure, false, "A fault campaign ends at its first failing seed.");
+ABSL_FLAG(std::string, schedule, "",
+          "Every seed runs this fault schedule instead of drawing one (a failing seed's shrunk schedule, as "
+          "printed: 'none', or 'HOST --faults=...; cut HOST@FROM_MS+FOR_MS; crash HOST@AT_MS+DOWN_MS; ...').");
+ABSL_FLAG(int32_t, shrink_runs, 64,
+          "A failing seed's fault schedule is shrunk to the fewest faults that still fail the same check, in at "
+          "most this many runs (0: not shrunk).");
+ABSL_FLAG(bool, fault_swarm, true,
+          "Swarm testing: each seed turns each kind of fault (wires, cuts, crashes) on or off, half the seeds each.");
 ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and trimming on hosts' wires (--faults).");
 ABSL_FLAG(uint32_t, fault_cuts, 2, "Faults: at most this many partitions that heal, each seed.");
 ABSL_FLAG(bool, fault_crash_servers, true,
@@ -157,6 +165,12 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.replay_every = absl::GetFlag(FLAGS_replay_every);
   c.verbose = absl::GetFlag(FLAGS_verbose);
   c.stop_at_failure = absl::GetFlag(FLAGS_stop_at_failure);
+  c.schedule = absl::GetFlag(FLAGS_schedule);
+  if (!c.schedule.empty())
+    if (absl::StatusOr<FaultSchedule> f = parse_schedule(c.schedule); !f.ok()) return f.status();
+  c.shrink_runs = absl::GetFlag(FLAGS_shrink_runs);
+  if (c.shrink_runs < 0 || c.shrink_runs > 100000) return absl::InvalidArgumentError("--shrink_runs must be in [0, 100000]");
+  c.faults.swarm = absl::GetFlag(FLAGS_fault_swarm);
   c.history_dir = absl::GetFlag(FLAGS_history);
   c.faults.wire = absl::GetFlag(FLAGS_fault_wire);
   c.faults.max_cuts = absl::GetFlag(FLAGS_fault_cuts);

@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "model/timing/timing_params.h"
+#include "nanopu/probe.h"
 #include "nanopu/sim.h"
+#include "nanopu/stats.h"
 #include "runtime/platform/eal.h"
 #include "runtime/simulation/sim_run.h"
 
@@ -12,6 +14,24 @@ namespace nanopu::sim {
 namespace {
 
 uint64_t ms_to_ps(double ms) { return static_cast<uint64_t>(ms * 1e9); }
+
+// The runtime's rare paths a campaign reports the coverage of (Report::probes).
+constexpr const char* kRarePaths[] = {
+    "rx_dup_packets",      "rx_chopped_packets",       "rx_nack_no_slot",        "rx_nack_context_full",
+    "rx_drop_fifo_full",   "rx_reassembly_expired",    "rx_reassembly_superseded", "rx_senders_forgotten",
+    "rx_beyond_id_memory", "rx_drop_stale_incarnation", "rx_stale_control",      "rx_msgs_aborted",
+    "rx_nacks",            "rx_resends",               "tx_msgs_failed",         "tx_msgs_held_for_ids",
+    "tx_msgs_refused",     "peer_restarts",            "tx_retransmits",         "tx_timeouts",
+    "tx_probes",           "tx_probes_withheld",       "tx_acks_held_expired",   "tx_drop_no_mbuf"};
+
+void add_rare_paths(const SimReport& r, Report* out) {
+  NicCounters sum;
+  for (const SimHostEnd& h : r.hosts) sum += h.nic;
+  sum.for_each([&](std::string_view name, uint64_t v) {
+    for (const char* rare : kRarePaths)
+      if (name == rare) out->probes.emplace_back(absl::StrCat("nic.", absl::string_view(name.data(), name.size())), v);
+  });
+}
 
 }  // namespace
 
@@ -78,6 +98,7 @@ Report public_report(const SimReport& r) {
       if (c.host == h.name) host.result = std::make_shared<const loadgen::Result>(c.result);
     out.hosts.push_back(std::move(host));
   }
+  add_rare_paths(r, &out);
   return out;
 }
 
@@ -98,8 +119,13 @@ absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs,
   {
     Simulation s(t, *p);
     if (absl::Status st = s.build(); !st.ok()) return st;
+    (void)take_probe_hits();  // what fired outside a run is not this run's
+    record_probes(true);
     const SimReport r = s.run(out);
+    record_probes(false);
+    std::vector<std::pair<std::string, uint64_t>> mine = take_probe_hits();
     report = public_report(r);
+    report.probes.insert(report.probes.begin(), mine.begin(), mine.end());
     report.history = history->events();
     if (inspect) inspect(report);
     for (HostReport& h : report.hosts) h.program_object = nullptr;  // gone with the Simulation

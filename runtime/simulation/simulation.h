@@ -20,6 +20,7 @@
 #include "model/timing/timing_params.h"
 #include "nanopu/history.h"
 #include "nanopu/program.h"
+#include "nanopu/stats.h"
 #include "runtime/simulation/sim_hosts.h"
 #include "runtime/simulation/topology.h"
 
@@ -90,6 +91,7 @@ struct SimHostEnd {
   const Program* program_object = nullptr;  // while the Simulation exists; null when down
   int exit_status = 0;
   const loadgen::Result* result = nullptr;   // likewise
+  NicCounters nic;                           // its NIC's counts at the end (zero when down)
 };
 
 struct SimReport {

@@ -242,7 +242,9 @@ grep -q "nanopu-campaign: $seeds seeds: $seeds passed, 0 failed" "$work/pb-dst.o
 [ "$(ls "$hist" | wc -l)" = "$seeds" ] || die "pb dst: not one history per seed"
 [ -f "$hist/seed-101.jsonl" ] && [ -f "$hist/seed-$((100 + seeds)).jsonl" ] || { ls "$hist"; die "pb dst: not seeds 101 to $((100 + seeds))"; }
 python3 "$src/tests/public/check_history.py" "$hist"/seed-101.jsonl "$hist"/seed-102.jsonl || die "pb dst: a history is malformed"
+grep -q "nanopu-campaign: coverage, your probes (seeds that reached each): .*pb\." "$work/pb-dst.out" || { cat "$work/pb-dst.out"; die "pb campaign: no coverage of its probes"; }
 grep -o "nanopu-campaign: [0-9]* seeds.*" "$work/pb-dst.out" | sed 's/^/   /'
+grep -o "nanopu-campaign: coverage, your probes.*" "$work/pb-dst.out" | cut -c1-150 | sed 's/^/   /'
 if [ -z "$flags" ]; then
   echo "== a primary that answers before its backup has the write is caught, and its seed replays"
   cp -r "$src/examples/primary-backup" "$work/pb-broken"
@@ -270,6 +272,14 @@ PY
   eval "$replay" >"$work/pb-replay.out" 2>&1 || rc=$?
   [ "$rc" = 1 ] && grep -q "$first" "$work/pb-replay.out" || { cat "$work/pb-replay.out"; die "the replay ($replay) did not fail the same way"; }
   echo "   caught: $(grep -m 1 FAILED "$work/pb-broken.out" | cut -c1-100)..."
+  # Its schedule shrunk (no fault is needed: the broken primary never asks
+  # its backup) and that replay fails the same way.
+  shrunk=$(grep -m 1 "^  replay shrunk: " "$work/pb-broken.out" | sed 's/^  replay shrunk: //')
+  grep -q "^  shrunk to 0 of its" "$work/pb-broken.out" && [ -n "$shrunk" ] || { cat "$work/pb-broken.out"; die "no shrunk schedule"; }
+  rc=0
+  eval "$shrunk" >"$work/pb-shrunk.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] && grep -q "FAILED: backup holds every acknowledged write" "$work/pb-shrunk.out" || { cat "$work/pb-shrunk.out"; die "the shrunk replay ($shrunk) did not fail the same way"; }
+  echo "   $(grep -m 1 '^  shrunk to' "$work/pb-broken.out" | cut -c3-60)...: its replay fails the same way"
 fi
 
 echo "== the C service (lnic.h, nanopu_main.h) against nanopu-loadgen --expect=increment"

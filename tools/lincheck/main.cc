@@ -22,6 +22,9 @@ ABSL_FLAG(std::string, model, "register",
 ABSL_FLAG(double, seconds, 60, "The search's time budget; past it the verdict is 'unknown' (exit 3).");
 ABSL_FLAG(uint64_t, max_states, 20'000'000,
           "The search's memory budget: configurations remembered; past it the verdict is 'unknown' (exit 3).");
+ABSL_FLAG(std::string, svg, "",
+          "For a history that is not linearizable: draw the failing key's operations on a time line into "
+          "this file (an SVG; the ones that cannot be ordered in red).");
 
 namespace {
 
@@ -73,6 +76,12 @@ int main(int argc, char** argv) {
   absl::StatusOr<nanopu::lincheck::Result> r = nanopu::lincheck::check(events, absl::GetFlag(FLAGS_model), limits);
   if (!r.ok()) return fail(at_line(path, std::string(r.status().message())));
   std::printf("%s: %s\n", path.c_str(), nanopu::lincheck::describe(*r).c_str());
+  if (const std::string svg_path = absl::GetFlag(FLAGS_svg);
+      !svg_path.empty() && r->verdict == nanopu::lincheck::Verdict::kNotLinearizable) {
+    std::ofstream svg(svg_path);
+    if (!(svg << nanopu::lincheck::timeline_svg(events, *r)) || !svg.flush()) return fail("cannot write " + svg_path);
+    std::printf("the failing key's operations drawn in %s\n", svg_path.c_str());
+  }
   switch (r->verdict) {
     case nanopu::lincheck::Verdict::kLinearizable: return 0;
     case nanopu::lincheck::Verdict::kNotLinearizable: return 1;

@@ -173,6 +173,38 @@ TEST(LincheckTest, KeysAreCheckedApartAndTheBrokenOneIsNamed) {
   EXPECT_EQ(r->keys, 5u);
 }
 
+// Issue 71 item 8: a violation drawn — every operation of the failing key
+// a box in its process's lane, those that cannot be ordered in red, an
+// info one dashed; nothing for a linearizable history.
+TEST(LincheckTest, AViolationIsDrawnWithTheUnorderedOperationsInRed) {
+  H h;
+  h.op(0, 0, 1, "write", v(1), v(1)).inv(1, 2, "write", v(2)).op(2, 3, 5, "read", null(), v(2));
+  h.op(3, 6, 8, "read", null(), v(1)).ok(1, 12, "write", v(2)).inv(4, 13, "write", v(3));
+  absl::StatusOr<Result> r = check(h.events(), "register");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->verdict, Verdict::kNotLinearizable);
+  const std::string svg = timeline_svg(h.events(), *r);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  // The window and what overlaps it: every operation here but the info
+  // write may be in view; each box in its process's lane.
+  EXPECT_GE(count("<rect "), r->window.size() + 1) << svg;
+  EXPECT_LE(count("<rect "), 5u) << svg;
+  EXPECT_EQ(count("class=\"op unordered"), r->window.size()) << svg;
+  EXPECT_EQ(count(">process ") - count("<title>process "), count("<rect ")) << svg;  // a lane a process
+  EXPECT_NE(svg.find("read(null) \u2192 1"), std::string::npos) << svg;
+  H fine;
+  fine.op(0, 0, 1, "write", v(1), v(1)).op(1, 2, 3, "read", null(), v(1));
+  r = check(fine.events(), "register");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(timeline_svg(fine.events(), *r), "");
+}
+
 TEST(LincheckTest, ASearchPastItsBudgetSaysUnknown) {
   H h;  // 40 concurrent writes of one key and reads that pin their order late: a wide search
   for (uint64_t p = 0; p < 40; ++p) h.inv(p, p, "write", v(static_cast<int64_t>(p)));

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "nanopu/loadgen_main.h"
+#include "nanopu/probe.h"
 #include "nanopu/program.h"
 #include "nanopu/rpc.h"
 #include "nanopu/sim.h"
@@ -35,6 +36,7 @@ class RegisterServer final : public Program {
                  uint64_t w[3] = {};
                  (void)c.read_words(std::span<uint64_t>(w, c.request_words() < 3 ? c.request_words() : 3));
                  if (w[0] == 1) values_[w[1]] = w[2];
+                 if (w[0] == 1 && values_.size() == 2) probe("reg.second_key_written");
                  (void)c.reply(8);
                  (void)c.write(w[0] == 1 ? w[2] : values_[w[1]]);
                });
@@ -217,6 +219,8 @@ TEST(SimApiTest, ACampaignFindsABrokenInvariantAndNamesItsReplay) {
   c.faults.max_cuts = 0;
   c.faults.wire = false;
   c.faults.window_ms = 1;  // the run's load lasts 1.5 modelled ms
+  c.faults.swarm = false;  // a crash in half the seeds
+  c.shrink_runs = 0;
   c.check_model = "register";
   c.replay_prefix = "my-service dst " + topo;
   // A made-up invariant that a crash breaks: some seeds crash the server.
@@ -236,6 +240,88 @@ TEST(SimApiTest, ACampaignFindsABrokenInvariantAndNamesItsReplay) {
   }
   EXPECT_GT(failed, 0) << "half the seeds crash a server";
   EXPECT_LT(failed, 6);
+  unlink(topo.c_str());
+}
+
+// Issue 71 item 5: a failing seed's schedule shrunk to the faults the
+// failure needs — here the crash an invariant forbids, out of wires' faults,
+// cuts and a crash — and its printed schedule replays the failure alone.
+TEST(SimApiTest, AFailingSeedsScheduleShrinksToTheCrashAndReplays) {
+  const Programs p = programs();
+  const std::string topo = write_topology("shrink", kTopology);
+  sim::Campaign c;
+  c.seeds = 16;
+  c.faults.window_ms = 1;
+  c.faults.swarm = false;  // every kind drawn: something to shrink
+  c.faults.live_calls = 0;
+  c.replay_prefix = "my-service dst " + topo;
+  c.invariants.push_back({"no crash", [](const sim::Report& r) { return r.crashes == 0 ? "" : "a host crashed"; }});
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  absl::StatusOr<std::vector<sim::SeedOutcome>> out = sim::run_campaign(topo, p, quiet(1), c, sink);
+  ASSERT_TRUE(out.ok()) << out.status();
+  int shrunk = 0, from_more = 0;
+  for (const sim::SeedOutcome& o : *out) {
+    if (o.passed) continue;
+    ASSERT_TRUE(o.shrunk) << o.seed;
+    ++shrunk;
+    from_more += o.faults_before > 1;
+    EXPECT_EQ(o.faults_after, 1u) << o.seed << ": " << o.shrunk_faults.description;
+    EXPECT_EQ(o.shrunk_faults.crashes.size(), 1u) << o.shrunk_faults.description;
+    EXPECT_TRUE(o.shrunk_faults.cuts.empty()) << o.shrunk_faults.description;
+    EXPECT_EQ(o.shrunk_faults.description.find("--faults="), std::string::npos) << o.shrunk_faults.description;
+    EXPECT_NE(o.shrunk_replay.find("--first_seed=" + std::to_string(o.seed) + " --seeds=1 --schedule='"),
+              std::string::npos) << o.shrunk_replay;
+    // The printed schedule, alone, fails the same check; with none, it passes.
+    sim::Campaign again = c;
+    again.first_seed = o.seed;
+    again.seeds = 1;
+    again.shrink_runs = 0;
+    again.schedule = o.shrunk_faults.description;
+    absl::StatusOr<std::vector<sim::SeedOutcome>> r = sim::run_campaign(topo, p, quiet(1), again, sink);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE((*r)[0].passed);
+    EXPECT_EQ((*r)[0].why, o.why);
+    again.schedule = "none";
+    r = sim::run_campaign(topo, p, quiet(1), again, sink);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE((*r)[0].passed) << (*r)[0].why;
+  }
+  EXPECT_GT(shrunk, 0) << "half the seeds crash a server";
+  EXPECT_GT(from_more, 0) << "no failing seed had faults besides its crash";
+  std::fclose(sink);
+  unlink(topo.c_str());
+}
+
+// Issue 71 item 3: coverage. A run reports its programs' probes (a
+// declared one at 0 when it never fired) and the runtime's rare paths; a
+// campaign prints, for each, the seeds that reached it.
+TEST(SimApiTest, ARunReportsItsProbesAndACampaignTheirCoverage) {
+  const Programs p = programs();
+  declare_probe("reg.never");
+  const std::string topo = write_topology("probes", kTopology);
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  absl::StatusOr<sim::Report> r = sim::run(topo, p, quiet(3), sink);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, uint64_t> probes(r->probes.begin(), r->probes.end());
+  EXPECT_GT(probes["reg.second_key_written"], 0u);
+  ASSERT_TRUE(probes.contains("reg.never"));
+  EXPECT_EQ(probes["reg.never"], 0u);
+  EXPECT_TRUE(probes.contains("nic.tx_retransmits"));
+  probe("reg.outside_a_run");  // nothing records: not counted anywhere
+  sim::Campaign c;
+  c.seeds = 3;
+  c.faults.window_ms = 1;
+  std::FILE* out = std::tmpfile();
+  ASSERT_TRUE(sim::run_campaign(topo, p, quiet(1), c, out).ok());
+  std::rewind(out);
+  std::string text;
+  for (int ch; (ch = std::fgetc(out)) != EOF;) text += static_cast<char>(ch);
+  std::fclose(out);
+  EXPECT_NE(text.find("coverage, your probes (seeds that reached each): reg.second_key_written 3; never: reg.never"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("coverage, the runtime's rare paths (seeds that reached each): "), std::string::npos) << text;
+  EXPECT_EQ(text.find("reg.outside_a_run"), std::string::npos) << text;
+  std::fclose(sink);
   unlink(topo.c_str());
 }
 

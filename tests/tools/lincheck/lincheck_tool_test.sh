@@ -21,6 +21,16 @@ ev() { printf '{"index":%s,"time":%s,"process":%s,"type":"%s","f":"%s","key":1,"
   ev 4 5 2 ok read 2; ev 5 6 3 invoke read null; ev 6 8 3 ok read 1; ev 7 12 1 ok write 2; } >"$work/back.jsonl"
 expect 1 back.jsonl --model=register
 grep -q "not linearizable" "$work/out" && grep -q "process 3 read(null) -> 1  6 .. 8" "$work/out" || { cat "$work/out"; die "window"; }
+# The violation drawn: an SVG, well formed, the two unordered operations in red.
+expect 1 back.jsonl --model=register --svg="$work/back.svg"
+grep -q "drawn in $work/back.svg" "$work/out" || { cat "$work/out"; die "svg line"; }
+python3 - "$work/back.svg" <<'PY' || die "the svg"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+rects = [e for e in root.iter() if e.tag.endswith("rect")]
+red = [e for e in rects if "unordered" in e.get("class", "")]
+assert len(rects) == 4 and len(red) >= 2, (len(rects), len(red))
+PY
 head -n 5 "$work/back.jsonl" >"$work/ok.jsonl"
 expect 0 ok.jsonl
 grep -q "linearizable (model register): 3 operations" "$work/out" || { cat "$work/out"; die "ok summary"; }
