@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     }
   // The rare paths a fault campaign should reach (nanopu/probe.h): listed
   // at the end of `dst`, with the seeds that reached each, or as never.
-  for (const char* p : {"pb.primary.replicated_again", "pb.primary.gave_up_on_backup", "pb.backup.stale_write"})
+  for (const char* p : {"pb.primary.replicated_again", "pb.primary.gave_up_on_backup", "pb.backup.stale_write",
+                        "pb.primary.snapshot_again", "pb.primary.recovered_keys", "pb.primary.held_while_recovering"})
     nanopu::declare_probe(p);
   // Checked after every run of `dst`: the history is linearizable as one
   // register per key (nanopu/lincheck.h), and the two invariants above.

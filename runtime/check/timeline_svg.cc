@@ -36,8 +36,6 @@ std::string label_of(const Operation& op) {
                       op.completed ? " \u2192 " + value_text(op.output) : std::string(" \u2192 ?"));
 }
 
-bool same(const Operation& a, const Operation& b) { return a.invoke_index == b.invoke_index; }
-
 }  // namespace
 
 std::string timeline_svg(const std::vector<HistoryEvent>& history, const Result& r) {
@@ -72,6 +70,10 @@ std::string timeline_svg(const std::vector<HistoryEvent>& history, const Result&
     const uint64_t c = std::clamp(t, from, to);
     return kLeft + kWidth * static_cast<double>(c - from) / static_cast<double>(to - from);
   };
+  std::vector<uint64_t> unordered;  // the window's operations, each once (by its invoke's event)
+  for (const Operation& op : r.window)
+    if (std::find(unordered.begin(), unordered.end(), op.invoke_index) == unordered.end())
+      unordered.push_back(op.invoke_index);
   std::string svg = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" "
       "font-size=\"11\">\n<style>.op{fill:#cfe0f5;stroke:#4a77b4}.unordered{fill:#f6b8b8;stroke:#c0392b;"
@@ -80,12 +82,12 @@ std::string timeline_svg(const std::vector<HistoryEvent>& history, const Result&
   absl::StrAppend(&svg, absl::StrFormat(
       "<text x=\"8\" y=\"18\" font-size=\"14\">key %s (model %s): the %d operations in red cannot be ordered</text>\n"
       "<text x=\"8\" y=\"36\">%d operations of the key shown, %d ns to %d ns; a dashed one's end is unknown (info)</text>\n",
-      r.key ? absl::StrCat(*r.key) : std::string("(none)"), escape(r.model), r.window.size(), shown.size(), from, to));
+      r.key ? absl::StrCat(*r.key) : std::string("(none)"), escape(r.model), unordered.size(), shown.size(), from, to));
   for (const auto& [process, index] : lanes)
     absl::StrAppend(&svg, absl::StrFormat("<text x=\"8\" y=\"%.0f\">process %d</text>\n",
                                           kTop + kLane * static_cast<double>(index) + 16, process));
   for (const Operation& op : shown) {
-    const bool bad = std::any_of(r.window.begin(), r.window.end(), [&](const Operation& w) { return same(w, op); });
+    const bool bad = std::find(unordered.begin(), unordered.end(), op.invoke_index) != unordered.end();
     const double x0 = x(op.invoke_ns), x1 = std::max(x(op.return_ns == UINT64_MAX ? to : op.return_ns), x0 + 2);
     const double y = kTop + kLane * static_cast<double>(lanes[op.process]);
     absl::StrAppend(&svg, absl::StrFormat(

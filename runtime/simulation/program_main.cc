@@ -134,7 +134,9 @@ int sim_main(int argc, char** argv, const Programs& programs) {
 int dst_main(int argc, char** argv, const Programs& programs, const std::vector<NamedInvariant>& invariants) {
   const std::string who_name = basename_of(argc > 0 ? argv[0] : "dst");
   const char* who = who_name.c_str();
-  init_flags_usage(
+  std::string names;
+  for (const NamedInvariant& i : invariants) absl::StrAppend(&names, names.empty() ? "" : ", ", "'", i.name, "'");
+  const std::string usage = absl::StrCat(
       "deterministic simulation testing of a topology's programs under seeded faults.\n"
       "  dst TOPOLOGY [--seeds=100] [--first_seed=1] [--history=DIR] [--verbose] [--fault_*=...]\n"
       "Each seed draws a fault schedule — drops, duplicates, reordering and trimming on hosts'\n"
@@ -144,8 +146,10 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
       "reply, that every client was answered again after the last fault healed (liveness), and the\n"
       "binary's own invariants. A failing seed's schedule is shrunk to the faults the failure needs\n"
       "(--shrink_runs) and printed with the command that replays it (--schedule). Exit status\n"
-      "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.",
-      {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/simulator/dst_main.cc"});
+      "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.\n"
+      "This binary's invariants (--invariants): ", names.empty() ? std::string("none") : names, ".");
+  init_flags_usage(usage.c_str(),
+                   {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/simulator/dst_main.cc"});
   const std::string prefix = replay_prefix(argc, argv);
   std::vector<char*> args = nanopu::parse_flags(argc, argv);
   if (args.size() != 2) return fail(who, "expected one topology file (--help)", 2);
@@ -154,7 +158,9 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
   o->history_path.clear();  // --history is the campaign's directory
   absl::StatusOr<Campaign> c = campaign_from_flags();
   if (!c.ok()) return fail(who, std::string(c.status().message()), 2);
-  c->invariants = invariants;
+  absl::StatusOr<std::vector<NamedInvariant>> chosen = chosen_invariants(invariants);
+  if (!chosen.ok()) return fail(who, std::string(chosen.status().message()), 2);
+  c->invariants = *std::move(chosen);
   c->replay_prefix = prefix;
   if (!c->history_dir.empty() && mkdir(c->history_dir.c_str(), 0755) != 0 && errno != EEXIST)
     return fail(who, absl::StrCat("--history: cannot make ", c->history_dir, ": ", std::strerror(errno)), 2);

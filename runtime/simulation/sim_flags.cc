@@ -1,5 +1,6 @@
 #include "runtime/simulation/sim_flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -64,6 +65,9 @@ ABSL_FLAG(std::string, schedule, "",
 ABSL_FLAG(int32_t, shrink_runs, 64,
           "A failing seed's fault schedule is shrunk to the fewest faults that still fail the same check, in at "
           "most this many runs (0: not shrunk).");
+ABSL_FLAG(std::string, invariants, "",
+          "Check only these of the binary's own invariants (comma-separated names, as its dst --help lists "
+          "them); the built-in ones always. Empty: all of them.");
 ABSL_FLAG(bool, fault_swarm, true,
           "Swarm testing: each seed turns each kind of fault (wires, cuts, crashes) on or off, half the seeds each.");
 ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and trimming on hosts' wires (--faults).");
@@ -149,6 +153,23 @@ absl::StatusOr<Options> options_from_flags() {
 }
 
 std::string check_model_flag() { return absl::GetFlag(FLAGS_check); }
+
+absl::StatusOr<std::vector<NamedInvariant>> chosen_invariants(const std::vector<NamedInvariant>& all) {
+  const std::string want = absl::GetFlag(FLAGS_invariants);
+  if (want.empty()) return all;
+  std::vector<NamedInvariant> out;
+  for (absl::string_view name : absl::StrSplit(want, ',', absl::SkipWhitespace())) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const NamedInvariant& i) { return i.name == name; });
+    if (it == all.end()) {
+      std::string names;
+      for (const NamedInvariant& i : all) absl::StrAppend(&names, names.empty() ? "" : ", ", "'", i.name, "'");
+      return absl::InvalidArgumentError(absl::StrCat("--invariants: no invariant '", name, "' in this binary (it has ",
+                                                     names.empty() ? "none" : names, ")"));
+    }
+    out.push_back(*it);
+  }
+  return out;
+}
 
 absl::Status check_model_known(const std::string& model) {
   if (model.empty()) return absl::OkStatus();

@@ -18,6 +18,9 @@ namespace nanopu::sim {
 [[nodiscard]] absl::StatusOr<Campaign> campaign_from_flags();
 // --check: the model a run's history is checked against ("": none).
 [[nodiscard]] std::string check_model_flag();
+// The binary's invariants --invariants names (all when it names none);
+// InvalidArgument for a name it does not have, listing those it has.
+[[nodiscard]] absl::StatusOr<std::vector<NamedInvariant>> chosen_invariants(const std::vector<NamedInvariant>& all);
 [[nodiscard]] absl::Status check_model_known(const std::string& model);
 
 }  // namespace nanopu::sim

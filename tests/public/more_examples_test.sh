@@ -246,40 +246,37 @@ grep -q "nanopu-campaign: coverage, your probes (seeds that reached each): .*pb\
 grep -o "nanopu-campaign: [0-9]* seeds.*" "$work/pb-dst.out" | sed 's/^/   /'
 grep -o "nanopu-campaign: coverage, your probes.*" "$work/pb-dst.out" | cut -c1-150 | sed 's/^/   /'
 if [ -z "$flags" ]; then
-  echo "== a primary that answers before its backup has the write is caught, and its seed replays"
-  cp -r "$src/examples/primary-backup" "$work/pb-broken"
-  # The acknowledgement (and its reply) the moment the write is applied,
-  # before the backup is asked.
-  python3 - "$work/pb-broken/replicas.cc" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "  store_[key] = Entry{value, seq};\n"
-assert old in s
-s = s.replace(old, old + "  acked_[key] = seq;\n  reply(c, Status::kOk);\n  return;\n")
-open(p, "w").write(s)
-PY
-  cmake -S "$work/pb-broken" -B "$work/pb-broken-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-    >/dev/null && cmake --build "$work/pb-broken-build" -j 2 >"$work/pb-broken.log" 2>&1 \
-    || { cat "$work/pb-broken.log"; die "the broken primary-backup did not build"; }
-  rc=0
-  "$work/pb-broken-build/pb-service" dst "$src/examples/primary-backup/pb.topo" --seeds=3 >"$work/pb-broken.out" 2>&1 || rc=$?
-  [ "$rc" = 1 ] || { cat "$work/pb-broken.out"; die "the broken primary passed its campaign (exit $rc)"; }
-  grep -q "FAILED: backup holds every acknowledged write" "$work/pb-broken.out" || { cat "$work/pb-broken.out"; die "not the invariant"; }
-  replay=$(grep -m 1 "^  replay: " "$work/pb-broken.out" | sed 's/^  replay: //')
-  first=$(grep -m 1 "FAILED" "$work/pb-broken.out" | grep -oE "trace hash [0-9a-f]{16}")
-  rc=0
-  eval "$replay" >"$work/pb-replay.out" 2>&1 || rc=$?
-  [ "$rc" = 1 ] && grep -q "$first" "$work/pb-replay.out" || { cat "$work/pb-replay.out"; die "the replay ($replay) did not fail the same way"; }
-  echo "   caught: $(grep -m 1 FAILED "$work/pb-broken.out" | cut -c1-100)..."
-  # Its schedule shrunk (no fault is needed: the broken primary never asks
-  # its backup) and that replay fails the same way.
-  shrunk=$(grep -m 1 "^  replay shrunk: " "$work/pb-broken.out" | sed 's/^  replay shrunk: //')
-  grep -q "^  shrunk to 0 of its" "$work/pb-broken.out" && [ -n "$shrunk" ] || { cat "$work/pb-broken.out"; die "no shrunk schedule"; }
-  rc=0
-  eval "$shrunk" >"$work/pb-shrunk.out" 2>&1 || rc=$?
-  [ "$rc" = 1 ] && grep -q "FAILED: backup holds every acknowledged write" "$work/pb-shrunk.out" || { cat "$work/pb-shrunk.out"; die "the shrunk replay ($shrunk) did not fail the same way"; }
-  echo "   $(grep -m 1 '^  shrunk to' "$work/pb-broken.out" | cut -c3-60)...: its replay fails the same way"
+  echo "== a planted bug (-DPB_PLANTED_BUG=ON: the primary answers before its backup has the write) found by linearizability alone"
+  cmake -S "$src/examples/primary-backup" -B "$work/pb-bug-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+    -DPB_PLANTED_BUG=ON >/dev/null && cmake --build "$work/pb-bug-build" -j 2 >"$work/pb-bug.log" 2>&1 \
+    || { cat "$work/pb-bug.log"; die "the planted-bug primary-backup did not build"; }
+  bug=$work/pb-bug-build/pb-service
+  # The same 100 seeds, every fault kind in each (no swarm), the history's
+  # check the only invariant of the binary's: the correct build passes them
+  # all, the planted one fails at least ten.
+  camp=(dst "$src/examples/primary-backup/pb.topo" --seeds=100 --invariants=linearizable --fault_swarm=false --shrink_runs=0)
+  "$pb" "${camp[@]}" >"$work/pb-100.out" 2>&1 || { tail -n 20 "$work/pb-100.out"; die "the correct build failed the 100 seeds"; }
+  rc=0; "$bug" "${camp[@]}" >"$work/pb-bug-100.out" 2>&1 || rc=$?
+  caught=$(grep -c "^seed [0-9]*: FAILED: linearizable: not linearizable" "$work/pb-bug-100.out" || true)
+  [ "$rc" = 1 ] && [ "$caught" -ge 10 ] || { tail -n 20 "$work/pb-bug-100.out"; die "the planted bug: $caught of 100 seeds caught (exit $rc), wanted >= 10"; }
+  [ "$(grep -c "^seed [0-9]*: FAILED" "$work/pb-bug-100.out")" = "$caught" ] || die "a planted-bug seed failed another way"
+  echo "   correct build: $(grep -o '^dst: 100 seeds from 1: [0-9]* passed, [0-9]* failed' "$work/pb-100.out" | cut -c6-); planted bug: $caught of 100 seeds not linearizable"
+  # Its first failing seed, shrunk (at most 3 faults), its history drawn, and
+  # the shrunk replay failing the same way.
+  first=$(grep -m 1 -o "^seed [0-9]*: FAILED" "$work/pb-bug-100.out" | grep -o "[0-9]*")
+  rc=0; "$bug" dst "$src/examples/primary-backup/pb.topo" --first_seed="$first" --seeds=1 --invariants=linearizable \
+    --fault_swarm=false --history="$work/pb-bug-h" >"$work/pb-bug-1.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] || { cat "$work/pb-bug-1.out"; die "seed $first did not fail again"; }
+  kept=$(grep -m 1 -o "^  shrunk to [0-9]* of its" "$work/pb-bug-1.out" | grep -o "[0-9]*" || echo none)
+  [ "$kept" != none ] && [ "$kept" -le 3 ] || { cat "$work/pb-bug-1.out"; die "seed $first's schedule shrank to $kept faults"; }
+  shrunk=$(grep -m 1 "^  replay shrunk: " "$work/pb-bug-1.out" | sed 's/^  replay shrunk: //')
+  rc=0; eval "$shrunk" >"$work/pb-bug-shrunk.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] && grep -q "FAILED: linearizable: not linearizable" "$work/pb-bug-shrunk.out" \
+    || { cat "$work/pb-bug-shrunk.out"; die "the shrunk replay ($shrunk) did not fail the same way"; }
+  rc=0; "$prefix/bin/nanopu-lincheck" "$work/pb-bug-h/seed-$first.jsonl" --model=register --svg="$work/pb-bug.svg" \
+    >"$work/pb-bug-lincheck.out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] && grep -q 'class="op unordered' "$work/pb-bug.svg" || { cat "$work/pb-bug-lincheck.out"; die "no picture of seed $first's violation"; }
+  echo "   seed $first: $(grep -m 1 -o "shrunk to [0-9]* of its [0-9]* faults" "$work/pb-bug-1.out"): $(grep -m 1 "^  shrunk to" "$work/pb-bug-1.out" | grep -o "crash [^;]*" | head -n 1 | cut -c1-40)...; its shrunk replay fails the same way; drawn in pb-bug.svg"
 fi
 
 echo "== the C service (lnic.h, nanopu_main.h) against nanopu-loadgen --expect=increment"
