@@ -41,7 +41,7 @@ set(kPublic
   model      spin_model
   runtime    config,runtime
   flags      flags,nanopu_main,program_flags
-  client     rpc,loadgen,history,program,probe
+  client     rpc,loadgen,history,program,probe,buggify
   check      lincheck
   loadgen    loadgen_main
   sim        sim,program_main)

@@ -68,6 +68,7 @@ struct Options {
   std::vector<Cut> cuts;
   std::vector<Crash> crashes;
   std::string history_path;         // every recorded call of every host, as JSON lines; "" none
+  bool buggify = false;             // nanopu/buggify.h's sites on, drawn from `seed` (a campaign's runs: on)
 };
 
 // One host at the end of a run.
@@ -199,6 +200,7 @@ struct Campaign {
   // A failing seed's schedule shrunk by delta debugging, at most this many
   // runs each (0: not shrunk).
   int shrink_runs = 64;
+  bool buggify = true;          // nanopu/buggify.h's sites on in every seed's run
   std::string replay_prefix;    // how to run this binary again ("./my-service dst TOPO")
 };
 

@@ -190,6 +190,7 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
   o.faults = *f;
   Options opt = base;
   opt.seed = seed;
+  opt.buggify = c.buggify;
   opt.progress = false;
   opt.cuts.insert(opt.cuts.end(), f->cuts.begin(), f->cuts.end());
   opt.crashes.insert(opt.crashes.end(), f->crashes.begin(), f->crashes.end());

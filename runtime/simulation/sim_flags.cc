@@ -68,6 +68,9 @@ ABSL_FLAG(int32_t, shrink_runs, 64,
 ABSL_FLAG(std::string, invariants, "",
           "Check only these of the binary's own invariants (comma-separated names, as its dst --help lists "
           "them); the built-in ones always. Empty: all of them.");
+ABSL_FLAG(bool, buggify, false,
+          "sim: nanopu::buggify()'s sites on (nanopu/buggify.h), drawn from --sim_seed. (dst: --dst_buggify.)");
+ABSL_FLAG(bool, dst_buggify, true, "A campaign's runs with nanopu::buggify()'s sites on (nanopu/buggify.h).");
 ABSL_FLAG(bool, fault_swarm, true,
           "Swarm testing: each seed turns each kind of fault (wires, cuts, crashes) on or off, half the seeds each.");
 ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and trimming on hosts' wires (--faults).");
@@ -129,6 +132,7 @@ absl::StatusOr<Options> options_from_flags() {
   o.idle_step_ns = absl::GetFlag(FLAGS_idle_step_ns);
   o.modelled_limit_s = absl::GetFlag(FLAGS_modelled_limit_s);
   o.progress = absl::GetFlag(FLAGS_sim_progress);
+  o.buggify = absl::GetFlag(FLAGS_buggify);
   o.poll_every_host = absl::GetFlag(FLAGS_poll_every_host);
   o.threads = absl::GetFlag(FLAGS_sim_threads);
   if (o.threads < 1 || o.threads > 256) return absl::InvalidArgumentError("--sim_threads must be in [1, 256]");
@@ -192,6 +196,7 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.shrink_runs = absl::GetFlag(FLAGS_shrink_runs);
   if (c.shrink_runs < 0 || c.shrink_runs > 100000) return absl::InvalidArgumentError("--shrink_runs must be in [0, 100000]");
   c.faults.swarm = absl::GetFlag(FLAGS_fault_swarm);
+  c.buggify = absl::GetFlag(FLAGS_dst_buggify);
   c.history_dir = absl::GetFlag(FLAGS_history);
   c.faults.wire = absl::GetFlag(FLAGS_fault_wire);
   c.faults.max_cuts = absl::GetFlag(FLAGS_fault_cuts);

@@ -4,11 +4,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "model/timing/timing_params.h"
+#include "nanopu/buggify.h"
 #include "nanopu/probe.h"
+#include "nanopu/seeded_draw.h"
 #include "nanopu/sim.h"
 #include "nanopu/stats.h"
 #include "runtime/platform/eal.h"
 #include "runtime/simulation/sim_run.h"
+#include "runtime/simulation/streams.h"
 
 namespace nanopu::sim {
 namespace {
@@ -121,7 +124,9 @@ absl::StatusOr<Report> run_topology(const Topology& t, const Programs& programs,
     if (absl::Status st = s.build(); !st.ok()) return st;
     (void)take_probe_hits();  // what fired outside a run is not this run's
     record_probes(true);
+    set_buggify(o.buggify, stream_seed(o.seed, kBuggifyStream));
     const SimReport r = s.run(out);
+    set_buggify(false);
     record_probes(false);
     std::vector<std::pair<std::string, uint64_t>> mine = take_probe_hits();
     report = public_report(r);

@@ -11,6 +11,7 @@ namespace nanopu::sim {
 
 inline constexpr uint64_t kScheduleStream = 1;        // a campaign's cuts, crashes, transports
 inline constexpr uint64_t kDstCaseStream = 2;         // + the service: nanopu-dst's cluster and load
+inline constexpr uint64_t kBuggifyStream = 16;        // nanopu/buggify.h's sites (each mixed in again)
 inline constexpr uint64_t kWireStream = 1u << 16;     // + the host's index: its wire's faults
 inline constexpr uint64_t kHostStream = 2u << 16;     // + the host's index: its --seed
 inline constexpr uint64_t kBootStream = 3u << 16;     // + the host's index: when it boots

@@ -1,0 +1,29 @@
+// BUGGIFY (FoundationDB's, from "Testing Distributed Systems w/
+// Deterministic Simulation"): code that can take a rare path — a short
+// batch, a retry, a slow step, a queue that reports full — takes it when
+// buggify() says so, so that a fault campaign reaches it without waiting
+// for the machine to produce it:
+//
+//   if (nanopu::buggify()) return retry_later();   // as if the queue were full
+//
+// Live, it is always false (one relaxed load). In a simulated run with
+// buggify on (`dst`, and `sim --buggify`), each call site (its file and
+// line) is on in a quarter of the seeds and, when on, says yes to a
+// quarter of the calls, all drawn from the run's seed: the same seed takes
+// the same paths. Each site that said yes is reported as a probe
+// ("buggify FILE:LINE", nanopu/probe.h). Deterministic on one simulation
+// thread (`--sim_threads=1`, a campaign's default).
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+namespace nanopu {
+
+[[nodiscard]] bool buggify(std::source_location where = std::source_location::current());
+
+// For a harness (a simulated run sets it around itself): on for a run of
+// this seed, or off.
+void set_buggify(bool on, uint64_t seed = 0);
+
+}  // namespace nanopu
