@@ -24,6 +24,7 @@
 #include "nanopu/history.h"
 #include "nanopu/loadgen.h"
 #include "nanopu/program.h"
+#include "nanopu/stats.h"
 
 namespace nanopu::sim {
 
@@ -81,6 +82,7 @@ struct HostReport {
   const Program* program_object = nullptr;
   int exit_status = 0;             // its report()'s
   std::shared_ptr<const loadgen::Result> result;  // a client that ran the load engine
+  NicCounters nic;                 // its NIC's counts over every run of it (a crashed one's too)
 };
 
 struct Report {
@@ -102,7 +104,7 @@ struct Report {
   // Coverage: the run's probes (nanopu/probe.h: the programs' own, each
   // declared one at 0 if it never fired) and the runtime's rare paths as
   // "nic.<counter>" (retransmissions, give-ups, refused runs, ... summed
-  // over the hosts up at the end), by name.
+  // over every host's runs, crashed ones too), by name.
   std::vector<std::pair<std::string, uint64_t>> probes;
 };
 

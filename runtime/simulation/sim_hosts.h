@@ -14,6 +14,7 @@
 #include "nanopu/config.h"
 #include "nanopu/history.h"
 #include "nanopu/program.h"
+#include "nanopu/stats.h"
 #include "nanopu/runtime.h"
 #include "runtime/simulation/topology.h"
 
@@ -31,6 +32,7 @@ struct SimHost {
   std::unique_ptr<Runtime> runtime;  // once its port exists
   uint64_t start_at_ticks = 0;       // when it boots (modelled)
   std::string state_dir;             // ProgramArgs::state_dir: kept across its restarts
+  NicCounters crashed_nic;           // its crashed runs' NIC counts (the report adds them)
 };
 
 // What every host of a run is made with.

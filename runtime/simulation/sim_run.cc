@@ -96,7 +96,7 @@ Report public_report(const SimReport& r) {
   out.switch_no_route = r.switch_counters.no_route;
   out.forwarded_by_switch = r.forwarded_by_switch;
   for (const SimHostEnd& h : r.hosts) {
-    HostReport host{h.name, h.program, h.client, h.down, h.program_object, h.exit_status, nullptr};
+    HostReport host{h.name, h.program, h.client, h.down, h.program_object, h.exit_status, nullptr, h.nic};
     for (const SimClientResult& c : r.clients)
       if (c.host == h.name) host.result = std::make_shared<const loadgen::Result>(c.result);
     out.hosts.push_back(std::move(host));

@@ -180,6 +180,7 @@ bool Simulation::apply_crashes(SimReport* r) {
 // (its pool's mbufs may be on the wire or in a peer's hands).
 void Simulation::crash(SimHost& h) {
   h.down = true;
+  h.crashed_nic += h.runtime->nic_counters();  // its counts outlive it: the run's report sums every run
   dead_runtimes_.push_back(std::move(h.runtime));
   dead_programs_.push_back(std::move(h.program));
 }

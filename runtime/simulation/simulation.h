@@ -91,7 +91,7 @@ struct SimHostEnd {
   const Program* program_object = nullptr;  // while the Simulation exists; null when down
   int exit_status = 0;
   const loadgen::Result* result = nullptr;   // likewise
-  NicCounters nic;                           // its NIC's counts at the end (zero when down)
+  NicCounters nic;                           // its NIC's counts, every run of it (a crashed one's too)
 };
 
 struct SimReport {

@@ -112,11 +112,12 @@ void Simulation::report_hosts(const model::SimLoop& loop, FILE* out, SimReport* 
     end.program = h.topo->program;
     end.client = h.client;
     end.down = h.down;
+    end.nic = h.crashed_nic;
     end.exit_status = status[i];
     if (!h.down && loop.runs_here(h.loop_node)) {
       end.program_object = h.program.get();
       end.result = h.program->load_result();
-      end.nic = h.runtime->nic_counters();
+      end.nic += h.runtime->nic_counters();
       if (h.client && end.result != nullptr) r->clients.push_back({h.topo->name, *end.result});
     }
     if (p_.peers == nullptr || p_.peers->rank() == 0) std::fputs(text[i].c_str(), out);

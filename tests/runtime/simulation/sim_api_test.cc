@@ -310,6 +310,14 @@ TEST(SimApiTest, ARunReportsItsProbesAndACampaignTheirCoverage) {
   EXPECT_EQ(probes["reg.never"], 0u);
   EXPECT_TRUE(probes.contains("nic.tx_retransmits"));
   probe("reg.outside_a_run");  // nothing records: not counted anywhere
+  // A host's NIC counts survive its crash: a server killed for good at
+  // 0.5 ms still reports what it delivered before.
+  sim::Options crashed = quiet(3);
+  crashed.crashes.push_back({"srv", 0.5, 0});
+  absl::StatusOr<sim::Report> k = sim::run(topo, p, crashed, sink);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(k->hosts[0].down);
+  EXPECT_GT(k->hosts[0].nic.rx_msgs_delivered, 0u);
   sim::Campaign c;
   c.seeds = 3;
   c.faults.window_ms = 1;
