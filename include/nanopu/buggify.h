@@ -16,11 +16,13 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 
 namespace nanopu {
 
-[[nodiscard]] bool buggify(std::source_location where = std::source_location::current());
+// The call site by GCC's and Clang's __builtin_FILE/__builtin_LINE, which
+// a default argument takes at the caller: std::source_location needs a
+// Clang newer than Debian 12's.
+[[nodiscard]] bool buggify(const char* file = __builtin_FILE(), int line = __builtin_LINE());
 
 // For a harness (a simulated run sets it around itself): on for a run of
 // this seed, or off.

@@ -32,21 +32,21 @@ Sites& sites() {
   return *s;
 }
 
-uint64_t site_key(const std::source_location& where) {
+uint64_t site_key(const char* file, int line) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the file name, then the line mixed in
-  for (const char* p = where.file_name(); *p != '\0'; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ull;
-  return mix64(h ^ where.line());
+  for (const char* p = file; *p != '\0'; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 0x100000001b3ull;
+  return mix64(h ^ static_cast<uint64_t>(line));
 }
 
 }  // namespace
 
-bool buggify(std::source_location where) {
+bool buggify(const char* file, int line) {
   if (!g_on.load(std::memory_order_relaxed)) return false;
   Sites& s = sites();
   bool yes = false;
   {
     std::lock_guard<std::mutex> l(s.mu);
-    const uint64_t key = site_key(where);
+    const uint64_t key = site_key(file, line);
     auto it = s.by_key.find(key);
     if (it == s.by_key.end()) {
       Site site{stream_seed(s.seed, key) % 4 == 0, SeededDraw(stream_seed(s.seed, key ^ 0x6275676779ull))};
@@ -55,9 +55,9 @@ bool buggify(std::source_location where) {
     yes = it->second.enabled && it->second.draw.chance(0.25);
   }
   if (yes) {
-    std::string_view file = where.file_name();
-    file = file.substr(file.rfind('/') == std::string_view::npos ? 0 : file.rfind('/') + 1);
-    probe(absl::StrCat("buggify ", absl::string_view(file.data(), file.size()), ":", where.line()));
+    std::string_view name = file;
+    name = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+    probe(absl::StrCat("buggify ", absl::string_view(name.data(), name.size()), ":", line));
   }
   return yes;
 }
