@@ -138,6 +138,10 @@ struct Result {
   static constexpr size_t kRecentReplies = 64;
   uint64_t last_sent_ns = 0;
   std::array<uint64_t, kRecentReplies> recent_reply_ns{};  // a ring: the last replies' times (received of them)
+  // When the last reply came (0: none).
+  [[nodiscard]] uint64_t last_reply_ns() const {
+    return received == 0 ? 0 : recent_reply_ns[(received - 1) % kRecentReplies];
+  }
   // Replies that came at or after `ns` (counted among the last kRecentReplies).
   [[nodiscard]] uint64_t replies_since(uint64_t ns) const {
     uint64_t n = 0;

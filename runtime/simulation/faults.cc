@@ -134,7 +134,7 @@ std::string liveness(const Report& r, const std::vector<Cut>& cuts, const std::v
           "%s: %d replies since the last fault healed at %.3f ms (at least %d wanted: it sent until %.3f ms; its last "
           "reply at %.3f ms)",
           h.name, since, healed_ms, o.live_calls, static_cast<double>(x.last_sent_ns) / 1e6,
-          static_cast<double>(x.recent_reply_ns[(x.received - 1) % loadgen::Result::kRecentReplies]) / 1e6);
+          static_cast<double>(x.last_reply_ns()) / 1e6);
   }
   return "";
 }
@@ -224,19 +224,14 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
   return s;
 }
 
-size_t count_wires(const FaultSchedule& f) {
-  size_t n = 0;
-  for (const auto& hf : f.host_flags) n += absl::StartsWith(hf.second, "--faults=");
-  return n;
-}
-
 // The check a failure broke: an invariant's name, or a built-in one's
 // subject ("c1", "the run"): what a shrunk schedule must still break.
 std::string check_of(const std::string& why) { return why.substr(0, why.find(':')); }
 
 // Delta debugging over a failing seed's faults (runtime/simulation/shrink.h):
-// the wires' --faults, the cuts and the crashes (a --transport is not a fault).
-void shrink_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c,
+// the wires' --faults, the cuts and the crashes (a --transport is not a
+// fault). False, and nothing run, for a schedule with no fault to take out.
+bool shrink_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c,
                  SeedOutcome* o) {
   const FaultSchedule& all = o->faults;
   FaultSchedule fixed = all;  // what every trial keeps: the transports
@@ -250,6 +245,7 @@ void shrink_seed(const Topology& t, const Programs& programs, const Options& bas
   }
   for (const Cut& k : all.cuts) items.push_back([k](FaultSchedule* f) { f->cuts.push_back(k); });
   for (const Crash& k : all.crashes) items.push_back([k](FaultSchedule* f) { f->crashes.push_back(k); });
+  if (items.empty()) return false;
   auto compose = [&](const std::vector<size_t>& kept) {
     FaultSchedule f = fixed;
     for (size_t i : kept) items[i](&f);
@@ -274,6 +270,7 @@ void shrink_seed(const Topology& t, const Programs& programs, const Options& bas
   o->shrink_runs = r.tests;
   o->shrink_exhausted = r.exhausted;
   o->shrunk_replay = replay_command(c, o->seed, o->shrunk_faults.description);
+  return true;
 }
 
 struct Tally {
@@ -334,9 +331,7 @@ absl::StatusOr<std::vector<SeedOutcome>> run_campaign(const std::string& topolog
       n.failures.push_back(absl::StrCat("seed ", seed, ": ", o.why, "\n  replay: ", o.replay));
       if (c.verbose) std::fprintf(out, "--- clients\n%s--- log\n%s---\n", s.client_output.c_str(), s.log.c_str());
       // A run that happened, broke a check, and had faults to take out.
-      const bool has_faults = !o.faults.cuts.empty() || !o.faults.crashes.empty() || count_wires(o.faults) > 0;
-      if (c.shrink_runs > 0 && o.report.trace_hash != 0 && has_faults) {
-        shrink_seed(*t, programs, base, c, &s.outcome);
+      if (c.shrink_runs > 0 && o.report.trace_hash != 0 && shrink_seed(*t, programs, base, c, &s.outcome)) {
         const std::string line = absl::StrFormat("  shrunk to %d of its %d faults (%d runs%s): %s\n  replay shrunk: %s",
                                                  o.faults_after, o.faults_before, o.shrink_runs,
                                                  o.shrink_exhausted ? ", stopped at --shrink_runs" : "",

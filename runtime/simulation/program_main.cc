@@ -134,8 +134,6 @@ int sim_main(int argc, char** argv, const Programs& programs) {
 int dst_main(int argc, char** argv, const Programs& programs, const std::vector<NamedInvariant>& invariants) {
   const std::string who_name = basename_of(argc > 0 ? argv[0] : "dst");
   const char* who = who_name.c_str();
-  std::string names;
-  for (const NamedInvariant& i : invariants) absl::StrAppend(&names, names.empty() ? "" : ", ", "'", i.name, "'");
   const std::string usage = absl::StrCat(
       "deterministic simulation testing of a topology's programs under seeded faults.\n"
       "  dst TOPOLOGY [--seeds=100] [--first_seed=1] [--history=DIR] [--verbose] [--fault_*=...]\n"
@@ -147,7 +145,7 @@ int dst_main(int argc, char** argv, const Programs& programs, const std::vector<
       "binary's own invariants. A failing seed's schedule is shrunk to the faults the failure needs\n"
       "(--shrink_runs) and printed with the command that replays it (--schedule). Exit status\n"
       "0: every seed passed; 1: a seed failed (its replay command is printed); 2: usage.\n"
-      "This binary's invariants (--invariants): ", names.empty() ? std::string("none") : names, ".");
+      "This binary's invariants (--invariants): ", invariant_names(invariants), ".");
   init_flags_usage(usage.c_str(),
                    {"runtime/simulation/sim_flags.cc", "runtime/flags/program_flags.cc", "tools/simulator/dst_main.cc"});
   const std::string prefix = replay_prefix(argc, argv);

@@ -12,26 +12,25 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "nanopu/sim.h"
+#include "runtime/simulation/host_window.h"
 
 namespace nanopu::sim {
-namespace {
 
-bool ms_ok(double v) { return std::isfinite(v) && v >= 0 && v <= 1e9; }
-
-// "HOST@A+B" or, when `open_ended`, "HOST@A" (B = 0).
-bool parse_window(absl::string_view w, bool open_ended, std::string* host, double* a, double* b) {
-  const size_t at = w.find('@');
+bool parse_host_window(absl::string_view item, bool open_ended, HostWindow* w) {
+  auto ms_ok = [](double v) { return std::isfinite(v) && v >= 0 && v <= 1e9; };
+  const size_t at = item.find('@');
   if (at == absl::string_view::npos || at == 0) return false;
-  *host = std::string(w.substr(0, at));
-  const size_t plus = w.find('+', at);
-  *b = 0;
-  if (plus == absl::string_view::npos)
-    return open_ended && absl::SimpleAtod(w.substr(at + 1), a) && ms_ok(*a);
-  return absl::SimpleAtod(w.substr(at + 1, plus - at - 1), a) && absl::SimpleAtod(w.substr(plus + 1), b) &&
-         ms_ok(*a) && ms_ok(*b) && *b > 0;
+  const size_t plus = item.find('+', at);  // plain decimals: no exponents
+  double from = 0, len = 0;
+  if (plus == absl::string_view::npos) {
+    if (!open_ended || !absl::SimpleAtod(item.substr(at + 1), &from) || !ms_ok(from)) return false;
+  } else if (!absl::SimpleAtod(item.substr(at + 1, plus - at - 1), &from) ||
+             !absl::SimpleAtod(item.substr(plus + 1), &len) || !ms_ok(from) || !ms_ok(len) || len == 0) {
+    return false;
+  }
+  *w = HostWindow{std::string(item.substr(0, at)), from, len};
+  return true;
 }
-
-}  // namespace
 
 std::string format_schedule(const FaultSchedule& f) {
   std::string out;
@@ -52,17 +51,16 @@ absl::StatusOr<FaultSchedule> parse_schedule(std::string_view text) {
     const size_t space = item.find(' ');
     const absl::string_view head = item.substr(0, space);
     const absl::string_view rest = space == absl::string_view::npos ? "" : absl::StripAsciiWhitespace(item.substr(space));
-    std::string host;
-    double a = 0, b = 0;
+    HostWindow w;
     auto bad = [&](const char* want) {
       return absl::InvalidArgumentError(absl::StrCat("--schedule: '", item, "' is not ", want));
     };
     if (head == "cut") {
-      if (!parse_window(rest, false, &host, &a, &b)) return bad("cut HOST@FROM_MS+FOR_MS");
-      f.cuts.push_back({host, a, b});
+      if (!parse_host_window(rest, false, &w)) return bad("cut HOST@FROM_MS+FOR_MS");
+      f.cuts.push_back({w.host, w.from_ms, w.for_ms});
     } else if (head == "crash") {
-      if (!parse_window(rest, true, &host, &a, &b)) return bad("crash HOST@AT_MS[+DOWN_MS]");
-      f.crashes.push_back({host, a, b});
+      if (!parse_host_window(rest, true, &w)) return bad("crash HOST@AT_MS[+DOWN_MS]");
+      f.crashes.push_back({w.host, w.from_ms, w.for_ms});
     } else if (!head.empty() && absl::StartsWith(rest, "--") && rest.find(' ') == absl::string_view::npos) {
       f.host_flags.emplace_back(std::string(head), std::string(rest));
     } else {

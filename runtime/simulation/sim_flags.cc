@@ -12,6 +12,7 @@
 #include "nanopu/lincheck.h"
 #include "nanopu/loadgen.h"
 #include "nanopu/program_flags.h"
+#include "runtime/simulation/host_window.h"
 
 ABSL_DECLARE_FLAG(std::string, timing_params);  // the load flags' (runtime/client_main)
 
@@ -94,29 +95,17 @@ ABSL_FLAG(std::string, check, "",
 namespace nanopu::sim {
 namespace {
 
-// A list "HOST@FROM_MS+FOR_MS,..." (--cut, --crash) as (host, from, for)
-// in ms; with `open_ended`, "HOST@FROM_MS" too (for 0: for good).
-struct HostWindow {
-  std::string host;
-  double from_ms = 0, for_ms = 0;
-};
+// A list "HOST@FROM_MS+FOR_MS,..." (--cut, --crash); with `open_ended`,
+// "HOST@FROM_MS" too (for 0: for good).
 absl::StatusOr<std::vector<HostWindow>> parse_windows(const char* flag, const std::string& text, bool open_ended) {
   std::vector<HostWindow> out;
-  constexpr double kMaxMs = 1e9;  // 11 days of modelled time: anything longer is a typo
-  auto ms_ok = [](double v) { return std::isfinite(v) && v >= 0 && v <= kMaxMs; };
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    const size_t at = item.find('@');
-    const size_t plus = at == absl::string_view::npos ? at : item.find('+', at);  // plain decimals: no exponents
-    const bool has_for = plus != absl::string_view::npos;
-    double from_ms = 0, for_ms = 0;
-    if (at == absl::string_view::npos || at == 0 || (!has_for && !open_ended) ||
-        !absl::SimpleAtod(item.substr(at + 1, has_for ? plus - at - 1 : absl::string_view::npos), &from_ms) ||
-        (has_for && (!absl::SimpleAtod(item.substr(plus + 1), &for_ms) || !ms_ok(for_ms) || for_ms == 0)) ||
-        !ms_ok(from_ms))
+    HostWindow w;
+    if (!parse_host_window(item, open_ended, &w))
       return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", item, "' is not HOST@FROM_MS+FOR_MS",
                                                      open_ended ? " or HOST@FROM_MS" : "",
                                                      " (0 <= FROM_MS, 0 < FOR_MS, each at most 1e9)"));
-    out.push_back({std::string(item.substr(0, at)), from_ms, has_for ? for_ms : 0});
+    out.push_back(std::move(w));
   }
   return out;
 }
@@ -158,18 +147,21 @@ absl::StatusOr<Options> options_from_flags() {
 
 std::string check_model_flag() { return absl::GetFlag(FLAGS_check); }
 
+std::string invariant_names(const std::vector<NamedInvariant>& all) {
+  std::string names;
+  for (const NamedInvariant& i : all) absl::StrAppend(&names, names.empty() ? "" : ", ", "'", i.name, "'");
+  return names.empty() ? "none" : names;
+}
+
 absl::StatusOr<std::vector<NamedInvariant>> chosen_invariants(const std::vector<NamedInvariant>& all) {
   const std::string want = absl::GetFlag(FLAGS_invariants);
   if (want.empty()) return all;
   std::vector<NamedInvariant> out;
   for (absl::string_view name : absl::StrSplit(want, ',', absl::SkipWhitespace())) {
     auto it = std::find_if(all.begin(), all.end(), [&](const NamedInvariant& i) { return i.name == name; });
-    if (it == all.end()) {
-      std::string names;
-      for (const NamedInvariant& i : all) absl::StrAppend(&names, names.empty() ? "" : ", ", "'", i.name, "'");
+    if (it == all.end())
       return absl::InvalidArgumentError(absl::StrCat("--invariants: no invariant '", name, "' in this binary (it has ",
-                                                     names.empty() ? "none" : names, ")"));
-    }
+                                                     invariant_names(all), ")"));
     out.push_back(*it);
   }
   return out;

@@ -18,6 +18,8 @@ namespace nanopu::sim {
 [[nodiscard]] absl::StatusOr<Campaign> campaign_from_flags();
 // --check: the model a run's history is checked against ("": none).
 [[nodiscard]] std::string check_model_flag();
+// Their names, quoted, as --help and errors list them ("none" for none).
+[[nodiscard]] std::string invariant_names(const std::vector<NamedInvariant>& all);
 // The binary's invariants --invariants names (all when it names none);
 // InvalidArgument for a name it does not have, listing those it has.
 [[nodiscard]] absl::StatusOr<std::vector<NamedInvariant>> chosen_invariants(const std::vector<NamedInvariant>& all);
