@@ -84,6 +84,9 @@ class SimLoop {
   // Events of the whole run at exact times (a crash, a restart), applied
   // between windows with every node stopped, the clock at their time: a
   // window ends at the next one. next: its time, max() for none.
+  // The end of the window last run: between windows, the time every node
+  // has run to (an event that depends on what a node did falls then).
+  [[nodiscard]] uint64_t window_end() const { return window_end_; }
   void set_events(std::function<uint64_t()> next, std::function<void()> apply) {
     next_event_ = std::move(next);
     apply_events_ = std::move(apply);

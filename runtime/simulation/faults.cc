@@ -75,9 +75,12 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
   if (o.crash_servers && swarm_crashes && !servers.empty() && d.below(2) == 0) {
     const std::string& victim = servers[d.below(servers.size())];
     const double at = d.between(o.window_ms / 4, o.window_ms), down = d.between(0.5, o.window_ms / 2);
-    f.crashes.push_back({victim, at, down});
-    absl::StrAppend(&f.description,
-                    absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", victim, at, down));
+    // Half of them aimed (Crash::after_send): a crash drawn blind seldom
+    // falls between a server's reply and its next step.
+    const bool aimed = o.aimed_crashes && d.below(2) == 0;
+    f.crashes.push_back({victim, at, down, aimed});
+    absl::StrAppend(&f.description, absl::StrFormat("%s crashed %s %.3f ms, restarted %.3f ms later; ", victim,
+                                                    aimed ? "at its first send after" : "at", at, down));
   }
   if (o.crash_clients && swarm_crashes && !clients.empty() && d.below(4) == 0) {
     const std::string& victim = clients[d.below(clients.size())];

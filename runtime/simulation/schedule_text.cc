@@ -37,9 +37,11 @@ std::string format_schedule(const FaultSchedule& f) {
   auto add = [&out](const std::string& item) { absl::StrAppend(&out, out.empty() ? "" : "; ", item); };
   for (const auto& [host, flag] : f.host_flags) add(absl::StrCat(host, " ", flag));
   for (const Cut& c : f.cuts) add(absl::StrFormat("cut %s@%.17g+%.17g", c.host, c.from_ms, c.for_ms));
-  for (const Crash& c : f.crashes)
-    add(c.down_ms > 0 ? absl::StrFormat("crash %s@%.17g+%.17g", c.host, c.at_ms, c.down_ms)
-                      : absl::StrFormat("crash %s@%.17g", c.host, c.at_ms));
+  for (const Crash& c : f.crashes) {
+    const char* kind = c.after_send ? "crash-after-send" : "crash";
+    add(c.down_ms > 0 ? absl::StrFormat("%s %s@%.17g+%.17g", kind, c.host, c.at_ms, c.down_ms)
+                      : absl::StrFormat("%s %s@%.17g", kind, c.host, c.at_ms));
+  }
   return out.empty() ? "none" : out;
 }
 
@@ -58,13 +60,15 @@ absl::StatusOr<FaultSchedule> parse_schedule(std::string_view text) {
     if (head == "cut") {
       if (!parse_host_window(rest, false, &w)) return bad("cut HOST@FROM_MS+FOR_MS");
       f.cuts.push_back({w.host, w.from_ms, w.for_ms});
-    } else if (head == "crash") {
-      if (!parse_host_window(rest, true, &w)) return bad("crash HOST@AT_MS[+DOWN_MS]");
-      f.crashes.push_back({w.host, w.from_ms, w.for_ms});
+    } else if (head == "crash" || head == "crash-after-send") {
+      if (!parse_host_window(rest, true, &w))
+        return bad(head == "crash" ? "crash HOST@AT_MS[+DOWN_MS]" : "crash-after-send HOST@AT_MS[+DOWN_MS]");
+      f.crashes.push_back({w.host, w.from_ms, w.for_ms, head == "crash-after-send"});
     } else if (!head.empty() && absl::StartsWith(rest, "--") && rest.find(' ') == absl::string_view::npos) {
       f.host_flags.emplace_back(std::string(head), std::string(rest));
     } else {
-      return bad("'HOST --flag=value', 'cut HOST@FROM+FOR', 'crash HOST@AT[+DOWN]' or 'none'");
+      return bad("'HOST --flag=value', 'cut HOST@FROM+FOR', 'crash HOST@AT[+DOWN]', "
+                 "'crash-after-send HOST@AT[+DOWN]' or 'none'");
     }
   }
   f.description = format_schedule(f);

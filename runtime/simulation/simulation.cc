@@ -138,6 +138,9 @@ absl::Status Simulation::check_crashes() const {
   for (const SimCrash& c : p_.crashes) {
     const TopologyHost* h = t_.host(c.host);
     if (h == nullptr) return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: no host ", c.host));
+    if (c.after_send && p_.peers != nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(t_.path, ": crash ", c.host, " after a send: aimed crashes need "
+                                                     "one process (run on --sim_threads, not MPI ranks)"));
     const ProgramSpec* spec = p_.programs->find(h->program);
     if (spec != nullptr && spec->client && c.restart_ps != 0)
       return absl::InvalidArgumentError(absl::StrCat(t_.path, ": --crash: ", c.host, " runs a client (program ",
@@ -147,11 +150,31 @@ absl::Status Simulation::check_crashes() const {
   return absl::OkStatus();
 }
 
+SimHost* Simulation::host_named(const std::string& name) {
+  for (SimHost& x : hosts_)
+    if (x.topo->name == name) return &x;
+  return nullptr;
+}
+
+const SimHost* Simulation::host_named(const std::string& name) const {
+  return const_cast<Simulation*>(this)->host_named(name);
+}
+
+bool Simulation::sent_since_armed(size_t i) const {
+  const SimHost* h = host_named(p_.crashes[i].host);
+  return !h->down && h->runtime->nic_counters().tx_msgs > armed_msgs_[i];
+}
+
+// Between windows (every node stopped). An aimed crash whose host has sent
+// falls now: at the end of the window just run (SimLoop::window_end).
 uint64_t Simulation::next_crash_event() const {
   uint64_t next = UINT64_MAX;
   for (size_t i = 0; i < p_.crashes.size(); ++i) {
-    if (!crash_done_[i]) next = std::min(next, p_.crashes[i].at_ps);
-    else if (!restart_done_[i] && p_.crashes[i].restart_ps != 0) next = std::min(next, p_.crashes[i].restart_ps);
+    const SimCrash& c = p_.crashes[i];
+    if (!crash_done_[i] && (!c.after_send || !armed_[i])) next = std::min(next, c.at_ps);
+    else if (!crash_done_[i] && sent_since_armed(i)) next = std::min(next, std::max(c.at_ps, loop_->window_end()));
+    else if (crash_done_[i] && !restart_done_[i] && c.restart_ps != 0)
+      next = std::min(next, crashed_at_ps_[i] + (c.restart_ps - c.at_ps));
   }
   return next;
 }
@@ -161,14 +184,19 @@ bool Simulation::apply_crashes(SimReport* r) {
   const uint64_t now = clock_.now_ps();
   for (size_t i = 0; i < p_.crashes.size(); ++i) {
     const SimCrash& c = p_.crashes[i];
-    SimHost* h = nullptr;
-    for (SimHost& x : hosts_)
-      if (x.topo->name == c.host) h = &x;
-    if (!crash_done_[i] && now >= c.at_ps) {
+    SimHost* h = host_named(c.host);
+    if (!crash_done_[i] && c.after_send && !armed_[i] && now >= c.at_ps) {
+      armed_[i] = 1;  // a host down now is not crashed by it (as a plain crash's)
+      if (h->down) crash_done_[i] = restart_done_[i] = 1;
+      else armed_msgs_[i] = h->runtime->nic_counters().tx_msgs;
+      continue;
+    }
+    if (!crash_done_[i] && now >= c.at_ps && (!c.after_send || sent_since_armed(i))) {
       crash_done_[i] = 1;
+      crashed_at_ps_[i] = now;
       if (!h->down) crash(*h), ++r->crashes, any = true;
     }
-    if (crash_done_[i] && !restart_done_[i] && c.restart_ps != 0 && now >= c.restart_ps) {
+    if (crash_done_[i] && !restart_done_[i] && c.restart_ps != 0 && now >= crashed_at_ps_[i] + (c.restart_ps - c.at_ps)) {
       restart_done_[i] = 1;
       if (h->down) restart(*h), ++r->restarts, any = true;
     }
@@ -269,6 +297,9 @@ model::SimPort* Simulation::port_of(const SimHost& h) {
 absl::Status Simulation::start_hosts() {
   crash_done_.assign(p_.crashes.size(), 0);
   restart_done_.assign(p_.crashes.size(), 0);
+  armed_.assign(p_.crashes.size(), 0);
+  armed_msgs_.assign(p_.crashes.size(), 0);
+  crashed_at_ps_.assign(p_.crashes.size(), 0);
   for (SimHost& h : hosts_) {
     model::SimPort* io = port_of(h);
     h.io = io;

@@ -37,9 +37,16 @@ struct SimCut {
 // they are, frames to it are lost) and, if `restart_ps` is not 0, started
 // again then as a new process (a new incarnation; what it kept is what its
 // program keeps on disk: its state directory, Raft's --raft_state).
+//
+// Aimed (`after_send`): at `at_ps` the crash is armed, and falls at the end
+// of the first window in which the host's NIC takes a message to send (a
+// reply, a forward): the host dies between answering and its next step —
+// the window a write acknowledged before it is replicated lives in. Its
+// restart then comes restart_ps - at_ps after the crash.
 struct SimCrash {
   std::string host;
   uint64_t at_ps = 0, restart_ps = 0;
+  bool after_send = false;
 };
 
 struct SimParams {
@@ -156,6 +163,10 @@ class Simulation {
   // Crashes and restarts due now; true if any. The next one's time.
   bool apply_crashes(SimReport* r);
   [[nodiscard]] uint64_t next_crash_event() const;
+  [[nodiscard]] SimHost* host_named(const std::string& name);
+  [[nodiscard]] const SimHost* host_named(const std::string& name) const;
+  // An armed aimed crash's host has taken a message to send since it was armed.
+  [[nodiscard]] bool sent_since_armed(size_t crash) const;
   void crash(SimHost& h);
   void restart(SimHost& h);
   // Counted time: the clock's work costs (before the hosts' threads exist:
@@ -189,7 +200,10 @@ class Simulation {
   std::vector<std::unique_ptr<Program>> dead_programs_;
   SimHostContext ctx_;
   std::string own_state_root_;  // made by this run (SimParams::state_root empty), removed at the end
-  std::vector<uint8_t> crash_done_, restart_done_;  // per SimParams::crashes entry
+  // Per SimParams::crashes entry: done, restarted; an aimed one armed (its
+  // host's messages taken by then), and when each crash fell.
+  std::vector<uint8_t> crash_done_, restart_done_, armed_;
+  std::vector<uint64_t> armed_msgs_, crashed_at_ps_;
 };
 
 }  // namespace nanopu::sim

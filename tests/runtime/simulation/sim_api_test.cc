@@ -346,6 +346,47 @@ TEST(SimApiTest, ARunReportsItsProbesAndACampaignTheirCoverage) {
   unlink(topo.c_str());
 }
 
+// Issue 71 item 2: a crash aimed at a window. Armed at 0 ms, it falls the
+// moment the server next sends — its first reply — where a crash at 0 ms
+// drawn blind kills it before it answers anything: its client hears
+// exactly one reply, not none. The aimed crash is one run, replayed.
+TEST(SimApiTest, AnAimedCrashFallsJustAfterTheServersFirstReply) {
+  const Programs p = programs();
+  const std::string topo = write_topology(
+      "aimed", "host srv 10.0.0.1 02:00:00:00:00:01 reg-server\n"
+               "host c1 10.0.0.2 02:00:00:00:00:02 reg-client --rate=200000 --max_in_flight=1 --count=20 "
+               "--drain_timeout=0.002\nlink srv c1\n");
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  auto received = [&](bool aimed) -> uint64_t {
+    sim::Options o = quiet(4);
+    o.crashes.push_back({"srv", 0, 0, aimed});
+    absl::StatusOr<sim::Report> r = sim::run(topo, p, o, sink);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok() || r->hosts.size() != 2 || r->hosts[1].result == nullptr) return 99;
+    EXPECT_TRUE(r->hosts[0].down);
+    EXPECT_EQ(r->crashes, 1u);
+    EXPECT_EQ(r->hosts[0].nic.tx_msgs, aimed ? 1u : 0u) << "the server's messages sent before it died";
+    return r->hosts[1].result->received;
+  };
+  EXPECT_EQ(received(false), 0u);
+  EXPECT_EQ(received(true), 1u);
+  // Restarted, an aimed crash's downtime counts from when it fell.
+  sim::Options o = quiet(4);
+  o.crashes.push_back({"srv", 0, 0.05, true});
+  absl::StatusOr<sim::Report> a = sim::run(topo, p, o, sink), b = sim::run(topo, p, o, sink);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->restarts, 1u);
+  EXPECT_EQ(a->trace_hash, b->trace_hash);
+  // The call in flight when it fell went to the dead run: refused by the
+  // new one (given up, its client told); every later call is answered.
+  const loadgen::Result& c = *a->hosts[1].result;
+  EXPECT_GE(c.received, 18u);
+  EXPECT_EQ(c.received + c.given_up + c.lost, 20u) << c.sent << " " << c.received << " " << c.given_up << " " << c.lost << " " << c.send_failures;
+  EXPECT_EQ(c.duplicates + c.bad_replies, 0u);
+  std::fclose(sink);
+  unlink(topo.c_str());
+}
+
 // Issue 71 item 2: buggify. A site is on in about a quarter of the seeds,
 // says yes to some of its calls there, is reported as a probe, and the
 // same seed takes the same paths; live, or with it off, never.
