@@ -35,13 +35,13 @@ set(kLayers
 
 # Public headers by the layer that implements them.
 set(kPublic
-  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure,host_noise,message_sizes,seeded_draw
+  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure,host_noise,message_sizes,seeded_draw,probe,buggify
   nic        spin,spin_local
   scheduler  thread,memory_message,lnic
   model      spin_model
   runtime    config,runtime
   flags      flags,nanopu_main,program_flags
-  client     rpc,loadgen,history,program,probe,buggify
+  client     rpc,loadgen,history,program
   check      lincheck
   loadgen    loadgen_main
   sim        sim,program_main)

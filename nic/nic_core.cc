@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "lib/base/log.h"
+#include "lib/base/nic_buggify.h"
 #include "lib/contract/inline_msg.h"
 #include "lib/contract/message.h"
 #include "nanopu/address.h"
@@ -392,7 +393,8 @@ void NicCore::send_control(uint32_t dst_ip, const wire::TransportHeader& h) {
 
 void NicCore::emit_control(uint32_t dst_ip, const wire::TransportHeader& h,
                            const wire::ControlPayload* payload) {
-  rte_mbuf* m = packetizer_.make_control(dst_ip, h, payload);
+  // nic_buggify(): simulation only (lib/base/nic_buggify.h), no buffer for it.
+  rte_mbuf* m = nic_buggify() ? nullptr : packetizer_.make_control(dst_ip, h, payload);
   if (m == nullptr) {
     ++counters_.tx_drop_no_mbuf;
     return;

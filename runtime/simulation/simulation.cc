@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "model/network/counted_costs.h"
+#include "nanopu/buggify.h"
 #include "nanopu/seeded_draw.h"
 #include "runtime/simulation/streams.h"
 #include "model/network/sim_loop.h"
@@ -217,6 +218,7 @@ void Simulation::crash(SimHost& h) {
 // (another seed: a restarted Raft server draws new timeouts), a new
 // incarnation, booting now.
 void Simulation::restart(SimHost& h) {
+  set_buggify_actor(h.index + 1);  // its program made and spawned: its own draws
   absl::StatusOr<SimHost> fresh = make_sim_host(t_, ctx_, h.index, stream_seed(p_.seed, kRestartStream + dead_runtimes_.size() + 1));
   absl::StatusOr<std::unique_ptr<Runtime>> rt =
       fresh.ok() ? Runtime::create(fresh->config, h.io) : absl::StatusOr<std::unique_ptr<Runtime>>(fresh.status());
@@ -301,6 +303,7 @@ absl::Status Simulation::start_hosts() {
   armed_msgs_.assign(p_.crashes.size(), 0);
   crashed_at_ps_.assign(p_.crashes.size(), 0);
   for (SimHost& h : hosts_) {
+    set_buggify_actor(h.index + 1);
     model::SimPort* io = port_of(h);
     h.io = io;
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
@@ -344,8 +347,12 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
       p_.poll_every_host);
   host->loop_node = node;
   auto nic_busy_polls = std::make_shared<uint64_t>(0);
-  loop.add_core(node, [this, host, nic_busy_polls] {
+  // Each core says whose it is to buggify() (a stream per host: the same
+  // draws whichever thread runs the node).
+  const uint64_t actor = host->index + 1;
+  loop.add_core(node, [this, host, nic_busy_polls, actor] {
     if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
+    set_buggify_actor(actor);
     const bool did = clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_nic_once();
     *nic_busy_polls += did ? 1 : 0;
     return did;
@@ -354,8 +361,9 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
     auto seen = std::make_shared<uint64_t>(0);  // nic_busy_polls when this core last ran
     loop.add_core(
         node,
-        [host, w, nic_busy_polls, seen] {
+        [host, w, nic_busy_polls, seen, actor] {
           *seen = *nic_busy_polls;
+          set_buggify_actor(actor);
           return !host->down && clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
         },
         [host, w, nic_busy_polls, seen] {

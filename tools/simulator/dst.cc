@@ -13,11 +13,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "nanopu/seeded_draw.h"
+#include "nanopu/buggify.h"
 #include "nanopu/history.h"
 #include "nanopu/lincheck.h"
+#include "nanopu/seeded_draw.h"
 #include "runtime/simulation/faults.h"
 #include "runtime/simulation/output_capture.h"
+#include "runtime/simulation/streams.h"
 #include "tools/simulator/builtin_programs.h"
 
 namespace nanopu::sim {
@@ -286,6 +288,12 @@ DstOutcome run_dst_case(const DstCase& c, const model::TimingParams& timing) {
       (void)read_and_close(report);
       return o;
     }
+    // The NIC's own rare paths (a message refused as if its context were
+    // full, a frame left for want of a buffer, a timer late) for this seed.
+    set_buggify(c.buggify, stream_seed(c.seed, kBuggifyStream));
+    struct Off {
+      ~Off() { set_buggify(false); }
+    } off;
     Simulation s(*t, p);
     if (absl::Status st = s.build(); !st.ok()) {
       o.why = std::string(st.message());

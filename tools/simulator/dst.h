@@ -36,6 +36,7 @@ struct DstCase {
   std::vector<std::string> clients;      // the client hosts' names
   std::string faults;       // in words, for the report
   std::string history_path;  // where the run's history goes ("": kept in memory only)
+  bool buggify = true;       // the NIC's buggify sites on (lib/base/nic_buggify.h), drawn from the seed
 };
 
 // The case seed `seed` draws for `service`; Raft servers keep their state

@@ -29,6 +29,7 @@ ABSL_DECLARE_FLAG(uint64_t, first_seed);
 ABSL_DECLARE_FLAG(uint64_t, seeds);
 ABSL_DECLARE_FLAG(uint64_t, replay_every);
 ABSL_DECLARE_FLAG(bool, verbose);
+ABSL_DECLARE_FLAG(bool, dst_buggify);
 ABSL_DECLARE_FLAG(std::string, history);  // runtime/flags: here a directory, one history per seed
 
 namespace {
@@ -81,6 +82,7 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
               const nanopu::model::TimingParams& timing, Tally* tally) {
   const char* name = nanopu::sim::dst_service_name(service);
   DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
+  c.buggify = absl::GetFlag(FLAGS_dst_buggify);
   if (const std::string dir = absl::GetFlag(FLAGS_history); !dir.empty())
     c.history_path = absl::StrFormat("%s/seed-%d-%s.jsonl", dir, seed, name);
   const DstOutcome o = nanopu::sim::run_dst_case(c, timing);
@@ -92,8 +94,8 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
                 static_cast<unsigned long long>(o.trace_hash));
   if (!o.passed) {
     tally->failures.push_back(absl::StrFormat(
-        "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1 --verbose", seed, name, o.why,
-        name, seed));
+        "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1%s --verbose", seed, name, o.why,
+        name, seed, c.buggify ? "" : " --dst_buggify=false"));
   }
   // A failed seed with --verbose, or any one seed run alone with it: the
   // whole of it.

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "lib/base/nic_buggify.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/message.h"
 #include "nanopu/app_header.h"
@@ -161,7 +162,10 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   bool first = false;
   if (s < 0) {
     const auto npkts = static_cast<uint32_t>(wire::packets_for(f.msg_len));
-    const Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
+    Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
+    // Simulation only (lib/base/nic_buggify.h): the context's buffers report
+    // full, and the sender must come back for it (a NACK, then a PULL).
+    if (a == Admission::kAdmit && nic_buggify()) a = Admission::kContextPackets;
     if (a == Admission::kAdmit && npkts == 1) {
       // Complete on arrival: no reassembly slot or index entry (the common
       // RPC case), the same accounting.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/base/nic_buggify.h"
 #include "nic/transport/common/send_front.h"
 
 namespace nanopu {
@@ -28,7 +29,8 @@ void NdpSender::send_packet(uint32_t slot, uint8_t index, TransportSink& sink) {
   // This host takes ACKs riding on DATA (docs/wire.md); a held ACK for the
   // peer's message to us may ride on this packet.
   h.options = wire::kOptTakesAcks | wire::kOptTakesWholeAcks | wire::kOptTakesAckLists;
-  rte_mbuf* clone = packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes, c_.port_takes_kept);
+  // nic_buggify(): simulation only (lib/base/nic_buggify.h), the pool near empty.
+  rte_mbuf* clone = nic_buggify() ? nullptr : packet_for_port(m.pkts[index], pool_, c_.copy_below_bytes, c_.port_takes_kept);
   if (clone == nullptr) {  // no buffer now: the timer sends it later
     ++counters_->tx_drop_no_mbuf;
     return;

@@ -424,6 +424,36 @@ TEST(SimApiTest, BuggifyTakesTheRarePathInSomeSeedsTheSameWayEachTime) {
   unlink(topo.c_str());
 }
 
+// Issue 71 item 2: nanopu's own NIC takes its rare paths under buggify —
+// a message refused as if its context were full, a packet or control
+// frame left for want of a buffer — and recovers: every call answered
+// once, checked. A site draws a stream per host, so the run is the same on
+// one simulation thread and on two.
+TEST(SimApiTest, TheNicsBuggifySitesFireAndTheTransportRecovers) {
+  const Programs p = programs();
+  const std::string topo = write_topology("nic-buggify", kTopology);
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  std::map<std::string, int> seeds_of;  // a NIC site -> seeds it said yes in
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    sim::Options o = quiet(seed);
+    o.buggify = true;
+    absl::StatusOr<sim::Report> a = sim::run(topo, p, o, sink);
+    o.threads = 2;
+    absl::StatusOr<sim::Report> b = sim::run(topo, p, o, sink);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->trace_hash, b->trace_hash) << "seed " << seed << ": one thread and two";
+    for (const sim::HostReport& h : a->hosts)
+      if (h.client) EXPECT_TRUE(h.result->received == 300 && h.result->clean()) << seed << " " << h.name;
+    for (const auto& [name, hits] : a->probes)
+      if (hits > 0 && name.rfind("nic.buggify ", 0) == 0) ++seeds_of[name.substr(12, name.find(':') - 12)];
+  }
+  for (const auto& [site, n] : seeds_of) std::printf("  NIC buggify site %s: on in %d of 8 seeds\n", site.c_str(), n);
+  EXPECT_GT(seeds_of["receive_front.h"], 0) << "a message refused as if its context were full";
+  EXPECT_GT(seeds_of["ndp_sender.cc"] + seeds_of["nic_core.cc"], 0) << "a frame left for want of a buffer";
+  std::fclose(sink);
+  unlink(topo.c_str());
+}
+
 // Issue 71: liveness. A client none of whose calls is answered (its
 // server's address is a host that does not exist) fails the seed, where
 // it used to pass (the run ended; nothing came back wrong); the same

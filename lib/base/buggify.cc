@@ -14,18 +14,20 @@
 #include "nanopu/seeded_draw.h"
 
 namespace nanopu {
+namespace buggify_detail {
+std::atomic<bool> on{false};
+}  // namespace buggify_detail
 namespace {
 
-std::atomic<bool> g_on{false};
+thread_local uint64_t t_actor = 0;
 
-struct Site {
-  bool enabled = false;
-  SeededDraw draw;
-};
+// A site's on-or-off is the seed's and the site's alone; its yes-or-no
+// draws are a stream per (site, actor).
 struct Sites {
   std::mutex mu;
   uint64_t seed = 0;
-  std::unordered_map<uint64_t, Site> by_key;
+  std::unordered_map<uint64_t, bool> enabled;        // by site
+  std::unordered_map<uint64_t, SeededDraw> draws;    // by site and actor
 };
 Sites& sites() {
   static Sites* s = new Sites;  // leaked: a site in a static destructor still finds it
@@ -40,24 +42,26 @@ uint64_t site_key(const char* file, int line) {
 
 }  // namespace
 
-bool buggify(const char* file, int line) {
-  if (!g_on.load(std::memory_order_relaxed)) return false;
+bool buggify_detail::draw(const char* file, int line, bool nic) {
   Sites& s = sites();
   bool yes = false;
   {
     std::lock_guard<std::mutex> l(s.mu);
     const uint64_t key = site_key(file, line);
-    auto it = s.by_key.find(key);
-    if (it == s.by_key.end()) {
-      Site site{stream_seed(s.seed, key) % 4 == 0, SeededDraw(stream_seed(s.seed, key ^ 0x6275676779ull))};
-      it = s.by_key.emplace(key, site).first;
-    }
-    yes = it->second.enabled && it->second.draw.chance(0.25);
+    auto on_it = s.enabled.find(key);
+    if (on_it == s.enabled.end()) on_it = s.enabled.emplace(key, stream_seed(s.seed, key) % 4 == 0).first;
+    if (!on_it->second) return false;
+    const uint64_t stream = key ^ 0x6275676779ull ^ mix64(t_actor);
+    auto it = s.draws.find(stream);
+    if (it == s.draws.end()) it = s.draws.emplace(stream, SeededDraw(stream_seed(s.seed, stream))).first;
+    yes = it->second.chance(0.25);
   }
   if (yes) {
+    // nanopu's own NIC's sites among the runtime's rare paths ("nic.*" in
+    // a campaign's coverage), an author's among theirs.
     std::string_view name = file;
     name = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
-    probe(absl::StrCat("buggify ", absl::string_view(name.data(), name.size()), ":", line));
+    probe(absl::StrCat(nic ? "nic.buggify " : "buggify ", absl::string_view(name.data(), name.size()), ":", line));
   }
   return yes;
 }
@@ -66,8 +70,11 @@ void set_buggify(bool on, uint64_t seed) {
   Sites& s = sites();
   std::lock_guard<std::mutex> l(s.mu);
   s.seed = seed;
-  s.by_key.clear();
-  g_on.store(on, std::memory_order_relaxed);
+  s.enabled.clear();
+  s.draws.clear();
+  buggify_detail::on.store(on, std::memory_order_relaxed);
 }
+
+void set_buggify_actor(uint64_t actor) { t_actor = actor; }
 
 }  // namespace nanopu
