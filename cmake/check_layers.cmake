@@ -35,7 +35,7 @@ set(kLayers
 
 # Public headers by the layer that implements them.
 set(kPublic
-  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure,host_noise,message_sizes,seeded_draw,probe,buggify
+  base       app_header,error,stats,address,limits,policies,fault_spec,tx_failure,host_noise,message_sizes,seeded_draw,probe,buggify,durable_file
   nic        spin,spin_local
   scheduler  thread,memory_message,lnic
   model      spin_model

@@ -1,8 +1,5 @@
 #include "apps/raft/raft_storage.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -43,10 +40,7 @@ RaftEntry entry_without_session(const uint64_t* w) {
 
 // Replays the file's records into *s; a short or unknown tail (a crash
 // mid-write) ends the replay. Returns the bytes of whole records read.
-size_t replay(int fd, RaftStorage::State* s) {
-  std::string bytes;
-  char buf[4096];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<size_t>(n));
+size_t replay(const std::string& bytes, RaftStorage::State* s) {
   std::vector<uint64_t> words(bytes.size() / 8);
   if (!words.empty()) std::memcpy(words.data(), bytes.data(), words.size() * 8);
   size_t i = 0;
@@ -72,41 +66,31 @@ size_t replay(int fd, RaftStorage::State* s) {
 
 // A promise that cannot be kept must not be made: like etcd on a failed WAL
 // write, the server stops rather than answer without its state on disk.
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "raft: --raft_state %s: %s; stopping (its state is not on disk)\n", what, std::strerror(errno));
+[[noreturn]] void fail(const absl::Status& s) {
+  std::fprintf(stderr, "raft: --raft_state %s; stopping (its state is not on disk)\n", std::string(s.message()).c_str());
   std::fflush(stderr);
   std::_Exit(1);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return absl::FailedPreconditionError(absl::StrCat("--raft_state ", path, ": ", std::strerror(errno)));
-  std::unique_ptr<RaftStorage> s(new RaftStorage(fd));
-  s->size_ = replay(fd, &s->recovered_);
+absl::StatusOr<std::unique_ptr<RaftStorage>> RaftStorage::open(const std::string& path, bool sync) {
+  std::string bytes;
+  absl::StatusOr<std::unique_ptr<DurableFile>> f = DurableFile::open(path, &bytes);
+  if (!f.ok()) return absl::FailedPreconditionError(absl::StrCat("--raft_state ", f.status().message()));
+  std::unique_ptr<RaftStorage> s(new RaftStorage(std::move(*f), sync));
   // A torn tail goes, so that what is appended next is read back aligned.
-  if (ftruncate(fd, static_cast<off_t>(s->size_)) != 0)
-    return absl::FailedPreconditionError(absl::StrCat("--raft_state ", path, ": ", std::strerror(errno)));
+  if (absl::Status t = s->file_->truncate(replay(bytes, &s->recovered_)); !t.ok())
+    return absl::FailedPreconditionError(absl::StrCat("--raft_state ", t.message()));
   return s;
 }
 
-RaftStorage::~RaftStorage() { ::close(fd_); }
+RaftStorage::~RaftStorage() = default;
 
 void RaftStorage::put(const uint64_t* words, size_t n) {
-  const auto* p = reinterpret_cast<const char*>(words);
-  size_t left = n * 8;
-  while (left > 0) {
-    const ssize_t w = ::write(fd_, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      (void)ftruncate(fd_, static_cast<off_t>(size_));  // no torn record behind
-      fail("write failed");
-    }
-    p += w;
-    left -= static_cast<size_t>(w);
-  }
-  size_ += n * 8;
+  if (absl::Status s = file_->append(words, n * 8); !s.ok()) fail(s);
+  if (!sync_) return;
+  if (absl::Status s = file_->sync(); !s.ok()) fail(s);
 }
 
 void RaftStorage::save_term_vote(uint64_t term, int vote) {

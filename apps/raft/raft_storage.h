@@ -1,9 +1,10 @@
 // Raft's persistent state (Raft §5, Figure 2: "updated on stable storage
 // before responding to RPCs": currentTerm, votedFor, log[]) in an
-// append-only file of fixed-size records, written with write(2) before the
-// node sends anything that depends on it. A killed process keeps it (the
-// kernel has the bytes); a machine that loses power may not (no fsync:
-// nanopu's Raft is measured in memory, as the paper's is). A record cut
+// append-only file of fixed-size records (a nanopu::DurableFile), written
+// and synced before the node sends anything that depends on it: a killed
+// process keeps it, and so does a machine that loses power
+// (nanopu/durable_file.h; `--raft_sync=false` skips the sync, and a power
+// loss then breaks Raft's promises — nanopu-dst finds it). A record cut
 // short by a crash mid-write is cut off when the file is opened again. A
 // write that fails stops the server (it must not answer without its state).
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "apps/raft/raft_entry.h"
+#include "nanopu/durable_file.h"
 
 namespace nanopu::apps {
 
@@ -28,7 +30,8 @@ class RaftStorage {
   };
 
   // Opens (creates) `path` and reads it back; an error names the path.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RaftStorage>> open(const std::string& path);
+  // `sync`: every record synced before it is relied on.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RaftStorage>> open(const std::string& path, bool sync = true);
   ~RaftStorage();
   RaftStorage(const RaftStorage&) = delete;
   RaftStorage& operator=(const RaftStorage&) = delete;
@@ -39,11 +42,11 @@ class RaftStorage {
   void truncate(uint64_t entries);  // keep the first `entries`
 
  private:
-  explicit RaftStorage(int fd) : fd_(fd) {}
+  RaftStorage(std::unique_ptr<DurableFile> f, bool sync) : file_(std::move(f)), sync_(sync) {}
   void put(const uint64_t* words, size_t n);
 
-  int fd_;
-  size_t size_ = 0;  // bytes of whole records in the file
+  std::unique_ptr<DurableFile> file_;
+  bool sync_;
   State recovered_;
 };
 

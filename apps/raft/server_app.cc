@@ -20,8 +20,11 @@ ABSL_FLAG(double, raft_heartbeat_ms, 20, "raft: a leader's heartbeat period, ms.
 ABSL_FLAG(std::string, raft_state, "",
           "raft: a file for this server's term, vote and log (created if missing, read back at "
           "start): a server killed and started again with it keeps its promises and may rejoin. "
-          "Written before each reply that depends on it, not fsynced (a process crash keeps it, a "
-          "power loss may not). Empty: in memory only, and a restarted server must not rejoin.");
+          "Written and synced (--raft_sync) before each reply that depends on it. Empty: in memory "
+          "only, and a restarted server must not rejoin.");
+ABSL_FLAG(bool, raft_sync, true,
+          "raft: sync --raft_state (fdatasync) before relying on a record; false: a process crash "
+          "keeps it, a power loss may not (nanopu-dst --dst_raft_sync=false shows what breaks).");
 
 namespace nanopu::apps {
 namespace {
@@ -49,7 +52,7 @@ class RaftApp final : public ServerApp {
     if (!(config_.heartbeat_ms > 0) || config_.election_min_ms < 2 * config_.heartbeat_ms)
       return "--raft_heartbeat_ms must be > 0 and at most half of --raft_election_ms";
     if (const std::string path = absl::GetFlag(FLAGS_raft_state); !path.empty()) {
-      absl::StatusOr<std::unique_ptr<RaftStorage>> st = RaftStorage::open(path);
+      absl::StatusOr<std::unique_ptr<RaftStorage>> st = RaftStorage::open(path, absl::GetFlag(FLAGS_raft_sync));
       if (!st.ok()) return std::string(st.status().message());
       storage_ = std::move(*st);
     }

@@ -40,9 +40,5 @@ bool draw(const char* file, int line, bool nic = false);
 // For a harness (a simulated run sets it around itself): on for a run of
 // this seed, or off.
 void set_buggify(bool on, uint64_t seed = 0);
-// For a harness: the simulated host this OS thread runs from now on (0:
-// none). Each site draws a stream per actor: hosts run on several threads
-// draw what they would on one.
-void set_buggify_actor(uint64_t actor);
 
 }  // namespace nanopu

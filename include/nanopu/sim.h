@@ -43,10 +43,15 @@ struct Cut {
 // host next sends a message (within a link's latency of it): between a
 // server answering and its next step, where a write acknowledged before it
 // is replicated is lost. Drawn blind, a crash seldom lands there.
+//
+// With `power_loss` the machine goes down, not only the process: each
+// nanopu::DurableFile the host has open keeps what it synced and a prefix
+// of the rest (nanopu/durable_file.h).
 struct Crash {
   std::string host;
   double at_ms = 0, down_ms = 0;
   bool after_send = false;
+  bool power_loss = false;
 };
 
 // How a core's work takes modelled time: counted (the NIC's stages as port
@@ -143,6 +148,7 @@ struct FaultOptions {
   bool crash_servers = true;    // a server killed and restarted with its state directory
   bool crash_clients = false;   // a client killed (its calls in flight end as info)
   bool aimed_crashes = true;    // half the servers' crashes fall at their first send after their time (Crash::after_send)
+  bool power_loss = true;       // half the servers' crashes lose what their DurableFiles did not sync (Crash::power_loss)
   bool transports = true;       // NDP or Homa, where a host's line names none
   double window_ms = 40;        // faults fall in the first window_ms of modelled time
   // Liveness (docs/services.md, "Testing your service under faults"): a
@@ -171,8 +177,8 @@ struct FaultSchedule {
                                                         uint64_t seed, const FaultOptions& faults);
 // A schedule as one line and back: "none", or items joined by "; " —
 // "HOST --flag=value" (a wire's --faults, a --transport), "cut
-// HOST@FROM_MS+FOR_MS", "crash HOST@AT_MS[+DOWN_MS]" (no DOWN: for good),
-// "crash-after-send HOST@AT_MS[+DOWN_MS]" (Crash::after_send) —
+// HOST@FROM_MS+FOR_MS", "crash HOST@AT_MS[+DOWN_MS][/after-send][/power-loss]"
+// (no DOWN: for good; Crash::after_send, Crash::power_loss) —
 // the times exact (17 digits), so a printed schedule replays its run.
 // parse_schedule's errors name the item.
 [[nodiscard]] std::string format_schedule(const FaultSchedule& f);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "lib/base/sim_actor.h"
 #include "nanopu/probe.h"
 #include "nanopu/seeded_draw.h"
 
@@ -18,8 +19,6 @@ namespace buggify_detail {
 std::atomic<bool> on{false};
 }  // namespace buggify_detail
 namespace {
-
-thread_local uint64_t t_actor = 0;
 
 // A site's on-or-off is the seed's and the site's alone; its yes-or-no
 // draws are a stream per (site, actor).
@@ -51,7 +50,7 @@ bool buggify_detail::draw(const char* file, int line, bool nic) {
     auto on_it = s.enabled.find(key);
     if (on_it == s.enabled.end()) on_it = s.enabled.emplace(key, stream_seed(s.seed, key) % 4 == 0).first;
     if (!on_it->second) return false;
-    const uint64_t stream = key ^ 0x6275676779ull ^ mix64(t_actor);
+    const uint64_t stream = key ^ 0x6275676779ull ^ mix64(sim_actor());
     auto it = s.draws.find(stream);
     if (it == s.draws.end()) it = s.draws.emplace(stream, SeededDraw(stream_seed(s.seed, stream))).first;
     yes = it->second.chance(0.25);
@@ -74,7 +73,5 @@ void set_buggify(bool on, uint64_t seed) {
   s.draws.clear();
   buggify_detail::on.store(on, std::memory_order_relaxed);
 }
-
-void set_buggify_actor(uint64_t actor) { t_actor = actor; }
 
 }  // namespace nanopu

@@ -78,8 +78,12 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
     // Half of them aimed (Crash::after_send): a crash drawn blind seldom
     // falls between a server's reply and its next step.
     const bool aimed = o.aimed_crashes && d.below(2) == 0;
-    f.crashes.push_back({victim, at, down, aimed});
-    absl::StrAppend(&f.description, absl::StrFormat("%s crashed %s %.3f ms, restarted %.3f ms later; ", victim,
+    // Half of them lose power too (Crash::power_loss): what the server did
+    // not sync is gone.
+    const bool power = o.power_loss && d.below(2) == 0;
+    f.crashes.push_back({victim, at, down, aimed, power});
+    absl::StrAppend(&f.description, absl::StrFormat("%s %s %s %.3f ms, restarted %.3f ms later; ", victim,
+                                                    power ? "lost power" : "crashed",
                                                     aimed ? "at its first send after" : "at", at, down));
   }
   if (o.crash_clients && swarm_crashes && !clients.empty() && d.below(4) == 0) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -32,16 +33,31 @@ bool parse_host_window(absl::string_view item, bool open_ended, HostWindow* w) {
   return true;
 }
 
+bool parse_crash(absl::string_view item, Crash* c) {
+  std::vector<absl::string_view> parts = absl::StrSplit(item, '/');
+  HostWindow w;
+  if (!parse_host_window(parts[0], true, &w)) return false;
+  *c = Crash{w.host, w.from_ms, w.for_ms};
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i] == "after-send" && !c->after_send) c->after_send = true;
+    else if (parts[i] == "power-loss" && !c->power_loss) c->power_loss = true;
+    else return false;
+  }
+  return true;
+}
+
+std::string format_crash(const Crash& c) {
+  return absl::StrCat(c.down_ms > 0 ? absl::StrFormat("%s@%.17g+%.17g", c.host, c.at_ms, c.down_ms)
+                                    : absl::StrFormat("%s@%.17g", c.host, c.at_ms),
+                      c.after_send ? "/after-send" : "", c.power_loss ? "/power-loss" : "");
+}
+
 std::string format_schedule(const FaultSchedule& f) {
   std::string out;
   auto add = [&out](const std::string& item) { absl::StrAppend(&out, out.empty() ? "" : "; ", item); };
   for (const auto& [host, flag] : f.host_flags) add(absl::StrCat(host, " ", flag));
   for (const Cut& c : f.cuts) add(absl::StrFormat("cut %s@%.17g+%.17g", c.host, c.from_ms, c.for_ms));
-  for (const Crash& c : f.crashes) {
-    const char* kind = c.after_send ? "crash-after-send" : "crash";
-    add(c.down_ms > 0 ? absl::StrFormat("%s %s@%.17g+%.17g", kind, c.host, c.at_ms, c.down_ms)
-                      : absl::StrFormat("%s %s@%.17g", kind, c.host, c.at_ms));
-  }
+  for (const Crash& c : f.crashes) add("crash " + format_crash(c));
   return out.empty() ? "none" : out;
 }
 
@@ -60,15 +76,14 @@ absl::StatusOr<FaultSchedule> parse_schedule(std::string_view text) {
     if (head == "cut") {
       if (!parse_host_window(rest, false, &w)) return bad("cut HOST@FROM_MS+FOR_MS");
       f.cuts.push_back({w.host, w.from_ms, w.for_ms});
-    } else if (head == "crash" || head == "crash-after-send") {
-      if (!parse_host_window(rest, true, &w))
-        return bad(head == "crash" ? "crash HOST@AT_MS[+DOWN_MS]" : "crash-after-send HOST@AT_MS[+DOWN_MS]");
-      f.crashes.push_back({w.host, w.from_ms, w.for_ms, head == "crash-after-send"});
+    } else if (head == "crash") {
+      Crash c;
+      if (!parse_crash(rest, &c)) return bad(absl::StrCat("crash ", kCrashSyntax).c_str());
+      f.crashes.push_back(std::move(c));
     } else if (!head.empty() && absl::StartsWith(rest, "--") && rest.find(' ') == absl::string_view::npos) {
       f.host_flags.emplace_back(std::string(head), std::string(rest));
     } else {
-      return bad("'HOST --flag=value', 'cut HOST@FROM+FOR', 'crash HOST@AT[+DOWN]', "
-                 "'crash-after-send HOST@AT[+DOWN]' or 'none'");
+      return bad("'HOST --flag=value', 'cut HOST@FROM+FOR', 'crash HOST@AT[+DOWN][/after-send][/power-loss]' or 'none'");
     }
   }
   f.description = format_schedule(f);

@@ -37,11 +37,10 @@ ABSL_FLAG(std::string, crash, "",
           "Hosts crashed and restarted: HOST@AT_MS+DOWN_MS[,...] kills HOST's process at AT_MS "
           "(modelled ms; frames to it are lost) and starts it again DOWN_MS later as a new process "
           "(a new incarnation, its flags read again, its state directory kept); HOST@AT_MS leaves it "
-          "down (a client's calls in flight then end as info in the history).");
-ABSL_FLAG(std::string, crash_after_send, "",
-          "Aimed crashes: HOST@AT_MS[+DOWN_MS][,...] as --crash, but armed at AT_MS and falling the "
-          "moment HOST next sends a message (a reply, a forward): the window between answering and "
-          "the next step, where a write acknowledged before it is replicated is lost.");
+          "down (a client's calls in flight then end as info in the history). /after-send: armed at "
+          "AT_MS, the crash falls the moment HOST next sends a message (between a reply and the next "
+          "step). /power-loss: the machine, not only the process: its nanopu::DurableFiles keep what "
+          "they synced and a prefix of the rest. E.g. --crash=prim@12+5/after-send/power-loss.");
 ABSL_FLAG(bool, sim_progress, true, "A progress line on stderr every 5 s of wall time.");
 ABSL_FLAG(bool, poll_every_host, false,
           "Poll every host at every instant, not only when a frame, an event of its own or one of "
@@ -82,7 +81,10 @@ ABSL_FLAG(bool, fault_wire, true, "Faults: drops, duplicates, reordering and tri
 ABSL_FLAG(uint32_t, fault_cuts, 2, "Faults: at most this many partitions that heal, each seed.");
 ABSL_FLAG(bool, fault_aimed_crashes, true,
           "Half the servers' crashes aimed: armed at their drawn time, falling the moment the server "
-          "next sends (between its reply and its next step; --crash_after_send).");
+          "next sends (between its reply and its next step; --crash=.../after-send).");
+ABSL_FLAG(bool, fault_power_loss, true,
+          "Half the servers' crashes lose power: their nanopu::DurableFiles keep what they synced and a "
+          "prefix of the rest (--crash=.../power-loss).");
 ABSL_FLAG(bool, fault_crash_servers, true,
           "Faults: a server killed and restarted (half the seeds), its state directory kept.");
 ABSL_FLAG(bool, fault_crash_clients, false,
@@ -139,12 +141,13 @@ absl::StatusOr<Options> options_from_flags() {
   absl::StatusOr<std::vector<HostWindow>> cuts = parse_windows("cut", absl::GetFlag(FLAGS_cut), false);
   if (!cuts.ok()) return cuts.status();
   for (const HostWindow& w : *cuts) o.cuts.push_back({w.host, w.from_ms, w.for_ms});
-  absl::StatusOr<std::vector<HostWindow>> crashes = parse_windows("crash", absl::GetFlag(FLAGS_crash), true);
-  if (!crashes.ok()) return crashes.status();
-  for (const HostWindow& w : *crashes) o.crashes.push_back({w.host, w.from_ms, w.for_ms});
-  crashes = parse_windows("crash_after_send", absl::GetFlag(FLAGS_crash_after_send), true);
-  if (!crashes.ok()) return crashes.status();
-  for (const HostWindow& w : *crashes) o.crashes.push_back({w.host, w.from_ms, w.for_ms, true});
+  for (absl::string_view item : absl::StrSplit(absl::GetFlag(FLAGS_crash), ',', absl::SkipEmpty())) {
+    Crash c;
+    if (!parse_crash(item, &c))
+      return absl::InvalidArgumentError(absl::StrCat("--crash: '", item, "' is not ", kCrashSyntax,
+                                                     " (0 <= AT_MS, 0 < DOWN_MS, each at most 1e9)"));
+    o.crashes.push_back(std::move(c));
+  }
   const std::string charge = absl::GetFlag(FLAGS_charge);
   if (charge == "counted") o.charge = Charge::kCounted;
   else if (charge == "measured") o.charge = Charge::kMeasured;
@@ -204,6 +207,7 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.faults.max_cuts = absl::GetFlag(FLAGS_fault_cuts);
   c.faults.crash_servers = absl::GetFlag(FLAGS_fault_crash_servers);
   c.faults.aimed_crashes = absl::GetFlag(FLAGS_fault_aimed_crashes);
+  c.faults.power_loss = absl::GetFlag(FLAGS_fault_power_loss);
   c.faults.crash_clients = absl::GetFlag(FLAGS_fault_crash_clients);
   c.faults.transports = absl::GetFlag(FLAGS_fault_transports);
   c.faults.window_ms = absl::GetFlag(FLAGS_fault_window_ms);

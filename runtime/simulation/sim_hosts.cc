@@ -1,3 +1,4 @@
+#include "lib/base/sim_actor.h"
 #include "runtime/simulation/sim_hosts.h"
 
 #include <sys/stat.h>
@@ -90,6 +91,7 @@ absl::StatusOr<SimHost> make_host(const TopologyHost& h, const SimHostContext& c
 
 absl::StatusOr<SimHost> make_sim_host(const Topology& t, const SimHostContext& ctx, size_t index, uint64_t seed) {
   const TopologyHost& h = t.hosts[index];
+  set_sim_actor(index + 1);  // its program is made as this host (what it opens is its own)
   absl::StatusOr<SimHost> host = make_host(h, ctx, seed, index);
   if (!host.ok())
     return absl::Status(host.status().code(),

@@ -67,7 +67,8 @@ absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs)
   p.timing = *timing;
   for (const Cut& c : o.cuts) p.cuts.push_back({c.host, ms_to_ps(c.from_ms), ms_to_ps(c.from_ms + c.for_ms)});
   for (const Crash& c : o.crashes)
-    p.crashes.push_back({c.host, ms_to_ps(c.at_ms), c.down_ms > 0 ? ms_to_ps(c.at_ms + c.down_ms) : 0, c.after_send});
+    p.crashes.push_back(
+        {c.host, ms_to_ps(c.at_ms), c.down_ms > 0 ? ms_to_ps(c.at_ms + c.down_ms) : 0, c.after_send, c.power_loss});
   p.programs = &programs;
   return p;
 }

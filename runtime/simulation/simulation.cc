@@ -17,8 +17,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/base/sim_actor.h"
 #include "model/network/counted_costs.h"
-#include "nanopu/buggify.h"
+#include "nanopu/durable_file.h"
 #include "nanopu/seeded_draw.h"
 #include "runtime/simulation/streams.h"
 #include "model/network/sim_loop.h"
@@ -101,6 +102,7 @@ Simulation::~Simulation() {
 absl::Status Simulation::build() {
   if (p_.programs == nullptr) return absl::InternalError("a simulation needs the binary's programs (SimParams::programs)");
   ctx_.programs = p_.programs;
+  simulate_durable_files(true);  // sync() marks bytes kept; a power loss (SimCrash) takes the rest
   ctx_.history = p_.history;
   ctx_.state_root = p_.state_root;
   if (ctx_.state_root.empty()) {
@@ -195,7 +197,7 @@ bool Simulation::apply_crashes(SimReport* r) {
     if (!crash_done_[i] && now >= c.at_ps && (!c.after_send || sent_since_armed(i))) {
       crash_done_[i] = 1;
       crashed_at_ps_[i] = now;
-      if (!h->down) crash(*h), ++r->crashes, any = true;
+      if (!h->down) crash(*h, i), ++r->crashes, any = true;
     }
     if (crash_done_[i] && !restart_done_[i] && c.restart_ps != 0 && now >= crashed_at_ps_[i] + (c.restart_ps - c.at_ps)) {
       restart_done_[i] = 1;
@@ -207,8 +209,9 @@ bool Simulation::apply_crashes(SimReport* r) {
 
 // The process is gone: nothing of it runs again, nothing it held is freed
 // (its pool's mbufs may be on the wire or in a peer's hands).
-void Simulation::crash(SimHost& h) {
+void Simulation::crash(SimHost& h, size_t index) {
   h.down = true;
+  if (p_.crashes[index].power_loss) lose_unsynced_writes(h.index + 1, stream_seed(p_.seed, kPowerLossStream + index));
   h.crashed_nic += h.runtime->nic_counters();  // its counts outlive it: the run's report sums every run
   dead_runtimes_.push_back(std::move(h.runtime));
   dead_programs_.push_back(std::move(h.program));
@@ -218,7 +221,7 @@ void Simulation::crash(SimHost& h) {
 // (another seed: a restarted Raft server draws new timeouts), a new
 // incarnation, booting now.
 void Simulation::restart(SimHost& h) {
-  set_buggify_actor(h.index + 1);  // its program made and spawned: its own draws
+  set_sim_actor(h.index + 1);  // its program made and spawned: its own draws
   absl::StatusOr<SimHost> fresh = make_sim_host(t_, ctx_, h.index, stream_seed(p_.seed, kRestartStream + dead_runtimes_.size() + 1));
   absl::StatusOr<std::unique_ptr<Runtime>> rt =
       fresh.ok() ? Runtime::create(fresh->config, h.io) : absl::StatusOr<std::unique_ptr<Runtime>>(fresh.status());
@@ -303,7 +306,7 @@ absl::Status Simulation::start_hosts() {
   armed_msgs_.assign(p_.crashes.size(), 0);
   crashed_at_ps_.assign(p_.crashes.size(), 0);
   for (SimHost& h : hosts_) {
-    set_buggify_actor(h.index + 1);
+    set_sim_actor(h.index + 1);
     model::SimPort* io = port_of(h);
     h.io = io;
     absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(h.config, io);
@@ -347,12 +350,12 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
       p_.poll_every_host);
   host->loop_node = node;
   auto nic_busy_polls = std::make_shared<uint64_t>(0);
-  // Each core says whose it is to buggify() (a stream per host: the same
-  // draws whichever thread runs the node).
+  // Each core says whose it is (lib/base/sim_actor.h: buggify()'s draws and
+  // durable files are kept per host, whichever thread runs the node).
   const uint64_t actor = host->index + 1;
   loop.add_core(node, [this, host, nic_busy_polls, actor] {
     if (host->down) return drop_arrivals(*host->io);  // a crashed host's NIC takes nothing
-    set_buggify_actor(actor);
+    set_sim_actor(actor);
     const bool did = clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_nic_once();
     *nic_busy_polls += did ? 1 : 0;
     return did;
@@ -363,7 +366,7 @@ void Simulation::add_to_loop(model::SimLoop& loop, SimHost* host) {
         node,
         [host, w, nic_busy_polls, seen, actor] {
           *seen = *nic_busy_polls;
-          set_buggify_actor(actor);
+          set_sim_actor(actor);
           return !host->down && clock::instant_ticks() >= host->start_at_ticks && host->runtime->poll_worker_once(w);
         },
         [host, w, nic_busy_polls, seen] {
@@ -484,6 +487,7 @@ void Simulation::teardown() {
   dead_runtimes_.clear();
   direct_.clear();
   switches_.clear();
+  simulate_durable_files(false);
 }
 
 }  // namespace nanopu::sim

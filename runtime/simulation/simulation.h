@@ -43,10 +43,14 @@ struct SimCut {
 // reply, a forward): the host dies between answering and its next step —
 // the window a write acknowledged before it is replicated lives in. Its
 // restart then comes restart_ps - at_ps after the crash.
+//
+// With `power_loss` its machine goes down too: its durable files keep what
+// they synced and a prefix of the rest (nanopu/durable_file.h).
 struct SimCrash {
   std::string host;
   uint64_t at_ps = 0, restart_ps = 0;
   bool after_send = false;
+  bool power_loss = false;
 };
 
 struct SimParams {
@@ -167,7 +171,7 @@ class Simulation {
   [[nodiscard]] const SimHost* host_named(const std::string& name) const;
   // An armed aimed crash's host has taken a message to send since it was armed.
   [[nodiscard]] bool sent_since_armed(size_t crash) const;
-  void crash(SimHost& h);
+  void crash(SimHost& h, size_t index);  // index: in SimParams::crashes
   void restart(SimHost& h);
   // Counted time: the clock's work costs (before the hosts' threads exist:
   // a thread learns at birth whether it is measured), then each host

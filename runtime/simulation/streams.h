@@ -16,5 +16,6 @@ inline constexpr uint64_t kWireStream = 1u << 16;     // + the host's index: its
 inline constexpr uint64_t kHostStream = 2u << 16;     // + the host's index: its --seed
 inline constexpr uint64_t kBootStream = 3u << 16;     // + the host's index: when it boots
 inline constexpr uint64_t kRestartStream = 4u << 16;  // + the restart's number: the new run's seed
+inline constexpr uint64_t kPowerLossStream = 5u << 16;  // + the crash's index: what its durable files keep
 
 }  // namespace nanopu::sim

@@ -101,7 +101,7 @@ void add_dst_hosts(Draw& d, const DstApps& a, const std::vector<std::string>& na
     std::string state;
     if (a.service == DstService::kRaft && !is_client) {
       c->state_files.push_back(absl::StrCat(state_dir, "/dst-", c->seed, "-", names[i], ".raft"));
-      state = " --raft_state=" + c->state_files.back();
+      state = " --raft_state=" + c->state_files.back() + (c->raft_sync ? "" : " --raft_sync=false");
     }
     // Open loop for 15-30 ms of modelled time, through the cuts, at most a
     // few requests in flight (a history is checkable when few overlap).
@@ -145,9 +145,12 @@ void draw_dst_crashes(Draw& d, const DstApps& a, const std::vector<std::string>&
     const bool raft = a.service == DstService::kRaft;
     const double at_ms = raft ? d.between(20, 60) : d.between(2, 20), down_ms = d.between(0.5, raft ? 40 : 15);
     const auto at = static_cast<uint64_t>(at_ms * 1e9);
-    c->crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9)});
-    absl::StrAppend(&c->faults, absl::StrFormat("%s crashed at %.3f ms, restarted %.3f ms later; ", names[victim],
-                                                at_ms, down_ms));
+    // Half of Raft's lose power: what a server did not sync is gone
+    // (nanopu/durable_file.h; its --raft_sync keeps its promises anyway).
+    const bool power = raft && d.below(2) == 0;
+    c->crashes.push_back({names[victim], at, at + static_cast<uint64_t>(down_ms * 1e9), false, power});
+    absl::StrAppend(&c->faults, absl::StrFormat("%s %s at %.3f ms, restarted %.3f ms later; ", names[victim],
+                                                power ? "lost power" : "crashed", at_ms, down_ms));
   }
   if (d.below(4) == 0) {
     const size_t victim = a.servers + d.below(kClients);
@@ -159,12 +162,13 @@ void draw_dst_crashes(Draw& d, const DstApps& a, const std::vector<std::string>&
 
 }  // namespace
 
-DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir) {
+DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir, bool raft_sync) {
   // The draws in this order, always: a seed's schedule is its replay.
   Draw d(stream_seed(seed, sim::kDstCaseStream + static_cast<uint64_t>(service)));
   DstCase c;
   c.service = service;
   c.seed = seed;
+  c.raft_sync = raft_sync;
   const std::string transport = d.below(2) ? "--transport=homa" : "--transport=ndp";
   const DstApps a = dst_apps(service);
   c.topology = "switch sw\n";

@@ -37,11 +37,14 @@ struct DstCase {
   std::string faults;       // in words, for the report
   std::string history_path;  // where the run's history goes ("": kept in memory only)
   bool buggify = true;       // the NIC's buggify sites on (lib/base/nic_buggify.h), drawn from the seed
+  bool raft_sync = true;     // Raft servers sync their state (--raft_sync); a power loss then keeps it
 };
 
 // The case seed `seed` draws for `service`; Raft servers keep their state
-// in files under `state_dir` (they may be crashed and restarted).
-[[nodiscard]] DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir = "/tmp");
+// in files under `state_dir` (they may be crashed and restarted), synced
+// before they are relied on unless `raft_sync` is false (--raft_sync).
+[[nodiscard]] DstCase make_dst_case(DstService service, uint64_t seed, const std::string& state_dir = "/tmp",
+                                    bool raft_sync = true);
 
 struct DstOutcome {
   bool passed = false;

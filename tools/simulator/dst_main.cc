@@ -24,6 +24,9 @@
 #include "tools/simulator/dst.h"
 
 ABSL_FLAG(std::string, services, "raft,chain,kv", "The services to test, in turn: raft, chain, kv.");
+ABSL_FLAG(bool, dst_raft_sync, true,
+          "Raft servers sync their state file before relying on it (--raft_sync); false: what a power "
+          "loss (half of Raft's crashes) does to a Raft that does not.");
 // The campaign flags every simulation binary shares (runtime/simulation/sim_flags.cc).
 ABSL_DECLARE_FLAG(uint64_t, first_seed);
 ABSL_DECLARE_FLAG(uint64_t, seeds);
@@ -81,7 +84,7 @@ std::vector<DstService> parse_services(const std::string& text) {
 void run_seed(uint64_t seed, uint64_t first, DstService service, const char* state_dir,
               const nanopu::model::TimingParams& timing, Tally* tally) {
   const char* name = nanopu::sim::dst_service_name(service);
-  DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir);
+  DstCase c = nanopu::sim::make_dst_case(service, seed, state_dir, absl::GetFlag(FLAGS_dst_raft_sync));
   c.buggify = absl::GetFlag(FLAGS_dst_buggify);
   if (const std::string dir = absl::GetFlag(FLAGS_history); !dir.empty())
     c.history_path = absl::StrFormat("%s/seed-%d-%s.jsonl", dir, seed, name);
@@ -94,8 +97,8 @@ void run_seed(uint64_t seed, uint64_t first, DstService service, const char* sta
                 static_cast<unsigned long long>(o.trace_hash));
   if (!o.passed) {
     tally->failures.push_back(absl::StrFormat(
-        "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1%s --verbose", seed, name, o.why,
-        name, seed, c.buggify ? "" : " --dst_buggify=false"));
+        "seed %d (%s): %s\n  replay: nanopu-dst --services=%s --first_seed=%d --seeds=1%s%s --verbose", seed, name,
+        o.why, name, seed, c.buggify ? "" : " --dst_buggify=false", c.raft_sync ? "" : " --dst_raft_sync=false"));
   }
   // A failed seed with --verbose, or any one seed run alone with it: the
   // whole of it.

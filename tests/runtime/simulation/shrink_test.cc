@@ -42,7 +42,7 @@ TEST(ShrinkTest, ASchedulePrintedParsesBackExactly) {
   FaultSchedule f;
   f.host_flags = {{"prim", "--transport=homa"}, {"c1", "--faults=drop=0.012345,dup=0.000100,reorder=0.04,trim=0,seed=99"}};
   f.cuts = {{"back", 1.0 / 3, 2.718281828459045}};
-  f.crashes = {{"prim", 12.345678901234567, 7.25}, {"c2", 30.5, 0}, {"back", 3.5, 1, true}};
+  f.crashes = {{"prim", 12.345678901234567, 7.25}, {"c2", 30.5, 0}, {"back", 3.5, 1, true, true}, {"prim", 9, 2, false, true}};
   const std::string text = format_schedule(f);
   absl::StatusOr<FaultSchedule> g = parse_schedule(text);
   ASSERT_TRUE(g.ok()) << g.status() << "\n" << text;
@@ -50,18 +50,20 @@ TEST(ShrinkTest, ASchedulePrintedParsesBackExactly) {
   ASSERT_EQ(g->cuts.size(), 1u);
   EXPECT_EQ(g->cuts[0].from_ms, f.cuts[0].from_ms);  // bit for bit
   EXPECT_EQ(g->cuts[0].for_ms, f.cuts[0].for_ms);
-  ASSERT_EQ(g->crashes.size(), 3u);
+  ASSERT_EQ(g->crashes.size(), 4u);
   EXPECT_EQ(g->crashes[0].at_ms, f.crashes[0].at_ms);
   EXPECT_EQ(g->crashes[1].down_ms, 0);
   EXPECT_FALSE(g->crashes[0].after_send);
-  EXPECT_TRUE(g->crashes[2].after_send);
-  EXPECT_NE(text.find("crash-after-send back@3.5+1"), std::string::npos) << text;
+  EXPECT_TRUE(g->crashes[2].after_send && g->crashes[2].power_loss);
+  EXPECT_TRUE(!g->crashes[3].after_send && g->crashes[3].power_loss);
+  EXPECT_NE(text.find("crash back@3.5+1/after-send/power-loss"), std::string::npos) << text;
+  EXPECT_NE(text.find("crash prim@9+2/power-loss"), std::string::npos) << text;
   EXPECT_EQ(format_schedule(*g), text);
   EXPECT_EQ(format_schedule(FaultSchedule{}), "none");
   EXPECT_TRUE(parse_schedule("none").ok());
   for (const char* bad : {"cut back@1", "crash @1+2", "cut back@1+0", "crash prim@x+1", "prim transport=homa",
                           "explode prim@1+1",
-                          "crash-after-send prim"}) {
+                          "crash prim@1/after-send/after-send", "crash prim@1/sideways"}) {
     absl::StatusOr<FaultSchedule> b = parse_schedule(std::string("none; ") + bad);
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_NE(std::string(b.status().message()).find(bad), std::string::npos) << b.status();
