@@ -166,9 +166,10 @@ bool Thread::wait() {
 
 bool Thread::wait_for(std::chrono::nanoseconds timeout) {
   RuntimeScope scope(this);
+  // A clock running fast (Config::clock_drift_ppm) ends its timeouts early.
   const uint64_t deadline =
       clock::ticks() + static_cast<uint64_t>(static_cast<double>(timeout.count()) * 1e-9 *
-                                             static_cast<double>(clock::hz()));
+                                             static_cast<double>(clock::hz()) / worker_->clock_rate());
   for (;;) {  // as wait(): stopping first
     if (worker_->stopping()) return false;
     if (has_work()) break;
@@ -184,7 +185,7 @@ bool Thread::stopping() const { return worker_->stopping(); }
 bool Thread::is_current() const { return sched::Worker::current() == this; }
 
 uint64_t Thread::now_ns() const {
-  return static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick());
+  return static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick() * worker_->clock_rate());
 }
 
 uint64_t Thread::tx_failures() const { return fifos_->tx_failed.load(std::memory_order_relaxed); }

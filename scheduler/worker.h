@@ -40,6 +40,7 @@ struct WorkerParams {
   HtsParams hts;                       // times in TSC cycles
   NicPollHook shared_nic;              // single-lcore mode: the NIC shares this core
   uint64_t shared_nic_period_tsc = 0;  // safe points poll the shared NIC this often
+  double clock_rate = 1;               // the threads' clock against true time (Config::clock_drift_ppm)
 };
 
 class Worker {
@@ -71,6 +72,8 @@ class Worker {
   void sleep_until_work(uint32_t timeout_us);
   [[nodiscard]] bool all_finished() const;
   [[nodiscard]] size_t thread_count() const { return slots_.size(); }
+  // The threads' clock against true time (WorkerParams::clock_rate).
+  [[nodiscard]] double clock_rate() const { return params_.clock_rate; }
   [[nodiscard]] const Thread& thread(size_t i) const { return *slots_[i].thread; }
   [[nodiscard]] uint32_t index() const { return index_; }
   [[nodiscard]] CoreSignals* signals() { return &signals_; }

@@ -180,6 +180,11 @@ struct Config {
   double shared_nic_poll_ns = 2000;   // single-lcore: safe points poll the NIC this often
   double async_preempt_us = 20;       // signal a worker that missed a safe point this long
   double watchdog_ms = 100;           // report a thread on one message this long (0: off)
+  // A fault to test against (nanopu-sim draws it, issue 71): this host's
+  // threads see a clock that runs this many parts per million fast (+) or
+  // slow (-) — Thread::now_ns() and wait_for()'s timeouts, what leases and
+  // election timers stand on. The NIC's own timers keep true time.
+  double clock_drift_ppm = 0;
 
   // The prototype tester's timestamps on messages to and from context
   // 0x1234 (docs/apps.md, "Timestamps for context 0x1234"): the NIC writes the

@@ -42,7 +42,9 @@ struct Cut {
 // Aimed (`after_send`): armed at `at_ms`, the crash falls the moment the
 // host next sends a message (within a link's latency of it): between a
 // server answering and its next step, where a write acknowledged before it
-// is replicated is lost. Drawn blind, a crash seldom lands there.
+// is replicated is lost; between its call to another server and the
+// answer; or, armed while it is down, at its first send once restarted (its
+// catch-up). Drawn blind, a crash seldom lands there.
 //
 // With `power_loss` the machine goes down, not only the process: each
 // nanopu::DurableFile the host has open keeps what it synced and a prefix
@@ -149,6 +151,10 @@ struct FaultOptions {
   bool crash_clients = false;   // a client killed (its calls in flight end as info)
   bool aimed_crashes = true;    // half the servers' crashes fall at their first send after their time (Crash::after_send)
   bool power_loss = true;       // half the servers' crashes lose what their DurableFiles did not sync (Crash::power_loss)
+  // Clocks (half the seeds): each server's threads' clock runs fast or slow
+  // by up to this many parts per million (--clock_drift_ppm): leases and
+  // timeouts. 0: never.
+  double clock_ppm = 10000;
   bool transports = true;       // NDP or Homa, where a host's line names none
   double window_ms = 40;        // faults fall in the first window_ms of modelled time
   // Liveness (docs/services.md, "Testing your service under faults"): a

@@ -248,7 +248,8 @@ class Thread {
   // belong to a thread (a deferred reply) refuse to be used from another.
   [[nodiscard]] bool is_current() const;
   // The runtime's clock in ns, from an arbitrary start: for deadlines and
-  // timestamps that follow the runtime's time (the host's TSC here).
+  // timestamps that follow the runtime's time (the host's TSC here; fast or
+  // slow by Config::clock_drift_ppm, as wait_for()'s timeouts are).
   [[nodiscard]] uint64_t now_ns() const;
   [[nodiscard]] ApiError last_error() const { return last_error_; }
   // Messages of this thread that the transport gave up: sent, never

@@ -173,6 +173,10 @@ ABSL_FLAG(double, shared_nic_poll_ns, 2000,
 ABSL_FLAG(double, watchdog_ms, 100,
           "Count and report a thread that stays on one message this long without msg_done "
           "(needs a dedicated NIC lcore). 0: off.");
+ABSL_FLAG(double, clock_drift_ppm, 0,
+          "A fault to test against: the threads' clock (Thread::now_ns, wait_for) runs this many parts "
+          "per million fast (+) or slow (-); the NIC's timers keep true time. nanopu-sim's dst draws it "
+          "(--fault_clock_ppm).");
 ABSL_FLAG(double, async_preempt_us, 20,
           "Signal a worker whose thread (one that allowed asynchronous preemption) has not "
           "reached a safe point this long after a preemption was due. 0: never signal.");
@@ -345,6 +349,7 @@ absl::Status read_scheduling_flags(Config& c) {
   c.shared_nic_poll_ns = absl::GetFlag(FLAGS_shared_nic_poll_ns);
   c.async_preempt_us = absl::GetFlag(FLAGS_async_preempt_us);
   c.watchdog_ms = absl::GetFlag(FLAGS_watchdog_ms);
+  c.clock_drift_ppm = absl::GetFlag(FLAGS_clock_drift_ppm);
   if (absl::Status s = parse_flag("poll", absl::GetFlag(FLAGS_poll), parse_poll_mode,
                                   "use busy or adaptive", &c.poll);
       !s.ok())

@@ -156,6 +156,8 @@ absl::Status check_scheduling(const Config& c) {
   if (!(c.async_preempt_us >= 0))
     return invalid("async_preempt_us", c.async_preempt_us, "must be >= 0 (0: never signal)");
   if (!(c.watchdog_ms >= 0)) return invalid("watchdog_ms", c.watchdog_ms, "must be >= 0 (0: off)");
+  if (!(c.clock_drift_ppm > -500000 && c.clock_drift_ppm < 500000))
+    return invalid("clock_drift_ppm", c.clock_drift_ppm, "must be within (-500000, 500000) (a clock at half or 1.5x speed)");
   if (c.poll != PollMode::kBusy && c.poll != PollMode::kAdaptive)
     return invalid("poll", static_cast<int>(c.poll), "kBusy or kAdaptive");
   if (!(c.poll_spin_us >= 0)) return invalid("poll_spin_us", c.poll_spin_us, "must be >= 0");

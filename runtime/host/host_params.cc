@@ -167,6 +167,7 @@ sched::WorkerParams worker_params(const Config& c, NicPollHook shared_nic) {
   w.hts.tis_period = tsc_from_ns(c.tis_period_ns);
   w.shared_nic = shared_nic;
   w.shared_nic_period_tsc = tsc_from_ns(c.shared_nic_poll_ns);
+  w.clock_rate = 1 + c.clock_drift_ppm * 1e-6;
   return w;
 }
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -16,6 +16,7 @@
 #include "runtime/simulation/output_capture.h"
 #include "runtime/simulation/shrink.h"
 #include "runtime/simulation/sim_run.h"
+#include "runtime/simulation/streams.h"
 
 namespace nanopu::sim {
 
@@ -33,6 +34,20 @@ bool line_sets(const TopologyHost& h, const std::string& flag) {
   for (const std::string& f : h.flags)
     if (absl::StartsWith(f, absl::StrCat("--", flag, "=")) || f == absl::StrCat("--", flag)) return true;
   return false;
+}
+
+// Half the seeds, each server's clock fast or slow within the bound, from
+// streams of their own (the schedule's other draws do not move).
+void draw_clock_drifts(const Topology& t, const std::vector<std::string>& servers, uint64_t seed,
+                       const FaultOptions& o, FaultSchedule* f) {
+  if (!(o.clock_ppm > 0) || SeededDraw(stream_seed(seed, kClockStream)).below(2) != 0) return;
+  for (size_t i = 0; i < t.hosts.size(); ++i) {
+    const TopologyHost& h = t.hosts[i];
+    if (std::find(servers.begin(), servers.end(), h.name) == servers.end() || line_sets(h, "clock_drift_ppm")) continue;
+    const double ppm = SeededDraw(stream_seed(seed, kClockStream + 1 + i)).between(-o.clock_ppm, o.clock_ppm);
+    f->host_flags.emplace_back(h.name, absl::StrFormat("--clock_drift_ppm=%.1f", ppm));
+    absl::StrAppend(&f->description, absl::StrFormat("%s clock %+.1f ppm; ", h.name, ppm));
+  }
 }
 
 }  // namespace
@@ -65,6 +80,7 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
       absl::StrAppend(&f.description, h.name, " ", wire.substr(9), "; ");
     }
   }
+  draw_clock_drifts(*t, servers, seed, o, &f);
   const uint64_t cuts = swarm_cuts ? d.below(o.max_cuts + 1) : 0;
   for (uint64_t k = 0; k < cuts; ++k) {
     const std::string& victim = t->hosts[d.below(t->hosts.size())].name;
@@ -85,6 +101,17 @@ absl::StatusOr<FaultSchedule> draw_faults(const std::string& topology_path, cons
     absl::StrAppend(&f.description, absl::StrFormat("%s %s %s %.3f ms, restarted %.3f ms later; ", victim,
                                                     power ? "lost power" : "crashed",
                                                     aimed ? "at its first send after" : "at", at, down));
+    // A quarter of them crash again at their first send once restarted:
+    // during the catch-up (a stream of its own: the draws above keep).
+    if (o.aimed_crashes) {
+      SeededDraw again(stream_seed(seed, kCatchUpStream));
+      if (again.below(4) == 0) {
+        const double down2 = again.between(0.5, o.window_ms / 2);
+        f.crashes.push_back({victim, at + down, down2, true, false});
+        absl::StrAppend(&f.description, absl::StrFormat("%s crashed again at its first send once restarted, "
+                                                        "restarted %.3f ms later; ", victim, down2));
+      }
+    }
   }
   if (o.crash_clients && swarm_crashes && !clients.empty() && d.below(4) == 0) {
     const std::string& victim = clients[d.below(clients.size())];
@@ -236,8 +263,9 @@ SeedRun run_seed(const Topology& t, const Programs& programs, const Options& bas
 std::string check_of(const std::string& why) { return why.substr(0, why.find(':')); }
 
 // Delta debugging over a failing seed's faults (runtime/simulation/shrink.h):
-// the wires' --faults, the cuts and the crashes (a --transport is not a
-// fault). False, and nothing run, for a schedule with no fault to take out.
+// the wires' --faults, the clocks' drifts, the cuts and the crashes (a
+// --transport is not a fault). False, and nothing run, for a schedule with
+// no fault to take out.
 bool shrink_seed(const Topology& t, const Programs& programs, const Options& base, const Campaign& c,
                  SeedOutcome* o) {
   const FaultSchedule& all = o->faults;
@@ -247,7 +275,8 @@ bool shrink_seed(const Topology& t, const Programs& programs, const Options& bas
   fixed.crashes.clear();
   std::vector<std::function<void(FaultSchedule*)>> items;
   for (const auto& hf : all.host_flags) {
-    if (absl::StartsWith(hf.second, "--faults=")) items.push_back([hf](FaultSchedule* f) { f->host_flags.push_back(hf); });
+    if (absl::StartsWith(hf.second, "--faults=") || absl::StartsWith(hf.second, "--clock_drift_ppm="))
+      items.push_back([hf](FaultSchedule* f) { f->host_flags.push_back(hf); });
     else fixed.host_flags.push_back(hf);
   }
   for (const Cut& k : all.cuts) items.push_back([k](FaultSchedule* f) { f->cuts.push_back(k); });

@@ -82,6 +82,9 @@ ABSL_FLAG(uint32_t, fault_cuts, 2, "Faults: at most this many partitions that he
 ABSL_FLAG(bool, fault_aimed_crashes, true,
           "Half the servers' crashes aimed: armed at their drawn time, falling the moment the server "
           "next sends (between its reply and its next step; --crash=.../after-send).");
+ABSL_FLAG(double, fault_clock_ppm, 10000,
+          "Half the seeds, each server's threads' clock runs fast or slow by up to this many parts per "
+          "million (--clock_drift_ppm: leases, timeouts). 0: never.");
 ABSL_FLAG(bool, fault_power_loss, true,
           "Half the servers' crashes lose power: their nanopu::DurableFiles keep what they synced and a "
           "prefix of the rest (--crash=.../power-loss).");
@@ -208,6 +211,7 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   c.faults.crash_servers = absl::GetFlag(FLAGS_fault_crash_servers);
   c.faults.aimed_crashes = absl::GetFlag(FLAGS_fault_aimed_crashes);
   c.faults.power_loss = absl::GetFlag(FLAGS_fault_power_loss);
+  c.faults.clock_ppm = absl::GetFlag(FLAGS_fault_clock_ppm);
   c.faults.crash_clients = absl::GetFlag(FLAGS_fault_crash_clients);
   c.faults.transports = absl::GetFlag(FLAGS_fault_transports);
   c.faults.window_ms = absl::GetFlag(FLAGS_fault_window_ms);
@@ -222,6 +226,8 @@ absl::StatusOr<Campaign> campaign_from_flags() {
   if (!(c.faults.window_ms > 0) || c.faults.window_ms > 1e6)
     return absl::InvalidArgumentError("--fault_window_ms must be in (0, 1e6]");
   if (c.faults.max_cuts > 16) return absl::InvalidArgumentError("--fault_cuts: at most 16");
+  if (!(c.faults.clock_ppm >= 0 && c.faults.clock_ppm < 500000))
+    return absl::InvalidArgumentError("--fault_clock_ppm must be in [0, 500000) (a clock at half or 1.5x speed)");
   if (absl::Status s = check_model_known(c.check_model); !s.ok()) return s;
   return c;
 }

@@ -189,9 +189,10 @@ bool Simulation::apply_crashes(SimReport* r) {
     const SimCrash& c = p_.crashes[i];
     SimHost* h = host_named(c.host);
     if (!crash_done_[i] && c.after_send && !armed_[i] && now >= c.at_ps) {
-      armed_[i] = 1;  // a host down now is not crashed by it (as a plain crash's)
-      if (h->down) crash_done_[i] = restart_done_[i] = 1;
-      else armed_msgs_[i] = h->runtime->nic_counters().tx_msgs;
+      // A host down now falls at its first send once restarted (its new
+      // run counts from 0): a crash during a restart's catch-up.
+      armed_[i] = 1;
+      armed_msgs_[i] = h->down ? 0 : h->runtime->nic_counters().tx_msgs;
       continue;
     }
     if (!crash_done_[i] && now >= c.at_ps && (!c.after_send || sent_since_armed(i))) {

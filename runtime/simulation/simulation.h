@@ -41,8 +41,10 @@ struct SimCut {
 // Aimed (`after_send`): at `at_ps` the crash is armed, and falls at the end
 // of the first window in which the host's NIC takes a message to send (a
 // reply, a forward): the host dies between answering and its next step —
-// the window a write acknowledged before it is replicated lives in. Its
-// restart then comes restart_ps - at_ps after the crash.
+// the window a write acknowledged before it is replicated lives in. Armed
+// while the host is down, it falls at its first send once restarted (a
+// crash during a restart's catch-up). Its restart then comes
+// restart_ps - at_ps after the crash.
 //
 // With `power_loss` its machine goes down too: its durable files keep what
 // they synced and a prefix of the rest (nanopu/durable_file.h).

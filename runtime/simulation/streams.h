@@ -17,5 +17,7 @@ inline constexpr uint64_t kHostStream = 2u << 16;     // + the host's index: its
 inline constexpr uint64_t kBootStream = 3u << 16;     // + the host's index: when it boots
 inline constexpr uint64_t kRestartStream = 4u << 16;  // + the restart's number: the new run's seed
 inline constexpr uint64_t kPowerLossStream = 5u << 16;  // + the crash's index: what its durable files keep
+inline constexpr uint64_t kClockStream = 6u << 16;      // + the host's index: its clock's drift (0: whether any)
+inline constexpr uint64_t kCatchUpStream = 7u << 16;    // a restarted server crashed again during its catch-up
 
 }  // namespace nanopu::sim

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -81,6 +82,21 @@ class LedgerServer final : public Program {
   uint64_t recovered_ = 0;
 };
 
+// Counts its thread's 1 ms timeouts (Thread::wait_for) while the run lasts.
+class Ticker final : public Program {
+ public:
+  absl::Status spawn(Runtime& rt) override {
+    return rt.spawn([this](Thread& t) {
+               while (!t.wait_for(std::chrono::milliseconds(1)) && !t.stopping()) ++ticks_;
+             })
+        .status();
+  }
+  uint64_t ticks() const { return ticks_; }
+
+ private:
+  uint64_t ticks_ = 0;
+};
+
 class RegisterLoad final : public loadgen::CallLoad {
  public:
   RegisterLoad(Thread& t, const loadgen::Options& o, loadgen::Result* r, bool hook_throws = false)
@@ -144,6 +160,10 @@ Programs programs() {
     };
     EXPECT_TRUE(p.add(std::move(ledger)).ok());
   }
+  ProgramSpec ticker;
+  ticker.name = "ticker";
+  ticker.make = [](const ProgramArgs&) -> absl::StatusOr<std::unique_ptr<Program>> { return std::make_unique<Ticker>(); };
+  EXPECT_TRUE(p.add(std::move(ticker)).ok());
   ProgramSpec refuses;
   refuses.name = "refuses";
   refuses.make = [](const ProgramArgs&) -> absl::StatusOr<std::unique_ptr<Program>> {
@@ -214,7 +234,7 @@ TEST(SimApiTest, WhatTheBinaryLacksIsRefusedWithTheLine) {
   const Programs p = programs();
   const std::pair<std::string, std::string> cases[] = {
       {"host a 10.0.0.1 02:00:00:00:00:01 counter\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
-       ":1: host a: no program 'counter' in this binary (it has reg-server, reg-client, thrower, ledger, synced-ledger or refuses)"},
+       ":1: host a: no program 'counter' in this binary (it has reg-server, reg-client, thrower, ledger, synced-ledger, ticker or refuses)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 reg-server --rate=5\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
        ":1: host a: unknown flag --rate (program reg-server has none)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 refuses\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
@@ -422,6 +442,18 @@ TEST(SimApiTest, AnAimedCrashFallsJustAfterTheServersFirstReply) {
   EXPECT_GE(c.received, 18u);
   EXPECT_EQ(c.received + c.given_up + c.lost, 20u) << c.sent << " " << c.received << " " << c.given_up << " " << c.lost << " " << c.send_failures;
   EXPECT_EQ(c.duplicates + c.bad_replies, 0u);
+  // Armed while its host is down, an aimed crash falls at the host's first
+  // send once restarted (a crash during its catch-up): killed at 0 ms,
+  // back at 0.05 ms, it answers once and dies for good.
+  o = quiet(4);
+  o.crashes.push_back({"srv", 0, 0.05});
+  o.crashes.push_back({"srv", 0.01, 0, true});
+  absl::StatusOr<sim::Report> k = sim::run(topo, p, o, sink);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->crashes, 2u);
+  EXPECT_EQ(k->restarts, 1u);
+  EXPECT_TRUE(k->hosts[0].down);
+  EXPECT_EQ(k->hosts[1].result->received, 1u);
   std::fclose(sink);
   unlink(topo.c_str());
 }
@@ -463,6 +495,46 @@ TEST(SimApiTest, APowerLossKeepsWhatASyncedServerAnsweredFor) {
     torn_or_lost += unsynced != kept;
   }
   EXPECT_GE(torn_or_lost, 4) << "a prefix of 0..all of ~100 records kept: all of it about one time in a hundred";
+}
+
+// Issue 71 item 6: a clock that drifts. The same run, the ticker's clock
+// 20 % fast, true, and 20 % slow: its 1 ms timeouts fire more often, as
+// often, less often in the same modelled time (the clients' load, ~10 ms).
+// A drift past the bound is refused with its flag.
+TEST(SimApiTest, AHostsClockRunsFastOrSlowAsItsDriftSays) {
+  const Programs p = programs();
+  auto ticks = [&](const std::string& drift) -> uint64_t {
+    const std::string topo = write_topology(
+        "clock", "host tick 10.0.0.9 02:00:00:00:00:09 ticker " + drift +
+                     "\nhost srv 10.0.0.1 02:00:00:00:00:01 reg-server\n"
+                     "host c1 10.0.0.2 02:00:00:00:00:02 reg-client --rate=200000 --max_in_flight=3 --count=2000\n"
+                     "switch sw\nlink tick sw\nlink srv sw\nlink c1 sw\n");
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    uint64_t n = 0;
+    absl::StatusOr<sim::Report> r = sim::run(topo, p, quiet(2), sink, [&](const sim::Report& rep) {
+      n = dynamic_cast<const Ticker*>(rep.hosts[0].program_object)->ticks();
+    });
+    std::fclose(sink);
+    unlink(topo.c_str());
+    EXPECT_TRUE(r.ok()) << drift << ": " << r.status();
+    return n;
+  };
+  const uint64_t fast = ticks("--clock_drift_ppm=200000"), none = ticks(""), slow = ticks("--clock_drift_ppm=-200000");
+  std::printf("  1 ms timeouts in the same run: 20 %% fast %llu, true %llu, 20 %% slow %llu\n",
+              static_cast<unsigned long long>(fast), static_cast<unsigned long long>(none),
+              static_cast<unsigned long long>(slow));
+  EXPECT_GE(none, 8u);
+  EXPECT_GT(fast, none);
+  EXPECT_LT(slow, none);
+  EXPECT_NEAR(static_cast<double>(fast) / static_cast<double>(none), 1.2, 0.15);
+  const std::string bad = write_topology("clock-bad", "host tick 10.0.0.9 02:00:00:00:00:09 ticker --clock_drift_ppm=600000\n"
+                                                      "host c1 10.0.0.2 02:00:00:00:00:02 reg-client\nlink tick c1\n");
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  absl::StatusOr<sim::Report> r = sim::run(bad, p, quiet(2), sink);
+  std::fclose(sink);
+  unlink(bad.c_str());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(std::string(r.status().message()).find("clock_drift_ppm"), std::string::npos) << r.status();
 }
 
 // Issue 71 item 2: buggify. A site is on in about a quarter of the seeds,
