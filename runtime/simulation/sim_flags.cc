@@ -65,7 +65,7 @@ ABSL_FLAG(bool, verbose, false, "Print every seed's faults and outcome, and a fa
 ABSL_FLAG(bool, stop_at_failure, false, "A fault campaign ends at its first failing seed.");
 ABSL_FLAG(std::string, schedule, "",
           "Every seed runs this fault schedule instead of drawing one (a failing seed's shrunk schedule, as "
-          "printed: 'none', or 'HOST --faults=...; cut HOST@FROM_MS+FOR_MS; crash HOST@AT_MS+DOWN_MS; ...').");
+          "printed: 'none', or 'HOST --faults=...; cut HOST@FROM_MS+FOR_MS; crash HOST@AT_MS+DOWN_MS[/after-send][/power-loss]; ...').");
 ABSL_FLAG(int32_t, shrink_runs, 64,
           "A failing seed's fault schedule is shrunk to the fewest faults that still fail the same check, in at "
           "most this many runs (0: not shrunk).");
