@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/base/nic_buggify.h"
 #include "lib/base/tsan_handoff.h"
 #include "lib/contract/clock.h"
 #include "lib/contract/inline_msg.h"
@@ -128,6 +129,12 @@ void NicCore::stage_inline(ThreadFifos* t, ThreadFifos::NicSide& s) {
 void NicCore::push_staged(ThreadFifos* t) {
   ThreadFifos::NicSide& s = side(t);
   const uint32_t n = s.staged_n;
+  // Simulation only (lib/base/nic_buggify.h): a batch delivered out of
+  // arrival order. The transport is message-oriented, not a byte stream
+  // (nanoPU OSDI'21, "Low-latency, message-oriented transport protocols"):
+  // two messages carry no order between them, and a service must not
+  // assume the order they left in.
+  if (n >= 2 && nic_buggify()) std::swap(s.staged[0], s.staged[n - 1]);
   if (t->rx_inline != nullptr && s.slot_owner != nullptr) stage_inline(t, s);
   const unsigned pushed = t->rx.push_burst(s.staged, n);
   s.pushed += pushed;
