@@ -90,7 +90,11 @@ std::vector<size_t> Searcher::window_at(size_t stuck, const std::vector<std::pai
   for (size_t x = next_[kHead]; x != 0 && x != stuck; x = next_[x])
     if (entries_[x].call) w.push_back(entries_[x].op);
   w.push_back(entries_[stuck].op);
-  std::sort(w.begin(), w.end(), [&](size_t a, size_t b) { return ops_[a].invoke_ns < ops_[b].invoke_ns; });
+  // By invoke time, ties by operation: an operation named twice (in the
+  // stack and the list) sits next to itself, and unique() drops it.
+  std::sort(w.begin(), w.end(), [&](size_t a, size_t b) {
+    return std::make_pair(ops_[a].invoke_ns, a) < std::make_pair(ops_[b].invoke_ns, b);
+  });
   w.erase(std::unique(w.begin(), w.end()), w.end());
   return w;
 }

@@ -49,10 +49,11 @@ std::string at_line(const std::string& path, const std::string& message) {
 int main(int argc, char** argv) {
   nanopu::init_flags_usage(
       "is a history linearizable?\n"
-      "  nanopu-lincheck FILE --model=register|counter|versioned\n"
+      "  nanopu-lincheck FILE --model=register|counter|versioned [--svg=PICTURE.svg]\n"
       "FILE: JSON lines in Jepsen's model, as nanopu writes them (--history). Exit status 0\n"
       "linearizable, 1 not (the operations that cannot be ordered are printed), 2 bad input,\n"
-      "3 unknown (--seconds or --max_states ran out).",
+      "3 unknown (--seconds or --max_states ran out). --svg draws a violation: the failing key's\n"
+      "operations on a time line, those that cannot be ordered in red (open it in a browser).",
       {"tools/lincheck/"});
   std::vector<char*> args = nanopu::parse_flags(argc, argv);
   if (args.size() != 2) return fail("expected one history file (--help)");

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -55,6 +57,52 @@ Verdict verdict(const H& h, const std::string& model = "register") {
   absl::StatusOr<Result> r = check(h.events(), model);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? r->verdict : Verdict::kUnknown;
+}
+
+// A violation's window names each operation once, also when operations
+// share an invoke time (the window was sorted by time alone and then
+// deduplicated, so two reads invoked in the same nanosecond could list one
+// of them twice: seen in a dst failure). Small random histories on a
+// coarse clock, many with equal times.
+TEST(LincheckTest, AWindowListsEachOperationOnceWhenTimesTie) {
+  std::mt19937_64 rng(7);
+  int violations = 0;
+  for (int round = 0; round < 400; ++round) {
+    struct Ev {
+      uint64_t t;
+      uint64_t p;
+      bool invoke;
+      std::string f;
+      HistoryValue x;
+    };
+    std::vector<Ev> evs;
+    for (uint64_t p = 0; p < 4; ++p) {
+      uint64_t t = rng() % 3;
+      for (int k = 0; k < 3; ++k) {
+        const bool write = rng() % 2 == 0;
+        const uint64_t end = t + 1 + rng() % 3;
+        const int64_t val = static_cast<int64_t>(1 + rng() % 2);
+        const HistoryValue read_out = rng() % 3 == 0 ? null() : v(val);
+        evs.push_back({t * 10, p, true, write ? "write" : "read", write ? v(val) : null()});
+        evs.push_back({end * 10, p, false, write ? "write" : "read", write ? v(val) : read_out});
+        t = end + rng() % 2;
+      }
+    }
+    std::stable_sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.t < b.t; });
+    H h;
+    for (const Ev& e : evs) {
+      if (e.invoke) h.inv(e.p, e.t, e.f, e.x);
+      else h.ok(e.p, e.t, e.f, e.x);
+    }
+    absl::StatusOr<Result> r = check(h.events(), "register");
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (r->verdict != Verdict::kNotLinearizable) continue;
+    ++violations;
+    std::set<uint64_t> distinct;
+    for (const Operation& op : r->window) distinct.insert(op.invoke_index);
+    ASSERT_EQ(distinct.size(), r->window.size()) << "round " << round << ":\n" << describe(*r);
+  }
+  EXPECT_GT(violations, 100);
 }
 
 TEST(LincheckTest, ASequentialRegisterIsLinearizable) {
@@ -198,6 +246,7 @@ TEST(LincheckTest, AViolationIsDrawnWithTheUnorderedOperationsInRed) {
   EXPECT_LE(count("<rect "), 5u) << svg;
   std::set<uint64_t> distinct;
   for (const Operation& op : r->window) distinct.insert(op.invoke_index);
+  EXPECT_EQ(distinct.size(), r->window.size()) << "each operation of the window listed once";
   EXPECT_EQ(count("class=\"op unordered"), distinct.size()) << svg;
   EXPECT_EQ(count(">process ") - count("<title>process "), count("<rect ")) << svg;  // a lane a process
   EXPECT_NE(svg.find("read(null) \u2192 1"), std::string::npos) << svg;
