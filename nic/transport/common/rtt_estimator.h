@@ -81,10 +81,15 @@ class RttEstimator {
   [[nodiscard]] uint64_t rto(uint32_t peer_ip) const {
     const Entry& e = table_[slot(peer_ip)];
     if (e.ip != peer_ip) return floor_;
-    uint64_t t = e.srtt == 0 ? floor_ : e.srtt + 4 * e.rttvar;
-    t = t < floor_ ? floor_ : t;
-    t <<= e.backoff;
-    return t > ceiling_ ? ceiling_ : t;
+    const uint64_t t = estimate(e);
+    return e.backoff >= 64 || t > (ceiling_ >> e.backoff) ? ceiling_ : t << e.backoff;
+  }
+  // The estimate alone, srtt + 4 rttvar within the floor and the ceiling,
+  // before the peer's backoff: what a message's own backoff doubles
+  // (send_front.h, retransmit_due).
+  [[nodiscard]] uint64_t estimated_rto(uint32_t peer_ip) const {
+    const Entry& e = table_[slot(peer_ip)];
+    return e.ip != peer_ip ? floor_ : estimate(e);
   }
   [[nodiscard]] uint64_t floor() const { return floor_; }
   [[nodiscard]] uint64_t ceiling() const { return ceiling_; }
@@ -97,6 +102,10 @@ class RttEstimator {
     uint8_t backoff = 0;  // timeouts since the last sample (shifts the timeout)
     uint64_t backed_off_at = 0;  // when timed_out_at() last backed off (0: never)
   };
+  [[nodiscard]] uint64_t estimate(const Entry& e) const {
+    const uint64_t t = e.srtt == 0 ? floor_ : e.srtt + 4 * e.rttvar;
+    return t < floor_ ? floor_ : (t > ceiling_ ? ceiling_ : t);
+  }
   [[nodiscard]] static uint32_t slot(uint32_t ip) {
     return (ip * 0x9e3779b1u) >> 24;  // Fibonacci hash: hosts 10.0.0.x spread out
   }

@@ -27,12 +27,21 @@ namespace nanopu {
 // timeout without progress (a peer whose round trip is 20 ms, or that stalls
 // for seconds, is waited for, not flooded), never beyond rto_max, and never
 // later than the moment the peer counts as dead (peer_liveness.h).
+//
+// One doubling a timeout (RFC 6298 §5.5), not two: the message's own
+// backoff doubles the peer's estimate, and the peer's backoff (for the
+// messages that follow, timed_out_at) is a floor under it, not a factor —
+// the product doubled twice a timeout, so a message alone with a silent
+// peer waited 0.8, 3.2, 12.8, 51, 205, 819 ms, and after a 19 ms partition
+// two probes lost for want of a buffer (a buggify site) cost it its give-up
+// (nanopu-dst kv seed 795).
 [[nodiscard]] inline uint64_t retransmit_due(const RttEstimator& rtt, const PeerLiveness& live,
                                              const OutboundMessage& m, uint64_t peer_dead, uint64_t now) {
   constexpr uint32_t kMaxBackoffShift = 20;  // the ceiling binds first
-  const uint64_t base = rtt.rto(m.dst_ip);
+  const uint64_t base = rtt.estimated_rto(m.dst_ip);
   const uint32_t shift = std::min<uint32_t>(m.timeouts, kMaxBackoffShift);
-  const uint64_t rto = base > (rtt.ceiling() >> shift) ? rtt.ceiling() : base << shift;
+  const uint64_t own = base > (rtt.ceiling() >> shift) ? rtt.ceiling() : base << shift;
+  const uint64_t rto = std::max(own, rtt.rto(m.dst_ip));
   return std::min(now + rto, give_up_at(live, m.dst_ip, m.last_progress, peer_dead));
 }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "nanopu/stats.h"
+#include "nic/transport/common/peer_liveness.h"
+#include "nic/transport/common/send_front.h"
+
 namespace nanopu {
 namespace {
 
@@ -82,6 +86,46 @@ TEST(RttEstimatorTest, TimeoutsTogetherBackOffOncePerTimeoutPeriod) {
   EXPECT_EQ(e.rto(kPeer), 400u);
   e.sample(kPeer, 300);  // a packet sent once came back: the estimate, no backoff
   EXPECT_EQ(e.rto(kPeer), 300u + 4 * 150u);
+}
+
+}  // namespace
+}  // namespace nanopu
+
+namespace nanopu {
+namespace {
+
+// One doubling a timeout (RFC 6298 §5.5): a message alone with a silent
+// peer, probing it at each timeout, waits twice as long each time — its own
+// backoff over the peer's estimate, the peer's backoff a floor — not four
+// times (the two multiplied: 50, 200, 800, ... which after a partition
+// left a message waiting past its peer's healing by a second; nanopu-dst
+// kv seed 795 under buggify).
+TEST(RetransmitDueTest, AMessageAloneWithASilentPeerDoublesOncePerTimeout) {
+  RttEstimator rtt(50, 1'000'000);
+  PeerLiveness live;
+  NicCounters counters;
+  OutboundMessage m;
+  m.used = true;
+  m.dst_ip = kPeer;
+  m.last_progress = 1;
+  uint64_t now = 1, previous = 0;
+  for (int k = 0; k < 12; ++k) {
+    m.last_tx = now;  // the probe (or the first send) left now; nothing comes back
+    const uint64_t due = retransmit_due(rtt, live, m, 1'000'000'000, now);
+    const uint64_t wait = due - now;
+    if (previous != 0) EXPECT_EQ(wait, 2 * previous) << "timeout " << k;
+    previous = wait;
+    now = due;
+    EXPECT_NE(timer_retry(m, now, live, rtt, &counters), PeerLiveness::Retry::kResend);
+  }
+  EXPECT_EQ(previous, 50u << 11);
+  // A new message to the backed-off peer starts from the peer's timeout
+  // (Karn: the next messages wait too), not from the floor.
+  OutboundMessage fresh;
+  fresh.dst_ip = kPeer;
+  fresh.last_progress = now;
+  EXPECT_EQ(retransmit_due(rtt, live, fresh, 1'000'000'000, now) - now, rtt.rto(kPeer));
+  EXPECT_GT(rtt.rto(kPeer), 50u);
 }
 
 }  // namespace
