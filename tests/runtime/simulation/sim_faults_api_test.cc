@@ -196,21 +196,29 @@ TEST(SimApiTest, TheNicsBuggifySitesFireAndTheTransportRecovers) {
   const std::string topo = write_topology("nic-buggify", kTopology);
   std::FILE* sink = std::fopen("/dev/null", "w");
   std::map<std::string, int> seeds_of;  // a NIC site -> seeds it said yes in
+  int on_two_threads = 0;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     sim::Options o = quiet(seed);
     o.buggify = true;
     absl::StatusOr<sim::Report> a = sim::run(topo, p, o, sink);
-    o.threads = 2;
-    absl::StatusOr<sim::Report> b = sim::run(topo, p, o, sink);
-    ASSERT_TRUE(a.ok() && b.ok());
-    EXPECT_EQ(a->trace_hash, b->trace_hash) << "seed " << seed << ": one thread and two";
+    ASSERT_TRUE(a.ok());
     for (const sim::HostReport& h : a->hosts) {
       if (!h.client) continue;
       EXPECT_TRUE(h.result->received == 300 && h.result->clean()) << seed << " " << h.name;
     }
+    bool fired = false;
     for (const auto& [name, hits] : a->probes)
-      if (hits > 0 && name.rfind("nic.buggify ", 0) == 0) ++seeds_of[name.substr(12, name.find(':') - 12)];
+      if (hits > 0 && name.rfind("nic.buggify ", 0) == 0) ++seeds_of[name.substr(12, name.find(':') - 12)], fired = true;
+    // Two seeds whose NIC took a rare path, again on two simulation
+    // threads (each window a barrier: slow beside a CPU hog, so two only).
+    if (!fired || on_two_threads == 2) continue;
+    ++on_two_threads;
+    o.threads = 2;
+    absl::StatusOr<sim::Report> b = sim::run(topo, p, o, sink);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(a->trace_hash, b->trace_hash) << "seed " << seed << ": one thread and two";
   }
+  EXPECT_EQ(on_two_threads, 2);
   for (const auto& [site, n] : seeds_of) std::printf("  NIC buggify site %s: on in %d of 8 seeds\n", site.c_str(), n);
   EXPECT_GT(seeds_of["receive_front.h"], 0) << "a message refused as if its context were full";
   EXPECT_GT(seeds_of["ndp_sender.cc"] + seeds_of["nic_core.cc"], 0) << "a frame left for want of a buffer";
