@@ -105,24 +105,6 @@ ABSL_FLAG(std::string, check, "",
           "is not. Empty: no check.");
 
 namespace nanopu::sim {
-namespace {
-
-// A list "HOST@FROM_MS+FOR_MS,..." (--cut, --crash); with `open_ended`,
-// "HOST@FROM_MS" too (for 0: for good).
-absl::StatusOr<std::vector<HostWindow>> parse_windows(const char* flag, const std::string& text, bool open_ended) {
-  std::vector<HostWindow> out;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    HostWindow w;
-    if (!parse_host_window(item, open_ended, &w))
-      return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", item, "' is not HOST@FROM_MS+FOR_MS",
-                                                     open_ended ? " or HOST@FROM_MS" : "",
-                                                     " (0 <= FROM_MS, 0 < FOR_MS, each at most 1e9)"));
-    out.push_back(std::move(w));
-  }
-  return out;
-}
-
-}  // namespace
 
 absl::StatusOr<Options> options_from_flags() {
   Options o;
@@ -141,9 +123,13 @@ absl::StatusOr<Options> options_from_flags() {
       !(o.modelled_limit_s > 0))
     return absl::InvalidArgumentError(
         "--wire_gbps, --idle_step_ns (>= 0.001) and --modelled_limit_s must be > 0; latencies >= 0");
-  absl::StatusOr<std::vector<HostWindow>> cuts = parse_windows("cut", absl::GetFlag(FLAGS_cut), false);
-  if (!cuts.ok()) return cuts.status();
-  for (const HostWindow& w : *cuts) o.cuts.push_back({w.host, w.from_ms, w.for_ms});
+  for (absl::string_view item : absl::StrSplit(absl::GetFlag(FLAGS_cut), ',', absl::SkipEmpty())) {
+    HostWindow w;
+    if (!parse_host_window(item, false, &w))
+      return absl::InvalidArgumentError(absl::StrCat("--cut: '", item, "' is not HOST@FROM_MS+FOR_MS",
+                                                     " (0 <= FROM_MS, 0 < FOR_MS, each at most 1e9)"));
+    o.cuts.push_back({w.host, w.from_ms, w.for_ms});
+  }
   for (absl::string_view item : absl::StrSplit(absl::GetFlag(FLAGS_crash), ',', absl::SkipEmpty())) {
     Crash c;
     if (!parse_crash(item, &c))
