@@ -69,7 +69,10 @@ for ex in $examples; do
   [ -z "$flags" ] && { [ "$ex" = kv-service ] || [ "$ex" = lnic-increment ]; } || continue
   echo "== $ex: make (pkg-config)"
   cp -r "$src/examples/$ex" "$work/$ex-make"
+  # Through ccache when this build uses it (the environment CMake's tests
+  # get: tests/public/CMakeLists.txt), as the CMake way's compiles are.
   make -j 2 -C "$work/$ex-make" PKG_CONFIG_PATH="$pc_dir" CXXFLAGS="-O2 -g $flags" CFLAGS="-O2 -g $flags" \
+    CXX="${CMAKE_CXX_COMPILER_LAUNCHER:+$CMAKE_CXX_COMPILER_LAUNCHER }c++" CC="${CMAKE_C_COMPILER_LAUNCHER:+$CMAKE_C_COMPILER_LAUNCHER }cc" \
     >"$work/$ex-make.log" 2>&1 || { cat "$work/$ex-make.log"; die "$ex: make build"; }
 done
 kv=$work/kv-service-cmake/kv-service
@@ -251,19 +254,20 @@ if [ -z "$flags" ]; then
     -DPB_PLANTED_BUG=ON >/dev/null && cmake --build "$work/pb-bug-build" -j 2 >"$work/pb-bug.log" 2>&1 \
     || { cat "$work/pb-bug.log"; die "the planted-bug primary-backup did not build"; }
   bug=$work/pb-bug-build/pb-service
-  # The same 100 seeds, every fault kind in each (no swarm), the history's
+  # The same 30 seeds, every fault kind in each (no swarm), the history's
   # check the only invariant of the binary's: the correct build passes them
-  # all, the planted one fails at least ten.
-  camp=(dst "$src/examples/primary-backup/pb.topo" --seeds=100 --invariants=linearizable --fault_swarm=false --shrink_runs=0)
-  "$pb" "${camp[@]}" >"$work/pb-100.out" 2>&1 || { tail -n 20 "$work/pb-100.out"; die "the correct build failed the 100 seeds"; }
-  rc=0; "$bug" "${camp[@]}" >"$work/pb-bug-100.out" 2>&1 || rc=$?
-  caught=$(grep -c "^seed [0-9]*: FAILED: linearizable: not linearizable" "$work/pb-bug-100.out" || true)
-  [ "$rc" = 1 ] && [ "$caught" -ge 10 ] || { tail -n 20 "$work/pb-bug-100.out"; die "the planted bug: $caught of 100 seeds caught (exit $rc), wanted >= 10"; }
-  [ "$(grep -c "^seed [0-9]*: FAILED" "$work/pb-bug-100.out")" = "$caught" ] || die "a planted-bug seed failed another way"
-  echo "   correct build: $(grep -o '^dst: 100 seeds from 1: [0-9]* passed, [0-9]* failed' "$work/pb-100.out" | cut -c6-); planted bug: $caught of 100 seeds not linearizable"
+  # all, the planted one fails at least a tenth (9 of 30 today; 13 of 100,
+  # the campaign in docs/running.md, costs 30 s more than this test pays).
+  camp=(dst "$src/examples/primary-backup/pb.topo" --seeds=30 --invariants=linearizable --fault_swarm=false --shrink_runs=0)
+  "$pb" "${camp[@]}" >"$work/pb-30.out" 2>&1 || { tail -n 20 "$work/pb-30.out"; die "the correct build failed the 30 seeds"; }
+  rc=0; "$bug" "${camp[@]}" >"$work/pb-bug-30.out" 2>&1 || rc=$?
+  caught=$(grep -c "^seed [0-9]*: FAILED: linearizable: not linearizable" "$work/pb-bug-30.out" || true)
+  [ "$rc" = 1 ] && [ "$caught" -ge 3 ] || { tail -n 20 "$work/pb-bug-30.out"; die "the planted bug: $caught of 30 seeds caught (exit $rc), wanted >= 3"; }
+  [ "$(grep -c "^seed [0-9]*: FAILED" "$work/pb-bug-30.out")" = "$caught" ] || die "a planted-bug seed failed another way"
+  echo "   correct build: $(grep -o '^dst: 30 seeds from 1: [0-9]* passed, [0-9]* failed' "$work/pb-30.out" | cut -c6-); planted bug: $caught of 30 seeds not linearizable"
   # Its first failing seed, shrunk (at most 3 faults), its history drawn, and
   # the shrunk replay failing the same way.
-  first=$(grep -m 1 -o "^seed [0-9]*: FAILED" "$work/pb-bug-100.out" | grep -o "[0-9]*")
+  first=$(grep -m 1 -o "^seed [0-9]*: FAILED" "$work/pb-bug-30.out" | grep -o "[0-9]*")
   rc=0; "$bug" dst "$src/examples/primary-backup/pb.topo" --first_seed="$first" --seeds=1 --invariants=linearizable \
     --fault_swarm=false --history="$work/pb-bug-h" >"$work/pb-bug-1.out" 2>&1 || rc=$?
   [ "$rc" = 1 ] || { cat "$work/pb-bug-1.out"; die "seed $first did not fail again"; }
