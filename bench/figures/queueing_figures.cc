@@ -469,7 +469,8 @@ bool nebula(const FigureOptions& o) {
     h.push_back({name + " max load", max_load, paper});
   }
   const bool ok = write_figure(o, "nebula", t, "bar", "Max load at SLO (p99 <= 10x mean), modelled", "load");
-  return report(o, "nebula", h) && ok;
+  const bool table1 = report(o, "nebula", h) && ok;
+  return nebula_memory(o) && table1;
 }
 
 }  // namespace nanopu::figures
