@@ -240,6 +240,23 @@ void NicCore::poll_link(bool was_holding) {
     }
 }
 
+namespace {
+
+// What the log says of a give-up, by its reason.
+const char* give_up_words(TxFailureReason r) {
+  switch (r) {
+    case TxFailureReason::kNoSlot: return "gave up a message: no packetization slot";
+    case TxFailureReason::kRefused: return "a restarted peer refused a message: it was meant for the peer's previous run";
+    case TxFailureReason::kRejected:
+      return "a peer rejected a message for load: its context was over the queue its SLO allows (nic.tx_msgs_rejected)";
+    case TxFailureReason::kNoAnswer:
+    case TxFailureReason::kPeerRestarted: break;
+  }
+  return "gave up a message: its retransmissions went unanswered: is the peer up?";
+}
+
+}  // namespace
+
 void NicCore::message_failed(const FailedMessage& f) {
   if (f.sender < threads_.size()) {
     // Named to its thread (the notice), counted there, and the thread woken
@@ -247,21 +264,16 @@ void NicCore::message_failed(const FailedMessage& f) {
     ThreadFifos* t = threads_[f.sender];
     ++deliveries_;
     (void)t->failures.push(f.failure);  // full: counted only (Thread::tx_failures())
+    if (f.failure.reason == TxFailureReason::kRejected) t->tx_rejected.fetch_add(1, std::memory_order_relaxed);
     t->tx_failed.fetch_add(1, std::memory_order_release);
     if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
     t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
   }
   // A line per episode, not per message: a dead peer fails many at once.
   NANOPU_LOG_EVERY(kWarning, 1.0,
-                   "%s a message to %s context %u (%s; nic.tx_msgs_failed, nic.tx_msgs_refused; its "
-                   "sender hears of it by tag: Thread::next_failure())",
-                   f.failure.reason == TxFailureReason::kRefused ? "a restarted peer refused" : "gave up",
-                   format_ipv4(f.failure.dst_ip).c_str(), f.failure.dst_context,
-                   f.failure.reason == TxFailureReason::kNoSlot
-                       ? "no packetization slot"
-                       : (f.failure.reason == TxFailureReason::kRefused
-                              ? "it was meant for the peer's previous run"
-                              : "its retransmissions went unanswered: is the peer up?"));
+                   "%s (to %s context %u; nic.tx_msgs_failed; its sender hears of it by tag: "
+                   "Thread::next_failure())",
+                   give_up_words(f.failure.reason), format_ipv4(f.failure.dst_ip).c_str(), f.failure.dst_context);
 }
 
 void NicCore::peer_restarted(uint32_t peer_ip) {

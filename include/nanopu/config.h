@@ -169,6 +169,19 @@ struct Config {
   CoreSelectPolicy core_select = CoreSelectPolicy::kJbsq;
   uint32_t jbsq_n = 2;                // JBSQ(n) bound per (core, context)
   uint32_t global_queue_messages = 4096;  // per-context global RX queue depth
+  // SLO-aware admission (NEBULA (ISCA'20) §IV-B; docs/wire.md, "Rejected
+  // for load"): a context's new message is rejected at once — its sender's
+  // thread hears TxFailureReason::kRejected, a call CallStatus::kRejected —
+  // when threads × (slo_ns / service_ns - 1) of its messages are already
+  // ahead of it (queued, being received, or delivered and not done): it
+  // would miss the SLO anyway. NDP only (a Homa message is NACKed as a full
+  // context's). --context_slo=CONTEXT:SERVICE_US:SLO_US[,...].
+  struct ContextSlo {
+    uint16_t context = 0;
+    double service_ns = 0;  // the context's mean service time
+    double slo_ns = 0;      // the response time its callers are promised (> service_ns)
+  };
+  std::vector<ContextSlo> context_slos;
 
   // --- Thread scheduler (nanoPU (OSDI'21) §2.2; tail-latency version §2.4) ---
   SchedMode scheduler = SchedMode::kHts;  // or kTis, the timer-interrupt baseline (§5.2.2)

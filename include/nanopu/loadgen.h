@@ -120,6 +120,9 @@ struct Result {
   uint64_t send_failures = 0;   // the request could not be written (no buffers)
   uint64_t lost = 0;            // no reply within the drain timeout
   uint64_t given_up = 0;        // requests the transport gave up or a restarted server refused
+  // Of given_up: requests a server's NIC rejected unread, its context over
+  // the queue its SLO allows (rejected for load: TxFailureReason::kRejected).
+  uint64_t rejected = 0;
   uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
   // Replies the server wrote after doing other work (it called another
   // server first): their core time covers its last step only, so the
@@ -280,6 +283,7 @@ class Load {
   // counting those that name forgotten requests.
   void take_notices();
   uint64_t given_up_by_client_ = 0;
+  uint64_t rejections_before_ = t_.tx_rejections();  // Thread::tx_rejections() when the run began
   bool client_takes_notices_ = false;
 };
 

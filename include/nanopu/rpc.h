@@ -96,6 +96,11 @@ enum class CallStatus : uint8_t {
   // (Completion::server_failure says why): its handler ran, so what the
   // request asked may have been done.
   kServerFailed,
+  // The server's NIC rejected the request unread: its context was over the
+  // queue its SLO allows (Config::context_slos; NEBULA (ISCA'20) §IV-B).
+  // Nothing was done; Completion::to names the server, to retry later or
+  // send elsewhere (docs/services.md, "A call rejected for load").
+  kRejected,
 };
 [[nodiscard]] std::string_view call_status_name(CallStatus s);
 // How a call that did not complete kOk appears in a history: kFail when

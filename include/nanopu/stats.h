@@ -36,6 +36,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
   X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
   X(rx_nack_context_full)    /* the context's buffer share is used up: NACKed */         \
+  X(rx_rejected_slo)         /* a new message over its context's SLO queue: rejected (NACK|REJECT) */ \
   X(tx_pulls_after_refusal)  /* a refused message asked for again once there was room */ \
   X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \
@@ -80,6 +81,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_msgs_failed)          /* given up: its peer silent for --peer_dead_ms, or refused */ \
   X(tx_msgs_held_for_ids)    /* waited for its receiver's id window (an older message to it unacknowledged) */ \
   X(tx_msgs_refused)         /* given up at once: the receiver is a newer run (GONE) */  \
+  X(tx_msgs_rejected)        /* given up at once: rejected for load (NACK|REJECT) */   \
   X(peer_restarts)           /* a peer's DATA named a new run: its threads were told */ \
   X(tx_retransmits)          /* DATA packets sent again (NACK or timeout) */             \
   X(tx_timeouts)             /* retransmit timer expiries */                             \

@@ -257,6 +257,10 @@ class Thread {
   // unreachable), or refused by its new run. Counted by the NIC core as it gives each up; the
   // application decides what a failure means (retry, report, stop).
   [[nodiscard]] uint64_t tx_failures() const;
+  // Of tx_failures(): messages a receiver rejected for load (its context
+  // over the queue its SLO allows: TxFailureReason::kRejected), counted
+  // even when their notices overflowed.
+  [[nodiscard]] uint64_t tx_rejections() const;
   [[nodiscard]] const ThreadCounters& counters() const { return *counters_; }
 
  private:

@@ -21,6 +21,11 @@ enum class TxFailureReason : uint8_t {
   // get no answer from it; those still unacknowledged come back as kRefused.
   // tag is 0; at_ns says when the NIC heard the new run. Every thread gets it.
   kPeerRestarted,
+  // The receiver's context was over the queue its SLO allows
+  // (Config::context_slos; NEBULA (ISCA'20) §IV-B): it took nothing, and
+  // says so at once rather than let the sender retry into the queue. Retry
+  // later or elsewhere.
+  kRejected,
 };
 
 struct TxFailure {
@@ -37,6 +42,7 @@ struct TxFailure {
     case TxFailureReason::kRefused: return "refused";
     case TxFailureReason::kNoSlot: return "no_slot";
     case TxFailureReason::kPeerRestarted: return "peer_restarted";
+    case TxFailureReason::kRejected: return "rejected";
   }
   return "unknown";
 }

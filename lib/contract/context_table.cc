@@ -10,6 +10,14 @@ ContextTable::ContextTable(uint32_t instance, uint32_t global_queue_messages, ui
     entries_[k] = std::make_unique<std::atomic<ContextEntry*>[]>(kContexts);
 }
 
+absl::Status ContextTable::set_slo(uint16_t context, double ahead_per_thread) {
+  absl::StatusOr<ContextEntry*> made = create_entries(context);
+  if (!made.ok()) return made.status();
+  // Before the host runs (Runtime::create): no NIC core reads it yet.
+  for (uint32_t k = 0; k < nic_cores_; ++k) lookup(context, k)->slo_ahead_per_thread = ahead_per_thread;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ContextEntry*> ContextTable::create_entries(uint16_t context) {
   std::lock_guard<std::mutex> lock(mu_);
   if (ContextEntry* e = lookup(context); e != nullptr) return e;

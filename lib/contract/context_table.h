@@ -38,6 +38,10 @@ struct ContextEntry {
   bool pending = false;      // listed in the NIC's pending-contexts list
   uint32_t reassembling = 0; // messages of this context in the reassembly buffer
   uint32_t packets = 0;      // their packets plus those of its queued messages
+  // SLO-aware admission (Config::context_slos; NEBULA (ISCA'20) §IV-B): a
+  // new message is rejected when more than this many messages per bound
+  // thread are ahead of it (SLO / service time - 1). 0: no SLO.
+  double slo_ahead_per_thread = 0;
 
   // Best (lowest) priority among the threads bound to it (255: none).
   [[nodiscard]] uint8_t priority(size_t workers) const {
@@ -69,6 +73,9 @@ class ContextTable {
     return entries_[nic_core][context].load(std::memory_order_acquire);
   }
   [[nodiscard]] uint32_t nic_cores() const { return nic_cores_; }
+  // Gives context an SLO-aware admission bound (ContextEntry::
+  // slo_ahead_per_thread), on every NIC core's entry, made now if need be.
+  [[nodiscard]] absl::Status set_slo(uint16_t context, double ahead_per_thread);
 
  private:
   // The entries of context on every NIC core, created on its first bind.

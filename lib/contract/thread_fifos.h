@@ -76,6 +76,7 @@ struct ThreadFifos {
   // (Thread::tx_failures(): no message disappears without its sender
   // knowing; which ones: `failures`).
   alignas(64) std::atomic<uint64_t> tx_failed{0};
+  std::atomic<uint64_t> tx_rejected{0};  // of tx_failed: rejected for load (Thread::tx_rejections())
   // Worker only (read by the NIC): msg_done()s, each returning a JBSQ credit.
   alignas(64) std::atomic<uint64_t> done{0};
   // In a simulation only (one thread runs every core): when each recent

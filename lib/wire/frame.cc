@@ -21,8 +21,8 @@ using be::put16;
 using be::put32;
 
 constexpr uint8_t kKnownNdpFlags =
-    kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop | kFlagGone;
-constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull | kFlagGone;
+    kFlagData | kFlagAck | kFlagNack | kFlagPull | kFlagChop | kFlagGone | kFlagReject;
+constexpr uint8_t kControlFlags = kFlagAck | kFlagNack | kFlagPull | kFlagGone | kFlagReject;
 
 }  // namespace
 
@@ -241,6 +241,8 @@ ParseError decode_ndp_fields(const uint8_t* l4, size_t payload, NdpHeader* n) {
     if (!(n->flags & kFlagChop) && payload != expected) return ParseError::kBadLength;
   } else if (n->flags & kFlagChop) {
     return ParseError::kBadFlags;  // CHOP only makes sense on a DATA packet
+  } else if ((n->flags & kFlagReject) && !(n->flags & kFlagNack)) {
+    return ParseError::kBadFlags;  // REJECT qualifies a NACK
   }
   return ParseError::kOk;
 }

@@ -43,6 +43,12 @@ inline constexpr uint8_t kFlagChop = 0x10;
 // (docs/wire.md, "Sender incarnation"): the sender gives the message up at
 // once. A control flag; the prototype never sends it.
 inline constexpr uint8_t kFlagGone = 0x20;
+// nanopu: with NACK, "rejected for load: this context is over the queue its
+// SLO allows; I took nothing, do not retry into it" (docs/wire.md, "Rejected
+// for load"; NEBULA (ISCA'20) §IV-B): the sender gives the message up at
+// once and its thread hears TxFailureReason::kRejected. A control flag; the
+// prototype never sends it.
+inline constexpr uint8_t kFlagReject = 0x40;
 
 // nanopu NDP options (docs/wire.md, byte 23, "Acknowledgements that ride on
 // data"); the prototype leaves the byte zero and never reads it.

@@ -15,6 +15,7 @@
 // in as arguments (docs/design.md §8).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "lib/contract/context_table.h"
@@ -35,15 +36,23 @@ struct ContextUsage {
   uint32_t queued = 0;        // messages in its global RX queue
   uint32_t queue_capacity = 0;
   uint8_t priority = 0;       // best priority among its bound threads
+  // SLO-aware admission: messages ahead of a new one (queued, being
+  // reassembled, delivered and not done) and how many its SLO allows
+  // (0: no SLO).
+  uint32_t ahead = 0;
+  uint32_t slo_ahead = 0;
 };
 
-enum class Admission : uint8_t { kAdmit, kContextSlots, kContextPackets, kContextQueue, kReserved };
+// kRejected: over the context's SLO queue — refused for good (NACK|REJECT),
+// not asked for again.
+enum class Admission : uint8_t { kAdmit, kContextSlots, kContextPackets, kContextQueue, kReserved, kRejected };
 
 class BufferPartition {
  public:
   explicit BufferPartition(const PartitionParams& p) : p_(p) {}
 
   [[nodiscard]] Admission admit(const ContextUsage& c, uint32_t npkts, uint32_t slots_in_use) const {
+    if (c.slo_ahead != 0 && c.ahead >= c.slo_ahead) return Admission::kRejected;
     if (c.slots >= p_.context_slots) return Admission::kContextSlots;
     if (c.packets + npkts > p_.context_packets) return Admission::kContextPackets;
     if (c.queued + c.slots >= c.queue_capacity) return Admission::kContextQueue;
@@ -61,12 +70,28 @@ class BufferPartition {
     use.queued = dst->held.count();
     use.queue_capacity = dst->held.capacity();
     use.priority = dst->priority(workers);
+    if (dst->slo_ahead_per_thread > 0) [[unlikely]]
+      slo_usage(dst, workers, &use);
     return admit(use, npkts, slots_in_use);
+  }
+  // A context with an SLO: what is ahead of a new message and what its
+  // bound threads may have ahead (each thread's delivered-and-not-done
+  // count is the worker's line: read only for such contexts).
+  static void slo_usage(const ContextEntry* dst, uint32_t workers, ContextUsage* use) {
+    uint32_t threads = 0, in_threads = 0;
+    for (uint32_t i = 0; i < workers; ++i)
+      if (const ThreadFifos* t = dst->threads[i].load(std::memory_order_acquire)) {
+        ++threads;
+        in_threads += t->outstanding();
+      }
+    use->ahead = use->queued + use->slots + in_threads;
+    use->slo_ahead = std::max<uint32_t>(1, static_cast<uint32_t>(std::max(1u, threads) * dst->slo_ahead_per_thread));
   }
   // Counts a message refused (a) or, admitted, left without a slot.
   static void count_refusal(Admission a, NicCounters* c) {
     if (a == Admission::kAdmit) ++c->rx_nack_no_slot;
     else if (a == Admission::kReserved) ++c->rx_nack_reserved;
+    else if (a == Admission::kRejected) ++c->rx_rejected_slo;
     else ++c->rx_nack_context_full;
   }
   [[nodiscard]] const PartitionParams& params() const { return p_; }

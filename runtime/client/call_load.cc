@@ -56,6 +56,11 @@ void CallLoad::receive_all(bool measure) {
         ++r_->lost;
         failed(c.user, c.id, c.status);
         break;
+      case rpc::CallStatus::kRejected:  // refused unread for load: a give-up, counted apart too
+        ++r_->rejected;
+        count_given_up();
+        failed(c.user, c.id, c.status);
+        break;
       default:  // kNoAnswer, kRefused, kNoSlot, kPeerRestarted, kServerFailed
         count_given_up();
         failed(c.user, c.id, c.status);

@@ -20,6 +20,7 @@ std::string_view call_status_name(CallStatus s) {
     case CallStatus::kNoSlot: return "no_slot";
     case CallStatus::kPeerRestarted: return "peer_restarted";
     case CallStatus::kServerFailed: return "server_failed";
+    case CallStatus::kRejected: return "rejected";
   }
   return "unknown";
 }
@@ -40,8 +41,9 @@ std::string_view server_failure_name(ServerFailure f) {
 HistoryType history_type_of(CallStatus s) {
   switch (s) {
     case CallStatus::kOk: return HistoryType::kOk;
-    // Never sent: certainly not done.
-    case CallStatus::kNoSlot: return HistoryType::kFail;
+    // Never sent, or refused unread by the server's NIC: certainly not done.
+    case CallStatus::kNoSlot:
+    case CallStatus::kRejected: return HistoryType::kFail;
     // The request may have reached a handler: a deadline, the server's old
     // run gone with it, its reply failed, or the transport gave up waiting
     // for acknowledgements that may have been the ones lost. A refusal by
@@ -64,6 +66,7 @@ CallStatus status_of(TxFailureReason r) {
     case TxFailureReason::kRefused: return CallStatus::kRefused;
     case TxFailureReason::kNoSlot: return CallStatus::kNoSlot;
     case TxFailureReason::kPeerRestarted: return CallStatus::kPeerRestarted;
+    case TxFailureReason::kRejected: return CallStatus::kRejected;
     case TxFailureReason::kNoAnswer: break;
   }
   return CallStatus::kNoAnswer;

@@ -48,10 +48,11 @@ void Load::take_notices() {
   TxFailure f;
   while (!client_takes_notices_ && t_.next_failure(&f)) {
     if (f.reason == TxFailureReason::kPeerRestarted) continue;  // not a give-up (not counted in tx_failures)
-    if ((f.tag != 0 && f.tag <= forgot_through_tag_) || answered(f.tag))
+    if ((f.tag != 0 && f.tag <= forgot_through_tag_) || answered(f.tag)) {
       ++stale_notices_;
-    else
+    } else {
       given_up_tags_.insert(f.tag);
+    }
   }
 }
 
@@ -189,6 +190,9 @@ void Load::run() {
   drain(t);
   take_notices();
   r_->given_up = given_up_before_ + given_up() + given_up_by_client_;
+  // Counted by the NIC, not from the notices (which a burst can overflow);
+  // a client that takes the notices counts its calls' rejections itself.
+  if (!client_takes_notices_) r_->rejected = t_.tx_rejections() - rejections_before_;
   r_->lost += in_flight();
   if (in_flight_count() != 0) forget_in_flight();  // a client hears of each (CallLoad::failed)
   r_->elapsed_s = static_cast<double>(last_reply_ - start_) / hz_;

@@ -116,6 +116,11 @@ ABSL_FLAG(std::string, faults, "",
           "(include/nanopu/fault_spec.h lists each).");
 ABSL_FLAG(uint32_t, reserved_priority0_slots, 0,
           "Reassembly slots only priority-0 contexts may use (0: a quarter of --reassembly_slots).");
+ABSL_FLAG(std::string, context_slo, "",
+          "SLO-aware admission, CONTEXT:SERVICE_US:SLO_US[,...]: a new message to CONTEXT is rejected "
+          "at once (NACK|REJECT; its caller sees the call rejected for load) while threads x "
+          "(SLO_US / SERVICE_US - 1) of its messages are ahead of it: it would miss the SLO anyway "
+          "(NEBULA (ISCA'20) §IV-B; docs/wire.md). NDP only. E.g. 5:2:20 (a 2 us service, a 20 us SLO).");
 ABSL_FLAG(uint32_t, context_slots, 0,
           "Reassembly slots one context may hold; beyond, its new messages are NACKed "
           "(0: half of --reassembly_slots).");
@@ -282,6 +287,24 @@ absl::Status read_host_flags(Config& c) {
   return absl::OkStatus();
 }
 
+// --context_slo's CONTEXT:SERVICE_US:SLO_US[,...] (Config::context_slos);
+// Config::validate() judges the values.
+absl::StatusOr<std::vector<Config::ContextSlo>> parse_context_slos(absl::string_view text) {
+  std::vector<Config::ContextSlo> out;
+  if (text.empty()) return out;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::vector<absl::string_view> f = absl::StrSplit(item, ':');
+    uint32_t context = 0;
+    double service_us = 0, slo_us = 0;
+    if (f.size() != 3 || !absl::SimpleAtoi(f[0], &context) || context > 0xffff ||
+        !absl::SimpleAtod(f[1], &service_us) || !absl::SimpleAtod(f[2], &slo_us))
+      return absl::InvalidArgumentError(absl::StrCat("--context_slo: '", item,
+                                                     "' is not CONTEXT:SERVICE_US:SLO_US (e.g. 5:2:20)"));
+    out.push_back({static_cast<uint16_t>(context), service_us * 1e3, slo_us * 1e3});
+  }
+  return out;
+}
+
 // Buffers and the transports.
 absl::Status read_transport_flags(Config& c) {
   c.mbufs = absl::GetFlag(FLAGS_mbufs);
@@ -322,6 +345,9 @@ absl::Status read_transport_flags(Config& c) {
   c.reserved_priority0_slots = absl::GetFlag(FLAGS_reserved_priority0_slots);
   c.context_slots = absl::GetFlag(FLAGS_context_slots);
   c.context_packets = absl::GetFlag(FLAGS_context_packets);
+  absl::StatusOr<std::vector<Config::ContextSlo>> slos = parse_context_slos(absl::GetFlag(FLAGS_context_slo));
+  if (!slos.ok()) return slos.status();
+  c.context_slos = *slos;
   return absl::OkStatus();
 }
 

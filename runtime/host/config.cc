@@ -103,6 +103,28 @@ absl::Status check_buffers(const Config& c) {
   return absl::OkStatus();
 }
 
+// SLO-aware admission: every SLO meetable, once per context, its bound
+// within the context's global queue.
+absl::Status check_context_slos(const Config& c) {
+  for (size_t i = 0; i < c.context_slos.size(); ++i) {
+    const Config::ContextSlo& s = c.context_slos[i];
+    const std::string what = absl::StrCat("context_slos[", i, "]");
+    const std::string ctx = absl::StrCat(" (context ", s.context, ")");
+    if (!(s.service_ns > 0)) return invalid(what + ".service_ns", s.service_ns, "must be > 0" + ctx);
+    if (!(s.slo_ns > s.service_ns))
+      return invalid(what + ".slo_ns", s.slo_ns,
+                     absl::StrCat("cannot be met even when idle: must exceed its service_ns=", s.service_ns, ctx));
+    const double ahead = (s.slo_ns / s.service_ns - 1) * static_cast<double>(c.lcores.size());
+    if (ahead > c.global_queue_messages)
+      return invalid(what + ".slo_ns", s.slo_ns,
+                     absl::StrCat("lets ", ahead, " messages wait, more than global_queue_messages=",
+                                  c.global_queue_messages, " holds", ctx));
+    for (size_t j = 0; j < i; ++j)
+      if (c.context_slos[j].context == s.context) return invalid(what + ".context", s.context, "given an SLO twice");
+  }
+  return absl::OkStatus();
+}
+
 // The transports (NDP, Homa) and their timers.
 absl::Status check_transport(const Config& c) {
   if (c.rtt_packets == 0) return invalid("rtt_packets", c.rtt_packets, "must be at least 1");
@@ -167,7 +189,7 @@ absl::Status check_scheduling(const Config& c) {
 }  // namespace
 
 absl::Status Config::validate() const {
-  for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling})
+  for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling, check_context_slos})
     if (absl::Status s = check(*this); !s.ok()) return s;
   return absl::OkStatus();
 }

@@ -104,6 +104,13 @@ absl::Status Runtime::open(PacketIo* external_io) {
                      "use net_null, net_tap, net_af_packet with qpairs, or a NIC"));
   const uint32_t nic_cores = config_.nic_lcores;
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
+  for (const Config::ContextSlo& s : config_.context_slos) {
+    const double ahead = s.slo_ns / s.service_ns - 1;
+    if (absl::Status st = contexts_->set_slo(s.context, ahead); !st.ok()) return st;
+    NANOPU_LOG(kInfo, "context %u: SLO %.2f us over a %.2f us service: admits a message while fewer than %.2f "
+               "per thread are ahead of it, rejects the rest (NACK|REJECT)", s.context, s.slo_ns / 1e3,
+               s.service_ns / 1e3, ahead);
+  }
   // Several NIC cores: each one's inbox for the frames of its peers another
   // core received (nic/dispatch/peer_dispatch.h), any core a producer.
   std::array<MsgFifo*, kMaxNicCores> inboxes{};

@@ -20,6 +20,7 @@
 #include "nanopu/stats.h"
 #include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/delivered_ids.h"
+#include "nic/reassembly/rejected_ids.h"
 #include "nic/reassembly/packet_tap.h"
 #include "nic/reassembly/reassembly_buffer.h"
 #include "nic/transport/common/transport_params.h"
@@ -34,6 +35,7 @@ enum class Arrival : uint8_t {
   kChopped,       // trimmed in the network (freed); slot >= 0 if the message is being received
                   // (and the packet agrees with it)
   kRefused,       // no room for a new message (freed, counted): NACK
+  kRejected,      // a new message over its context's SLO queue (freed, counted): NACK|REJECT
   kSingle,        // a whole one-packet message, admitted: the caller delivers it (kept, stripped)
   kInconsistent,  // disagrees with its message's first packet (freed, counted)
   kDuplicate,     // a packet of the message already held (freed, counted)
@@ -128,6 +130,7 @@ class ReceiveFront {
   NicCounters* counters_;
   ReassemblyBuffer buffer_;
   DeliveredIds delivered_;
+  RejectedIds rejected_;  // rejected for load: their copies are rejected too
   BufferPartition partition_;
   PacketTap* tap_ = nullptr;
 };
@@ -163,6 +166,9 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   if (s < 0) {
     const auto npkts = static_cast<uint32_t>(wire::packets_for(f.msg_len));
     Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
+    // A copy of a message already rejected for load is rejected again, room or not.
+    if (!rejected_.empty() && a != Admission::kRejected && rejected_.contains(id)) [[unlikely]]
+      a = Admission::kRejected;
     // Simulation only (lib/base/nic_buggify.h): the context's buffers report
     // full, and the sender must come back for it (a NACK, then a PULL).
     if (a == Admission::kAdmit && nic_buggify()) a = Admission::kContextPackets;
@@ -172,6 +178,11 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
       ++dst->packets;
       strip_to_payload(pkt, payload_bytes);
       return {Arrival::kSingle, -1, true, superseded};
+    }
+    if (a == Admission::kRejected) [[unlikely]] {
+      rejected_.remember(id);
+      BufferPartition::count_refusal(a, counters_);
+      return drop(pkt, Arrival::kRejected, -1, superseded);
     }
     if (a != Admission::kAdmit ||
         (s = buffer_.allocate(ReassemblyBuffer::key_of(src_ip, f.buf_ptr, f.tx_msg_id))) < 0) {

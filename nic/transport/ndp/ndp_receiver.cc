@@ -109,6 +109,9 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
       reply_to(h, wire::kFlagNack | wire::kFlagPull, std::max<uint16_t>(pulled, n.pkt_offset + 1), sink);
       return;
     }
+    case Arrival::kRejected:  // over the context's SLO queue: given up by its sender at once
+      reply_to(h, wire::kFlagNack | wire::kFlagReject, 0, sink);
+      return;
     case Arrival::kRefused:  // asked for again when there is room (else the sender's timer)
       reply_to(h, wire::kFlagNack, 0, sink);
       if (dst != nullptr && wire::packets_for(n.msg_len) == 1)  // refused_pulls.h: one-packet messages

@@ -130,6 +130,11 @@ void NdpSender::handle_control(const wire::FrameHeader& h, uint64_t now, Transpo
     give_up(slot, TxFailureReason::kRefused, sink);
     return;
   }
+  if ((n.flags & (wire::kFlagNack | wire::kFlagReject)) == (wire::kFlagNack | wire::kFlagReject)) {
+    ++counters_->tx_msgs_rejected;  // rejected for load: its thread retries elsewhere or later
+    give_up(slot, TxFailureReason::kRejected, sink);
+    return;
+  }
   if (n.flags & wire::kFlagAck) {
     ++counters_->rx_acks;
     // A bitmap names every packet received (docs/wire.md, kOptAckBitmap);

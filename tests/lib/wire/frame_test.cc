@@ -135,6 +135,8 @@ TEST(FrameTest, MalformedFramesAreRejectedWithTheirReason) {
       {"data+gone", [](std::vector<uint8_t>& f) { f[34] = kFlagData | kFlagGone; }, ParseError::kBadFlags},
       {"unknown flag", [](std::vector<uint8_t>& f) { f[34] = 0x81; }, ParseError::kBadFlags},
       {"chop on control", [](std::vector<uint8_t>& f) { f[34] = kFlagAck | kFlagChop; }, ParseError::kBadFlags},
+      {"data+reject", [](std::vector<uint8_t>& f) { f[34] = kFlagData | kFlagReject; }, ParseError::kBadFlags},
+      {"reject without nack", [](std::vector<uint8_t>& f) { f[34] = kFlagAck | kFlagReject; }, ParseError::kBadFlags},
   };
   for (const BadCase& c : cases) {
     std::vector<uint8_t> f = frame_of(sample(), 16);

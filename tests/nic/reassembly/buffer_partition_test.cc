@@ -51,6 +51,28 @@ TEST(BufferPartitionTest, AdmittedMessagesAlwaysFitTheGlobalQueue) {
   EXPECT_EQ(b.admit(u, 1, 5), Admission::kContextQueue);
 }
 
+// SLO-aware admission (NEBULA (ISCA'20) §IV-B): a context with an SLO
+// rejects a new message once as many as its SLO allows are ahead of it,
+// before any other share is asked; a context without one never.
+TEST(BufferPartitionTest, AContextOverItsSloQueueRejectsForGood) {
+  BufferPartition b(params());
+  ContextUsage u = usage(0);
+  u.slo_ahead = 3;
+  u.ahead = 2;
+  EXPECT_EQ(b.admit(u, 1, 0), Admission::kAdmit);
+  u.ahead = 3;
+  EXPECT_EQ(b.admit(u, 1, 0), Admission::kRejected);
+  u.slots = 8;  // its slots used up too: the rejection says more
+  EXPECT_EQ(b.admit(u, 1, 8), Admission::kRejected);
+  u.slo_ahead = 0;
+  u.ahead = 1000;
+  EXPECT_EQ(b.admit(u, 1, 8), Admission::kContextSlots);
+  NicCounters c;
+  BufferPartition::count_refusal(Admission::kRejected, &c);
+  EXPECT_EQ(c.rx_rejected_slo, 1u);
+  EXPECT_EQ(c.rx_nack_context_full, 0u);
+}
+
 TEST(BufferPartitionTest, TheLastSlotsAreForPriorityZero) {
   BufferPartition b(params());
   // 12 of 16 slots taken by others: only priority 0 may have the last 4.

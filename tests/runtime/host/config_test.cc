@@ -60,6 +60,11 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
       {[](Config& c) { c.link_hold_s = -1; }, "Config.link_hold_s=-1"},
       {[](Config& c) { c.context_packets = 3; }, "Config.context_packets=3"},
       {[](Config& c) { c.reserved_priority0_slots = 256; }, "below reassembly_slots=256"},
+      {[](Config& c) { c.context_slos = {{5, 0, 100}}; }, "Config.context_slos[0].service_ns=0: must be > 0 (context 5)"},
+      {[](Config& c) { c.context_slos = {{5, 2000, 2000}}; },
+       "Config.context_slos[0].slo_ns=2000: cannot be met even when idle: must exceed its service_ns=2000 (context 5)"},
+      {[](Config& c) { c.context_slos = {{5, 1, 1e6}}; }, "more than global_queue_messages=4096 holds (context 5)"},
+      {[](Config& c) { c.context_slos = {{5, 1000, 9000}, {5, 1000, 3000}}; }, "Config.context_slos[1].context=5: given an SLO twice"},
   };
   for (const Case& k : cases) {
     Config c;
