@@ -1,0 +1,18 @@
+// Erlang's C formula and the mean queue it gives an M/M/k system: what
+// NEBULA (ISCA'20) §IV-C sizes its receive buffers from ("E[N̂q] =
+// C_k(A) · A / (k − A)"; a 64-core server at A = 63 has E[N̂q] = 54, and
+// 10 × E[N̂q] slots are provisioned). Closed forms; *modelled*.
+#pragma once
+
+#include <cstdint>
+
+namespace nanopu::model {
+
+// The probability that an arrival waits in an M/M/k queue at offered load
+// a (in servers: λ/μ, below k). 1 when a >= k.
+[[nodiscard]] double erlang_c(uint32_t k, double a);
+
+// E[N̂q]: the mean number waiting, C_k(A) · A / (k − A); infinite when a >= k.
+[[nodiscard]] double mean_queued(uint32_t k, double a);
+
+}  // namespace nanopu::model
