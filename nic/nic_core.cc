@@ -264,8 +264,9 @@ void NicCore::message_failed(const FailedMessage& f) {
     ThreadFifos* t = threads_[f.sender];
     ++deliveries_;
     (void)t->failures.push(f.failure);  // full: counted only (Thread::tx_failures())
-    if (f.failure.reason == TxFailureReason::kRejected) t->tx_rejected.fetch_add(1, std::memory_order_relaxed);
     t->tx_failed.fetch_add(1, std::memory_order_release);
+    // After tx_failed, and read before it: a reader never sees more rejected than failed.
+    if (f.failure.reason == TxFailureReason::kRejected) t->tx_rejected.fetch_add(1, std::memory_order_release);
     if (params_.adaptive_poll) to_wake_ |= uint64_t{1} << t->worker;
     t->signals->on_delivery(t->priority.load(std::memory_order_relaxed), now_);
   }

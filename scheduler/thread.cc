@@ -189,7 +189,7 @@ uint64_t Thread::now_ns() const {
 }
 
 uint64_t Thread::tx_failures() const { return fifos_->tx_failed.load(std::memory_order_relaxed); }
-uint64_t Thread::tx_rejections() const { return fifos_->tx_rejected.load(std::memory_order_relaxed); }
+uint64_t Thread::tx_rejections() const { return fifos_->tx_rejected.load(std::memory_order_acquire); }
 
 void Thread::idle() {
   RuntimeScope scope(this);

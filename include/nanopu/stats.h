@@ -36,7 +36,7 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_chopped_packets)      /* trimmed DATA (CHOP): answered NACK|PULL */               \
   X(rx_nack_no_slot)         /* no reassembly slot: NACKed so the sender retries */      \
   X(rx_nack_context_full)    /* the context's buffer share is used up: NACKed */         \
-  X(rx_rejected_slo)         /* a new message over its context's SLO queue: rejected (NACK|REJECT) */ \
+  X(rx_rejected_slo)         /* messages over their context's SLO queue: rejected (NACK|REJECT), copies not counted */ \
   X(tx_pulls_after_refusal)  /* a refused message asked for again once there was room */ \
   X(rx_nack_reserved)        /* only priority-0 contexts may take the last slots */      \
   X(rx_reassembly_expired)   /* partial message abandoned by its sender, freed */        \

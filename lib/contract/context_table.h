@@ -39,7 +39,7 @@ struct ContextEntry {
   uint32_t reassembling = 0; // messages of this context in the reassembly buffer
   uint32_t packets = 0;      // their packets plus those of its queued messages
   // SLO-aware admission (Config::context_slos; NEBULA (ISCA'20) §IV-B): a
-  // new message is rejected when more than this many messages per bound
+  // new message is rejected when at least this many messages per bound
   // thread are ahead of it (SLO / service time - 1). 0: no SLO.
   double slo_ahead_per_thread = 0;
 

@@ -102,7 +102,7 @@ DeliveredIds::Window* DeliveredIds::live_window(const DeliveredId& id, uint64_t 
   return w->last_tsc != 0 && now - w->last_tsc <= horizon_ ? w : nullptr;
 }
 
-bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) {
+bool DeliveredIds::seen(const DeliveredId& id, uint64_t now, bool* beyond) {
   if (!id.ordered_ids()) return remembered_in_map(id, now);
   Window* w = live_window(id, now);
   if (w == nullptr) return false;
@@ -112,6 +112,7 @@ bool DeliveredIds::seen(const DeliveredId& id, uint64_t now) {
   if (behind_by(id.tx_msg_id, w->highest) >= kWindowIds) {
     if (remembered_in_map(id, now)) return true;
     if (beyond_memory_ != nullptr) ++*beyond_memory_;
+    if (beyond != nullptr) *beyond = true;
     return false;
   }
   if (w->tag[id.tx_msg_id % kWindowIds] != tag_of(id)) return false;

@@ -73,7 +73,9 @@ class DeliveredIds {
   // sender's flags may differ from the receiver's (a client with the
   // default 1 s rto_max beside a server with 100 ms): renewal keeps the
   // memory whatever the sender's timeouts, as long as it is heard from.
-  [[nodiscard]] bool seen(const DeliveredId& id, uint64_t now);
+  // *beyond (if given) is set when id is older than the sender's live
+  // window keeps and not in the map: taken as new, though it may not be.
+  [[nodiscard]] bool seen(const DeliveredId& id, uint64_t now, bool* beyond = nullptr);
   // A packet of a message still being reassembled: its sender is heard
   // from, so what is kept of it is renewed as seen() does.
   void heard_from(const DeliveredId& id, uint64_t now);

@@ -192,7 +192,8 @@ void Load::run() {
   r_->given_up = given_up_before_ + given_up() + given_up_by_client_;
   // Counted by the NIC, not from the notices (which a burst can overflow);
   // a client that takes the notices counts its calls' rejections itself.
-  if (!client_takes_notices_) r_->rejected = t_.tx_rejections() - rejections_before_;
+  if (!client_takes_notices_ && !transport_give_ups_are_retried_)
+    r_->rejected = std::min(r_->given_up, t_.tx_rejections() - rejections_before_);
   r_->lost += in_flight();
   if (in_flight_count() != 0) forget_in_flight();  // a client hears of each (CallLoad::failed)
   r_->elapsed_s = static_cast<double>(last_reply_ - start_) / hz_;

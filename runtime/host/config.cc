@@ -106,6 +106,10 @@ absl::Status check_buffers(const Config& c) {
 // SLO-aware admission: every SLO meetable, once per context, its bound
 // within the context's global queue.
 absl::Status check_context_slos(const Config& c) {
+  // Each NIC core admits against its own queue: with several, the bound
+  // would be theirs added up (not built).
+  if (!c.context_slos.empty() && c.nic_lcores > 1)
+    return invalid("context_slos", c.context_slos.size(), "one NIC core only (nic_lcores=1): several would each admit up to the bound");
   for (size_t i = 0; i < c.context_slos.size(); ++i) {
     const Config::ContextSlo& s = c.context_slos[i];
     const std::string what = absl::StrCat("context_slos[", i, "]");

@@ -25,7 +25,8 @@ constexpr const char* kRarePaths[] = {
     "rx_beyond_id_memory", "rx_drop_stale_incarnation", "rx_stale_control",      "rx_msgs_aborted",
     "rx_nacks",            "rx_resends",               "tx_msgs_failed",         "tx_msgs_held_for_ids",
     "tx_msgs_refused",     "peer_restarts",            "tx_retransmits",         "tx_timeouts",
-    "tx_probes",           "tx_probes_withheld",       "tx_acks_held_expired",   "tx_drop_no_mbuf"};
+    "tx_probes",           "tx_probes_withheld",       "tx_acks_held_expired",   "tx_drop_no_mbuf",
+    "rx_rejected_slo",     "tx_msgs_rejected"};
 
 void add_rare_paths(const SimReport& r, Report* out) {
   NicCounters sum;

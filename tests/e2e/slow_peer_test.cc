@@ -167,7 +167,9 @@ TEST_P(SlowPeerTest, APeerThatAcknowledgesLateGetsAtMostTwoRetransmissionsPerMes
   // stamp, so even the first message's late ACK, though its packet was
   // resent, times the round trip (docs/wire.md, "Send stamps"); Homa has
   // no room for a stamp.
-  if (GetParam() == TransportProtocol::kNdp) EXPECT_GE(c.tx_rtt_samples_echoed, 1u);
+  if (GetParam() == TransportProtocol::kNdp) {
+    EXPECT_GE(c.tx_rtt_samples_echoed, 1u);
+  }
 }
 
 // The same late peer echoing no send stamp (the nanoPU prototype's tester

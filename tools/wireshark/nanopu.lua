@@ -129,6 +129,7 @@ end
 local ndp = transport("nanopu_ndp", "nanopu NDP transport", "nanopu NDP", {
   { "data", "DATA", 0x01 }, { "ack", "ACK", 0x02 }, { "nack", "NACK", 0x04 },
   { "pull", "PULL", 0x08 }, { "chop", "CHOP", 0x10 }, { "gone", "GONE", 0x20 },
+  { "reject", "REJECT", 0x40 },
 }, {
   { "src_context", "Source context", 1, 2 }, { "dst_context", "Destination context", 3, 2 },
   { "msg_len", "Message length", 5, 2 }, { "pkt_offset", "Packet offset", 7, 1 },

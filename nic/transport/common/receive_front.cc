@@ -11,8 +11,25 @@ ReceiveFront::ReceiveFront(const TransportParams& p, NicCounters* counters)
       buffer_(p.reassembly_slots),
       delivered_(p.remembered_completions, p.remembered_senders, p.completion_memory_ticks,
                  &counters->rx_senders_forgotten, &counters->rx_beyond_id_memory),
+      rejected_(p.completion_memory_ticks),
       partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
                                  p.context_packets}) {}
+
+Admission ReceiveFront::admit_new(const DeliveredId& id, const ContextEntry* dst, uint32_t npkts, bool beyond,
+                                  uint64_t now) {
+  Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
+  if (rejected_.empty() && a != Admission::kRejected) return a;  // the common case
+  // Only a nanopu NDP sender hears REJECT (not Homa's, not the prototype's);
+  // and one whose id the delivered-id memory has lost may have been
+  // delivered already: a rejection would tell its caller "not done".
+  if (!rejects_for_load_ || !id.ordered_ids() || beyond) return a == Admission::kRejected ? Admission::kContextQueue : a;
+  if (a != Admission::kRejected) {
+    if (!rejected_.contains(id, now)) return a;  // not a copy of a rejected one
+    return Admission::kRejected;                 // a copy: rejected again, not counted again
+  }
+  if (rejected_.remember(id, now)) BufferPartition::count_refusal(a, counters_);  // a message, once
+  return a;
+}
 
 int ReceiveFront::current_slot(uint32_t src_ip, const Fields& f, int* superseded) {
   // No message being reassembled (an RPC load of one-packet messages): no

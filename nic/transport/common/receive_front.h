@@ -82,6 +82,10 @@ class ReceiveFront {
   // Frees a partial message that can never complete (expired, superseded, aborted).
   void abandon(uint32_t slot);
 
+  // This protocol's sender hears NACK|REJECT (NDP): a context's SLO can
+  // reject. Off (Homa: no flag left for it), a message over the SLO is
+  // NACKed as a full context's and retried.
+  void reject_for_load(bool on) { rejects_for_load_ = on; }
   // Who sees each packet kept and each message abandoned (null: nobody).
   void set_tap(PacketTap* tap) { tap_ = tap; }
 
@@ -124,6 +128,11 @@ class ReceiveFront {
   // The slot already holding f's message (-1: none), after dropping a
   // restarted sender's unfinished predecessor under the same id.
   int current_slot(uint32_t src_ip, const Fields& f, int* superseded);
+  // The buffer partition's verdict on a new message, rejections for load
+  // settled: a copy of one already rejected is rejected again, room or
+  // not; a sender that cannot hear REJECT, or an id the delivered-id
+  // memory no longer vouches for, is NACKed as a full context's instead.
+  Admission admit_new(const DeliveredId& id, const ContextEntry* dst, uint32_t npkts, bool beyond, uint64_t now);
   ArrivalResult drop(rte_mbuf* pkt, Arrival kind, int slot, int superseded);
 
   TransportParams p_;
@@ -131,6 +140,7 @@ class ReceiveFront {
   ReassemblyBuffer buffer_;
   DeliveredIds delivered_;
   RejectedIds rejected_;  // rejected for load: their copies are rejected too
+  bool rejects_for_load_ = false;
   BufferPartition partition_;
   PacketTap* tap_ = nullptr;
 };
@@ -147,7 +157,8 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   }
   int superseded = -1;
   int s = current_slot(src_ip, f, &superseded);
-  if (s < 0 && delivered_.seen(id, now)) {
+  bool beyond = false;  // older than the delivered-id memory keeps: maybe delivered already
+  if (s < 0 && delivered_.seen(id, now, &beyond)) {
     ++counters_->rx_dup_packets;
     return drop(pkt, Arrival::kDelivered, -1, superseded);
   }
@@ -165,10 +176,7 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   bool first = false;
   if (s < 0) {
     const auto npkts = static_cast<uint32_t>(wire::packets_for(f.msg_len));
-    Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
-    // A copy of a message already rejected for load is rejected again, room or not.
-    if (!rejected_.empty() && a != Admission::kRejected && rejected_.contains(id)) [[unlikely]]
-      a = Admission::kRejected;
+    Admission a = admit_new(id, dst, npkts, beyond, now);
     // Simulation only (lib/base/nic_buggify.h): the context's buffers report
     // full, and the sender must come back for it (a NACK, then a PULL).
     if (a == Admission::kAdmit && nic_buggify()) a = Admission::kContextPackets;
@@ -179,11 +187,8 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
       strip_to_payload(pkt, payload_bytes);
       return {Arrival::kSingle, -1, true, superseded};
     }
-    if (a == Admission::kRejected) [[unlikely]] {
-      rejected_.remember(id);
-      BufferPartition::count_refusal(a, counters_);
+    if (a == Admission::kRejected) [[unlikely]]
       return drop(pkt, Arrival::kRejected, -1, superseded);
-    }
     if (a != Admission::kAdmit ||
         (s = buffer_.allocate(ReassemblyBuffer::key_of(src_ip, f.buf_ptr, f.tx_msg_id))) < 0) {
       BufferPartition::count_refusal(a, counters_);

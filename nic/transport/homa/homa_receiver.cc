@@ -88,7 +88,7 @@ void HomaReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& f, size_t pay
         control(m, wire::kHomaResend | wire::kHomaNack, h.pkt_offset, resend_this, sink);
       }
       return;
-    case Arrival::kRejected:  // Homa has no flag left for REJECT (docs/wire.md): a full context's NACK
+    case Arrival::kRejected:  // never: the front NACKs Homa's over-SLO messages as a full context's
     case Arrival::kRefused:
       reply_to(f, wire::kHomaNack, 0, sink);
       return;

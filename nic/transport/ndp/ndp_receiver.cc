@@ -10,6 +10,7 @@ namespace nanopu {
 NdpReceiver::NdpReceiver(const TransportParams& c, const NdpParams& p, NicCounters* counters,
                          TransportPeers<HeldAcks>* peers)
     : p_(p), counters_(counters), held_(&peers->held), front_(c, counters) {
+  front_.reject_for_load(true);  // NDP's NACK|REJECT (docs/wire.md, "Rejected for load")
   pull_queue_.reserve(c.reassembly_slots);
   acks_owed_.reserve(c.reassembly_slots);
 }
@@ -93,8 +94,8 @@ void NdpReceiver::on_data(rte_mbuf* pkt, const wire::FrameHeader& h, size_t payl
   const wire::NdpHeader& n = h.ndp;
   const ArrivalResult r =
       front_.accept(pkt, h.src_ip, n, (n.flags & wire::kFlagChop) != 0, payload_bytes, dst, now);
-  if (!refused_.empty() && (r.kind == Arrival::kSingle || r.kind == Arrival::kStored))
-    refused_.arrived(h.src_ip, n.tx_msg_id, n.buf_ptr);  // taken: no longer asked for
+  if (!refused_.empty() && (r.kind == Arrival::kSingle || r.kind == Arrival::kStored || r.kind == Arrival::kRejected))
+    refused_.arrived(h.src_ip, n.tx_msg_id, n.buf_ptr);  // taken, or rejected for good: no longer asked for
   switch (r.kind) {
     case Arrival::kStale:  // GONE: give it up now and forget that run
       reply_to(h, wire::kFlagGone, 0, sink);

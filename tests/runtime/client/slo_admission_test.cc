@@ -6,7 +6,8 @@
 // naming the server, and the server's NIC counts each rejection. None is
 // lost, none reported as anything else, and once the thread is free the
 // server admits calls again. A context without an SLO keeps today's way:
-// nothing is rejected, every call answered.
+// nothing is rejected, every call answered. Over Homa (no REJECT flag) the
+// bound NACKs and the calls are retried, each answered.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -84,13 +85,16 @@ void call_past_the_bound(Thread& t, bool* release, Outcome* o) {
 struct SloHosts {
   std::unique_ptr<Runtime> server, client;
 };
-SloHosts make_hosts(std::vector<Config::ContextSlo> slos) {
+SloHosts make_hosts(std::vector<Config::ContextSlo> slos, TransportProtocol transport = TransportProtocol::kNdp) {
   testing::PortPair p = testing::make_ring_pair();
   Config sc = testing::host_config(p.a, kServerIp);
   sc.context_slos = std::move(slos);
+  sc.transport = transport;
+  Config cc = testing::host_config(p.b, kClientIp);
+  cc.transport = transport;
   SloHosts h;
   auto s = Runtime::create(sc);
-  auto c = Runtime::create(testing::host_config(p.b, kClientIp));
+  auto c = Runtime::create(cc);
   EXPECT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE(c.ok()) << c.status();
   if (s.ok()) h.server = std::move(*s);
@@ -118,6 +122,28 @@ TEST(SloAdmissionTest, CallsPastTheSloQueueAreRejectedAndTheCallerHearsEachOne) 
   EXPECT_EQ(h.server->nic_counters().rx_rejected_slo, static_cast<uint64_t>(o.rejected));
   EXPECT_EQ(h.client->nic_counters().tx_msgs_rejected, static_cast<uint64_t>(o.rejected));
   EXPECT_EQ(h.client->nic_counters().tx_msgs_failed, static_cast<uint64_t>(o.rejected));
+}
+
+// Homa has no flag left for REJECT: its messages over the bound are NACKed
+// as a full context's and retried, every call answered once there is room.
+TEST(SloAdmissionTest, OverHomaTheBoundNacksAndEveryCallIsAnsweredLater) {
+  SloHosts h = make_hosts({{kServerContext, 10000, 30000}}, TransportProtocol::kHoma);
+  ASSERT_TRUE(h.server && h.client);
+  bool release = false;
+  ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
+  Outcome o;
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call_past_the_bound(t, &release, &o); }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()},
+                                  [&] {
+                                    if (h.server->nic_counters().rx_nack_context_full > 0) release = true;
+                                    return o.done;
+                                  },
+                                  std::chrono::seconds(60)));
+  EXPECT_EQ(o.ok, kCalls);
+  EXPECT_EQ(o.rejected, 0);
+  EXPECT_TRUE(o.later_call_ok);
+  EXPECT_GT(h.server->nic_counters().rx_nack_context_full, 0u);
+  EXPECT_EQ(h.server->nic_counters().rx_rejected_slo, 0u);
 }
 
 TEST(SloAdmissionTest, AContextWithoutAnSloQueuesEveryCallAsBefore) {

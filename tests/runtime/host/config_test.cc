@@ -65,6 +65,7 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
        "Config.context_slos[0].slo_ns=2000: cannot be met even when idle: must exceed its service_ns=2000 (context 5)"},
       {[](Config& c) { c.context_slos = {{5, 1, 1e6}}; }, "more than global_queue_messages=4096 holds (context 5)"},
       {[](Config& c) { c.context_slos = {{5, 1000, 9000}, {5, 1000, 3000}}; }, "Config.context_slos[1].context=5: given an SLO twice"},
+      {[](Config& c) { c.lcores = {0, 1}; c.nic_lcores = 2; c.context_slos = {{5, 1000, 9000}}; }, "one NIC core only"},
   };
   for (const Case& k : cases) {
     Config c;

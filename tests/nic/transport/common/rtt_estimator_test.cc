@@ -113,7 +113,9 @@ TEST(RetransmitDueTest, AMessageAloneWithASilentPeerDoublesOncePerTimeout) {
     m.last_tx = now;  // the probe (or the first send) left now; nothing comes back
     const uint64_t due = retransmit_due(rtt, live, m, 1'000'000'000, now);
     const uint64_t wait = due - now;
-    if (previous != 0) EXPECT_EQ(wait, 2 * previous) << "timeout " << k;
+    if (previous != 0) {
+      EXPECT_EQ(wait, 2 * previous) << "timeout " << k;
+    }
     previous = wait;
     now = due;
     EXPECT_NE(timer_retry(m, now, live, rtt, &counters), PeerLiveness::Retry::kResend);
