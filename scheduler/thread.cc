@@ -239,6 +239,8 @@ bool Thread::next_rx_message() {
   // Counted time (a simulation): taking a message costs its fixed work and
   // half a cycle per word read (the other half when the reply's written).
   clock::charge_cycles(clock::work_costs().msg_fixed_cycles + 0.5 * clock::work_costs().word_cycles * rx_words_left_);
+  if (sched::MessageCharge* mc = worker_->message_charge(); mc != nullptr) [[unlikely]]
+    clock::charge_ps(mc->ps_at_start(clock::ticks()));
   ++counters_->rx_msgs;
   msg_begin_tsc_ = worker_->on_msg_start(slot_);
   away_at_begin_ = away_tsc_;

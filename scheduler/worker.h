@@ -30,6 +30,7 @@
 #include "lib/contract/context_table.h"
 #include "scheduler/fiber.h"
 #include "scheduler/hts_policy.h"
+#include "scheduler/message_charge.h"
 
 namespace nanopu::sched {
 
@@ -41,6 +42,9 @@ struct WorkerParams {
   NicPollHook shared_nic;              // single-lcore mode: the NIC shares this core
   uint64_t shared_nic_period_tsc = 0;  // safe points poll the shared NIC this often
   double clock_rate = 1;               // the threads' clock against true time (Config::clock_drift_ppm)
+  // In a simulation: charged each message its threads take (the host's
+  // modelled memory system, Config::memory_model); null: nothing.
+  MessageCharge* message_charge = nullptr;
 };
 
 class Worker {
@@ -74,6 +78,7 @@ class Worker {
   [[nodiscard]] size_t thread_count() const { return slots_.size(); }
   // The threads' clock against true time (WorkerParams::clock_rate).
   [[nodiscard]] double clock_rate() const { return params_.clock_rate; }
+  [[nodiscard]] MessageCharge* message_charge() const { return params_.message_charge; }
   [[nodiscard]] const Thread& thread(size_t i) const { return *slots_[i].thread; }
   [[nodiscard]] uint32_t index() const { return index_; }
   [[nodiscard]] CoreSignals* signals() { return &signals_; }

@@ -182,6 +182,12 @@ struct Config {
     double slo_ns = 0;      // the response time its callers are promised (> service_ns)
   };
   std::vector<ContextSlo> context_slos;
+  // A simulated host's memory system (NEBULA (ISCA'20) §III; docs/design.md
+  // §5, "NEBULA's memory system"): SYSTEM:BUFFERS — nebula_server or
+  // nebula_simulation, with receive buffers per_connection, bounded or
+  // ideal. Each message taken is charged its DRAM waits at the host's load
+  // (counted time, nanopu-sim only). Empty: none.
+  std::string memory_model;
 
   // --- Thread scheduler (nanoPU (OSDI'21) §2.2; tail-latency version §2.4) ---
   SchedMode scheduler = SchedMode::kHts;  // or kTis, the timer-interrupt baseline (§5.2.2)

@@ -36,6 +36,7 @@ class Port;
 class PacketIo;
 class Capture;
 class HostNoiseWatch;
+class HostMemory;
 struct ThreadFifos;
 namespace sched {
 class Worker;
@@ -182,6 +183,7 @@ class Runtime {
   std::vector<std::unique_ptr<NicCore>> nics_;  // NIC core 0 first
   std::vector<std::unique_ptr<sched::Worker>> workers_;
   std::unique_ptr<HostNoiseWatch> noise_;
+  std::unique_ptr<HostMemory> memory_;  // Config::memory_model (a simulation's)
   uint32_t next_thread_id_ = 0;
 };
 

@@ -121,6 +121,11 @@ ABSL_FLAG(std::string, context_slo, "",
           "at once (NACK|REJECT; its caller sees the call rejected for load) while threads x "
           "(SLO_US / SERVICE_US - 1) of its messages are ahead of it: it would miss the SLO anyway "
           "(NEBULA (ISCA'20) §IV-B; docs/wire.md). NDP only. E.g. 5:2:20 (a 2 us service, a 20 us SLO).");
+ABSL_FLAG(std::string, memory_model, "",
+          "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS: nebula_server (60 cores, 45 MB LLC, "
+          "128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers per_connection (136 MB), "
+          "bounded (NEBULA's) or ideal: each message taken is charged its DRAM waits at the host's load "
+          "(NEBULA (ISCA'20) §III; docs/design.md §5).");
 ABSL_FLAG(uint32_t, context_slots, 0,
           "Reassembly slots one context may hold; beyond, its new messages are NACKed "
           "(0: half of --reassembly_slots).");
@@ -348,6 +353,7 @@ absl::Status read_transport_flags(Config& c) {
   absl::StatusOr<std::vector<Config::ContextSlo>> slos = parse_context_slos(absl::GetFlag(FLAGS_context_slo));
   if (!slos.ok()) return slos.status();
   c.context_slos = *slos;
+  c.memory_model = absl::GetFlag(FLAGS_memory_model);
   return absl::OkStatus();
 }
 

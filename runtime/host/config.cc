@@ -4,6 +4,7 @@
 #include "nanopu/config.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/host/host_memory.h"
 
 namespace nanopu {
 namespace {
@@ -129,6 +130,13 @@ absl::Status check_context_slos(const Config& c) {
   return absl::OkStatus();
 }
 
+// A simulated host's memory system: its spec names one (runtime/host/host_memory.h).
+absl::Status check_memory_model(const Config& c) {
+  if (c.memory_model.empty()) return absl::OkStatus();
+  absl::StatusOr<HostMemory> m = HostMemory::parse(c.memory_model, 1);
+  return m.ok() ? absl::OkStatus() : m.status();
+}
+
 // The transports (NDP, Homa) and their timers.
 absl::Status check_transport(const Config& c) {
   if (c.rtt_packets == 0) return invalid("rtt_packets", c.rtt_packets, "must be at least 1");
@@ -193,7 +201,8 @@ absl::Status check_scheduling(const Config& c) {
 }  // namespace
 
 absl::Status Config::validate() const {
-  for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling, check_context_slos})
+  for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling, check_context_slos,
+                     check_memory_model})
     if (absl::Status s = check(*this); !s.ok()) return s;
   return absl::OkStatus();
 }

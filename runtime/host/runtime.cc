@@ -18,6 +18,7 @@
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
 #include "nic/nic_core.h"
+#include "runtime/host/host_memory.h"
 #include "runtime/host/host_noise_watch.h"
 #include "runtime/host/host_params.h"
 #include "runtime/host/incarnation.h"
@@ -52,6 +53,10 @@ Runtime::~Runtime() {
 
 void Runtime::release_buffers() {
   telemetry_withdraw(this);
+  if (memory_ != nullptr) {  // once, with what the run charged
+    NANOPU_LOG(kInfo, "%s", memory_->summary().c_str());
+    memory_.reset();
+  }
   capture_.reset();  // its callbacks go before the port stops being polled for good
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
@@ -134,11 +139,22 @@ absl::Status Runtime::open(PacketIo* external_io) {
   // order of the modelled clock (a worker ahead on its own clock would
   // move the NIC's time backwards).
   // Several NIC cores sharing their lcores: worker i shares NIC core i's.
+  if (!config_.memory_model.empty()) {
+    if (!clock::is_virtual())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--memory_model=", config_.memory_model, ": a modelled memory system charges modelled time; run the host "
+          "under nanopu-sim"));
+    absl::StatusOr<HostMemory> m =
+        HostMemory::parse(config_.memory_model, static_cast<uint32_t>(config_.worker_count()));
+    if (!m.ok()) return m.status();
+    memory_ = std::make_unique<HostMemory>(std::move(*m));
+  }
   for (size_t i = 0; i < config_.worker_count(); ++i) {
-    const sched::WorkerParams wp =
+    sched::WorkerParams wp =
         worker_params(config_, config_.shared_core() && !clock::is_virtual()
                                    ? nics_[nics_.size() > 1 ? i : 0]->poll_hook()
                                    : NicPollHook{});
+    wp.message_charge = memory_.get();
     workers_.push_back(std::make_unique<sched::Worker>(static_cast<uint32_t>(i), wp, &stop_));
     for (auto& nic : nics_) nic->add_worker(workers_.back()->signals());
   }

@@ -66,6 +66,8 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
       {[](Config& c) { c.context_slos = {{5, 1, 1e6}}; }, "more than global_queue_messages=4096 holds (context 5)"},
       {[](Config& c) { c.context_slos = {{5, 1000, 9000}, {5, 1000, 3000}}; }, "Config.context_slos[1].context=5: given an SLO twice"},
       {[](Config& c) { c.lcores = {0, 1}; c.nic_lcores = 2; c.context_slos = {{5, 1000, 9000}}; }, "one NIC core only"},
+      {[](Config& c) { c.memory_model = "nebula_server:bogus"; }, "--memory_model='nebula_server:bogus': no buffer provisioning 'bogus'"},
+      {[](Config& c) { c.memory_model = "dram"; }, "--memory_model='dram': not two fields"},
   };
   for (const Case& k : cases) {
     Config c;
