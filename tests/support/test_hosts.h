@@ -19,11 +19,18 @@ namespace nanopu::testing {
 struct RingHosts {
   std::unique_ptr<Runtime> server, client;
 };
-inline RingHosts make_ring_hosts(uint32_t server_ip, uint32_t client_ip) {
+// `tweak` (if given) changes each host's Config first, the server's with true.
+inline RingHosts make_ring_hosts(uint32_t server_ip, uint32_t client_ip,
+                                 const std::function<void(Config&, bool server)>& tweak = {}) {
   PortPair p = make_ring_pair();
   RingHosts h;
-  auto s = Runtime::create(host_config(p.a, server_ip));
-  auto c = Runtime::create(host_config(p.b, client_ip));
+  Config sc = host_config(p.a, server_ip), cc = host_config(p.b, client_ip);
+  if (tweak) {
+    tweak(sc, true);
+    tweak(cc, false);
+  }
+  auto s = Runtime::create(sc);
+  auto c = Runtime::create(cc);
   EXPECT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE(c.ok()) << c.status();
   if (s.ok()) h.server = std::move(*s);

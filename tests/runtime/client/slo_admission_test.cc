@@ -82,29 +82,17 @@ void call_past_the_bound(Thread& t, bool* release, Outcome* o) {
   o->done = true;
 }
 
-struct SloHosts {
-  std::unique_ptr<Runtime> server, client;
-};
-SloHosts make_hosts(std::vector<Config::ContextSlo> slos, TransportProtocol transport = TransportProtocol::kNdp) {
-  testing::PortPair p = testing::make_ring_pair();
-  Config sc = testing::host_config(p.a, kServerIp);
-  sc.context_slos = std::move(slos);
-  sc.transport = transport;
-  Config cc = testing::host_config(p.b, kClientIp);
-  cc.transport = transport;
-  SloHosts h;
-  auto s = Runtime::create(sc);
-  auto c = Runtime::create(cc);
-  EXPECT_TRUE(s.ok()) << s.status();
-  EXPECT_TRUE(c.ok()) << c.status();
-  if (s.ok()) h.server = std::move(*s);
-  if (c.ok()) h.client = std::move(*c);
-  return h;
+// The two hosts; the server's context SLOs as given, both on `transport`.
+testing::RingHosts make_hosts(std::vector<Config::ContextSlo> slos, TransportProtocol transport = TransportProtocol::kNdp) {
+  return testing::make_ring_hosts(kServerIp, kClientIp, [&](Config& c, bool server) {
+    c.transport = transport;
+    if (server) c.context_slos = slos;
+  });
 }
 
 TEST(SloAdmissionTest, CallsPastTheSloQueueAreRejectedAndTheCallerHearsEachOne) {
   // A 10 us service and a 30 us SLO: two may wait for the one thread.
-  SloHosts h = make_hosts({{kServerContext, 10000, 30000}});
+  testing::RingHosts h = make_hosts({{kServerContext, 10000, 30000}});
   ASSERT_TRUE(h.server && h.client);
   bool release = false;
   ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
@@ -127,7 +115,7 @@ TEST(SloAdmissionTest, CallsPastTheSloQueueAreRejectedAndTheCallerHearsEachOne) 
 // Homa has no flag left for REJECT: its messages over the bound are NACKed
 // as a full context's and retried, every call answered once there is room.
 TEST(SloAdmissionTest, OverHomaTheBoundNacksAndEveryCallIsAnsweredLater) {
-  SloHosts h = make_hosts({{kServerContext, 10000, 30000}}, TransportProtocol::kHoma);
+  testing::RingHosts h = make_hosts({{kServerContext, 10000, 30000}}, TransportProtocol::kHoma);
   ASSERT_TRUE(h.server && h.client);
   bool release = false;
   ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
@@ -147,7 +135,7 @@ TEST(SloAdmissionTest, OverHomaTheBoundNacksAndEveryCallIsAnsweredLater) {
 }
 
 TEST(SloAdmissionTest, AContextWithoutAnSloQueuesEveryCallAsBefore) {
-  SloHosts h = make_hosts({{7, 10000, 30000}});  // another context's SLO
+  testing::RingHosts h = make_hosts({{7, 10000, 30000}});  // another context's SLO
   ASSERT_TRUE(h.server && h.client);
   bool release = false;
   ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
