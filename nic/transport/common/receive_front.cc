@@ -15,10 +15,7 @@ ReceiveFront::ReceiveFront(const TransportParams& p, NicCounters* counters)
       partition_(PartitionParams{p.reassembly_slots, p.reserved_priority0_slots, p.context_slots,
                                  p.context_packets}) {}
 
-Admission ReceiveFront::admit_new(const DeliveredId& id, const ContextEntry* dst, uint32_t npkts, bool beyond,
-                                  uint64_t now) {
-  Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
-  if (rejected_.empty() && a != Admission::kRejected) return a;  // the common case
+Admission ReceiveFront::settle_rejection(Admission a, const DeliveredId& id, bool beyond, uint64_t now) {
   // Only a nanopu NDP sender hears REJECT (not Homa's, not the prototype's);
   // and one whose id the delivered-id memory has lost may have been
   // delivered already: a rejection would tell its caller "not done".

@@ -128,11 +128,12 @@ class ReceiveFront {
   // The slot already holding f's message (-1: none), after dropping a
   // restarted sender's unfinished predecessor under the same id.
   int current_slot(uint32_t src_ip, const Fields& f, int* superseded);
-  // The buffer partition's verdict on a new message, rejections for load
-  // settled: a copy of one already rejected is rejected again, room or
-  // not; a sender that cannot hear REJECT, or an id the delivered-id
-  // memory no longer vouches for, is NACKed as a full context's instead.
-  Admission admit_new(const DeliveredId& id, const ContextEntry* dst, uint32_t npkts, bool beyond, uint64_t now);
+  // The buffer partition's verdict `a` on a new message, rejections for
+  // load settled (out of line: only an SLO context's path): a copy of one
+  // already rejected is rejected again, room or not; a sender that cannot
+  // hear REJECT, or an id the delivered-id memory no longer vouches for, is
+  // NACKed as a full context's instead.
+  Admission settle_rejection(Admission a, const DeliveredId& id, bool beyond, uint64_t now);
   ArrivalResult drop(rte_mbuf* pkt, Arrival kind, int slot, int superseded);
 
   TransportParams p_;
@@ -176,7 +177,9 @@ ArrivalResult ReceiveFront::accept(rte_mbuf* pkt, uint32_t src_ip, const Fields&
   bool first = false;
   if (s < 0) {
     const auto npkts = static_cast<uint32_t>(wire::packets_for(f.msg_len));
-    Admission a = admit_new(id, dst, npkts, beyond, now);
+    Admission a = partition_.admit(dst, npkts, buffer_.used_slots(), p_.workers);
+    if (a == Admission::kRejected || !rejected_.empty()) [[unlikely]]
+      a = settle_rejection(a, id, beyond, now);
     // Simulation only (lib/base/nic_buggify.h): the context's buffers report
     // full, and the sender must come back for it (a NACK, then a PULL).
     if (a == Admission::kAdmit && nic_buggify()) a = Admission::kContextPackets;
