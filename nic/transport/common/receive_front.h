@@ -20,9 +20,9 @@
 #include "nanopu/stats.h"
 #include "nic/reassembly/buffer_partition.h"
 #include "nic/reassembly/delivered_ids.h"
-#include "nic/reassembly/rejected_ids.h"
 #include "nic/reassembly/packet_tap.h"
 #include "nic/reassembly/reassembly_buffer.h"
+#include "nic/reassembly/rejected_ids.h"
 #include "nic/transport/common/transport_params.h"
 #include "nic/transport/transport.h"
 

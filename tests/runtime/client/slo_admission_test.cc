@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include "nanopu/history.h"
@@ -90,15 +91,30 @@ testing::RingHosts make_hosts(std::vector<Config::ContextSlo> slos, TransportPro
   });
 }
 
+// The server thread and the client's calls on h, polled until the client
+// is done; the held call is freed when the client sees a rejection, or
+// when release_when(server's counters) says so (null: never). *o and
+// *release outlive the hosts' threads: the test owns them.
+void run_calls(testing::RingHosts& h, Outcome* o, bool* release,
+               const std::function<bool(const NicCounters&)>& release_when) {
+  ASSERT_TRUE(h.server->spawn([=](Thread& t) { serve(t, release); }).ok());
+  ASSERT_TRUE(h.client->spawn([=](Thread& t) { call_past_the_bound(t, release, o); }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()},
+                                  [&] {
+                                    if (release_when && release_when(h.server->nic_counters())) *release = true;
+                                    return o->done;
+                                  },
+                                  std::chrono::seconds(60)));
+}
+
 TEST(SloAdmissionTest, CallsPastTheSloQueueAreRejectedAndTheCallerHearsEachOne) {
   // A 10 us service and a 30 us SLO: two may wait for the one thread.
   testing::RingHosts h = make_hosts({{kServerContext, 10000, 30000}});
   ASSERT_TRUE(h.server && h.client);
-  bool release = false;
-  ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
   Outcome o;
-  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call_past_the_bound(t, &release, &o); }).ok());
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return o.done; }, std::chrono::seconds(60)));
+  bool release = false;
+  run_calls(h, &o, &release, nullptr);
+  ASSERT_TRUE(o.done);
   // The held call and the one beside it are served; every later one finds
   // two ahead of it and is rejected (JBSQ's bound of 2 is the thread's FIFO).
   EXPECT_EQ(o.ok + o.rejected + o.other, kCalls);
@@ -117,16 +133,10 @@ TEST(SloAdmissionTest, CallsPastTheSloQueueAreRejectedAndTheCallerHearsEachOne) 
 TEST(SloAdmissionTest, OverHomaTheBoundNacksAndEveryCallIsAnsweredLater) {
   testing::RingHosts h = make_hosts({{kServerContext, 10000, 30000}}, TransportProtocol::kHoma);
   ASSERT_TRUE(h.server && h.client);
-  bool release = false;
-  ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
   Outcome o;
-  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call_past_the_bound(t, &release, &o); }).ok());
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()},
-                                  [&] {
-                                    if (h.server->nic_counters().rx_nack_context_full > 0) release = true;
-                                    return o.done;
-                                  },
-                                  std::chrono::seconds(60)));
+  bool release = false;
+  run_calls(h, &o, &release, [](const NicCounters& n) { return n.rx_nack_context_full > 0; });
+  ASSERT_TRUE(o.done);
   EXPECT_EQ(o.ok, kCalls);
   EXPECT_EQ(o.rejected, 0);
   EXPECT_TRUE(o.later_call_ok);
@@ -137,18 +147,11 @@ TEST(SloAdmissionTest, OverHomaTheBoundNacksAndEveryCallIsAnsweredLater) {
 TEST(SloAdmissionTest, AContextWithoutAnSloQueuesEveryCallAsBefore) {
   testing::RingHosts h = make_hosts({{7, 10000, 30000}});  // another context's SLO
   ASSERT_TRUE(h.server && h.client);
-  bool release = false;
-  ASSERT_TRUE(h.server->spawn([&](Thread& t) { serve(t, &release); }).ok());
-  Outcome o;
   // Nothing is rejected: free the held call once every other is queued.
-  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call_past_the_bound(t, &release, &o); }).ok());
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()},
-                                  [&] {
-                                    const NicCounters& n = h.server->nic_counters();
-                                    if (n.rx_msgs_delivered + n.rx_msgs_queued >= kCalls) release = true;
-                                    return o.done;
-                                  },
-                                  std::chrono::seconds(60)));
+  Outcome o;
+  bool release = false;
+  run_calls(h, &o, &release, [](const NicCounters& n) { return n.rx_msgs_delivered + n.rx_msgs_queued >= kCalls; });
+  ASSERT_TRUE(o.done);
   EXPECT_EQ(o.ok, kCalls);
   EXPECT_EQ(o.rejected, 0);
   EXPECT_EQ(h.server->nic_counters().rx_rejected_slo, 0u);
