@@ -76,6 +76,8 @@ bool jbsq(const FigureOptions& o);
 bool nebula(const FigureOptions& o);
 // NEBULA's Fig. 2 (the memory model behind the queueing one): bench/figures/nebula_memory_figure.cc.
 bool nebula_memory(const FigureOptions& o);
+// NEBULA's §VII evaluation (Fig. 6-8, Table III) on its simulated server: bench/figures/nebula_eval_figure.cc.
+bool nebula_evaluation(const FigureOptions& o);
 // PsPIN (sPIN handlers): the examples/spin-handlers use cases, modelled and live.
 bool pspin(const FigureOptions& o);
 // DPDK's EAL, started once (no hugepages, one lcore) with room for `hosts`

@@ -480,7 +480,8 @@ bool nebula(const FigureOptions& o) {
   h.push_back({"Erlang-C E[Nq], 64 cores at A = 63", e_nq, 54});
   const bool ok = write_figure(o, "nebula", t, "bar", "Max load at SLO (p99 <= 10x mean), modelled", "load");
   const bool table1 = report(o, "nebula", h) && ok;
-  return nebula_memory(o) && table1;
+  const bool fig2 = nebula_memory(o);
+  return nebula_evaluation(o) && fig2 && table1;
 }
 
 }  // namespace nanopu::figures

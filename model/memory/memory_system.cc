@@ -29,7 +29,8 @@ MemorySystem MemorySystem::nebula_simulation() {
           .dram_channels = 2,
           .dram_bytes_per_s = 2 * 15.5e9,
           .dram_latency_ns = 45,
-          .nic_bits_per_s = 120e9};
+          .nic_bits_per_s = 120e9,
+          .sustainable_share = 0.82};
 }
 
 std::string MemorySystem::invalid() const {
@@ -39,6 +40,8 @@ std::string MemorySystem::invalid() const {
   if (!(dram_bytes_per_s > 0)) return absl::StrCat("dram_bytes_per_s ", dram_bytes_per_s, " is not positive");
   if (!(dram_latency_ns >= 0)) return absl::StrCat("dram_latency_ns ", dram_latency_ns, " is negative");
   if (!(nic_bits_per_s > 0)) return absl::StrCat("nic_bits_per_s ", nic_bits_per_s, " is not positive");
+  if (!(sustainable_share > 0 && sustainable_share <= 1))
+    return absl::StrCat("sustainable_share ", sustainable_share, " is not in (0, 1]");
   return "";
 }
 
@@ -55,17 +58,34 @@ double per_connection_bytes(uint32_t peers, uint32_t outstanding, uint32_t max_m
   return static_cast<double>(peers) * outstanding * max_message_bytes;
 }
 
+RpcMemoryDemand RpcMemoryDemand::mica(double get_share, double value_bytes) {
+  const double v = std::max(64.0, value_bytes);
+  // §VII-B's three points, 50/50; beyond 512 B the 256-to-512 slope.
+  const double mean_ns = v <= 256 ? 510 + (v - 64) * (573 - 510) / (256 - 64) : 573 + (v - 256) * (630 - 573) / 256;
+  const double set = 1 - get_share;
+  RpcMemoryDemand d;
+  d.request_bytes = set * (v + 64) + get_share * 64;
+  d.core_read_bytes = 64 + get_share * v;
+  d.core_write_bytes = set * v;
+  d.response_bytes = get_share * v;
+  d.stalls = 2;
+  d.service_ns = mean_ns + (get_share - 0.5) * 140;
+  return d;
+}
+
 MemoryTraffic traffic_per_rpc(const MemorySystem& m, BufferProvisioning p, double buffer_bytes,
                               const RpcMemoryDemand& d) {
   MemoryTraffic t;
   // The core's lines: read, and written (fetched for ownership, then written back).
   t.core_bytes = d.core_read_bytes + 2 * d.core_write_bytes;
   if (p == BufferProvisioning::kIdealReuse || buffer_bytes <= 0) return t;
-  const double entering = d.request_bytes + d.core_read_bytes + d.core_write_bytes;
-  const double buffers_share = entering > 0 ? d.request_bytes / entering : 0;
+  const double buffer_lines = d.request_bytes + d.response_bytes;
+  const double entering = buffer_lines + d.core_read_bytes + d.core_write_bytes;
+  const double buffers_share = entering > 0 ? buffer_lines / entering : 0;
   t.buffer_hit = std::min(1.0, m.llc_bytes * buffers_share / buffer_bytes);
   t.nic_fetch_bytes = (1 - t.buffer_hit) * d.request_bytes;
   t.nic_writeback_bytes = (1 - t.buffer_hit) * d.request_bytes;
+  t.response_bytes = 2 * (1 - t.buffer_hit) * d.response_bytes;
   return t;
 }
 
@@ -73,14 +93,14 @@ LoadedMemory at_load(const MemorySystem& m, const MemoryTraffic& t, const RpcMem
                      double requests_per_s) {
   LoadedMemory l;
   l.bytes_per_s = requests_per_s * t.per_rpc();
-  l.utilization = l.bytes_per_s / m.dram_bytes_per_s;
+  l.utilization = l.bytes_per_s / m.usable_bytes_per_s();
   if (l.utilization >= 1) {
     l.saturated = true;
     l.wait_ns = l.service_ns = std::numeric_limits<double>::infinity();
     return l;
   }
   // M/D/1 at one channel: a line takes 64 B at the channel's rate.
-  const double line_ns = kLineBytes / (m.dram_bytes_per_s / m.dram_channels) * 1e9;
+  const double line_ns = kLineBytes / (m.usable_bytes_per_s() / m.dram_channels) * 1e9;
   l.wait_ns = line_ns * l.utilization / (2 * (1 - l.utilization));
   l.service_ns = d.service_ns + d.stalls * l.wait_ns;
   return l;

@@ -25,6 +25,12 @@ struct MemorySystem {
   double dram_bytes_per_s = 0;  // all channels together
   double dram_latency_ns = 0;   // unloaded
   double nic_bits_per_s = 0;
+  // The share of dram_bytes_per_s the DRAM carries before its queue runs
+  // away (row conflicts, refresh, read-write turnarounds keep a real one
+  // below its nominal rate). 1 in §III's queueing model, whose DRAM is
+  // exhausted at its rate.
+  double sustainable_share = 1;
+  [[nodiscard]] double usable_bytes_per_s() const { return sustainable_share * dram_bytes_per_s; }
 
   // §III's server ("the current best-performing server architecture for
   // key-value serving"): 60 cores, 45 MB of LLC, six DDR4 channels, a
@@ -33,7 +39,9 @@ struct MemorySystem {
   // exhausts it; the unloaded latency, 80 ns, is a typical server's (assumed).
   static MemorySystem nebula_server();
   // Table II's simulated server: 16 cores, 16 MB of LLC, 2 × 15.5 GB/s of
-  // DDR4 at 45 ns, and (§VI) a 120 Gb/s NIC.
+  // DDR4 at 45 ns, and (§VI) a 120 Gb/s NIC. Its DRAM saturates at 82 % of
+  // the 31 GB/s (*fitted*: §VII-A's RPCValet saturates at "about 25.3GB/s
+  // ..., greater than 80% of the server's maximum of 31GB/s").
   static MemorySystem nebula_simulation();
   // Empty when the set adds up; otherwise what does not, the value named.
   [[nodiscard]] std::string invalid() const;
@@ -59,8 +67,22 @@ struct RpcMemoryDemand {
   // DRAM-resident lines the core writes (the log's value): each fetched
   // for ownership before it is written, then written back when evicted.
   double core_write_bytes = 512;
+  // What the core writes into a send buffer (a GET's value copied into its
+  // reply), provisioned as the receive buffers are: out of the LLC it is
+  // fetched for ownership and written back as they are.
+  double response_bytes = 0;
   double stalls = 2;                // DRAM accesses on the RPC's critical path (index, value's lines)
   double service_ns = 630;          // on an idle server, its unloaded DRAM accesses included
+
+  // MICA (§VI-§VII) at a GET share and value size, the mix's mean. A SET
+  // brings key and value (one line more) and writes the value into the log;
+  // a GET brings its key (a line), reads the value from the log and copies
+  // it into its reply; either reads one index line. Values under 64 B
+  // cost a line (§VII-B). Service times are the paper's: 630 / 573 / 510 ns
+  // at 512 / 256 / 64 B (50/50, §VII-B: 9 % and 19 % less), linear between;
+  // a SET 70 ns below the mix's mean and a GET 70 above ("the mean service
+  // time drops by 70ns" at 0/100), at every size (assumed).
+  [[nodiscard]] static RpcMemoryDemand mica(double get_share, double value_bytes);
 };
 
 // One RPC's DRAM traffic under a provisioning (per RPC, bytes).
@@ -70,13 +92,14 @@ struct MemoryTraffic {
   double nic_fetch_bytes = 0;      // Fig. 1 step 1: a buffer fetched before the NIC writes it
   double nic_writeback_bytes = 0;  // step 4: the NIC's dirty buffer lines evicted
   double core_bytes = 0;           // step 3 and its writebacks
-  [[nodiscard]] double per_rpc() const { return nic_fetch_bytes + nic_writeback_bytes + core_bytes; }
+  double response_bytes = 0;       // a send buffer out of the LLC: fetched for ownership, written back
+  [[nodiscard]] double per_rpc() const { return nic_fetch_bytes + nic_writeback_bytes + core_bytes + response_bytes; }
 };
 
 // buffer_bytes: the receive buffers' footprint (ignored for kIdealReuse).
 // A buffer is in the LLC with the probability the LLC's share of it gives:
 // the buffers hold the share of the LLC that their lines are of the lines
-// entering it (the NIC's request lines against the core's), and clients
+// entering it (request and response lines against the core's), and clients
 // interleave at random, so any buffer is as likely as any other (§II-C:
 // this "effectively eliminat[es] the probability of finding these buffers
 // in the server's LLC" once they outgrow it). A missed buffer is fetched
@@ -87,7 +110,7 @@ struct MemoryTraffic {
 // The DRAM at one offered load (requests per second).
 struct LoadedMemory {
   double bytes_per_s = 0;
-  double utilization = 0;  // of the DRAM's bandwidth
+  double utilization = 0;  // of the DRAM's usable bandwidth
   double wait_ns = 0;      // a line's wait at its channel, beyond the unloaded latency
   double service_ns = 0;   // an RPC's mean service time at this load (infinite when saturated)
   bool saturated = false;  // the DRAM cannot carry the load

@@ -26,6 +26,7 @@ struct Binding {
   uint32_t core = 0;
   size_t local = 0;      // index among the core's threads
   std::deque<Msg> q;     // delivered, not done; the front is being served once started
+  uint64_t after_until = 0;  // ServiceTime::after_ns: busy after its last message until here
 };
 
 struct Core {
@@ -207,7 +208,15 @@ class Model {
     Binding& bd = bindings_[b];
     Core& core = cores_[bd.core];
     settle(bd.core, now);
-    bd.q.push_back(m);
+    const ServiceTime& st = c_.classes[bd.cls].service;
+    Msg msg = m;
+    if (!bd.q.empty()) {
+      const int64_t left = static_cast<int64_t>(msg.left) + std::llround(st.queued_delta_ns * 1000);
+      msg.left = static_cast<uint64_t>(std::max<int64_t>(0, left));
+    } else if (now < bd.after_until) {
+      msg.left += bd.after_until - now;
+    }
+    bd.q.push_back(msg);
     sched::ThreadState& s = core.ts[bd.local];
     if (!s.has_msg) s.head_ts = m.arrival;
     s.has_msg = true;
@@ -243,6 +252,13 @@ class Model {
       if (c_.trace_outstanding > 0 && next_trace_ < c_.trace.size()) {  // closed loop: the slot's next
         push_trace_arrival(next_trace_, now + c_.trace[next_trace_].arrival_ps);
         ++next_trace_;
+      }
+    }
+    if (const double after = c_.classes[b.cls].service.after_ns; after > 0) {
+      if (b.q.empty()) {
+        b.after_until = now + ps(after);
+      } else {
+        b.q.front().left += ps(after);
       }
     }
     sched::ThreadState& s = core.ts[b.local];

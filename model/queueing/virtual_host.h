@@ -26,6 +26,14 @@ struct ServiceTime {
   // Every n-th request of this class takes misbehave_ns instead (0: never).
   uint32_t misbehave_every = 0;
   double misbehave_ns = 0;
+  // Added to a message delivered while its thread still has another: its
+  // payload fetched into the core's cache while the one before runs
+  // (NEBULA (ISCA'20) §V-E, NIC-to-core steering; negative: a saving).
+  double queued_delta_ns = 0;
+  // The core busy after each message, outside its response: a thread's
+  // own work between messages (§VII-C: the RPC loop's scan of its queue
+  // for a payload to prefetch). A message that arrives sooner waits for it.
+  double after_ns = 0;
 };
 
 // One class of requests: a context served by one thread on each listed core.

@@ -64,7 +64,7 @@ uint64_t HostMemory::ps_at_start(uint64_t now_ticks) {
   const double server_rps = static_cast<double>(kWindow) / seconds * replicas_;
   model::LoadedMemory l = model::at_load(system_, traffic_, rpc_, server_rps);
   if (l.saturated || l.utilization > kMaxUtilization)
-    l = model::at_load(system_, traffic_, rpc_, kMaxUtilization * system_.dram_bytes_per_s / traffic_.per_rpc());
+    l = model::at_load(system_, traffic_, rpc_, kMaxUtilization * system_.usable_bytes_per_s() / traffic_.per_rpc());
   const double extra_ns = rpc_.stalls * l.wait_ns;
   wait_ns_sum_ += extra_ns;
   return static_cast<uint64_t>(extra_ns * 1e3 + 0.5);

@@ -21,6 +21,46 @@ TEST(MemorySystemTest, ThePapersServersAddUpAndABadSetIsNamed) {
   m = MemorySystem::nebula_server();
   m.dram_channels = 0;
   EXPECT_EQ(m.invalid(), "dram_channels is 0");
+  m = MemorySystem::nebula_simulation();
+  m.sustainable_share = 1.5;
+  EXPECT_EQ(m.invalid(), "sustainable_share 1.5 is not in (0, 1]");
+}
+
+// §VII's MICA: the mix's and the value size's service times as published,
+// and what a GET and a SET each ask of the memory system.
+TEST(MemorySystemTest, MicasMixAndValueSizeGiveThePapersServiceTimesAndBytes) {
+  EXPECT_DOUBLE_EQ(RpcMemoryDemand::mica(0.5, 512).service_ns, 630);
+  EXPECT_DOUBLE_EQ(RpcMemoryDemand::mica(0.5, 256).service_ns, 573);
+  EXPECT_DOUBLE_EQ(RpcMemoryDemand::mica(0.5, 64).service_ns, 510);
+  EXPECT_DOUBLE_EQ(RpcMemoryDemand::mica(0.5, 16).service_ns, 510);  // under a line costs a line
+  EXPECT_DOUBLE_EQ(RpcMemoryDemand::mica(0, 512).service_ns, 560);   // "drops by 70ns" at 0/100
+  const RpcMemoryDemand set = RpcMemoryDemand::mica(0, 512);
+  EXPECT_DOUBLE_EQ(set.request_bytes, kSet.request_bytes);
+  EXPECT_DOUBLE_EQ(set.core_read_bytes, kSet.core_read_bytes);
+  EXPECT_DOUBLE_EQ(set.core_write_bytes, kSet.core_write_bytes);
+  EXPECT_DOUBLE_EQ(set.response_bytes, 0);
+  const RpcMemoryDemand get = RpcMemoryDemand::mica(1, 512);
+  EXPECT_DOUBLE_EQ(get.request_bytes, 64);
+  EXPECT_DOUBLE_EQ(get.core_read_bytes, 64 + 512);
+  EXPECT_DOUBLE_EQ(get.core_write_bytes, 0);
+  EXPECT_DOUBLE_EQ(get.response_bytes, 512);
+  // A GET's reply buffer, provisioned per connection, misses the LLC as
+  // the receive buffers do; bounded, it costs nothing.
+  const MemorySystem m = MemorySystem::nebula_simulation();
+  const MemoryTraffic conn = traffic_per_rpc(m, BufferProvisioning::kPerConnection, kPerConnection, get);
+  EXPECT_DOUBLE_EQ(conn.response_bytes, 2 * (1 - conn.buffer_hit) * 512);
+  EXPECT_DOUBLE_EQ(traffic_per_rpc(m, BufferProvisioning::kSharedBounded, 81e3, get).per_rpc(), 64 + 512);
+}
+
+// Table II's DRAM is exhausted at its sustainable share of 31 GB/s.
+TEST(MemorySystemTest, TheSimulatedServersDramSaturatesAtItsSustainableShare) {
+  const MemorySystem m = MemorySystem::nebula_simulation();
+  const MemoryTraffic t = traffic_per_rpc(m, BufferProvisioning::kPerConnection, kPerConnection, kSet);
+  const double limit = m.usable_bytes_per_s() / t.per_rpc();
+  EXPECT_NEAR(m.usable_bytes_per_s() / 1e9, 25.4, 0.1);
+  EXPECT_NEAR(at_load(m, t, kSet, 0.5 * limit).utilization, 0.5, 1e-9);
+  EXPECT_TRUE(at_load(m, t, kSet, limit).saturated);
+  EXPECT_FALSE(at_load(m, t, kSet, 0.99 * limit).saturated);
 }
 
 TEST(MemorySystemTest, PerConnectionBuffersOutgrowTheLlcAndCostTheDramTheirLines) {

@@ -142,6 +142,28 @@ TEST(VirtualHostTraceTest, JbsqSpreadsThemOverTwoCores) {
   EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 300'000}));
 }
 
+// NEBULA (ISCA'20) §V-E: a message queued behind another has its payload
+// fetched while that one runs; the one that finds its thread idle does not.
+TEST(VirtualHostTraceTest, AMessageQueuedBehindAnotherTakesItsPrefetchSaving) {
+  VirtualHostConfig c = trace_config({{0, 0, 500'000}, {0, 0, 300'000}, {10'000'000, 0, 300'000}});
+  c.classes[0].service.queued_delta_ns = -40;
+  const VirtualHostResult r = run_virtual_host(c);
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 500'000 + 260'000, 300'000}));
+}
+
+// §VII-C's software prefetch: the thread's scan after each message delays
+// the next one queued, and one arriving within the scan waits for its end,
+// but no response includes its own message's scan.
+TEST(VirtualHostTraceTest, WorkAfterEachMessageDelaysTheNextNotItsOwnResponse) {
+  VirtualHostConfig c =
+      trace_config({{0, 0, 500'000}, {0, 0, 300'000}, {820'000, 0, 100'000}, {10'000'000, 0, 100'000}});
+  c.classes[0].service.after_ns = 60;
+  const VirtualHostResult r = run_virtual_host(c);
+  // The second starts at 560 ns and ends at 860; the third, arriving at
+  // 820, starts after that one's scan at 920; the fourth finds it idle.
+  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 860'000, 920'000 + 100'000 - 820'000, 100'000}));
+}
+
 TEST(VirtualHostTraceTest, APriorityZeroRequestPreemptsThroughHts) {
   VirtualHostConfig c = trace_config({{0, 1, 1'000'000}, {100'000, 0, 100'000}});
   c.classes = {{"p0", 0, 1, fixed(0), {}}, {"p1", 1, 1, fixed(0), {}}};
