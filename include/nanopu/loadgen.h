@@ -68,6 +68,15 @@ class Histogram {
 struct Options {
   uint32_t server_ip = 0x0a000001;
   uint16_t server_context = 1;
+  // A CallLoad's further servers of the same context: its requests go
+  // round robin over server_ip and these (CallLoad::destination).
+  std::vector<uint32_t> more_servers;
+  // A CallLoad's call rejected for load (rpc::CallStatus::kRejected: the
+  // server's context over the queue its SLO allows) is sent again at once
+  // to the next server, up to this many times, before it counts as
+  // rejected; its latency counts from its first send. NEBULA (ISCA'20)
+  // §IV-B: the client "can retry elsewhere". 0: never.
+  uint32_t retry_rejected = 0;
   uint16_t context = 2;      // this client's context: replies come back here
   uint32_t msg_bytes = 16;   // the request size the printed result names
   double rate = 0;           // requests/s, open loop (Poisson); 0 = closed loop
@@ -123,6 +132,9 @@ struct Result {
   // Of given_up: requests a server's NIC rejected unread, its context over
   // the queue its SLO allows (rejected for load: TxFailureReason::kRejected).
   uint64_t rejected = 0;
+  // Rejections a CallLoad sent again to another server (Options::
+  // retry_rejected): not given up, each counted once a time.
+  uint64_t retried = 0;
   uint64_t duplicates = 0;      // a second reply to one request (exactly-once broken)
   // Replies the server wrote after doing other work (it called another
   // server first): their core time covers its last step only, so the
@@ -302,12 +314,14 @@ class CallLoad : public Load {
   // Whether `reply` (its payload words and bytes) is right for request seq.
   virtual bool check(uint64_t seq, std::span<const uint64_t> reply, uint32_t reply_bytes) = 0;
   // Where request `seq` goes, asked once after request(seq): by default
-  // Options' server (server_ip, server_context). A load over many servers
-  // (an all-to-all workload) names one per request.
-  [[nodiscard]] virtual rpc::Peer destination(uint64_t seq) {
-    (void)seq;
-    return {opts_.server_ip, opts_.server_context};
-  }
+  // Options' servers (server_ip, then more_servers) round robin, at
+  // server_context. A load over many servers (an all-to-all workload) names
+  // one per request.
+  [[nodiscard]] virtual rpc::Peer destination(uint64_t seq);
+  // Where a request `rejected_by` a server's SLO goes next (Options::
+  // retry_rejected): by default the server after it among Options' servers
+  // (itself, when it is the only one or not among them).
+  [[nodiscard]] virtual rpc::Peer retry_destination(uint64_t seq, rpc::Peer rejected_by);
   // Request seq, call `call_id`, got no reply: `status` says why
   // (kDeadlineExceeded: counted lost; the others: given up). The server may
   // or may not have served it: a client that keeps a model of the service's
@@ -337,7 +351,12 @@ class CallLoad : public Load {
   struct Sent {
     uint64_t sent_ns = 0;
     uint64_t call_id = 0;
+    uint32_t retries = 0;              // sent again after a rejection
+    uint32_t bytes = 0;                // Options::retry_rejected: the request, to send again
+    std::vector<uint64_t> words;
   };
+  // Sends a rejected request again (true), or false when its retries are spent.
+  bool retry(const rpc::Completion& c, Sent& s);
   rpc::Client client_;
   bool recording_ = false;  // the recorder asked for, once
   std::vector<uint64_t> words_;

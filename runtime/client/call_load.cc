@@ -3,6 +3,9 @@
 // one the transport gives up completes as given up, each by its id.
 #include "nanopu/loadgen.h"
 
+#include <chrono>
+#include <cstddef>
+
 namespace nanopu::loadgen {
 
 CallLoad::CallLoad(Thread& t, const Options& o, Result* r) : Load(t, o, r), client_(t) {
@@ -27,8 +30,42 @@ bool CallLoad::send_next(uint64_t sent_ns) {
     ++r_->send_failures;
     return false;
   }
-  sent_.emplace(seq, Sent{next_sent_time(sent_ns), id});
+  Sent& s = sent_[seq];
+  s.sent_ns = next_sent_time(sent_ns);
+  s.call_id = id;
+  if (opts_.retry_rejected != 0) {  // kept only when it may be sent again
+    s.bytes = bytes;
+    s.words.assign(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>((bytes + 7) / 8));
+  }
   ++next_seq_;
+  return true;
+}
+
+rpc::Peer CallLoad::destination(uint64_t seq) {
+  const size_t n = 1 + opts_.more_servers.size();
+  const size_t i = seq % n;
+  return {i == 0 ? opts_.server_ip : opts_.more_servers[i - 1], opts_.server_context};
+}
+
+rpc::Peer CallLoad::retry_destination(uint64_t seq, rpc::Peer rejected_by) {
+  (void)seq;
+  if (rejected_by.ip == opts_.server_ip)
+    return {opts_.more_servers.empty() ? opts_.server_ip : opts_.more_servers.front(), rejected_by.context};
+  for (size_t i = 0; i < opts_.more_servers.size(); ++i)
+    if (opts_.more_servers[i] == rejected_by.ip)
+      return {i + 1 < opts_.more_servers.size() ? opts_.more_servers[i + 1] : opts_.server_ip, rejected_by.context};
+  return rejected_by;
+}
+
+bool CallLoad::retry(const rpc::Completion& c, Sent& s) {
+  if (s.retries >= opts_.retry_rejected) return false;
+  const auto deadline = std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
+  uint64_t id = 0;
+  if (client_.call(retry_destination(c.user, c.to), s.words, s.bytes, deadline, c.user, &id) != ApiError::kOk)
+    return false;  // no room to send it now: it counts as rejected
+  ++s.retries;
+  s.call_id = id;
+  ++r_->retried;
   return true;
 }
 
@@ -36,6 +73,7 @@ void CallLoad::receive_all(bool measure) {
   rpc::Completion c;
   while (client_.next(&c, std::chrono::microseconds(0))) {
     auto it = sent_.find(c.user);
+    if (c.status == rpc::CallStatus::kRejected && it != sent_.end() && retry(c, it->second)) continue;
     const uint64_t sent = it != sent_.end() ? it->second.sent_ns : 0;
     if (it != sent_.end()) sent_.erase(it);
     switch (c.status) {

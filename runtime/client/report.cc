@@ -70,6 +70,9 @@ void print(FILE* out, const Options& o, const Result& r, std::string_view what, 
   if (r.rejected != 0)
     std::fprintf(out, "  of the given-up, rejected for load %llu (a server's context over the queue its SLO allows)\n",
                  static_cast<unsigned long long>(r.rejected));
+  if (r.retried != 0)
+    std::fprintf(out, "  rejected for load and sent to another server %llu (--retry_rejected; answered or counted above)\n",
+                 static_cast<unsigned long long>(r.retried));
   if (r.lost + r.given_up + r.bad_replies + r.duplicates + r.send_failures != 0)
     std::fprintf(out,
                  "    lost: no reply within --drain_timeout of the last reply;\n"
@@ -102,12 +105,12 @@ std::string json(const Options& o, const Result& r, std::string_view app_mode) {
   return absl::StrFormat(
       "{\"mode\":\"%s\",\"app_mode\":\"%s\",\"rate\":%.1f,\"outstanding\":%u,\"msg_bytes\":%u,"
       "\"sent\":%u,\"received\":%u,\"lost\":%u,\"given_up\":%u,\"bad_replies\":%u,"
-      "\"duplicates\":%u,\"send_failures\":%u,\"after_other_work\":%u,\"rejected\":%u,"
+      "\"duplicates\":%u,\"send_failures\":%u,\"after_other_work\":%u,\"rejected\":%u,\"retried\":%u,"
       "\"elapsed_s\":%.6f,\"throughput_msgs_per_s\":%.1f,"
       "\"latency_ns\":{\"kind\":\"measured\",\"min\":%u,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
       "\"p99\":%u,\"p999\":%u,\"max\":%u,\"cdf\":%s}%s%s}",
       o.rate > 0 ? "open" : "closed", app_mode, o.rate, o.outstanding, o.msg_bytes, r.sent, r.received, r.lost,
-      r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.after_other_work, r.rejected, r.elapsed_s,
+      r.given_up, r.bad_replies, r.duplicates, r.send_failures, r.after_other_work, r.rejected, r.retried, r.elapsed_s,
       r.elapsed_s > 0 ? static_cast<double>(r.received) / r.elapsed_s : 0.0, h.min(), h.mean(), h.quantile(0.5),
       h.quantile(0.9), h.quantile(0.99), h.quantile(0.999), h.max(), cdf_json(h), modelled_json(r.modelled),
       r.host_noise.measured ? ",\"host_noise\":" + host_noise_json(r.host_noise, load_shape(o, r)) : std::string());

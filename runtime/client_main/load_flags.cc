@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "model/timing/timing_model.h"
 #include "nanopu/address.h"
 #include "nanopu/loadgen_main.h"
@@ -14,6 +15,13 @@ ABSL_DECLARE_FLAG(std::string, ip);
 
 ABSL_FLAG(std::string, server_ip, "10.0.0.1", "Server's IPv4 address.");
 ABSL_FLAG(uint32_t, server_context, 1, "Server's context (L4 port).");
+ABSL_FLAG(std::string, more_servers, "",
+          "A client on calls: further servers of the same context, a.b.c.d[,...]; its requests go round robin "
+          "over --server_ip and these.");
+ABSL_FLAG(uint32_t, retry_rejected, 0,
+          "A client on calls: a call a server rejects for load (its context over the queue its SLO allows, "
+          "--context_slo) is sent again at once to the next server, up to this many times, before it counts as "
+          "rejected (0: never).");
 ABSL_FLAG(double, rate, 0, "Open loop: Poisson arrivals at this many requests/s. 0 = closed loop.");
 ABSL_FLAG(uint32_t, outstanding, 1, "Closed loop: requests kept in flight.");
 ABSL_FLAG(uint32_t, max_in_flight, 0,
@@ -43,6 +51,12 @@ absl::StatusOr<Options> options_from_flags(const Config& c) {
   const std::optional<uint32_t> server_ip = parse_ipv4(absl::GetFlag(FLAGS_server_ip));
   if (!server_ip) return absl::InvalidArgumentError("--server_ip: expected a.b.c.d");
   o.server_ip = *server_ip;
+  for (absl::string_view ip : absl::StrSplit(absl::GetFlag(FLAGS_more_servers), ',', absl::SkipEmpty())) {
+    const std::optional<uint32_t> more = parse_ipv4(std::string_view(ip.data(), ip.size()));
+    if (!more) return absl::InvalidArgumentError(absl::StrCat("--more_servers: '", ip, "' is not a.b.c.d"));
+    o.more_servers.push_back(*more);
+  }
+  o.retry_rejected = absl::GetFlag(FLAGS_retry_rejected);
   if (absl::GetFlag(FLAGS_server_context) > 0xffff || absl::GetFlag(FLAGS_context) > 0xffff)
     return absl::InvalidArgumentError("--server_context and --context must be < 65536");
   o.server_context = static_cast<uint16_t>(absl::GetFlag(FLAGS_server_context));

@@ -67,6 +67,9 @@ std::string read_load_flags(const Config& config, LoadGenOptions* o) {
   absl::StatusOr<loadgen::Options> common = loadgen::options_from_flags(config);
   if (!common.ok()) return std::string(common.status().message());
   static_cast<loadgen::Options&>(*o) = *common;
+  if (!o->more_servers.empty() || o->retry_rejected != 0)
+    return "--more_servers and --retry_rejected are a client on calls' (nanopu/loadgen.h's CallLoad); "
+           "nanopu-loadgen's services write their own messages to --server_ip";
   o->msg_bytes = absl::GetFlag(FLAGS_size);
   if (o->msg_bytes < 16 || o->msg_bytes > config.max_message_bytes)
     return "--size must be 16.." + std::to_string(config.max_message_bytes) +

@@ -31,12 +31,15 @@ namespace {
 constexpr uint16_t kServerContext = 1;
 
 // A register per key: w0 = 1 write (w1 key, w2 value) or 2 read (w1 key);
-// a reply of one word: the value (0: never written).
+// a reply of one word: the value (0: never written). `cycles`: each call's
+// work beside (the slow server's 2 us).
 class RegisterServer final : public Program {
  public:
+  explicit RegisterServer(uint64_t cycles = 0) : cycles_(cycles) {}
   absl::Status spawn(Runtime& rt) override {
     return rt.spawn([this](Thread& t) {
                (void)rpc::serve_calls(t, kServerContext, 0, [this, &t](rpc::ServerCall& c) {
+                 if (cycles_ != 0) t.compute(cycles_);
                  if (buggify()) t.compute(3200);  // a slow step, sometimes (1 us of the nanoPU's core)
                  uint64_t w[3] = {};
                  (void)c.read_words(std::span<uint64_t>(w, c.request_words() < 3 ? c.request_words() : 3));
@@ -50,6 +53,7 @@ class RegisterServer final : public Program {
   }
 
  private:
+  uint64_t cycles_;
   std::map<uint64_t, uint64_t> values_;
 };
 
@@ -142,6 +146,13 @@ Programs programs() {
     return std::make_unique<RegisterServer>();
   };
   EXPECT_TRUE(p.add(std::move(server)).ok());
+  ProgramSpec slow;
+  slow.name = "slow-server";
+  slow.help = "a register per key, 2 us a call";
+  slow.make = [](const ProgramArgs&) -> absl::StatusOr<std::unique_ptr<Program>> {
+    return std::make_unique<RegisterServer>(6400);  // 2 us at the nanoPU's 3.2 GHz
+  };
+  EXPECT_TRUE(p.add(std::move(slow)).ok());
   loadgen::ClientProgram client;
   client.name = "reg-client";
   client.make_load = [](Thread& t, const loadgen::Options& o, loadgen::Result* r) {

@@ -56,7 +56,7 @@ TEST(SimApiTest, WhatTheBinaryLacksIsRefusedWithTheLine) {
   const Programs p = programs();
   const std::pair<std::string, std::string> cases[] = {
       {"host a 10.0.0.1 02:00:00:00:00:01 counter\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
-       ":1: host a: no program 'counter' in this binary (it has reg-server, reg-client, thrower, ledger, synced-ledger, ticker or refuses)"},
+       ":1: host a: no program 'counter' in this binary (it has reg-server, slow-server, reg-client, thrower, ledger, synced-ledger, ticker or refuses)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 reg-server --rate=5\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
        ":1: host a: unknown flag --rate (program reg-server has none)"},
       {"host a 10.0.0.1 02:00:00:00:00:01 refuses\nhost b 10.0.0.2 02:00:00:00:00:02 reg-client\nlink a b\n",
@@ -263,6 +263,51 @@ TEST(SimApiTest, AClientThatIsNeverAnsweredFailsTheSeed) {
   std::fclose(sink);
   unlink(lost.c_str());
   unlink(fine.c_str());
+}
+
+// NEBULA (ISCA'20) §IV-B: a call rejected for load can go elsewhere. Two
+// servers of 2 us a call, each admitting a call while fewer than two are
+// ahead of it (a 6 us SLO); Poisson arrivals at 0.45 M/s. On one server
+// (load 0.9) about a quarter of the calls are rejected (463 of 2000);
+// spread over two with one retry, few are (37 retried, 26 of them
+// rejected again), and every call is answered or heard rejected.
+TEST(SimApiTest, ACallRejectedForLoadIsSentToTheNextServer) {
+  const Programs p = programs();
+  const std::string servers = "switch sw\n"
+                              "host s1 10.0.0.1 02:00:00:00:00:01 slow-server --context_slo=1:2:6\n"
+                              "host s2 10.0.0.3 02:00:00:00:00:03 slow-server --context_slo=1:2:6\n"
+                              "link s1 sw\nlink s2 sw\nlink c sw\n";
+  const std::string client = "host c 10.0.0.2 02:00:00:00:00:02 reg-client --rate=450000 --count=2000 ";
+  const std::string one = write_topology("one", servers + client + "\n");
+  const std::string two = write_topology("two", servers + client + "--more_servers=10.0.0.3 --retry_rejected=1\n");
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  absl::StatusOr<sim::Report> a = sim::run(one, p, quiet(1), sink);
+  absl::StatusOr<sim::Report> b = sim::run(two, p, quiet(1), sink);
+  std::fclose(sink);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  const auto result_of = [](const sim::Report& r) {
+    for (const sim::HostReport& h : r.hosts)
+      if (h.client) return h.result;
+    return std::shared_ptr<const loadgen::Result>();
+  };
+  const std::shared_ptr<const loadgen::Result> alone = result_of(*a), spread = result_of(*b);
+  ASSERT_TRUE(alone && spread);
+  for (const loadgen::Result* r : {alone.get(), spread.get()}) {
+    EXPECT_EQ(r->sent, 2000u);
+    EXPECT_EQ(r->received + r->rejected, r->sent) << "each call answered or heard rejected";
+    EXPECT_EQ(r->given_up, r->rejected);
+    EXPECT_EQ(r->lost, 0u);
+  }
+  EXPECT_EQ(alone->retried, 0u);
+  EXPECT_GT(alone->rejected, 200u) << "load 0.9 at one server of bound two";
+  EXPECT_GT(spread->retried, 0u);
+  EXPECT_LE(spread->rejected, spread->retried) << "a call is rejected only after its retry was";
+  EXPECT_LT(spread->rejected * 4, alone->rejected);
+  std::printf("one server: %llu of 2000 rejected; two with a retry: %llu retried, %llu rejected\n",
+              static_cast<unsigned long long>(alone->rejected), static_cast<unsigned long long>(spread->retried),
+              static_cast<unsigned long long>(spread->rejected));
+  unlink(one.c_str());
+  unlink(two.c_str());
 }
 
 // Replies a client got after a fault healed are what liveness counts: a
