@@ -1,10 +1,10 @@
 // nanopu/loadgen.h: a load on calls (nanopu/rpc.h). The call's deadline is
 // the drain timeout, so a request that gets no reply completes as lost, and
 // one the transport gives up completes as given up, each by its id.
-#include "nanopu/loadgen.h"
-
 #include <chrono>
 #include <cstddef>
+
+#include "nanopu/loadgen.h"
 
 namespace nanopu::loadgen {
 
@@ -50,18 +50,22 @@ rpc::Peer CallLoad::destination(uint64_t seq) {
 rpc::Peer CallLoad::retry_destination(uint64_t seq, rpc::Peer rejected_by) {
   (void)seq;
   if (rejected_by.ip == opts_.server_ip)
-    return {opts_.more_servers.empty() ? opts_.server_ip : opts_.more_servers.front(), rejected_by.context};
+    return {opts_.more_servers.empty() ? opts_.server_ip : opts_.more_servers.front(),
+            rejected_by.context};
   for (size_t i = 0; i < opts_.more_servers.size(); ++i)
     if (opts_.more_servers[i] == rejected_by.ip)
-      return {i + 1 < opts_.more_servers.size() ? opts_.more_servers[i + 1] : opts_.server_ip, rejected_by.context};
+      return {i + 1 < opts_.more_servers.size() ? opts_.more_servers[i + 1] : opts_.server_ip,
+              rejected_by.context};
   return rejected_by;
 }
 
 bool CallLoad::retry(const rpc::Completion& c, Sent& s) {
   if (s.retries >= opts_.retry_rejected) return false;
-  const auto deadline = std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
+  const auto deadline =
+      std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
   uint64_t id = 0;
-  if (client_.call(retry_destination(c.user, c.to), s.words, s.bytes, deadline, c.user, &id) != ApiError::kOk)
+  if (client_.call(retry_destination(c.user, c.to), s.words, s.bytes, deadline, c.user, &id) !=
+      ApiError::kOk)
     return false;  // no room to send it now: it counts as rejected
   ++s.retries;
   s.call_id = id;
@@ -73,7 +77,8 @@ void CallLoad::receive_all(bool measure) {
   rpc::Completion c;
   while (client_.next(&c, std::chrono::microseconds(0))) {
     auto it = sent_.find(c.user);
-    if (c.status == rpc::CallStatus::kRejected && it != sent_.end() && retry(c, it->second)) continue;
+    if (c.status == rpc::CallStatus::kRejected && it != sent_.end() && retry(c, it->second))
+      continue;
     const uint64_t sent = it != sent_.end() ? it->second.sent_ns : 0;
     if (it != sent_.end()) sent_.erase(it);
     switch (c.status) {
