@@ -122,10 +122,11 @@ ABSL_FLAG(std::string, context_slo, "",
           "(SLO_US / SERVICE_US - 1) of its messages are ahead of it: it would miss the SLO anyway "
           "(NEBULA (ISCA'20) §IV-B; docs/wire.md). NDP only. E.g. 5:2:20 (a 2 us service, a 20 us SLO).");
 ABSL_FLAG(std::string, memory_model, "",
-          "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS: nebula_server (60 cores, 45 MB LLC, "
-          "128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers per_connection (136 MB), "
-          "bounded (NEBULA's) or ideal: each message taken is charged its DRAM waits at the host's load "
-          "(NEBULA (ISCA'20) §III; docs/design.md §5).");
+          "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS[:get=G,value=V]: nebula_server (60 "
+          "cores, 45 MB LLC, 128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers "
+          "per_connection (136 MB), bounded (NEBULA's) or ideal, and what a request asks of the memory: MICA's at "
+          "GET share G and value size V bytes (default: a 512-byte SET): each message taken is charged its DRAM "
+          "waits at the host's load (NEBULA (ISCA'20) §III; docs/design.md §5).");
 ABSL_FLAG(uint32_t, context_slots, 0,
           "Reassembly slots one context may hold; beyond, its new messages are NACKed "
           "(0: half of --reassembly_slots).");

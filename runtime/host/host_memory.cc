@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "lib/contract/clock.h"
 
@@ -14,6 +15,20 @@ namespace {
 // without bound; the charge stays finite so the run goes on (and shows it).
 constexpr double kMaxUtilization = 0.999;
 
+// "get=G,value=V": MICA's demand at that mix and value size.
+absl::StatusOr<model::RpcMemoryDemand> parse_demand(absl::string_view text) {
+  double get = -1, value = -1;
+  for (absl::string_view kv : absl::StrSplit(text, ',')) {
+    const std::pair<absl::string_view, absl::string_view> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    double* into = p.first == "get" ? &get : p.first == "value" ? &value : nullptr;
+    if (into == nullptr) return absl::InvalidArgumentError(absl::StrCat("no demand field '", p.first, "'"));
+    if (!absl::SimpleAtod(p.second, into)) return absl::InvalidArgumentError(absl::StrCat("'", kv, "' is not a number"));
+  }
+  if (!(get >= 0 && get <= 1)) return absl::InvalidArgumentError("get= must be a share in 0..1");
+  if (!(value >= 1 && value <= 65536)) return absl::InvalidArgumentError("value= must be 1..65536 bytes");
+  return model::RpcMemoryDemand::mica(get, value);
+}
+
 }  // namespace
 
 absl::StatusOr<HostMemory> HostMemory::parse(const std::string& spec, uint32_t host_cores) {
@@ -21,7 +36,7 @@ absl::StatusOr<HostMemory> HostMemory::parse(const std::string& spec, uint32_t h
   const auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("--memory_model='", spec, "': ", why, " (expected ", kSyntax, ")"));
   };
-  if (f.size() != 2) return bad("not two fields");
+  if (f.size() != 2 && f.size() != 3) return bad("not two or three fields");
   model::MemorySystem m;
   if (f[0] == "nebula_server") m = model::MemorySystem::nebula_server();
   else if (f[0] == "nebula_simulation") m = model::MemorySystem::nebula_simulation();
@@ -41,15 +56,22 @@ absl::StatusOr<HostMemory> HostMemory::parse(const std::string& spec, uint32_t h
   } else {
     return bad(absl::StrCat("no buffer provisioning '", f[1], "'"));
   }
+  model::RpcMemoryDemand rpc;
+  if (f.size() == 3) {
+    absl::StatusOr<model::RpcMemoryDemand> d = parse_demand(f[2]);
+    if (!d.ok()) return bad(d.status().message());
+    rpc = *d;
+  }
   if (const std::string why = m.invalid(); !why.empty()) return bad(why);
   if (host_cores == 0) return bad("the host has no worker core");
-  return HostMemory(m, p, bytes, host_cores);
+  return HostMemory(m, p, bytes, rpc, host_cores);
 }
 
 HostMemory::HostMemory(const model::MemorySystem& m, model::BufferProvisioning p, double buffer_bytes,
-                       uint32_t host_cores)
+                       const model::RpcMemoryDemand& rpc, uint32_t host_cores)
     : system_(m),
       buffers_(p),
+      rpc_(rpc),
       traffic_(model::traffic_per_rpc(m, p, buffer_bytes, rpc_)),
       replicas_(static_cast<double>(m.cores) / host_cores) {}
 

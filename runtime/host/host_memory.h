@@ -21,12 +21,17 @@ namespace nanopu {
 
 class HostMemory final : public sched::MessageCharge {
  public:
-  // spec: SYSTEM:BUFFERS — SYSTEM nebula_server or nebula_simulation,
-  // BUFFERS per_connection, bounded or ideal; host_cores: its worker cores.
+  // spec: SYSTEM:BUFFERS[:get=G,value=V] — SYSTEM nebula_server or
+  // nebula_simulation, BUFFERS per_connection, bounded or ideal; the
+  // service's demand per request MICA's at a GET share G (0..1) and value
+  // size V bytes (model::RpcMemoryDemand::mica), by default §III's SET;
+  // host_cores: its worker cores.
   [[nodiscard]] static absl::StatusOr<HostMemory> parse(const std::string& spec, uint32_t host_cores);
   // What parse() accepts, for a flag's help and an error.
   static constexpr const char* kSyntax =
-      "SYSTEM:BUFFERS, SYSTEM nebula_server or nebula_simulation, BUFFERS per_connection, bounded or ideal";
+      "SYSTEM:BUFFERS[:get=G,value=V], SYSTEM nebula_server or nebula_simulation, BUFFERS per_connection, bounded "
+      "or ideal, and a request's demand MICA's at GET share G (0..1) and value size V (1..65536 bytes), by default "
+      "a 512-byte SET";
 
   uint64_t ps_at_start(uint64_t now_ticks) override;
   // One line: the messages charged, the DRAM's traffic and its share of the
@@ -34,11 +39,12 @@ class HostMemory final : public sched::MessageCharge {
   [[nodiscard]] std::string summary() const;
 
  private:
-  HostMemory(const model::MemorySystem& m, model::BufferProvisioning p, double buffer_bytes, uint32_t host_cores);
+  HostMemory(const model::MemorySystem& m, model::BufferProvisioning p, double buffer_bytes,
+             const model::RpcMemoryDemand& rpc, uint32_t host_cores);
 
   model::MemorySystem system_;
   model::BufferProvisioning buffers_;
-  model::RpcMemoryDemand rpc_;  // MICA's SET (§III), as the paper's model declares it
+  model::RpcMemoryDemand rpc_;  // a request's, as declared (§III's SET by default)
   model::MemoryTraffic traffic_;
   double replicas_;             // the server's cores over the host's
   // The last kWindow messages' start times (ticks): the host's rate.

@@ -17,6 +17,7 @@
 #include "lib/contract/clock.h"
 #include "lib/contract/context_table.h"
 #include "lib/contract/thread_fifos.h"
+#include "model/queueing/erlang_c.h"
 #include "nic/nic_core.h"
 #include "runtime/host/host_memory.h"
 #include "runtime/host/host_noise_watch.h"
@@ -38,6 +39,17 @@ std::atomic<bool> g_signalled{false};
 std::atomic<uint32_t> g_instances{0};
 
 void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
+
+// NEBULA (ISCA'20) §IV-C beside the bound the host admits by: the load at
+// which its worker cores, as an M/M/k queue, meet the SLO at the 99th
+// percentile, and the buffers Erlang-C's mean queue there would size
+// (10 × E[Nq]) — *modelled*, for the operator to compare.
+void log_slo_sizing(const Config::ContextSlo& s, uint32_t cores) {
+  const double a = model::max_load_within(cores, s.service_ns, s.slo_ns);
+  const double nq = model::mean_queued(cores, a);
+  NANOPU_LOG(kInfo, "context %u: Erlang-C (M/M/%u, modelled): the SLO holds at p99 up to load %.3f, where %.2f wait "
+             "on average; NEBULA's sizing, 10 x E[Nq] = %.1f messages", s.context, cores, a / cores, nq, 10 * nq);
+}
 
 }  // namespace
 
@@ -115,6 +127,7 @@ absl::Status Runtime::open(PacketIo* external_io) {
     NANOPU_LOG(kInfo, "context %u: SLO %.2f us over a %.2f us service: admits a message while fewer than %.2f "
                "per thread are ahead of it, rejects the rest (NACK|REJECT)", s.context, s.slo_ns / 1e3,
                s.service_ns / 1e3, ahead);
+    log_slo_sizing(s, static_cast<uint32_t>(config_.lcores.size()));
   }
   // Several NIC cores: each one's inbox for the frames of its peers another
   // core received (nic/dispatch/peer_dispatch.h), any core a producer.

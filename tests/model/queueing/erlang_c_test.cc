@@ -29,5 +29,20 @@ TEST(ErlangCTest, OneServerIsMM1AndTheEdgesAreNamed) {
   EXPECT_LT(erlang_c(64, 0.9 * 64), erlang_c(8, 0.9 * 8));
 }
 
+// The load an SLO allows (what a server with --context_slo prints at start).
+TEST(ErlangCTest, TheLoadAnSloAllowsMeetsItsPercentileExactly) {
+  // M/M/1 with a 10x SLO: ρ · e^(−9(1−ρ)) = 0.01 at the answer.
+  const double rho = max_load_within(1, 1000, 10000);
+  EXPECT_NEAR(rho * std::exp(-9 * (1 - rho)), 0.01, 1e-6);
+  EXPECT_GT(rho, 0.5);
+  // More cores run nearer their capacity under the same SLO.
+  EXPECT_GT(max_load_within(64, 1000, 10000) / 64, max_load_within(8, 1000, 10000) / 8);
+  EXPECT_GT(max_load_within(64, 1000, 10000), 60);
+  // A tighter SLO allows less; one not above the service none.
+  EXPECT_LT(max_load_within(4, 1000, 3000), max_load_within(4, 1000, 10000));
+  EXPECT_EQ(max_load_within(4, 1000, 1000), 0);
+  EXPECT_EQ(max_load_within(0, 1000, 5000), 0);
+}
+
 }  // namespace
 }  // namespace nanopu::model
