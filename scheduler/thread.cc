@@ -210,11 +210,12 @@ namespace {
 
 // NEBULA (ISCA'20) §V-E, NIC-to-core steering: the NIC tells the core the
 // next message's payload and size, and the core's cache fetches all of it
-// while the message before runs (JBSQ(2) leaves it the time). Here: the
-// message after this one, its mbuf line prefetched when this one began (it
-// says where the data is and how long), fetched up to this many bytes of its
-// first segment; a longer one's stream the hardware prefetcher follows as
-// it is read. An inline message is its slot's second line.
+// while the message before runs (JBSQ(2) leaves it the time). Here, in
+// software: when a message is done, the next one's payload (its mbuf line,
+// prefetched when the one before began, says where the data is and how
+// long), up to this many bytes of its first segment, before the thread
+// reads it; a longer one's stream the hardware prefetcher follows as it is
+// read. An inline message is its slot's second line.
 constexpr uint32_t kPrefetchPayloadBytes = 1024;
 
 void prefetch_payload(const rte_mbuf* next) {

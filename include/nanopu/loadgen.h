@@ -69,13 +69,17 @@ struct Options {
   uint32_t server_ip = 0x0a000001;
   uint16_t server_context = 1;
   // A CallLoad's further servers of the same context: its requests go
-  // round robin over server_ip and these (CallLoad::destination).
+  // round robin over server_ip and these (CallLoad::destination). They must
+  // answer alike (replicas of one state, or a stateless service): a client
+  // that checks replies against its model of one server's state reports
+  // another's as wrong.
   std::vector<uint32_t> more_servers;
   // A CallLoad's call rejected for load (rpc::CallStatus::kRejected: the
   // server's context over the queue its SLO allows) is sent again at once
   // to the next server, up to this many times, before it counts as
-  // rejected; its latency counts from its first send. NEBULA (ISCA'20)
-  // §IV-B: the client "can retry elsewhere". 0: never.
+  // rejected; its latency counts from its first send. A retry that finds
+  // the thread's TX FIFO full is not sent (it counts as rejected). NEBULA
+  // (ISCA'20) §IV-B: the client "can retry elsewhere". 0: never.
   uint32_t retry_rejected = 0;
   uint16_t context = 2;      // this client's context: replies come back here
   uint32_t msg_bytes = 16;   // the request size the printed result names

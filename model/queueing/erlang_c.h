@@ -15,11 +15,13 @@ namespace nanopu::model {
 // E[N̂q]: the mean number waiting, C_k(A) · A / (k − A); infinite when a >= k.
 [[nodiscard]] double mean_queued(uint32_t k, double a);
 
-// The highest offered load A (in servers, below k) at which an M/M/k
-// queue of mean service `service_ns` answers a fraction q of requests
-// within `slo_ns`, its wait beyond the mean service: P(W > slo − service)
-// = C_k(A) · e^(−(k − A)(slo − service)/service) <= 1 − q. The load
-// NEBULA's §IV-C sizes its buffer at. 0 when slo_ns <= service_ns.
+// The highest offered load A (in servers, below k) at which requests wait
+// as in an M/M/k queue of mean service `service_ns` and, each then served
+// in that mean, a fraction q are answered within `slo_ns`: P(W > slo −
+// service) = C_k(A) · e^(−(k − A)(slo − service)/service) <= 1 − q. An
+// approximation (narrow services, as NEBULA's object stores): a true
+// M/M/k's exponential service has a tail of its own. The load NEBULA's
+// §IV-C sizes its buffer at. 0 when slo_ns <= service_ns.
 [[nodiscard]] double max_load_within(uint32_t k, double service_ns, double slo_ns, double q = 0.99);
 
 }  // namespace nanopu::model

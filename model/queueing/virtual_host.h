@@ -30,9 +30,11 @@ struct ServiceTime {
   // payload fetched into the core's cache while the one before runs
   // (NEBULA (ISCA'20) §V-E, NIC-to-core steering; negative: a saving).
   double queued_delta_ns = 0;
-  // The core busy after each message, outside its response: a thread's
-  // own work between messages (§VII-C: the RPC loop's scan of its queue
-  // for a payload to prefetch). A message that arrives sooner waits for it.
+  // The thread busy after each message, outside its response: its own work
+  // between messages (§VII-C: the RPC loop's scan of its queue for a
+  // payload to prefetch). Its next message waits for it, queued or arriving
+  // sooner; the thread's, not the core's: another thread of the core runs
+  // meanwhile (NEBULA's figures run one thread a core).
   double after_ns = 0;
 };
 

@@ -71,7 +71,7 @@ void print(FILE* out, const Options& o, const Result& r, std::string_view what, 
     std::fprintf(out, "  of the given-up, rejected for load %llu (a server's context over the queue its SLO allows)\n",
                  static_cast<unsigned long long>(r.rejected));
   if (r.retried != 0)
-    std::fprintf(out, "  rejected for load and sent to another server %llu (--retry_rejected; answered or counted above)\n",
+    std::fprintf(out, "  rejected for load and sent again to the next server %llu (--retry_rejected; answered or counted above)\n",
                  static_cast<unsigned long long>(r.retried));
   if (r.lost + r.given_up + r.bad_replies + r.duplicates + r.send_failures != 0)
     std::fprintf(out,

@@ -22,8 +22,10 @@ absl::StatusOr<model::RpcMemoryDemand> parse_demand(absl::string_view text) {
     const std::pair<absl::string_view, absl::string_view> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
     double* into = p.first == "get" ? &get : p.first == "value" ? &value : nullptr;
     if (into == nullptr) return absl::InvalidArgumentError(absl::StrCat("no demand field '", p.first, "'"));
+    if (*into != -1) return absl::InvalidArgumentError(absl::StrCat(p.first, "= given twice"));
     if (!absl::SimpleAtod(p.second, into)) return absl::InvalidArgumentError(absl::StrCat("'", kv, "' is not a number"));
   }
+  if (get == -1 || value == -1) return absl::InvalidArgumentError("a demand needs both get= and value=");
   if (!(get >= 0 && get <= 1)) return absl::InvalidArgumentError("get= must be a share in 0..1");
   if (!(value >= 1 && value <= 65536)) return absl::InvalidArgumentError("value= must be 1..65536 bytes");
   return model::RpcMemoryDemand::mica(get, value);

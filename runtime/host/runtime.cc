@@ -41,14 +41,16 @@ std::atomic<uint32_t> g_instances{0};
 void on_signal(int) { g_signalled.store(true, std::memory_order_relaxed); }
 
 // NEBULA (ISCA'20) §IV-C beside the bound the host admits by: the load at
-// which its worker cores, as an M/M/k queue, meet the SLO at the 99th
-// percentile, and the buffers Erlang-C's mean queue there would size
-// (10 × E[Nq]) — *modelled*, for the operator to compare.
+// which its worker cores, were every one serving the context, meet the SLO
+// at the 99th percentile — waits as an M/M/k queue's (Erlang-C), the
+// service its mean, as the bound assumes — and the buffers Erlang-C's mean
+// queue there would size (10 × E[Nq]). *Modelled*, for the operator.
 void log_slo_sizing(const Config::ContextSlo& s, uint32_t cores) {
   const double a = model::max_load_within(cores, s.service_ns, s.slo_ns);
   const double nq = model::mean_queued(cores, a);
-  NANOPU_LOG(kInfo, "context %u: Erlang-C (M/M/%u, modelled): the SLO holds at p99 up to load %.3f, where %.2f wait "
-             "on average; NEBULA's sizing, 10 x E[Nq] = %.1f messages", s.context, cores, a / cores, nq, 10 * nq);
+  NANOPU_LOG(kInfo, "context %u: Erlang-C (M/M/%u waits, the service its mean; modelled): the SLO holds at p99 up to "
+             "load %.3f, where %.2f wait on average; NEBULA's sizing, 10 x E[Nq] = %.1f messages",
+             s.context, cores, a / cores, nq, 10 * nq);
 }
 
 }  // namespace
@@ -127,7 +129,7 @@ absl::Status Runtime::open(PacketIo* external_io) {
     NANOPU_LOG(kInfo, "context %u: SLO %.2f us over a %.2f us service: admits a message while fewer than %.2f "
                "per thread are ahead of it, rejects the rest (NACK|REJECT)", s.context, s.slo_ns / 1e3,
                s.service_ns / 1e3, ahead);
-    log_slo_sizing(s, static_cast<uint32_t>(config_.lcores.size()));
+    log_slo_sizing(s, static_cast<uint32_t>(config_.worker_count()));
   }
   // Several NIC cores: each one's inbox for the frames of its peers another
   // core received (nic/dispatch/peer_dispatch.h), any core a producer.

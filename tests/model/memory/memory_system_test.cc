@@ -59,7 +59,7 @@ TEST(MemorySystemTest, TheSimulatedServersDramSaturatesAtItsSustainableShare) {
   const double limit = m.usable_bytes_per_s() / t.per_rpc();
   EXPECT_NEAR(m.usable_bytes_per_s() / 1e9, 25.4, 0.1);
   EXPECT_NEAR(at_load(m, t, kSet, 0.5 * limit).utilization, 0.5, 1e-9);
-  EXPECT_TRUE(at_load(m, t, kSet, limit).saturated);
+  EXPECT_TRUE(at_load(m, t, kSet, 1.001 * limit).saturated);
   EXPECT_FALSE(at_load(m, t, kSet, 0.99 * limit).saturated);
 }
 

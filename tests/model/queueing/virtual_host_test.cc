@@ -155,13 +155,16 @@ TEST(VirtualHostTraceTest, AMessageQueuedBehindAnotherTakesItsPrefetchSaving) {
 // the next one queued, and one arriving within the scan waits for its end,
 // but no response includes its own message's scan.
 TEST(VirtualHostTraceTest, WorkAfterEachMessageDelaysTheNextNotItsOwnResponse) {
-  VirtualHostConfig c =
-      trace_config({{0, 0, 500'000}, {0, 0, 300'000}, {820'000, 0, 100'000}, {10'000'000, 0, 100'000}});
+  VirtualHostConfig c = trace_config(
+      {{0, 0, 500'000}, {0, 0, 300'000}, {900'000, 0, 100'000}, {1'100'000, 0, 100'000}, {10'000'000, 0, 100'000}});
   c.classes[0].service.after_ns = 60;
   const VirtualHostResult r = run_virtual_host(c);
-  // The second starts at 560 ns and ends at 860; the third, arriving at
-  // 820, starts after that one's scan at 920; the fourth finds it idle.
-  EXPECT_EQ(r.trace_response_ps, (std::vector<uint64_t>{500'000, 860'000, 920'000 + 100'000 - 820'000, 100'000}));
+  // The second, queued, starts after the first's scan (560 ns) and ends at
+  // 860; the third arrives at 900, within the second's scan, and starts at
+  // its end (920); the fourth arrives at 1100, after the third's (1020 to
+  // 1080); the last finds the thread long idle.
+  EXPECT_EQ(r.trace_response_ps,
+            (std::vector<uint64_t>{500'000, 860'000, 1'020'000 - 900'000, 100'000, 100'000}));
 }
 
 TEST(VirtualHostTraceTest, APriorityZeroRequestPreemptsThroughHts) {

@@ -72,6 +72,10 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
        "--memory_model='nebula_server:bounded:get=2,value=512': get= must be a share in 0..1"},
       {[](Config& c) { c.memory_model = "nebula_server:bounded:gets=1"; },
        "--memory_model='nebula_server:bounded:gets=1': no demand field 'gets'"},
+      {[](Config& c) { c.memory_model = "nebula_server:bounded:value=64"; },
+       "--memory_model='nebula_server:bounded:value=64': a demand needs both get= and value="},
+      {[](Config& c) { c.memory_model = "nebula_server:bounded:get=1,get=0"; },
+       "--memory_model='nebula_server:bounded:get=1,get=0': get= given twice"},
       {[](Config& c) { c.memory_model = "nebula_server:bounded:get=0.5,value=x"; },
        "--memory_model='nebula_server:bounded:get=0.5,value=x': 'value=x' is not a number"},
   };

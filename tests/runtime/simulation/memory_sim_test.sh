@@ -6,23 +6,23 @@
 # bandwidth — each request waits hundreds of ns on it and the tail grows to
 # tens of µs — while NEBULA's bounded buffers keep the DRAM near two thirds
 # and the tail under a µs. A GET-heavy mix of 64-byte values, declared
-# (:get=0.95,value=64), costs the same per-connection buffers a fraction of
+# (:get=0.95,value=64) and sent (5 % SETs), costs the same per-connection buffers a fraction of
 # the DRAM. The run replays to one trace hash; a live host refuses the flag.
 # Usage: memory_sim_test.sh NANOPU_SIM NANOPU_SERVER WORK_DIR
 set -euo pipefail
 sim=$1 server=$2 work=$3
 mkdir -p "$work"
 die() { echo "FAIL: $*"; exit 1; }
-run() {  # run NAME MEMORY_MODEL
+run() {  # run NAME MEMORY_MODEL [SET_FRACTION]
   { printf 'switch sw --switch_gbps=100\n'
     printf 'host srv 10.0.0.1 02:00:00:00:00:01 server --app=kv --memory_model=%s\n' "$2"
-    printf 'host cla 10.0.0.2 02:00:00:00:00:02 loadgen --server_ip=10.0.0.1 --service=kv --kv_keys=10000 --kv_set_fraction=1 --rate=1000000 --duration=0.01 --drain_timeout=1\n'
+    printf 'host cla 10.0.0.2 02:00:00:00:00:02 loadgen --server_ip=10.0.0.1 --service=kv --kv_keys=10000 --kv_set_fraction=%s --rate=1000000 --duration=0.01 --drain_timeout=1\n' "${3:-1}"
     printf 'link srv sw\nlink cla sw\n'; } >"$work/$1.topo"
   "$sim" "$work/$1.topo" --sim_progress=false >"$work/$1.out" 2>&1 || { cat "$work/$1.out"; die "nanopu-sim, $2"; }
 }
 run per_connection nebula_server:per_connection
 run bounded nebula_server:bounded
-run small_gets nebula_server:per_connection:get=0.95,value=64
+run small_gets nebula_server:per_connection:get=0.95,value=64 0.05
 "$sim" "$work/bounded.topo" --sim_progress=false >"$work/bounded2.out" 2>&1 || die "nanopu-sim, bounded, again"
 gbs() { grep -o "the server's DRAM at [0-9.]* GB/s" "$1" | grep -o "[0-9.]* GB" | cut -d' ' -f1; }
 waits() { grep -o "; [0-9.]* ns of DRAM waits a message" "$1" | grep -o "[0-9.]* ns" | cut -d' ' -f1; }
