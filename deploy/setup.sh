@@ -23,6 +23,7 @@ PACKAGES=(
   python3 python3-matplotlib      # figures
   valgrind                        # nanopu-bench-rpc counts instructions with callgrind (no PMU on a VM)
   iproute2                        # hosts in network namespaces (deploy/netns, tests)
+  iputils-ping iputils-arping ethtool  # the OS path's test: the kernel's own ping and arping (--os_port)
   tshark                          # captures read through tools/wireshark/nanopu.lua (tests)
   ansible-core                    # deploy/cluster/playbook.yml (tested against netns hosts)
   libopenmpi-dev openmpi-bin      # nanopu-sim's ranks over MPI (mpirun -np N nanopu-sim ...)

@@ -19,7 +19,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
     : params_(params),
       pool_(pool),
       neighbors_(params.gateway_mac),
-      pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core),
+      pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core, params.os_io != nullptr),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n, single_binding_bound(params)),
       dispatch_(params.nic_core, params.nic_cores, params.inboxes),
@@ -29,6 +29,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       link_(LinkWatchParams{params.port_id, params.io == nullptr, params.reconnect_link,
                             clock::hz() / 10, clock::hz() / 4, params.link_kernel_iface}),
       tx_(io_, &link_, &counters_, params.defer_control, params.control_after_data),
+      os_(params.os_io, &counters_),
       watch_(params.async_preempt_after_tsc, params.watchdog_tsc, clock::hz()),
       idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(),
             params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
@@ -66,6 +67,7 @@ unsigned NicCore::poll_receive() {
   packets_at_turn_ = packets;
   tx_.begin_poll();
   unsigned work = receive();
+  if (os_.active()) [[unlikely]] work += forward_from_os();
   if (spin_ != nullptr && spin_->hpu_count() != 0) [[unlikely]]
     work += spin_->poll_hpus(*this);  // what the HPU lcores finished
   if (!pending_.empty()) work += service_pending();
@@ -139,12 +141,23 @@ unsigned NicCore::receive() {
       case PipelineResult::Kind::kControl:
         transport_for(h.protocol).on_control(rx[i], h, now_, *this);
         break;
+      case PipelineResult::Kind::kOs:
+        os_.to_os(rx[i]);
+        break;
       case PipelineResult::Kind::kDrop:
         rte_pktmbuf_free(rx[i]);
         break;
     }
   }
+  if (os_.active()) [[unlikely]] os_.flush();
   stages_.mark(NicStage::kClassify);
+  return n;
+}
+
+unsigned NicCore::forward_from_os() {
+  rte_mbuf* frames[kBurst];
+  const uint16_t n = os_.from_os(frames, kBurst);
+  for (uint16_t i = 0; i < n; ++i) tx_.control(frames[i]);  // as the kernel framed them
   return n;
 }
 

@@ -30,6 +30,7 @@
 #include "nic/fault/fault_injector.h"
 #include "nic/idle/idle_sleep.h"
 #include "nic/link/link_watch.h"
+#include "nic/link/os_path.h"
 #include "nic/link/packet_io.h"
 #include "nic/packetizer/packetizer.h"
 #include "nic/pipeline/neighbor_table.h"
@@ -55,6 +56,8 @@ struct NicParams {
   // Not a DPDK port (the io_uring backend): frames come and go through this;
   // port_id is then unused, and the link is the socket's (always up).
   PacketIo* io = nullptr;
+  // The OS's exception port (Config::os_port, nic/link/os_path.h); null: none.
+  PacketIo* os_io = nullptr;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
@@ -229,6 +232,7 @@ class NicCore final : public TransportSink, private SpinSink {
   void emit_control(uint32_t dst_ip, const wire::TransportHeader& h, const wire::ControlPayload* payload);
   // The rooms of a poll, in order.
   unsigned receive();          // a burst from the port through the pipeline to the transports
+  unsigned forward_from_os();  // the OS's frames out of the port (os_)
   unsigned gather();           // complete messages from the threads' TX FIFOs to the transports
   // Up to `room` messages of thread ti's TX FIFO into msgs; in a
   // simulation only those its core has finished by now.
@@ -337,6 +341,7 @@ class NicCore final : public TransportSink, private SpinSink {
   PacketIo* io_;  // params_.io, or ethdev_
   LinkWatch link_;
   TxBatches tx_;
+  OsPath os_;  // frames to and from the host's OS (Config::os_port)
   WorkerWatch watch_;
   IdleSleep idle_;
   StallProbe stall_probe_;

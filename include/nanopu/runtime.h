@@ -33,6 +33,7 @@ class ContextTable;
 class MsgFifo;
 class NicCore;
 class Port;
+class OsPort;
 class PacketIo;
 class Capture;
 class HostNoiseWatch;
@@ -176,6 +177,7 @@ class Runtime {
   std::atomic<bool> stop_{false};
   bool running_ = false;
   std::unique_ptr<Port> port_;
+  std::unique_ptr<OsPort> os_port_;  // Config::os_port; outlives the NIC cores that send to it
   std::unique_ptr<Capture> capture_;  // --pcap
   std::unique_ptr<ContextTable> contexts_;
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;

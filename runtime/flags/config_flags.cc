@@ -121,6 +121,12 @@ ABSL_FLAG(std::string, context_slo, "",
           "at once (NACK|REJECT; its caller sees the call rejected for load) while threads x "
           "(SLO_US / SERVICE_US - 1) of its messages are ahead of it: it would miss the SLO anyway "
           "(NEBULA (ISCA'20) §IV-B; docs/wire.md). NDP only. E.g. 5:2:20 (a 2 us service, a 20 us SLO).");
+ABSL_FLAG(std::string, os_port, "",
+          "The usual path to the host's OS (nanoPU (OSDI'21) §2): a DPDK device the kernel owns, e.g. "
+          "'net_tap0,iface=np0' (its MAC set to the port's; give the kernel interface the host's address). Frames "
+          "of no nanopu transport (ARP, ICMP, TCP, other UDP) go to it, and the kernel's go out of the port, so "
+          "ping, ARP and SSH work beside the fast path (docs/running.md, \"On a real NIC, beside your OS\"). One "
+          "NIC core, --poll=busy.");
 ABSL_FLAG(std::string, memory_model, "",
           "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS[:get=G,value=V]: nebula_server (60 "
           "cores, 45 MB LLC, 128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers "
@@ -355,6 +361,7 @@ absl::Status read_transport_flags(Config& c) {
   if (!slos.ok()) return slos.status();
   c.context_slos = *slos;
   c.memory_model = absl::GetFlag(FLAGS_memory_model);
+  c.os_port = absl::GetFlag(FLAGS_os_port);
   return absl::OkStatus();
 }
 

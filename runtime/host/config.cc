@@ -130,6 +130,18 @@ absl::Status check_context_slos(const Config& c) {
   return absl::OkStatus();
 }
 
+// The OS's exception port: one NIC core drives it, polled busily (its
+// frames do not wake an adaptive NIC core), beside a DPDK port.
+absl::Status check_os_port(const Config& c) {
+  if (c.os_port.empty()) return absl::OkStatus();
+  if (c.backend != Backend::kDpdk)
+    return invalid("os_port", c.os_port, "needs a DPDK port (backend kDpdk): the io_uring socket has the OS's own path");
+  if (c.nic_lcores > 1) return invalid("os_port", c.os_port, "one NIC core only (nic_lcores=1)");
+  if (c.poll != PollMode::kBusy)
+    return invalid("os_port", c.os_port, "busy polling only (poll kBusy): the OS's frames do not wake an idle NIC core");
+  return absl::OkStatus();
+}
+
 // A simulated host's memory system: its spec names one (runtime/host/host_memory.h).
 absl::Status check_memory_model(const Config& c) {
   if (c.memory_model.empty()) return absl::OkStatus();
@@ -202,7 +214,7 @@ absl::Status check_scheduling(const Config& c) {
 
 absl::Status Config::validate() const {
   for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling, check_context_slos,
-                     check_memory_model})
+                     check_memory_model, check_os_port})
     if (absl::Status s = check(*this); !s.ok()) return s;
   return absl::OkStatus();
 }

@@ -27,6 +27,7 @@
 #include "runtime/host/telemetry.h"
 #include "runtime/platform/capture.h"
 #include "runtime/platform/eal.h"
+#include "runtime/platform/os_port.h"
 #include "runtime/platform/port.h"
 #include "runtime/platform/uring_port.h"
 #include "scheduler/async_preempt.h"
@@ -75,6 +76,7 @@ void Runtime::release_buffers() {
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
   nics_.clear();
+  os_port_.reset();  // after the NIC core that sent to it; its kernel interface goes with it
   inboxes_.clear();  // frames handed between NIC cores and not yet taken
   fifos_.clear();
   // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
@@ -121,6 +123,14 @@ absl::Status Runtime::open(PacketIo* external_io) {
                      ": several NIC cores on a memif (or any port that must be restarted to "
                      "reconnect) are not built; "
                      "use net_null, net_tap, net_af_packet with qpairs, or a NIC"));
+  if (!config_.os_port.empty()) {
+    if (external_io != nullptr)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--os_port=", config_.os_port, ": a simulated host has no OS to hand frames to"));
+    absl::StatusOr<std::unique_ptr<OsPort>> os = OsPort::open(config_.os_port, *port_, tag);
+    if (!os.ok()) return os.status();
+    os_port_ = std::move(*os);
+  }
   const uint32_t nic_cores = config_.nic_lcores;
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
   for (const Config::ContextSlo& s : config_.context_slos) {
@@ -146,9 +156,11 @@ absl::Status Runtime::open(PacketIo* external_io) {
   // process's with the same address (docs/wire.md); every NIC core of the
   // host is the same sender.
   const uint16_t incarnation = next_incarnation();
-  for (uint32_t k = 0; k < nic_cores; ++k)
-    nics_.push_back(std::make_unique<NicCore>(nic_params(config_, *port_, incarnation, k, inboxes),
-                                              port_->pool(), contexts_.get()));
+  for (uint32_t k = 0; k < nic_cores; ++k) {
+    NicParams np = nic_params(config_, *port_, incarnation, k, inboxes);
+    if (os_port_ != nullptr && k == 0) np.os_io = os_port_->io();
+    nics_.push_back(std::make_unique<NicCore>(np, port_->pool(), contexts_.get()));
+  }
   // A worker sharing the NIC's core polls it at its safe points; not in a
   // simulation, which polls the NIC core as a core of its own, in the
   // order of the modelled clock (a worker ahead on its own clock would

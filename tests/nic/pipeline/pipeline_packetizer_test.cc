@@ -114,6 +114,42 @@ TEST_F(PipelineTest, EveryOtherFrameIsCountedByWhyAndDropped) {
   EXPECT_EQ(counters_.rx_packets, 4u);
 }
 
+// With an OS path (Config::os_port) what no nanopu transport carries goes
+// to the OS — an ARP frame (42 bytes, shorter than nanopu's headers), an
+// ICMP echo — uncounted here (the NIC core counts what it hands over);
+// nanopu's own frames and a broken one are as without it.
+TEST_F(PipelineTest, WithAnOsPathArpAndIcmpGoToTheOs) {
+  Pipeline with_os{kHost, &contexts_, &neighbors_, &counters_, 0, /*os_path=*/true};
+  const auto run = [&](rte_mbuf* m) {
+    wire::FrameHeader h;
+    size_t payload = 0;
+    const PipelineResult r = with_os.classify(m, &h, &payload);
+    rte_pktmbuf_free(m);
+    return r.kind;
+  };
+  rte_mbuf* arp = rte_pktmbuf_alloc(pool_);
+  auto* a = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(arp, 42));
+  std::memset(a, 0, 42);
+  a[12] = 0x08, a[13] = 0x06;  // EtherType ARP
+  EXPECT_EQ(run(arp), PipelineResult::Kind::kOs);
+  rte_mbuf* icmp = frame(data_to(7), 100);
+  rte_pktmbuf_mtod(icmp, uint8_t*)[14 + 9] = 1;  // IPv4 protocol ICMP
+  EXPECT_EQ(run(icmp), PipelineResult::Kind::kOs);
+  EXPECT_EQ(run(frame(data_to(7), 100)), PipelineResult::Kind::kData);
+  rte_mbuf* tiny = rte_pktmbuf_alloc(pool_);
+  std::memset(rte_pktmbuf_append(tiny, 10), 0, 10);  // not even Ethernet's header
+  EXPECT_EQ(run(tiny), PipelineResult::Kind::kDrop);
+  EXPECT_EQ(counters_.rx_parse_errors[static_cast<size_t>(wire::ParseError::kShortFrame)], 1u);
+  EXPECT_EQ(counters_.rx_parse_errors[static_cast<size_t>(wire::ParseError::kNotIpv4)], 0u);
+  EXPECT_EQ(counters_.rx_parse_errors[static_cast<size_t>(wire::ParseError::kUnknownProtocol)], 0u);
+  // Without one, the same ICMP echo is a parse error, dropped.
+  wire::FrameHeader h;
+  rte_mbuf* again = frame(data_to(7), 100);
+  rte_pktmbuf_mtod(again, uint8_t*)[14 + 9] = 1;
+  EXPECT_EQ(classify(again, &h).kind, PipelineResult::Kind::kDrop);
+  EXPECT_EQ(counters_.rx_parse_errors[static_cast<size_t>(wire::ParseError::kUnknownProtocol)], 1u);
+}
+
 TEST_F(PipelineTest, AControlPacketGoesToTheTransportWhateverItsContext) {
   wire::FrameHeader ack = data_to(999);
   ack.ndp.flags = wire::kFlagAck | wire::kFlagPull;
