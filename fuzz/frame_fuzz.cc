@@ -1,6 +1,7 @@
 // libFuzzer target for the wire parser (lib/wire/frame.cc): any byte string
 // is either rejected with a reason or decodes to a header that encodes and
-// decodes back to itself; the bytes after the header, read as an ACK list
+// decodes back to itself, and is never the OS's (foreign_frame); the bytes
+// after the header, read as an ACK list
 // (lib/wire/ack_list.cc), likewise. Never a crash, never a read past the input.
 #include <cstddef>
 #include <cstdint>
@@ -28,8 +29,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!(back == h) || payload2 != payload) std::abort();
     uint32_t src_ip = 0;  // the steering peek reads what the decoder read
     if (!peek_src_ip(frame.data(), frame.size(), &src_ip) || src_ip != h.src_ip) std::abort();
+    if (foreign_frame(frame.data(), frame.size())) std::abort();  // nanopu's is never the OS's
   } else if (parse_error_name(e).empty()) {
     std::abort();
+  } else if (foreign_frame(frame.data(), frame.size()) && e != ParseError::kNotIpv4 &&
+             e != ParseError::kUnknownProtocol && e != ParseError::kShortFrame) {
+    std::abort();  // the OS's frame is one the parser refuses for what it is, or too short to parse
   }
   // A control packet's payload as an ACK list, wherever the header failed.
   const size_t off = size < kFrameHeaderBytes ? 0 : kFrameHeaderBytes;

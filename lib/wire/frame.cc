@@ -85,6 +85,12 @@ bool peek_src_ip(const uint8_t* frame, size_t frame_len, uint32_t* src_ip) {
   return true;
 }
 
+bool foreign_frame(const uint8_t* frame, size_t frame_len) {
+  if (frame_len < kEthHeaderBytes) return false;
+  if (get16(frame + 12) != kEtherTypeIpv4) return true;
+  return frame_len > kIpOff + 9 && frame[kIpOff + 9] != kIpProtoNdp && frame[kIpOff + 9] != kIpProtoHoma;
+}
+
 void mark_trimmed(uint8_t* frame) {
   frame[kEthHeaderBytes + kIpv4HeaderBytes] |= kFlagChop;
   uint8_t* ip = frame + kEthHeaderBytes;

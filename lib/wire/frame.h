@@ -280,6 +280,10 @@ struct FrameGlance {
 // the IPv4 source address alone. False for a frame too short to hold it or
 // not IPv4.
 [[nodiscard]] bool peek_src_ip(const uint8_t* frame, size_t frame_len, uint32_t* src_ip);
+// A frame of no nanopu transport, the OS's (Config::os_port): not IPv4 (ARP,
+// IPv6) or IPv4 of another protocol than NDP and Homa (ICMP, TCP, UDP).
+// False for one too short to tell (the parser's to refuse).
+[[nodiscard]] bool foreign_frame(const uint8_t* frame, size_t frame_len);
 
 // A trimming switch keeps the first 72 bytes of a DATA frame (docs/wire.md).
 inline constexpr size_t kTrimmedFrameBytes = 72;

@@ -2,22 +2,11 @@
 
 namespace nanopu {
 
-// A frame of no nanopu transport: not IPv4 (ARP, IPv6, ...) or another IP
-// protocol (ICMP, TCP, UDP). Read from the first segment; shorter than
-// Ethernet's and IPv4's headers, it is the parser's to refuse.
-bool Pipeline::for_os(const rte_mbuf* m) {
-  constexpr uint32_t kEther = 14, kIpProtocol = kEther + 9;
-  const auto* f = rte_pktmbuf_mtod(m, const uint8_t*);
-  if (m->data_len < kEther) return false;
-  if ((uint16_t{f[12]} << 8 | f[13]) != wire::kEtherTypeIpv4) return true;
-  return m->data_len > kIpProtocol && f[kIpProtocol] != wire::kIpProtoNdp && f[kIpProtocol] != wire::kIpProtoHoma;
-}
-
 PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_t* payload_bytes) {
   PipelineResult r;
   ++counters_->rx_packets;
   counters_->rx_bytes += m->pkt_len;
-  if (os_path_ && for_os(m)) [[unlikely]] {
+  if (os_path_ && wire::foreign_frame(rte_pktmbuf_mtod(m, const uint8_t*), m->data_len)) [[unlikely]] {
     r.kind = PipelineResult::Kind::kOs;  // the OS's: ARP, ICMP, TCP, ...
     return r;
   }

@@ -45,8 +45,6 @@ class Pipeline {
                                         size_t* payload_bytes);
 
  private:
-  static bool for_os(const rte_mbuf* m);
-
   uint32_t host_ip_;
   const ContextTable* contexts_;
   NeighborTable* neighbors_;
