@@ -15,6 +15,19 @@
 
 namespace nanopu {
 
+namespace {
+
+// The DPDK ports whose RX interrupt wakes an idle NIC core: the host's
+// (unless frames come through another PacketIo) and the OS's.
+std::vector<uint16_t> wake_ports(const NicParams& p) {
+  std::vector<uint16_t> ports;
+  if (p.io == nullptr) ports.push_back(p.port_id);
+  if (p.os_port_id >= 0) ports.push_back(static_cast<uint16_t>(p.os_port_id));
+  return ports;
+}
+
+}  // namespace
+
 NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable* contexts)
     : params_(params),
       pool_(pool),
@@ -31,8 +44,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
       tx_(io_, &link_, &counters_, params.defer_control, params.control_after_data),
       os_(params.os_io, &counters_),
       watch_(params.async_preempt_after_tsc, params.watchdog_tsc, clock::hz()),
-      idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(),
-            params.io != nullptr ? std::vector<uint16_t>{} : std::vector<uint16_t>{params.port_id},
+      idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(), wake_ports(params),
             params.io != nullptr ? params.io->rx_event_fd() : -1) {
   idle_room_ = kBurst;
   for (size_t i = 0; i < kTransportProtocols.size(); ++i) {
@@ -370,6 +382,7 @@ uint64_t NicCore::next_timer_deadline() const {
 bool NicCore::still_idle() {
   stash_n_ = link_.port_started() ? io_->rx_burst(stash_, kBurst) : 0;
   if (stash_n_ != 0) return false;
+  if (os_.active() && os_.has_frames()) return false;
   for (ThreadFifos* t : threads_)
     if (!tx_fifo(t).empty()) return false;
   return true;

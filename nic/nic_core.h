@@ -56,8 +56,10 @@ struct NicParams {
   // Not a DPDK port (the io_uring backend): frames come and go through this;
   // port_id is then unused, and the link is the socket's (always up).
   PacketIo* io = nullptr;
-  // The OS's exception port (Config::os_port, nic/link/os_path.h); null: none.
+  // The OS's exception port (Config::os_port, nic/link/os_path.h); null:
+  // none. os_port_id: its DPDK port, whose RX interrupt wakes an idle NIC core.
   PacketIo* os_io = nullptr;
+  int32_t os_port_id = -1;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;

@@ -70,8 +70,8 @@ struct Config {
   // a DPDK device the kernel owns, e.g. "net_tap0,iface=np0" (its MAC set
   // to the port's; give the kernel interface the host's address). Frames of
   // no nanopu transport (ARP, ICMP, TCP, ...) go to it and its frames go out
-  // of the port. One NIC core, busy polling, a DPDK port. Empty: such frames
-  // are counted and dropped.
+  // of the port. One NIC core, a DPDK port. Empty: such frames are counted
+  // and dropped.
   std::string os_port;
   uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
   int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)

@@ -1,5 +1,7 @@
 #include "nic/link/os_path.h"
 
+#include <algorithm>
+
 namespace nanopu {
 
 void OsPath::flush() {
@@ -14,10 +16,27 @@ void OsPath::flush() {
   os_->flush();
 }
 
+OsPath::~OsPath() {
+  for (uint16_t i = 0; i < n_; ++i) rte_pktmbuf_free(out_[i]);
+  for (uint16_t i = 0; i < in_n_; ++i) rte_pktmbuf_free(in_[i]);
+}
+
 uint16_t OsPath::from_os(rte_mbuf** frames, uint16_t n) {
-  const uint16_t k = os_->rx_burst(frames, n);
+  uint16_t k = 0;
+  if (in_n_ != 0) {  // what the last look before a sleep found
+    k = std::min(in_n_, n);
+    std::copy(in_, in_ + k, frames);
+    std::copy(in_ + k, in_ + in_n_, in_);
+    in_n_ = static_cast<uint16_t>(in_n_ - k);
+  }
+  if (k < n) k = static_cast<uint16_t>(k + os_->rx_burst(frames + k, static_cast<uint16_t>(n - k)));
   counters_->tx_from_os += k;
   return k;
+}
+
+bool OsPath::has_frames() {
+  if (in_n_ == 0) in_n_ = os_->rx_burst(in_, kBurst);
+  return in_n_ != 0;
 }
 
 }  // namespace nanopu

@@ -126,7 +126,7 @@ ABSL_FLAG(std::string, os_port, "",
           "'net_tap0,iface=np0' (its MAC set to the port's; give the kernel interface the host's address). Frames "
           "of no nanopu transport (ARP, ICMP, TCP, other UDP) go to it, and the kernel's go out of the port, so "
           "ping, ARP and SSH work beside the fast path (docs/running.md, \"On a real NIC, beside your OS\"). One "
-          "NIC core, --poll=busy.");
+          "NIC core.");
 ABSL_FLAG(std::string, memory_model, "",
           "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS[:get=G,value=V]: nebula_server (60 "
           "cores, 45 MB LLC, 128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers "

@@ -130,15 +130,12 @@ absl::Status check_context_slos(const Config& c) {
   return absl::OkStatus();
 }
 
-// The OS's exception port: one NIC core drives it, polled busily (its
-// frames do not wake an adaptive NIC core), beside a DPDK port.
+// The OS's exception port: one NIC core drives it, beside a DPDK port.
 absl::Status check_os_port(const Config& c) {
   if (c.os_port.empty()) return absl::OkStatus();
   if (c.backend != Backend::kDpdk)
     return invalid("os_port", c.os_port, "needs a DPDK port (backend kDpdk): the io_uring socket has the OS's own path");
   if (c.nic_lcores > 1) return invalid("os_port", c.os_port, "one NIC core only (nic_lcores=1)");
-  if (c.poll != PollMode::kBusy)
-    return invalid("os_port", c.os_port, "busy polling only (poll kBusy): the OS's frames do not wake an idle NIC core");
   return absl::OkStatus();
 }
 

@@ -158,7 +158,10 @@ absl::Status Runtime::open(PacketIo* external_io) {
   const uint16_t incarnation = next_incarnation();
   for (uint32_t k = 0; k < nic_cores; ++k) {
     NicParams np = nic_params(config_, *port_, incarnation, k, inboxes);
-    if (os_port_ != nullptr && k == 0) np.os_io = os_port_->io();
+    if (os_port_ != nullptr && k == 0) {
+      np.os_io = os_port_->io();
+      np.os_port_id = os_port_->id();
+    }
     nics_.push_back(std::make_unique<NicCore>(np, port_->pool(), contexts_.get()));
   }
   // A worker sharing the NIC's core polls it at its safe points; not in a

@@ -25,6 +25,7 @@ absl::StatusOr<std::unique_ptr<OsPort>> OsPort::open(const std::string& devargs,
   PortParams p;
   p.port_id = id;
   p.mbufs = 2047;  // the kernel's frames out; the fast path's own pool is the host's
+  p.rx_interrupts = true;  // an idle adaptive NIC core wakes for the OS's frames too (net_tap has them)
   absl::StatusOr<std::unique_ptr<Port>> port = Port::open(p, name_tag + "os");
   if (!port.ok()) return bad(std::string(port.status().message()));
   rte_ether_addr mac{};

@@ -67,11 +67,7 @@ TEST(ConfigTest, ImpossibleSettingsNameTheFieldAndWhatItAccepts) {
       {[](Config& c) { c.context_slos = {{5, 1000, 9000}, {5, 1000, 3000}}; }, "Config.context_slos[1].context=5: given an SLO twice"},
       {[](Config& c) { c.lcores = {0, 1}; c.nic_lcores = 2; c.context_slos = {{5, 1000, 9000}}; }, "one NIC core only"},
       {[](Config& c) { c.memory_model = "nebula_server:bogus"; }, "--memory_model='nebula_server:bogus': no buffer provisioning 'bogus'"},
-      {[](Config& c) {
-         c.os_port = "net_tap0";
-         c.poll = PollMode::kAdaptive;
-       },
-       "Config.os_port=net_tap0: busy polling only (poll kBusy)"},
+      {[](Config& c) { c.os_port = "net_tap0"; c.backend = Backend::kUring; c.vdevs.clear(); }, "Config.os_port=net_tap0: needs a DPDK port"},
       {[](Config& c) { c.lcores = {0, 1}; c.nic_lcores = 2; c.os_port = "net_tap0"; }, "Config.os_port=net_tap0: one NIC core only"},
       {[](Config& c) { c.memory_model = "dram"; }, "--memory_model='dram': not two or three fields"},
       {[](Config& c) { c.memory_model = "nebula_server:bounded:get=2,value=512"; },
