@@ -15,12 +15,16 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
 
 #include "bench/micro_main.h"
 #include "lib/contract/msg_fifo.h"
 #include "lib/wire/frame.h"
 #include "lib/wire/frame_template.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/pipeline/swx_program.h"
 #include "nic/reassembly/delivered_ids.h"
 #include "nic/timers/timer_module.h"
 #include "nic/transport/ndp/ndp_transport.h"
@@ -255,6 +259,53 @@ void BM_PipelineClassifyPerPacket(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PipelineClassifyPerPacket);
+
+// The pipeline's decision for a burst of 32 frames, fast path or OS: the
+// fixed C++ classifier (Arg 0) against nanopu's program on DPDK's SWX
+// engine (Arg 1: nic/pipeline/programs/nanopu.spec, its frames through the
+// engine's ring ports), each with making and freeing the frames (the
+// reference above, per frame). Issue 73: which is the hot path's, measured.
+void BM_PipelineDecisionBurst32(benchmark::State& state) {
+  constexpr uint16_t kBurst = 32;
+  BenchHost host;
+  Pipeline pipeline(0x0a000002, &host.contexts, &host.neighbors, &host.counters, 0, /*os_path=*/true);
+  std::unique_ptr<SwxProgram> program;
+  if (state.range(0) == 1) {
+    std::ifstream f(NANOPU_PROGRAM_SPEC);
+    std::stringstream text;
+    text << f.rdbuf();
+    absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(text.str(), NANOPU_PROGRAM_SPEC, 2, "bmswx");
+    if (!p.ok() || !(*p)->add_entry("transport", "match 0x99 action fast_path").ok()) {
+      state.SkipWithError(p.ok() ? "the program's entry" : std::string(p.status().message()).c_str());
+      return;
+    }
+    program = std::move(*p);
+  }
+  rte_mbuf* burst[kBurst];
+  std::vector<std::vector<rte_mbuf*>> out;
+  uint32_t id = 0;
+  uint64_t fast = 0;
+  for (auto _ : state) {
+    for (rte_mbuf*& m : burst) m = make_data_packet(id++);
+    if (program == nullptr) {
+      for (rte_mbuf* m : burst) {
+        wire::FrameHeader h;
+        size_t payload = 0;
+        fast += pipeline.classify(m, &h, &payload).kind == PipelineResult::Kind::kData;
+        rte_pktmbuf_free(m);
+      }
+    } else {
+      (void)program->run(burst, kBurst, &out);
+      fast += out[0].size();
+      for (std::vector<rte_mbuf*>& o : out)
+        for (rte_mbuf* m : o) rte_pktmbuf_free(m);
+    }
+  }
+  if (fast != static_cast<uint64_t>(state.iterations()) * kBurst) state.SkipWithError("a frame missed the fast path");
+  state.SetItemsProcessed(state.iterations() * kBurst);
+  state.SetLabel(state.range(0) == 0 ? "fixed C++ pipeline" : "SWX program (nanopu.spec)");
+}
+BENCHMARK(BM_PipelineDecisionBurst32)->Arg(0)->Arg(1);
 
 // DATA in (a whole single-packet message), ACK|PULL out, message delivered.
 void BM_NdpTransportDataInAckOut(benchmark::State& state) {

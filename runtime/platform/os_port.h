@@ -17,8 +17,9 @@ namespace nanopu {
 class OsPort {
  public:
   // devargs: a DPDK device's, e.g. "net_tap0,iface=np0". Errors name it.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<OsPort>> open(const std::string& devargs, const Port& host,
-                                                                   const std::string& name_tag);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<OsPort>> open(const std::string& devargs,
+                                                                    const Port& host,
+                                                                    const std::string& name_tag);
   [[nodiscard]] PacketIo* io() { return &io_; }
   [[nodiscard]] uint16_t id() const { return port_->id(); }
 

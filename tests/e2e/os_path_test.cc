@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 #include "tests/support/netns.h"
 #include "tests/support/scratch_dir.h"
 #include "tests/support/subprocess.h"
-#include "nanopu_test_paths.h"  // generated: the programs' paths (tests/CMakeLists.txt)
 
 using nanopu::testing::Netns;
 using nanopu::testing::netns_unavailable;
@@ -36,7 +36,8 @@ namespace {
 
 // `cmd` in namespace ns through sh; its exit status.
 int in_ns(const Netns& ns, const std::string& cmd) {
-  const std::string line = nanopu::testing::ip_program() + " netns exec " + ns.name() + " sh -c '" + cmd + "'";
+  const std::string line =
+      nanopu::testing::ip_program() + " netns exec " + ns.name() + " sh -c '" + cmd + "'";
   const int rc = std::system(line.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -44,7 +45,8 @@ int in_ns(const Netns& ns, const std::string& cmd) {
 // A UDP echo in python3 (Debian's, which deploy/setup.sh installs): the
 // server answers one datagram; the client sends one and prints the answer.
 const char* kUdpServer =
-    "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('0.0.0.0', 7007))\n"
+    "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('0.0.0.0', "
+    "7007))\n"
     "d, a = s.recvfrom(100)\ns.sendto(d[::-1], a)\n";
 const char* kUdpClient =
     "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(5)\n"
@@ -52,9 +54,11 @@ const char* kUdpClient =
 
 TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
   if (const std::string why = netns_unavailable(); !why.empty()) GTEST_SKIP() << why;
-  ASSERT_EQ(std::system("(command -v ping && command -v arping && command -v ethtool && command -v python3) "
-                        ">/dev/null 2>&1"),
-            0)
+  ASSERT_EQ(
+      std::system(
+          "(command -v ping && command -v arping && command -v ethtool && command -v python3) "
+          ">/dev/null 2>&1"),
+      0)
       << "deploy/setup.sh installs iputils-ping, iputils-arping, ethtool and python3";
   const std::string dir = ::testing::TempDir() + "nanopu-ospath-" + std::to_string(getpid());
   mkdir(dir.c_str(), 0755);
@@ -64,10 +68,11 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
   ASSERT_TRUE(nanopu::testing::veth(srv, "x0", cli, "x0"));
   const std::string lcore = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? "1" : "0";
   const std::string tap = "np" + std::to_string(getpid() % 100000);
-  const pid_t server = spawn(srv.exec({NANOPU_SERVER_BIN, "--lcores=" + lcore, "--huge=off", "--poll=adaptive",
-                                       "--vdev=net_af_packet0,iface=x0", "--ip=10.78.0.1", "--app=echo",
-                                       "--context=1", "--os_port=net_tap0,iface=" + tap}),
-                             dir + "/server.log");
+  const pid_t server =
+      spawn(srv.exec({NANOPU_SERVER_BIN, "--lcores=" + lcore, "--huge=off", "--poll=adaptive",
+                      "--vdev=net_af_packet0,iface=x0", "--ip=10.78.0.1", "--app=echo",
+                      "--context=1", "--os_port=net_tap0,iface=" + tap}),
+            dir + "/server.log");
   ASSERT_GT(server, 0);
   ASSERT_TRUE(wait_for_line(dir + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
       << read_file(dir + "/server.log");
@@ -80,25 +85,30 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
   // never runs (af_packet hands the frame on unfinished, the OS's kernel
   // counts InCsumErrors); a NIC's wire has them whole. Computed by the
   // sending kernel, then.
-  ASSERT_EQ(in_ns(cli, "ethtool -K x0 tx off >/dev/null 2>&1"), 0) << "ethtool (deploy/setup.sh installs it)";
+  ASSERT_EQ(in_ns(cli, "ethtool -K x0 tx off >/dev/null 2>&1"), 0)
+      << "ethtool (deploy/setup.sh installs it)";
   const pid_t udp = spawn(os.exec({"/usr/bin/python3", "-c", kUdpServer}), dir + "/udp_server.log");
   ASSERT_GT(udp, 0);
   // The fast path, on the same port, while the kernels talk.
-  const pid_t load = spawn(cli.exec({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
-                                     "--vdev=net_af_packet0,iface=x0", "--ip=10.78.0.2", "--server_ip=10.78.0.1",
-                                     "--server_context=1", "--progress=false", "--rate=20000", "--duration=3",
-                                     "--expect=echo", "--drain_timeout=10"}),
-                           dir + "/loadgen.log");
+  const pid_t load =
+      spawn(cli.exec({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
+                      "--vdev=net_af_packet0,iface=x0", "--ip=10.78.0.2", "--server_ip=10.78.0.1",
+                      "--server_context=1", "--progress=false", "--rate=20000", "--duration=3",
+                      "--expect=echo", "--drain_timeout=10"}),
+            dir + "/loadgen.log");
   ASSERT_GT(load, 0);
-  EXPECT_EQ(in_ns(cli, "ping -c 3 -i 0.3 -W 5 10.78.0.1 >" + dir + "/ping.log 2>&1"), 0) << read_file(dir + "/ping.log");
+  EXPECT_EQ(in_ns(cli, "ping -c 3 -i 0.3 -W 5 10.78.0.1 >" + dir + "/ping.log 2>&1"), 0)
+      << read_file(dir + "/ping.log");
   EXPECT_EQ(in_ns(cli, "arping -c 2 -w 5 -I x0 10.78.0.1 >" + dir + "/arping.log 2>&1"), 0)
       << read_file(dir + "/arping.log");
   std::FILE* f = std::fopen((dir + "/udp_client.py").c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fputs(kUdpClient, f);
   std::fclose(f);
-  EXPECT_EQ(in_ns(cli, "python3 " + dir + "/udp_client.py >" + dir + "/udp.log 2>&1"), 0) << read_file(dir + "/udp.log");
-  EXPECT_NE(read_file(dir + "/udp.log").find("uponan"), std::string::npos) << read_file(dir + "/udp.log");
+  EXPECT_EQ(in_ns(cli, "python3 " + dir + "/udp_client.py >" + dir + "/udp.log 2>&1"), 0)
+      << read_file(dir + "/udp.log");
+  EXPECT_NE(read_file(dir + "/udp.log").find("uponan"), std::string::npos)
+      << read_file(dir + "/udp.log");
   EXPECT_EQ(wait_for(load, std::chrono::seconds(60)), 0) << read_file(dir + "/loadgen.log");
   kill(udp, SIGKILL);
   (void)wait_for(udp, std::chrono::seconds(10));
@@ -113,8 +123,8 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
 TEST(OsPathTest, ADeviceDpdkCannotMakeIsRefusedAtStartAndNamed) {
   const std::string dir = ::testing::TempDir() + "nanopu-ospath-bad-" + std::to_string(getpid());
   mkdir(dir.c_str(), 0755);
-  const pid_t p = spawn({NANOPU_SERVER_BIN, "--lcores=0", "--huge=off", "--vdev=net_null0", "--app=echo",
-                         "--os_port=net_bogus0,iface=x"},
+  const pid_t p = spawn({NANOPU_SERVER_BIN, "--lcores=0", "--huge=off", "--vdev=net_null0",
+                         "--app=echo", "--os_port=net_bogus0,iface=x"},
                         dir + "/server.log");
   ASSERT_GT(p, 0);
   EXPECT_NE(wait_for(p, std::chrono::seconds(60)), 0);

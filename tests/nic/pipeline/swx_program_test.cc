@@ -1,0 +1,133 @@
+// The pipeline as a program (nic/pipeline/swx_spec.h, swx_program.h) on
+// DPDK's SWX engine with real EAL mbufs: nanopu's own program
+// (nic/pipeline/programs/nanopu.spec) sends NDP and Homa to the fast path
+// and ARP and ICMP to the OS, as the fixed pipeline decides; an entry added
+// while it runs takes effect on the next frame; a program that does not
+// read or that DPDK refuses is named with its line; an entry for a missing
+// table is refused, named.
+#include "nic/pipeline/swx_program.h"
+
+#include <gtest/gtest.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "lib/wire/frame.h"
+#include "nanopu_test_paths.h"
+#include "nic/pipeline/swx_spec.h"
+#include "tests/support/eal_env.h"
+
+namespace nanopu {
+namespace {
+
+std::string nanopu_program() {
+  std::ifstream f(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/nanopu.spec");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class SwxProgramTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static int n = 0;
+    pool_ = rte_pktmbuf_pool_create(("swx" + std::to_string(n++)).c_str(), 255, 0, 0,
+                                    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+    ASSERT_NE(pool_, nullptr);
+  }
+  void TearDown() override {
+    EXPECT_EQ(rte_mempool_in_use_count(pool_), 0) << "a frame leaked";
+    rte_mempool_free(pool_);
+  }
+  // An IPv4 frame of `protocol` (NDP 0x99 carries a DATA header), or ARP.
+  rte_mbuf* ipv4(uint8_t protocol) {
+    wire::FrameHeader h;
+    h.protocol = wire::kIpProtoNdp;
+    h.src_ip = 0x0a000002;
+    h.dst_ip = 0x0a000001;
+    h.ndp.flags = wire::kFlagData;
+    h.ndp.dst_context = 7;
+    h.ndp.msg_len = 100;
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, wire::kFrameHeaderBytes + 100));
+    wire::encode_frame_header(h, 100, p);
+    p[14 + 9] = protocol;
+    return m;
+  }
+  rte_mbuf* arp() {
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    auto* a = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 42));
+    std::memset(a, 0, 42);
+    a[12] = 0x08, a[13] = 0x06;
+    return m;
+  }
+  // Which port each frame left by (-1: dropped), in order of output port.
+  std::vector<size_t> ports_of(SwxProgram& p, std::vector<rte_mbuf*> frames) {
+    std::vector<std::vector<rte_mbuf*>> out;
+    EXPECT_EQ(p.run(frames.data(), static_cast<uint16_t>(frames.size()), &out), 0u);
+    std::vector<size_t> counts;
+    for (std::vector<rte_mbuf*>& o : out) {
+      counts.push_back(o.size());
+      for (rte_mbuf* m : o) rte_pktmbuf_free(m);
+    }
+    return counts;
+  }
+
+  rte_mempool* pool_ = nullptr;
+};
+
+TEST_F(SwxProgramTest, NanopusProgramSendsItsTransportsFastAndTheRestToTheOs) {
+  absl::StatusOr<std::unique_ptr<SwxProgram>> p =
+      SwxProgram::load(nanopu_program(), "nanopu.spec", 2, "swxa");
+  ASSERT_TRUE(p.ok()) << p.status();
+  // Empty, the table sends everything to the OS (its default action).
+  EXPECT_EQ(ports_of(**p, {ipv4(0x99), arp()}), (std::vector<size_t>{0, 2}));
+  // Its entries, added while it runs: the next frames take them.
+  ASSERT_TRUE((*p)->add_entry("transport", "match 0x99 action fast_path").ok());
+  ASSERT_TRUE((*p)->add_entry("transport", "match 0x9A action fast_path").ok());
+  EXPECT_EQ(ports_of(**p, {ipv4(0x99), ipv4(0x9A), ipv4(1), arp(), ipv4(0x99)}),
+            (std::vector<size_t>{3, 2}));
+  // A frame's bytes leave as they came (the headers it extracted emitted again).
+  rte_mbuf* f = ipv4(0x99);
+  std::vector<uint8_t> before(rte_pktmbuf_mtod(f, uint8_t*),
+                              rte_pktmbuf_mtod(f, uint8_t*) + f->pkt_len);
+  std::vector<std::vector<rte_mbuf*>> out;
+  (void)(*p)->run(&f, 1, &out);
+  ASSERT_EQ(out[0].size(), 1u);
+  EXPECT_EQ(std::vector<uint8_t>(rte_pktmbuf_mtod(out[0][0], uint8_t*),
+                                 rte_pktmbuf_mtod(out[0][0], uint8_t*) + out[0][0]->pkt_len),
+            before);
+  rte_pktmbuf_free(out[0][0]);
+}
+
+TEST_F(SwxProgramTest, AProgramOrEntryThatIsWrongIsRefusedAndNamed) {
+  absl::StatusOr<SwxSpec> s = read_swx_spec("struct a_h {\n\tbit<12> x\n}\n", "bad.spec");
+  EXPECT_EQ(s.status().message(),
+            "bad.spec:2: expected bit<N> FIELD, N a multiple of 8 up to 64 (found 'bit<12> x')");
+  s = read_swx_spec("header h instanceof a_h\nfrobnicate\n", "bad.spec");
+  EXPECT_NE(s.status().message().find("bad.spec:2: expected struct NAME {"), std::string::npos)
+      << s.status();
+  s = read_swx_spec("apply {\n\trx m.port_in\n", "bad.spec");
+  EXPECT_EQ(s.status().message(), "bad.spec:1: block not closed with } (found 'apply {')");
+  // Reads, but DPDK refuses an instruction on a header nobody declared.
+  std::string text = nanopu_program();
+  text.replace(text.find("extract h.ipv4"), 14, "extract h.ipv6");
+  absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(text, "nanopu.spec", 2, "swxb");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("nanopu.spec:"), std::string::npos) << p.status();
+  EXPECT_NE(p.status().message().find("DPDK refused the apply block"), std::string::npos)
+      << p.status();
+  p = SwxProgram::load(nanopu_program(), "nanopu.spec", 2, "swxc");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->add_entry("routes", "match 0x99 action fast_path").message(),
+            "table routes: entry 'match 0x99 action fast_path' does not read (no such table, a "
+            "field, action or "
+            "argument wrong)");
+  EXPECT_FALSE((*p)->add_entry("transport", "match 0x99 action teleport").ok());
+}
+
+}  // namespace
+}  // namespace nanopu
