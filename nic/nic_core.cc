@@ -43,6 +43,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
                             clock::hz() / 10, clock::hz() / 4, params.link_kernel_iface}),
       tx_(io_, &link_, &counters_, params.defer_control, params.control_after_data),
       os_(params.os_io, &counters_),
+      program_(params.program),
       watch_(params.async_preempt_after_tsc, params.watchdog_tsc, clock::hz()),
       idle_(params.adaptive_poll, params.idle_spin_tsc, clock::hz(), wake_ports(params),
             params.io != nullptr ? params.io->rx_event_fd() : -1) {
@@ -136,6 +137,7 @@ unsigned NicCore::receive() {
     copy_fault_counters();
   }
   if (dispatch_.active()) n = dispatch_.hand_off(rx, n, 2 * kBurst, &counters_);
+  if (program_ != nullptr) [[unlikely]] n = run_program(rx, n);
   stages_.mark(NicStage::kRx);
   // The mbufs first, all at once (a zero-copy PMD hands over ones another
   // core wrote), then each frame's header one ahead.
@@ -164,6 +166,27 @@ unsigned NicCore::receive() {
   if (os_.active()) [[unlikely]] os_.flush();
   stages_.mark(NicStage::kClassify);
   return n;
+}
+
+uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
+  uint16_t kept = 0;  // never past the frames already handed to the program
+  for (uint16_t off = 0; off < n; off = static_cast<uint16_t>(off + SwxProgram::kMaxBurst)) {
+    const auto k = static_cast<uint16_t>(std::min<int>(n - off, SwxProgram::kMaxBurst));
+    counters_.rx_program_stuck += program_->run(rx + off, k, &program_out_);
+    for (size_t port = 0; port < program_out_.size(); ++port)
+      for (rte_mbuf* m : program_out_[port]) {
+        if (port == 0) {
+          rx[kept++] = m;  // the fast path: the fixed pipeline and the transports
+        } else if (port == 1 && os_.active()) {
+          os_.to_os(m);
+        } else {
+          ++counters_.rx_program_dropped;
+          rte_pktmbuf_free(m);
+        }
+      }
+  }
+  if (os_.active()) os_.flush();
+  return kept;
 }
 
 unsigned NicCore::forward_from_os() {

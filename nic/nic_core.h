@@ -35,6 +35,7 @@
 #include "nic/packetizer/packetizer.h"
 #include "nic/pipeline/neighbor_table.h"
 #include "nic/pipeline/pipeline.h"
+#include "nic/pipeline/swx_program.h"
 #include "nic/spin/spin_engine.h"
 #include "nic/spin/spin_sink.h"
 #include "nic/stages/stage_clock.h"
@@ -60,6 +61,10 @@ struct NicParams {
   // none. os_port_id: its DPDK port, whose RX interrupt wakes an idle NIC core.
   PacketIo* os_io = nullptr;
   int32_t os_port_id = -1;
+  // The ingress pipeline as a program (Config::pipeline_program; not owned):
+  // every frame runs through it first — port 0 the fast path, 1 the OS, 2
+  // dropped, counted. Null: the fixed pipeline alone.
+  SwxProgram* program = nullptr;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;
@@ -235,6 +240,7 @@ class NicCore final : public TransportSink, private SpinSink {
   // The rooms of a poll, in order.
   unsigned receive();          // a burst from the port through the pipeline to the transports
   unsigned forward_from_os();  // the OS's frames out of the port (os_)
+  uint16_t run_program(rte_mbuf** rx, uint16_t n);  // program_: what stays for the fast path
   unsigned gather();           // complete messages from the threads' TX FIFOs to the transports
   // Up to `room` messages of thread ti's TX FIFO into msgs; in a
   // simulation only those its core has finished by now.
@@ -344,6 +350,8 @@ class NicCore final : public TransportSink, private SpinSink {
   LinkWatch link_;
   TxBatches tx_;
   OsPath os_;  // frames to and from the host's OS (Config::os_port)
+  SwxProgram* program_;
+  std::vector<std::vector<rte_mbuf*>> program_out_;
   WorkerWatch watch_;
   IdleSleep idle_;
   StallProbe stall_probe_;

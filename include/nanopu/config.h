@@ -73,6 +73,17 @@ struct Config {
   // of the port. One NIC core, a DPDK port. Empty: such frames are counted
   // and dropped.
   std::string os_port;
+  // The ingress pipeline as a program (nanoPU (OSDI'21) §2's P4 pipeline;
+  // nic/pipeline/swx_program.h): a file in DPDK's SWX spec language every
+  // frame runs through before the fixed pipeline — its output port 0 the
+  // fast path, 1 the OS (os_port; without one, dropped), 2 dropped, each
+  // counted. It costs the NIC core ~50 ns a frame (docs/design.md §1).
+  // Empty: the fixed pipeline alone.
+  std::string pipeline_program;
+  // Its tables' first entries, one a line "TABLE ENTRY" (as DPDK reads an
+  // entry: "transport match 0x99 action fast_path"). Runtime::
+  // add_pipeline_entry adds more while the host runs.
+  std::string pipeline_entries;
   uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
   int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)
   HugePages huge = HugePages::kAuto;

@@ -34,6 +34,7 @@ class MsgFifo;
 class NicCore;
 class Port;
 class OsPort;
+class SwxProgram;
 class PacketIo;
 class Capture;
 class HostNoiseWatch;
@@ -138,6 +139,11 @@ class Runtime {
   // Prints the port, the NIC counters and each thread's counters (non-zero).
   void print_stats(FILE* out) const;
 
+  // Adds an entry to a table of the --pipeline program (every NIC core's),
+  // while the host runs: it takes effect on the next frame. From one thread
+  // at a time. Errors name the table and the entry.
+  absl::Status add_pipeline_entry(const std::string& table, const std::string& entry);
+
   // After run(): the host's stalls and steal time over the run, measured
   // (not measured on a modelled clock). See nanopu/host_noise.h.
   [[nodiscard]] HostNoise host_noise() const;
@@ -178,6 +184,7 @@ class Runtime {
   bool running_ = false;
   std::unique_ptr<Port> port_;
   std::unique_ptr<OsPort> os_port_;  // Config::os_port; outlives the NIC cores that send to it
+  std::vector<std::unique_ptr<SwxProgram>> programs_;  // Config::pipeline_program, one a NIC core
   std::unique_ptr<Capture> capture_;  // --pcap
   std::unique_ptr<ContextTable> contexts_;
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;

@@ -25,6 +25,8 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_to_os)                /* not NDP or Homa (ARP, ICMP, ...): to the OS (--os_port) */ \
   X(rx_to_os_dropped)        /* for the OS, its port full: dropped */                    \
   X(tx_from_os)              /* the OS's frames sent out of the port (--os_port) */      \
+  X(rx_program_dropped)      /* sent by the --pipeline program to its drop port, or to the OS with no --os_port */ \
+  X(rx_program_stuck)        /* frames a --pipeline program never sent out (it loops) */ \
   X(rx_drop_unknown_context) /* no thread bound to the destination context */            \
   X(rx_drop_fifo_full)       /* the chosen thread's RX FIFO was full (RSS, static) */    \
   X(rx_drop_queue_full)      /* the context's global RX queue was full (JBSQ) */         \

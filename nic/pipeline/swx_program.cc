@@ -141,6 +141,7 @@ uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<
 }
 
 absl::Status SwxProgram::add_entry(const std::string& table, const std::string& entry) {
+  std::lock_guard<std::mutex> lock(ctl_mu_);
   int blank = 0;
   rte_swx_table_entry* e =
       rte_swx_ctl_pipeline_table_entry_read(ctl_, table.c_str(), entry.c_str(), &blank);
@@ -155,6 +156,30 @@ absl::Status SwxProgram::add_entry(const std::string& table, const std::string& 
     return absl::InvalidArgumentError(
         absl::StrCat("table ", table, ": entry '", entry, "': ", rte_strerror(-rc)));
   return dpdk(rte_swx_ctl_pipeline_commit(ctl_, 1), "table " + table + ": commit");
+}
+
+std::vector<std::string> SwxProgram::table_counts() const {
+  std::vector<std::string> lines;
+  rte_swx_ctl_pipeline_info info{};
+  if (rte_swx_ctl_pipeline_info_get(p_, &info) != 0) return lines;
+  std::vector<uint64_t> per_action(info.n_actions);
+  std::vector<std::string> action_names(info.n_actions);
+  for (uint32_t a = 0; a < info.n_actions; ++a) {
+    rte_swx_ctl_action_info ai{};
+    if (rte_swx_ctl_action_info_get(p_, a, &ai) == 0) action_names[a] = ai.name;
+  }
+  for (uint32_t t = 0; t < info.n_tables; ++t) {
+    rte_swx_ctl_table_info ti{};
+    if (rte_swx_ctl_table_info_get(p_, t, &ti) != 0) continue;
+    rte_swx_table_stats st{0, 0, per_action.data()};
+    std::fill(per_action.begin(), per_action.end(), 0);
+    if (rte_swx_ctl_pipeline_table_stats_read(p_, ti.name, &st) != 0) continue;
+    std::string line = absl::StrCat(ti.name, ": hit ", st.n_pkts_hit, " miss ", st.n_pkts_miss, ";");
+    for (uint32_t a = 0; a < info.n_actions; ++a)
+      if (per_action[a] != 0) absl::StrAppend(&line, " ", action_names[a], " ", per_action[a]);
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 }  // namespace nanopu

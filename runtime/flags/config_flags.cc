@@ -127,6 +127,13 @@ ABSL_FLAG(std::string, os_port, "",
           "of no nanopu transport (ARP, ICMP, TCP, other UDP) go to it, and the kernel's go out of the port, so "
           "ping, ARP and SSH work beside the fast path (docs/running.md, \"On a real NIC, beside your OS\"). One "
           "NIC core.");
+ABSL_FLAG(std::string, pipeline, "",
+          "The ingress pipeline as a program (nanoPU (OSDI'21) §2): a file in DPDK's SWX spec language every frame "
+          "runs through first; output port 0 the fast path, 1 the OS (--os_port), 2 dropped, counted "
+          "(nic/pipeline/programs/nanopu.spec is nanopu's own decision). Errors name the line.");
+ABSL_FLAG(std::string, pipeline_entries, "",
+          "The --pipeline program's tables' first entries, one a line: TABLE ENTRY (e.g. 'transport match 0x99 "
+          "action fast_path'; nic/pipeline/programs/nanopu.entries).");
 ABSL_FLAG(std::string, memory_model, "",
           "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS[:get=G,value=V]: nebula_server (60 "
           "cores, 45 MB LLC, 128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers "
@@ -362,6 +369,8 @@ absl::Status read_transport_flags(Config& c) {
   c.context_slos = *slos;
   c.memory_model = absl::GetFlag(FLAGS_memory_model);
   c.os_port = absl::GetFlag(FLAGS_os_port);
+  c.pipeline_program = absl::GetFlag(FLAGS_pipeline);
+  c.pipeline_entries = absl::GetFlag(FLAGS_pipeline_entries);
   return absl::OkStatus();
 }
 

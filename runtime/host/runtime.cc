@@ -20,6 +20,7 @@
 #include "model/queueing/erlang_c.h"
 #include "nic/nic_core.h"
 #include "runtime/host/host_memory.h"
+#include "runtime/host/pipeline_programs.h"
 #include "runtime/host/host_noise_watch.h"
 #include "runtime/host/host_params.h"
 #include "runtime/host/incarnation.h"
@@ -77,6 +78,7 @@ void Runtime::release_buffers() {
   workers_.clear();
   nics_.clear();
   os_port_.reset();  // after the NIC core that sent to it; its kernel interface goes with it
+  programs_.clear();
   inboxes_.clear();  // frames handed between NIC cores and not yet taken
   fifos_.clear();
   // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
@@ -132,6 +134,10 @@ absl::Status Runtime::open(PacketIo* external_io) {
     os_port_ = std::move(*os);
   }
   const uint32_t nic_cores = config_.nic_lcores;
+  absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> programs =
+      load_pipeline_programs(config_, nic_cores, instance_);
+  if (!programs.ok()) return programs.status();
+  programs_ = std::move(*programs);
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
   for (const Config::ContextSlo& s : config_.context_slos) {
     const double ahead = s.slo_ns / s.service_ns - 1;
@@ -162,6 +168,7 @@ absl::Status Runtime::open(PacketIo* external_io) {
       np.os_io = os_port_->io();
       np.os_port_id = os_port_->id();
     }
+    if (!programs_.empty()) np.program = programs_[k].get();
     nics_.push_back(std::make_unique<NicCore>(np, port_->pool(), contexts_.get()));
   }
   // A worker sharing the NIC's core polls it at its safe points; not in a
@@ -382,6 +389,13 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 
 uint16_t Runtime::port_id() const { return port_->id(); }
 
+absl::Status Runtime::add_pipeline_entry(const std::string& table, const std::string& entry) {
+  if (programs_.empty()) return absl::FailedPreconditionError("no --pipeline program: no table to add to");
+  for (const std::unique_ptr<SwxProgram>& p : programs_)
+    if (absl::Status s = p->add_entry(table, entry); !s.ok()) return s;
+  return absl::OkStatus();
+}
+
 namespace {
 // A port's own counters, as print_counters takes them.
 struct PortStats {
@@ -404,6 +418,9 @@ void Runtime::print_stats(FILE* out) const {
   else
     std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
+  if (!programs_.empty())  // DPDK's own per table and action (NIC core 0's program)
+    for (const std::string& line : programs_[0]->table_counts())
+      std::fprintf(out, "  pipeline %s\n", line.c_str());
   if (nics_.size() > 1)  // each NIC core's own (the line above is their sum)
     for (size_t k = 0; k < nics_.size(); ++k)
       print_counters(out, absl::StrCat("nic", k), nics_[k]->counters());

@@ -1,0 +1,118 @@
+// The ingress pipeline as a program, live (Config::pipeline_program,
+// --pipeline; nic/pipeline/swx_program.h): two in-process hosts on a
+// net_ring pair, the server's frames through nanopu's own program
+// (nic/pipeline/programs/nanopu.spec). With its table empty every frame
+// takes the default action, to the OS, and with no OS port is dropped and
+// counted: a call gets no answer. An entry added while the host runs
+// (Runtime::add_pipeline_entry) takes effect on the next frame: calls are
+// answered, and DPDK's per-table counts say which action ran. A program
+// or an entries file that is wrong stops the host at start, its line named.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "nanopu/rpc.h"
+#include "nanopu/runtime.h"
+#include "nanopu_test_paths.h"
+#include "tests/support/eal_env.h"
+#include "tests/support/test_hosts.h"
+
+namespace nanopu {
+namespace {
+
+constexpr uint32_t kServerIp = 0x0a000001;
+constexpr uint32_t kClientIp = 0x0a000002;
+constexpr uint16_t kServerContext = 5;
+constexpr uint16_t kClientContext = 9;
+const std::string kProgram = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/nanopu.spec";
+
+struct Calls {
+  std::vector<rpc::CallStatus> first, second;  // before and after the entry
+  bool phase_two = false;  // the test sets it once the entry is in
+  bool done = false;
+};
+
+// Three calls with a short deadline, then, once told, three more.
+void call(Thread& t, Calls* c) {
+  ASSERT_TRUE(t.bind(kClientContext).ok());
+  rpc::Client client(t);
+  const auto three = [&](std::vector<rpc::CallStatus>* into, std::chrono::microseconds deadline) {
+    for (uint64_t i = 0; i < 3; ++i) {
+      const std::vector<uint64_t> req = {i + 1};
+      uint64_t id = 0;
+      ASSERT_EQ(client.call({kServerIp, kServerContext}, req, 8, deadline, i, &id), ApiError::kOk);
+      rpc::Completion done;
+      ASSERT_TRUE(client.next(&done, std::chrono::seconds(20)));
+      into->push_back(done.status);
+    }
+  };
+  three(&c->first, std::chrono::milliseconds(50));
+  while (!c->phase_two && !t.stopping()) t.idle();
+  three(&c->second, std::chrono::seconds(10));
+  c->done = true;
+}
+
+void echo(Thread& t) {
+  (void)rpc::serve_calls(t, kServerContext, 0, [](rpc::ServerCall& c) {
+    uint64_t w = 0;
+    (void)c.read_words(std::span<uint64_t>(&w, 1));
+    ASSERT_EQ(c.reply(8), ApiError::kOk);
+    (void)c.write_words(std::span<const uint64_t>(&w, 1));
+  });
+}
+
+TEST(PipelineProgramTest, AnEntryAddedWhileTheHostRunsOpensTheFastPathOnTheNextFrame) {
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp, [](Config& c, bool server) {
+    if (server) c.pipeline_program = kProgram;
+  });
+  ASSERT_TRUE(h.server && h.client);
+  Calls calls;
+  ASSERT_TRUE(h.server->spawn(echo).ok());
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return calls.first.size() == 3; },
+                                  std::chrono::seconds(60)));
+  for (rpc::CallStatus s : calls.first) EXPECT_NE(s, rpc::CallStatus::kOk);
+  EXPECT_GT(h.server->nic_counters().rx_program_dropped, 0u) << "to the OS, with no OS port: dropped, counted";
+  EXPECT_EQ(h.server->add_pipeline_entry("transport", "match 0x99 action teleport").message(),
+            "table transport: entry 'match 0x99 action teleport' does not read (no such table, a field, action or "
+            "argument wrong)");
+  ASSERT_TRUE(h.server->add_pipeline_entry("transport", "match 0x99 action fast_path").ok());
+  calls.phase_two = true;
+  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return calls.done; },
+                                  std::chrono::seconds(60)));
+  EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  char* text = nullptr;
+  size_t len = 0;
+  std::FILE* out = open_memstream(&text, &len);
+  h.server->print_stats(out);
+  std::fclose(out);
+  const std::string stats(text, len);
+  free(text);
+  EXPECT_NE(stats.find("pipeline transport: hit "), std::string::npos) << stats;
+  EXPECT_NE(stats.find(" fast_path "), std::string::npos) << stats;
+  EXPECT_NE(stats.find(" to_os "), std::string::npos) << stats;
+}
+
+TEST(PipelineProgramTest, AProgramOrEntryThatIsWrongStopsTheHostAtStartNamed) {
+  const std::string bad = ::testing::TempDir() + "nanopu-bad-" + std::to_string(getpid()) + ".entries";
+  std::ofstream(bad) << "; a comment\ntransport match 0x99 action fast_path\ntransport\n";
+  const auto start = [&](const std::string& program, const std::string& entries) {
+    testing::PortPair p = testing::make_ring_pair();
+    Config c = testing::host_config(p.a, kServerIp);
+    c.pipeline_program = program;
+    c.pipeline_entries = entries;
+    absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::create(c);
+    return rt.ok() ? std::string() : std::string(rt.status().message());
+  };
+  EXPECT_EQ(start(kProgram, bad), bad + ":3: expected TABLE ENTRY (found 'transport')");
+  EXPECT_EQ(start("/nonexistent.spec", ""), "--pipeline=/nonexistent.spec: cannot read the file");
+  EXPECT_EQ(start("", bad), "--pipeline_entries=" + bad + ": entries for no --pipeline program");
+  std::remove(bad.c_str());
+}
+
+}  // namespace
+}  // namespace nanopu
