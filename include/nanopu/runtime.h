@@ -143,6 +143,9 @@ class Runtime {
   // while the host runs: it takes effect on the next frame. From one thread
   // at a time. Errors name the table and the entry.
   absl::Status add_pipeline_entry(const std::string& table, const std::string& entry);
+  // Its tables' counts (NIC core 0's program), a line each: "TABLE: hit N
+  // miss N; ACTION N ...". Empty with no program.
+  [[nodiscard]] std::vector<std::string> pipeline_table_counts() const;
 
   // After run(): the host's stalls and steal time over the run, measured
   // (not measured on a modelled clock). See nanopu/host_noise.h.

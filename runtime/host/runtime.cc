@@ -389,6 +389,11 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 
 uint16_t Runtime::port_id() const { return port_->id(); }
 
+std::vector<std::string> Runtime::pipeline_table_counts() const {
+  // DPDK's own per table and action, NIC core 0's program.
+  return programs_.empty() ? std::vector<std::string>{} : programs_[0]->table_counts();
+}
+
 absl::Status Runtime::add_pipeline_entry(const std::string& table, const std::string& entry) {
   if (programs_.empty()) return absl::FailedPreconditionError("no --pipeline program: no table to add to");
   for (const std::unique_ptr<SwxProgram>& p : programs_)
@@ -418,9 +423,7 @@ void Runtime::print_stats(FILE* out) const {
   else
     std::fprintf(out, "nanopu statistics (%s):\n", port_->driver().c_str());
   print_counters(out, "nic", nic_counters());
-  if (!programs_.empty())  // DPDK's own per table and action (NIC core 0's program)
-    for (const std::string& line : programs_[0]->table_counts())
-      std::fprintf(out, "  pipeline %s\n", line.c_str());
+  for (const std::string& line : pipeline_table_counts()) std::fprintf(out, "  pipeline %s\n", line.c_str());
   if (nics_.size() > 1)  // each NIC core's own (the line above is their sum)
     for (size_t k = 0; k < nics_.size(); ++k)
       print_counters(out, absl::StrCat("nic", k), nics_[k]->counters());

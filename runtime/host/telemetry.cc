@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "nanopu/address.h"
 #include "nanopu/runtime.h"
@@ -22,10 +23,10 @@ namespace {
 // new value, never a torn one. The mutex keeps a host from going away
 // under a reader.
 std::mutex g_mu;
-std::vector<const Runtime*> g_hosts;
+std::vector<Runtime*> g_hosts;  // the pipeline command changes a host's tables
 bool g_registered = false;
 
-const Runtime* first_host() { return g_hosts.empty() ? nullptr : g_hosts.front(); }
+Runtime* first_host() { return g_hosts.empty() ? nullptr : g_hosts.front(); }
 
 template <typename Counters>
 void add_counters(rte_tel_data* d, const Counters& c) {
@@ -86,9 +87,39 @@ int on_thread(const char*, const char* params, rte_tel_data* d) {
   return -1;
 }
 
+// The --pipeline program's tables: per table, DPDK's hit, miss and
+// per-action counts.
+int on_pipeline(const char*, const char*, rte_tel_data* d) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  const Runtime* h = first_host();
+  if (h == nullptr) return -1;
+  rte_tel_data_start_dict(d);
+  for (const std::string& line : h->pipeline_table_counts()) {
+    const size_t colon = line.find(':');
+    rte_tel_data_add_dict_string(d, line.substr(0, colon).c_str(), line.substr(colon + 2).c_str());
+  }
+  return 0;
+}
+
+// Parameter "TABLE ENTRY": added to every NIC core's program, effective on
+// the next frame; the answer says "added" or why not.
+int on_pipeline_add(const char*, const char* params, rte_tel_data* d) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  Runtime* h = first_host();
+  if (h == nullptr || params == nullptr) return -1;
+  const std::string p(params);
+  const size_t space = p.find(' ');
+  const absl::Status s = space == std::string::npos
+                             ? absl::InvalidArgumentError("expected TABLE ENTRY")
+                             : h->add_pipeline_entry(p.substr(0, space), p.substr(space + 1));
+  rte_tel_data_start_dict(d);
+  rte_tel_data_add_dict_string(d, s.ok() ? "added" : "error", s.ok() ? p.c_str() : std::string(s.message()).c_str());
+  return 0;
+}
+
 }  // namespace
 
-void telemetry_expose(const Runtime* host) {
+void telemetry_expose(Runtime* host) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (!g_registered) {
     // Fails only for a malformed name or after the EAL ran with
@@ -100,6 +131,10 @@ void telemetry_expose(const Runtime* host) {
                                      "A worker core's scheduler counters. Parameter: core index.");
     (void)rte_telemetry_register_cmd("/nanopu/thread", on_thread,
                                      "A thread's counters. Parameter: thread id.");
+    (void)rte_telemetry_register_cmd("/nanopu/pipeline", on_pipeline,
+                                     "The --pipeline program's tables: hits, misses, frames per action.");
+    (void)rte_telemetry_register_cmd("/nanopu/pipeline_add", on_pipeline_add,
+                                     "Adds an entry to a --pipeline program's table. Parameter: TABLE ENTRY.");
     g_registered = true;
   }
   if (std::find(g_hosts.begin(), g_hosts.end(), host) == g_hosts.end()) g_hosts.push_back(host);

@@ -15,7 +15,7 @@ namespace nanopu {
 class Runtime;
 
 // Makes this host's counters readable (registers the commands on first use).
-void telemetry_expose(const Runtime* host);
+void telemetry_expose(Runtime* host);
 // Before the host's counters go away; a no-op if it was not exposed.
 void telemetry_withdraw(const Runtime* host);
 

@@ -119,7 +119,10 @@ PY
   echo "capture: $written frames, $requests request and $replies reply DATA packets, echoes match"
   ;;
 telemetry)
-  start_server --file_prefix="nanopu-test-$$"
+  # With nanopu's pipeline program, whose tables the socket reads and changes.
+  programs="$(cd "$(dirname "$lua")/../.." && pwd)/nic/pipeline/programs"
+  start_server --file_prefix="nanopu-test-$$" --pipeline="$programs/nanopu.spec" \
+    --pipeline_entries="$programs/nanopu.entries"
   grep -q "dpdk-telemetry.py -f nanopu-test-$$" "$work/server.log" || fail "the server does not say how to read its counters"
   ask() { echo "$1" | dpdk-telemetry.py -f "nanopu-test-$$" 2>&1; }
   ask /nanopu/info >"$work/info.json"
@@ -132,6 +135,11 @@ telemetry)
   ask /nanopu/core,0 | grep -q '"switches"' || fail "/nanopu/core,0"
   ask /nanopu/thread,0 | grep -q '"rx_msgs": [1-9]' || fail "/nanopu/thread,0: $(ask /nanopu/thread,0)"
   ask /nanopu/thread,99 | grep -q '"/nanopu/thread": null' || fail "an unknown thread must answer null"
+  ask /nanopu/pipeline | grep -q '"transport": "hit [1-9][0-9]* miss' || fail "/nanopu/pipeline: $(ask /nanopu/pipeline)"
+  ask "/nanopu/pipeline_add,transport match 0x11 action fast_path" | grep -q '"added"' \
+    || fail "/nanopu/pipeline_add: $(ask '/nanopu/pipeline_add,transport match 0x11 action fast_path')"
+  ask "/nanopu/pipeline_add,transport match 0x12 action teleport" | grep -q '"error": "table transport: entry' \
+    || fail "/nanopu/pipeline_add of a wrong entry: $(ask '/nanopu/pipeline_add,transport match 0x12 action teleport')"
   stop_server
   [ "$after" -le "$(counter "$work/server.log" nic.rx_msgs_delivered)" ] || fail "live counter ahead of the final one"
   echo "telemetry: rx_msgs_delivered $before -> $after while the host ran"
