@@ -4,7 +4,7 @@
 #include <rte_ring.h>
 #include <rte_swx_ctl.h>
 #include <rte_swx_pipeline.h>
-#include <rte_swx_port_ring.h>
+#include <rte_swx_port_ring.h>  // the ring ports' parameters
 
 #include <algorithm>
 #include <cstdlib>
@@ -68,30 +68,21 @@ absl::Status SwxProgram::build(const std::string& text, const std::string& file,
                             "rte_swx_pipeline_config");
       !s.ok())
     return s;
-  if (absl::Status s =
-          dpdk(rte_swx_pipeline_port_in_type_register(p_, "ring_in", &rte_swx_port_ring_reader_ops),
-               "port type");
-      !s.ok())
-    return s;
-  if (absl::Status s = dpdk(
-          rte_swx_pipeline_port_out_type_register(p_, "ring_out", &rte_swx_port_ring_writer_ops),
-          "port type");
-      !s.ok())
-    return s;
+  // rte_swx_pipeline_config registers the port types ("ring" among them)
+  // and the table types ("exact", "wildcard").
   const std::string in_name = name + "i";
   rte_swx_port_ring_reader_params in{in_name.c_str(), kMaxBurst};
-  if (absl::Status s = dpdk(rte_swx_pipeline_port_in_config(p_, 0, "ring_in", &in), "input port");
+  if (absl::Status s = dpdk(rte_swx_pipeline_port_in_config(p_, 0, "ring", &in), "input port");
       !s.ok())
     return s;
   for (uint32_t i = 0; i < outputs; ++i) {
     const std::string out_name = absl::StrCat(name, "o", i);
     rte_swx_port_ring_writer_params out{out_name.c_str(), kMaxBurst};
     if (absl::Status s =
-            dpdk(rte_swx_pipeline_port_out_config(p_, i, "ring_out", &out), "output port");
+            dpdk(rte_swx_pipeline_port_out_config(p_, i, "ring", &out), "output port");
         !s.ok())
       return s;
   }
-  // The exact-match table type is registered by rte_swx_pipeline_config.
   if (absl::Status s = configure_swx(*spec, p_); !s.ok()) return s;
   if (int rc = rte_swx_pipeline_build(p_); rc != 0)
     return absl::InvalidArgumentError(

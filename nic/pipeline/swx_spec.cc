@@ -129,9 +129,10 @@ class Reader {
     const std::vector<std::string>& w = l.words;
     if (w.size() == 2 && w[0] == "key" && w[1] == "{")
       return until_close(l, [&](const Line& k) {
-        if (k.words.size() != 2 || k.words[1] != "exact")
-          return error(k, "expected FIELD exact (exact match only)");
-        t->keys.push_back(k.words[0]);
+        if (k.words.size() != 2 ||
+            (k.words[1] != "exact" && k.words[1] != "wildcard" && k.words[1] != "lpm"))
+          return error(k, "expected FIELD exact|wildcard|lpm");
+        t->keys.push_back({k.words[0], k.words[1]});
         return absl::OkStatus();
       });
     if (w.size() == 2 && w[0] == "actions" && w[1] == "{")
@@ -172,7 +173,10 @@ absl::Status refused(const SwxSpec& spec, int line, const std::string& what, int
 
 absl::Status configure_table(const SwxSpec& spec, const SwxSpec::Table& t, rte_swx_pipeline* p) {
   std::vector<rte_swx_match_field_params> keys;
-  for (const std::string& k : t.keys) keys.push_back({k.c_str(), RTE_SWX_TABLE_MATCH_EXACT});
+  for (const SwxSpec::Table::Key& k : t.keys)
+    keys.push_back({k.field.c_str(), k.match == "exact"      ? RTE_SWX_TABLE_MATCH_EXACT
+                                     : k.match == "wildcard" ? RTE_SWX_TABLE_MATCH_WILDCARD
+                                                             : RTE_SWX_TABLE_MATCH_LPM});
   std::vector<const char*> actions = c_strings(t.actions);
   rte_swx_pipeline_table_params params{};
   params.fields = keys.data();

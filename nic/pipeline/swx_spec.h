@@ -5,7 +5,8 @@
 // builds a pipeline from a spec only through rte_swx_pipeline_codegen,
 // whose generated C needs rte_swx_pipeline_internal.h, which the package
 // does not ship; the configuration API it would call is public. The subset
-// read: struct, header, metadata, action, table (exact-match keys), apply —
+// read: struct, header, metadata, action, table (exact, wildcard and lpm keys),
+// apply —
 // instructions are DPDK's to parse. Every error names its line.
 #pragma once
 
@@ -40,7 +41,11 @@ struct SwxSpec {
   };
   struct Table {
     std::string name;
-    std::vector<std::string> keys;  // exact-match fields (h.header.field or m.field)
+    struct Key {
+      std::string field;  // h.header.field or m.field
+      std::string match;  // exact, wildcard or lpm
+    };
+    std::vector<Key> keys;
     std::vector<std::string> actions;
     std::string default_action, default_args;  // default_args empty: none
     bool default_const = false;
