@@ -169,14 +169,18 @@ unsigned NicCore::receive() {
 }
 
 uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
-  uint16_t kept = 0;  // never past the frames already handed to the program
+  // A program may send out more than it took (a mirror session, frames an
+  // earlier burst left inside it): the fast path's are gathered apart and
+  // kept up to rx's room (2 × kBurst), the rest dropped, counted.
+  rte_mbuf* fast[2 * kBurst];
+  uint16_t kept = 0;
   for (uint16_t off = 0; off < n; off = static_cast<uint16_t>(off + SwxProgram::kMaxBurst)) {
     const auto k = static_cast<uint16_t>(std::min<int>(n - off, SwxProgram::kMaxBurst));
     counters_.rx_program_stuck += program_->run(rx + off, k, &program_out_);
     for (size_t port = 0; port < program_out_.size(); ++port)
       for (rte_mbuf* m : program_out_[port]) {
-        if (port == 0) {
-          rx[kept++] = m;  // the fast path: the fixed pipeline and the transports
+        if (port == 0 && kept < 2 * kBurst) {
+          fast[kept++] = m;  // the fast path: the fixed pipeline and the transports
         } else if (port == 1 && os_.active()) {
           os_.to_os(m);
         } else {
@@ -186,6 +190,7 @@ uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
       }
   }
   if (os_.active()) os_.flush();
+  std::copy(fast, fast + kept, rx);
   return kept;
 }
 

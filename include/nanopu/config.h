@@ -76,8 +76,10 @@ struct Config {
   // The ingress pipeline as a program (nanoPU (OSDI'21) §2's P4 pipeline;
   // nic/pipeline/swx_program.h): a file in DPDK's SWX spec language every
   // frame runs through before the fixed pipeline — its output port 0 the
-  // fast path, 1 the OS (os_port; without one, dropped), 2 dropped, each
-  // counted. It costs the NIC core ~50 ns a frame (docs/design.md §1).
+  // fast path, 1 the OS (os_port; without one, dropped), 2 dropped (SWX's
+  // `drop`), each counted; a port above 2 is the program's error (DPDK does
+  // not check it). It costs the NIC core ~84 ns a frame beside the fixed
+  // pipeline's ~31 (docs/design.md §1).
   // Empty: the fixed pipeline alone.
   std::string pipeline_program;
   // Its tables' first entries, one a line "TABLE ENTRY" (as DPDK reads an

@@ -140,11 +140,13 @@ class Runtime {
   void print_stats(FILE* out) const;
 
   // Adds an entry to a table of the --pipeline program (every NIC core's),
-  // while the host runs: it takes effect on the next frame. From one thread
-  // at a time. Errors name the table and the entry.
+  // while the host runs: it takes effect on the next frame. Errors name the
+  // table and the entry; one every core's program refuses alike (they are
+  // one program), so a refusal stops at the first.
   absl::Status add_pipeline_entry(const std::string& table, const std::string& entry);
-  // Its tables' counts (NIC core 0's program), a line each: "TABLE: hit N
-  // miss N; ACTION N ...". Empty with no program.
+  // Its tables' counts, a line each: "TABLE: hit N miss N; ACTION N ..."
+  // (with several NIC cores, "nicK TABLE: ..." for each). Empty with no
+  // program.
   [[nodiscard]] std::vector<std::string> pipeline_table_counts() const;
 
   // After run(): the host's stalls and steal time over the run, measured
@@ -177,6 +179,7 @@ class Runtime {
   void drain_tx();
   // sPIN HPU lcores (Config::spin_hpu_lcores): launched for a run when a
   // context is installed, stopped and their last work applied after it.
+  absl::Status open_os_path_and_program(bool simulated, const std::string& tag);
   absl::Status start_hpus();
   void end_hpus();
   uint32_t hpus_launched_ = 0;

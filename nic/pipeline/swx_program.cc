@@ -21,8 +21,8 @@ constexpr unsigned kRingSize = 256;  // > kMaxBurst: a burst always fits
 // idles on an empty input (measured, nanopu.spec, 32 frames: 64 a step
 // 3.35 us a burst, 256 5.15, 1024 7.95).
 constexpr uint32_t kInstructionsPerStep = 64;
-// SWX in DPDK 22.11 has no drop: every frame leaves by some port. Steps
-// without one past this many are a program that never sends (a loop).
+// Every frame leaves by some port (`drop` is the last one). Steps without
+// one past this many are a program that never sends (a loop).
 constexpr unsigned kStuckSteps = 1024;
 
 // An entry rte_swx_ctl_pipeline_table_entry_read made (malloc'd, as DPDK's
@@ -107,6 +107,7 @@ SwxProgram::~SwxProgram() {
 }
 
 uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out) {
+  std::lock_guard<std::mutex> lock(mu_);  // uncontended but for a commit
   out->resize(out_.size());
   for (std::vector<rte_mbuf*>& o : *out) o.clear();
   const unsigned in = rte_ring_enqueue_burst(in_, reinterpret_cast<void**>(frames), n, nullptr);
@@ -132,7 +133,7 @@ uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<
 }
 
 absl::Status SwxProgram::add_entry(const std::string& table, const std::string& entry) {
-  std::lock_guard<std::mutex> lock(ctl_mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   int blank = 0;
   rte_swx_table_entry* e =
       rte_swx_ctl_pipeline_table_entry_read(ctl_, table.c_str(), entry.c_str(), &blank);

@@ -1,8 +1,9 @@
 // A pipeline program (nic/pipeline/swx_spec.h, DPDK's SWX engine) frames
 // run through: one input port and `outputs` output ports, each an rte_ring,
 // so a burst goes in, the pipeline runs, and each frame leaves by the port
-// its program chose (tx m.port_out; DPDK 22.11's SWX has no drop: a program
-// drops by a port its caller frees). Its
+// its program chose (tx m.port_out; `drop` is the last port). A program
+// must name a port it has: DPDK does not check, and a larger one reads past
+// its port table. Its
 // tables are managed while it runs through DPDK's control API (rte_swx_ctl),
 // an entry written as rte_swx_ctl_pipeline_table_entry_read reads it
 // ("match 0x99 action fast_path"). One thread drives it.
@@ -41,9 +42,12 @@ class SwxProgram {
   // port i. Returns how many did not leave: a program stuck in a loop (they
   // stay in the engine).
   uint16_t run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out);
-  // Adds `entry` to `table` and commits; the error names both. From any one
-  // thread while another runs frames (DPDK's control API commits a table's
-  // next copy, as examples/pipeline's CLI does beside its data plane).
+  // Adds `entry` to `table` and commits; the error names both. From any
+  // thread while another runs frames: DPDK's commit swaps in the table's
+  // next copy and frees the old one 100 us later, trusting no lookup lasts
+  // that long, which a preempted NIC core on a shared CPU can outlast; so a
+  // burst and a commit exclude each other (the NIC core waits out a commit,
+  // ~100 us, once an entry).
   [[nodiscard]] absl::Status add_entry(const std::string& table, const std::string& entry);
   // Per table, frames that hit and missed, and per action how many it ran
   // on: one line a table ("transport: hit 10 miss 2; fast_path 10 to_os 2").
@@ -57,7 +61,7 @@ class SwxProgram {
 
   rte_swx_pipeline* p_ = nullptr;
   rte_swx_ctl_pipeline* ctl_ = nullptr;
-  std::mutex ctl_mu_;  // one control thread at a time
+  std::mutex mu_;  // a burst through the engine, or a commit
   rte_ring* in_ = nullptr;
   std::vector<rte_ring*> out_;
 };

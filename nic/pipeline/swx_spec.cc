@@ -3,18 +3,20 @@
 #include <rte_errno.h>
 #include <rte_swx_pipeline.h>
 
+#include <functional>
 #include <sstream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace nanopu {
 namespace {
 
-// The spec's lines, comments (";" leading, "//" anywhere) and blanks gone,
-// each with its number and its words.
+// The spec's lines, each with its number and its words: a word that begins
+// with "//", ";" or "#" and the rest of its line are a comment, as DPDK's
+// own reader takes them; blank lines skipped.
 struct Line {
   int number = 0;
   std::string text;
@@ -26,10 +28,14 @@ std::vector<Line> lines_of(const std::string& text) {
   std::istringstream in(text);
   std::string raw;
   for (int n = 1; std::getline(in, raw); ++n) {
-    if (const size_t c = raw.find("//"); c != std::string::npos) raw.erase(c);
-    std::string t(absl::StripAsciiWhitespace(raw));
-    if (t.empty() || t[0] == ';') continue;
-    out.push_back({n, t, absl::StrSplit(t, absl::ByAnyChar(" \t"), absl::SkipEmpty())});
+    std::vector<std::string> words = absl::StrSplit(raw, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    for (size_t w = 0; w < words.size(); ++w)
+      if (words[w][0] == ';' || words[w][0] == '#' || words[w].rfind("//", 0) == 0) {
+        words.resize(w);
+        break;
+      }
+    if (words.empty()) continue;
+    out.push_back({n, absl::StrJoin(words, " "), std::move(words)});
   }
   return out;
 }

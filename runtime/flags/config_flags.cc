@@ -129,8 +129,8 @@ ABSL_FLAG(std::string, os_port, "",
           "NIC core.");
 ABSL_FLAG(std::string, pipeline, "",
           "The ingress pipeline as a program (nanoPU (OSDI'21) §2): a file in DPDK's SWX spec language every frame "
-          "runs through first; output port 0 the fast path, 1 the OS (--os_port), 2 dropped, counted "
-          "(nic/pipeline/programs/nanopu.spec is nanopu's own decision). Errors name the line.");
+          "runs through first; output port 0 the fast path, 1 the OS (--os_port), 2 dropped (drop), counted; no other "
+          "port (nic/pipeline/programs/nanopu.spec is nanopu's own decision). Errors name the line.");
 ABSL_FLAG(std::string, pipeline_entries, "",
           "The --pipeline program's tables' first entries, one a line: TABLE ENTRY (e.g. 'transport match 0x99 "
           "action fast_path'; nic/pipeline/programs/nanopu.entries).");

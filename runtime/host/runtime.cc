@@ -65,6 +65,9 @@ HostNoise Runtime::host_noise() const { return noise_->noise(); }
 Runtime::~Runtime() {
   release_buffers();
   port_.reset();
+  // After the host's port: the frames the kernel sent out of it came from
+  // this port's pool, and a NIC frees the last of them when it stops.
+  os_port_.reset();
 }
 
 void Runtime::release_buffers() {
@@ -77,8 +80,7 @@ void Runtime::release_buffers() {
   // Threads (and their fibers) go before the FIFOs and the pool they use.
   workers_.clear();
   nics_.clear();
-  os_port_.reset();  // after the NIC core that sent to it; its kernel interface goes with it
-  programs_.clear();
+  programs_.clear();  // after the NIC cores that ran them
   inboxes_.clear();  // frames handed between NIC cores and not yet taken
   fifos_.clear();
   // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
@@ -108,6 +110,24 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, P
   return rt;
 }
 
+// Beside the port: the OS's exception port (Config::os_port) and the
+// pipeline program, one a NIC core (Config::pipeline_program).
+absl::Status Runtime::open_os_path_and_program(bool simulated, const std::string& tag) {
+  if (!config_.os_port.empty()) {
+    if (simulated)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--os_port=", config_.os_port, ": a simulated host has no OS to hand frames to"));
+    absl::StatusOr<std::unique_ptr<OsPort>> os = OsPort::open(config_.os_port, *port_, tag);
+    if (!os.ok()) return os.status();
+    os_port_ = std::move(*os);
+  }
+  absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> programs =
+      load_pipeline_programs(config_, config_.nic_lcores, instance_);
+  if (!programs.ok()) return programs.status();
+  programs_ = std::move(*programs);
+  return absl::OkStatus();
+}
+
 absl::Status Runtime::open(PacketIo* external_io) {
   const std::string tag = absl::StrCat(getpid(), "_", instance_);
   absl::StatusOr<std::unique_ptr<Port>> port =
@@ -125,19 +145,8 @@ absl::Status Runtime::open(PacketIo* external_io) {
                      ": several NIC cores on a memif (or any port that must be restarted to "
                      "reconnect) are not built; "
                      "use net_null, net_tap, net_af_packet with qpairs, or a NIC"));
-  if (!config_.os_port.empty()) {
-    if (external_io != nullptr)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--os_port=", config_.os_port, ": a simulated host has no OS to hand frames to"));
-    absl::StatusOr<std::unique_ptr<OsPort>> os = OsPort::open(config_.os_port, *port_, tag);
-    if (!os.ok()) return os.status();
-    os_port_ = std::move(*os);
-  }
+  if (absl::Status s = open_os_path_and_program(external_io != nullptr, tag); !s.ok()) return s;
   const uint32_t nic_cores = config_.nic_lcores;
-  absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> programs =
-      load_pipeline_programs(config_, nic_cores, instance_);
-  if (!programs.ok()) return programs.status();
-  programs_ = std::move(*programs);
   contexts_ = std::make_unique<ContextTable>(instance_, config_.global_queue_messages, nic_cores);
   for (const Config::ContextSlo& s : config_.context_slos) {
     const double ahead = s.slo_ns / s.service_ns - 1;
@@ -390,8 +399,13 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 uint16_t Runtime::port_id() const { return port_->id(); }
 
 std::vector<std::string> Runtime::pipeline_table_counts() const {
-  // DPDK's own per table and action, NIC core 0's program.
-  return programs_.empty() ? std::vector<std::string>{} : programs_[0]->table_counts();
+  // DPDK's own per table and action; with several NIC cores, each one's
+  // program, named.
+  std::vector<std::string> lines;
+  for (size_t k = 0; k < programs_.size(); ++k)
+    for (const std::string& line : programs_[k]->table_counts())
+      lines.push_back(programs_.size() == 1 ? line : absl::StrCat("nic", k, " ", line));
+  return lines;
 }
 
 absl::Status Runtime::add_pipeline_entry(const std::string& table, const std::string& entry) {

@@ -43,11 +43,12 @@ int in_ns(const Netns& ns, const std::string& cmd) {
 }
 
 // A UDP echo in python3 (Debian's, which deploy/setup.sh installs): the
-// server answers one datagram; the client sends one and prints the answer.
+// server says it is ready, answers one datagram; the client sends one and
+// prints the answer.
 const char* kUdpServer =
     "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('0.0.0.0', "
     "7007))\n"
-    "d, a = s.recvfrom(100)\ns.sendto(d[::-1], a)\n";
+    "print('ready', flush=True)\nd, a = s.recvfrom(100)\ns.sendto(d[::-1], a)\n";
 const char* kUdpClient =
     "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(5)\n"
     "s.sendto(b'nanopu', ('10.78.0.1', 7007))\nprint(s.recvfrom(100)[0].decode())\n";
@@ -89,6 +90,8 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
       << "ethtool (deploy/setup.sh installs it)";
   const pid_t udp = spawn(os.exec({"/usr/bin/python3", "-c", kUdpServer}), dir + "/udp_server.log");
   ASSERT_GT(udp, 0);
+  ASSERT_TRUE(wait_for_line(dir + "/udp_server.log", "ready", std::chrono::seconds(30)))
+      << read_file(dir + "/udp_server.log");
   // The fast path, on the same port, while the kernels talk.
   const pid_t load =
       spawn(cli.exec({NANOPU_LOADGEN_BIN, "--lcores=0", "--huge=off", "--poll=adaptive",
