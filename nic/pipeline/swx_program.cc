@@ -78,8 +78,7 @@ absl::Status SwxProgram::build(const std::string& text, const std::string& file,
   for (uint32_t i = 0; i < outputs; ++i) {
     const std::string out_name = absl::StrCat(name, "o", i);
     rte_swx_port_ring_writer_params out{out_name.c_str(), kMaxBurst};
-    if (absl::Status s =
-            dpdk(rte_swx_pipeline_port_out_config(p_, i, "ring", &out), "output port");
+    if (absl::Status s = dpdk(rte_swx_pipeline_port_out_config(p_, i, "ring", &out), "output port");
         !s.ok())
       return s;
   }
@@ -166,7 +165,8 @@ std::vector<std::string> SwxProgram::table_counts() const {
     rte_swx_table_stats st{0, 0, per_action.data()};
     std::fill(per_action.begin(), per_action.end(), 0);
     if (rte_swx_ctl_pipeline_table_stats_read(p_, ti.name, &st) != 0) continue;
-    std::string line = absl::StrCat(ti.name, ": hit ", st.n_pkts_hit, " miss ", st.n_pkts_miss, ";");
+    std::string line =
+        absl::StrCat(ti.name, ": hit ", st.n_pkts_hit, " miss ", st.n_pkts_miss, ";");
     for (uint32_t a = 0; a < info.n_actions; ++a)
       if (per_action[a] != 0) absl::StrAppend(&line, " ", action_names[a], " ", per_action[a]);
     lines.push_back(line);

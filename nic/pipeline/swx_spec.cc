@@ -28,7 +28,8 @@ std::vector<Line> lines_of(const std::string& text) {
   std::istringstream in(text);
   std::string raw;
   for (int n = 1; std::getline(in, raw); ++n) {
-    std::vector<std::string> words = absl::StrSplit(raw, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    std::vector<std::string> words =
+        absl::StrSplit(raw, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
     for (size_t w = 0; w < words.size(); ++w)
       if (words[w][0] == ';' || words[w][0] == '#' || words[w].rfind("//", 0) == 0) {
         words.resize(w);

@@ -11,7 +11,9 @@ namespace {
 
 absl::StatusOr<std::string> read_file(const std::string& path, const char* flag) {
   std::ifstream f(path);
-  if (!f) return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", path, ": cannot read the file"));
+  if (!f)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, "=", path, ": cannot read the file"));
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
@@ -28,9 +30,11 @@ absl::Status add_entries(const std::string& path, const std::string& text,
     if (t.empty() || t[0] == ';' || t[0] == '#') continue;
     const size_t space = t.find_first_of(" \t");
     if (space == std::string::npos)
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", n, ": expected TABLE ENTRY (found '", t, "')"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", n, ": expected TABLE ENTRY (found '", t, "')"));
     for (const std::unique_ptr<SwxProgram>& p : programs)
-      if (absl::Status s = p->add_entry(t.substr(0, space), std::string(absl::StripAsciiWhitespace(t.substr(space))));
+      if (absl::Status s = p->add_entry(t.substr(0, space),
+                                        std::string(absl::StripAsciiWhitespace(t.substr(space))));
           !s.ok())
         return absl::InvalidArgumentError(absl::StrCat(path, ":", n, ": ", s.message()));
   }
@@ -45,15 +49,15 @@ absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(
   std::vector<std::unique_ptr<SwxProgram>> programs;
   if (c.pipeline_program.empty()) {
     if (!c.pipeline_entries.empty())
-      return absl::InvalidArgumentError(
-          absl::StrCat("--pipeline_entries=", c.pipeline_entries, ": entries for no --pipeline program"));
+      return absl::InvalidArgumentError(absl::StrCat("--pipeline_entries=", c.pipeline_entries,
+                                                     ": entries for no --pipeline program"));
     return programs;
   }
   absl::StatusOr<std::string> text = read_file(c.pipeline_program, "pipeline");
   if (!text.ok()) return text.status();
   for (uint32_t k = 0; k < nic_cores; ++k) {
-    absl::StatusOr<std::unique_ptr<SwxProgram>> p =
-        SwxProgram::load(*text, c.pipeline_program, kPipelinePorts, absl::StrCat("np", instance, "p", k));
+    absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(
+        *text, c.pipeline_program, kPipelinePorts, absl::StrCat("np", instance, "p", k));
     if (!p.ok()) return p.status();
     programs.push_back(std::move(*p));
   }

@@ -106,9 +106,10 @@ TEST_F(SwxProgramTest, NanopusProgramSendsItsTransportsFastAndTheRestToTheOs) {
 // Comments as DPDK's reader takes them: a word that begins with ";", "#"
 // or "//" and the rest of its line, wherever it stands.
 TEST(SwxSpecTest, ACommentEndsItsLineWhereverItBegins) {
-  absl::StatusOr<SwxSpec> s =
-      read_swx_spec("struct a_h {  ; its fields\n\tbit<8> x  // one\n}  # done\napply {\n\trx m.port_in ; first\n}\n",
-                    "ok.spec");
+  absl::StatusOr<SwxSpec> s = read_swx_spec(
+      "struct a_h {  ; its fields\n\tbit<8> x  // one\n}  # done\napply {\n\trx m.port_in ; "
+      "first\n}\n",
+      "ok.spec");
   ASSERT_TRUE(s.ok()) << s.status();
   ASSERT_EQ(s->structs.size(), 1u);
   EXPECT_EQ(s->structs[0].fields.size(), 1u);

@@ -32,7 +32,7 @@ const std::string kProgram = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/pro
 
 struct Calls {
   std::vector<rpc::CallStatus> first, second;  // before and after the entry
-  bool phase_two = false;  // the test sets it once the entry is in
+  bool phase_two = false;                      // the test sets it once the entry is in
   bool first_only = false;  // no second three (their frames denied: each a give-up's wait)
   bool done = false;
 };
@@ -78,17 +78,20 @@ TEST(PipelineProgramTest, AnEntryAddedWhileTheHostRunsOpensTheFastPathOnTheNextF
   Calls calls;
   ASSERT_TRUE(h.server->spawn(echo).ok());
   ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return calls.first.size() == 3; },
-                                  std::chrono::seconds(60)));
+  ASSERT_TRUE(testing::poll_until(
+      {h.server.get(), h.client.get()}, [&] { return calls.first.size() == 3; },
+      std::chrono::seconds(60)));
   for (rpc::CallStatus s : calls.first) EXPECT_NE(s, rpc::CallStatus::kOk);
-  EXPECT_GT(h.server->nic_counters().rx_program_dropped, 0u) << "to the OS, with no OS port: dropped, counted";
+  EXPECT_GT(h.server->nic_counters().rx_program_dropped, 0u)
+      << "to the OS, with no OS port: dropped, counted";
   EXPECT_EQ(h.server->add_pipeline_entry("transport", "match 0x99 action teleport").message(),
-            "table transport: entry 'match 0x99 action teleport' does not read (no such table, a field, action or "
+            "table transport: entry 'match 0x99 action teleport' does not read (no such table, a "
+            "field, action or "
             "argument wrong)");
   ASSERT_TRUE(h.server->add_pipeline_entry("transport", "match 0x99 action fast_path").ok());
   calls.phase_two = true;
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return calls.done; },
-                                  std::chrono::seconds(60)));
+  ASSERT_TRUE(testing::poll_until(
+      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
   EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
   char* text = nullptr;
   size_t len = 0;
@@ -108,18 +111,19 @@ TEST(PipelineProgramTest, AnEntryAddedWhileTheHostRunsOpensTheFastPathOnTheNextF
 // action that dropped them.
 TEST(PipelineProgramTest, AnAclProgramDropsADeniedSourceAndCountsIt) {
   const std::string programs = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/";
-  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp, [&](Config& c, bool server) {
-    if (!server) return;
-    c.pipeline_program = programs + "acl.spec";
-    c.pipeline_entries = programs + "acl.entries";
-  });
+  testing::RingHosts h =
+      testing::make_ring_hosts(kServerIp, kClientIp, [&](Config& c, bool server) {
+        if (!server) return;
+        c.pipeline_program = programs + "acl.spec";
+        c.pipeline_entries = programs + "acl.entries";
+      });
   ASSERT_TRUE(h.server && h.client);
   Calls calls;
   calls.first_only = true;
   ASSERT_TRUE(h.server->spawn(echo).ok());
   ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
-  ASSERT_TRUE(testing::poll_until({h.server.get(), h.client.get()}, [&] { return calls.done; },
-                                  std::chrono::seconds(60)));
+  ASSERT_TRUE(testing::poll_until(
+      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
   for (rpc::CallStatus s : calls.first) EXPECT_NE(s, rpc::CallStatus::kOk);
   EXPECT_GT(h.server->nic_counters().rx_program_dropped, 0u);
   EXPECT_EQ(h.server->nic_counters().rx_msgs_delivered, 0u) << "a denied frame reached a thread";
@@ -130,7 +134,8 @@ TEST(PipelineProgramTest, AnAclProgramDropsADeniedSourceAndCountsIt) {
 }
 
 TEST(PipelineProgramTest, AProgramOrEntryThatIsWrongStopsTheHostAtStartNamed) {
-  const std::string bad = ::testing::TempDir() + "nanopu-bad-" + std::to_string(getpid()) + ".entries";
+  const std::string bad =
+      ::testing::TempDir() + "nanopu-bad-" + std::to_string(getpid()) + ".entries";
   std::ofstream(bad) << "; a comment\ntransport match 0x99 action fast_path\ntransport\n";
   const auto start = [&](const std::string& program, const std::string& entries) {
     testing::PortPair p = testing::make_ring_pair();
