@@ -20,8 +20,8 @@
 namespace nanopu::figures {
 namespace {
 
-// §VI: 1024 servers × 256 outstanding × 512 B per connection; NEBULA's
-// pool 10 × E[Nq] = 160 slots of 512 B, "81KB". Service times fixed, as
+// Buffers as the paper provisions them (model::paper_buffer_bytes: 136 MB
+// per connection, NEBULA's "81KB" pool). Service times fixed, as
 // §III's "narrow distributions observed in object stores" (the paper gives
 // only means); SRQ's 1.75× over RPCValet needs a narrow one (an
 // exponential one holds 16 uniformly loaded cores to 0.54 of their
@@ -30,8 +30,6 @@ NebulaServer table2(double get_share, double value_bytes) {
   NebulaServer s;
   s.memory = model::MemorySystem::nebula_simulation();
   s.rpc = model::RpcMemoryDemand::mica(get_share, value_bytes);
-  s.per_connection_bytes = model::per_connection_bytes(1024, 256, 512);
-  s.bounded_bytes = 81e3;
   return s;
 }
 

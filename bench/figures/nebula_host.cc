@@ -5,22 +5,10 @@
 
 namespace nanopu::figures {
 
-double NebulaServer::buffers(model::BufferProvisioning p) const {
-  switch (p) {
-    case model::BufferProvisioning::kPerConnection:
-      return per_connection_bytes;
-    case model::BufferProvisioning::kSharedBounded:
-      return bounded_bytes;
-    case model::BufferProvisioning::kIdealReuse:
-      return 0;
-  }
-  return 0;
-}
-
 NebulaPoint nebula_at(const FigureOptions& o, const NebulaServer& s, const NebulaSystem& y,
                       double rps) {
   const model::MemoryTraffic t =
-      model::traffic_per_rpc(s.memory, y.buffers, s.buffers(y.buffers), s.rpc);
+      model::traffic_per_rpc(s.memory, y.buffers, model::paper_buffer_bytes(s.memory, y.buffers), s.rpc);
   NebulaPoint p;
   p.memory = model::at_load(s.memory, t, s.rpc, rps);
   if (p.memory.saturated) return p;

@@ -35,12 +35,9 @@ inline constexpr NebulaSystem kNebula{"NEBULA", CoreSelectPolicy::kJbsq, 2,
 struct NebulaServer {
   model::MemorySystem memory;
   model::RpcMemoryDemand rpc;
-  double per_connection_bytes = 0;  // RSS's and RPCValet's buffers
-  double bounded_bytes = 0;         // NEBULA's pool
   model::ServiceTime::Kind service_kind = model::ServiceTime::Kind::kFixed;
   double queued_delta_ns = 0;  // model::ServiceTime's prefetch terms (Fig. 8)
   double after_ns = 0;
-  [[nodiscard]] double buffers(model::BufferProvisioning p) const;
 };
 
 struct NebulaPoint {

@@ -26,14 +26,11 @@ struct System {
 
 const System kSystems[] = {{kRss, 0.61}, {kRpcValet, 0.61}, {kSrq, 0.76}, {kNebula, 0.97}};
 
-// §III's server and MICA SETs; §VI's buffers: 1024 servers × 256
-// outstanding × 512 B, and NEBULA's pool 10 × E[Nq] for the 60-core server
-// (§IV-C: 540 entries, held at 540 KB).
+// §III's server and MICA SETs; buffers as the paper provisions them
+// (model::paper_buffer_bytes: 136 MB per connection, NEBULA's 540 KB pool).
 NebulaServer setup() {
   NebulaServer s;
   s.memory = model::MemorySystem::nebula_server();
-  s.per_connection_bytes = model::per_connection_bytes(1024, 256, 512);
-  s.bounded_bytes = 540e3;
   return s;
 }
 
@@ -58,11 +55,11 @@ bool nebula_memory(const FigureOptions& o) {
   for (BufferProvisioning p :
        {BufferProvisioning::kPerConnection, BufferProvisioning::kSharedBounded,
         BufferProvisioning::kIdealReuse}) {
-    const model::MemoryTraffic t = model::traffic_per_rpc(s.memory, p, s.buffers(p), s.rpc);
+    const model::MemoryTraffic t = model::traffic_per_rpc(s.memory, p, model::paper_buffer_bytes(s.memory, p), s.rpc);
     std::printf(
         "  buffers %-27s %9.0f KB: LLC hit %.2f, DRAM bytes per RPC %.0f (NIC fetch %.0f + "
         "writeback %.0f, core %.0f)\n",
-        provisioning_name(p), s.buffers(p) / 1e3, t.buffer_hit, t.per_rpc(), t.nic_fetch_bytes,
+        provisioning_name(p), model::paper_buffer_bytes(s.memory, p) / 1e3, t.buffer_hit, t.per_rpc(), t.nic_fetch_bytes,
         t.nic_writeback_bytes, t.core_bytes);
   }
   Table table{{"load"}, {}};

@@ -19,7 +19,8 @@ MemorySystem MemorySystem::nebula_server() {
           .dram_channels = 6,
           .dram_bytes_per_s = 6 * 21.333e9,
           .dram_latency_ns = 80,
-          .nic_bits_per_s = 300e9};
+          .nic_bits_per_s = 300e9,
+          .bounded_pool_bytes = 540e3};
 }
 
 MemorySystem MemorySystem::nebula_simulation() {
@@ -30,7 +31,8 @@ MemorySystem MemorySystem::nebula_simulation() {
           .dram_bytes_per_s = 2 * 15.5e9,
           .dram_latency_ns = 45,
           .nic_bits_per_s = 120e9,
-          .sustainable_share = 0.82};
+          .sustainable_share = 0.82,
+          .bounded_pool_bytes = 81e3};
 }
 
 std::string MemorySystem::invalid() const {
@@ -56,6 +58,15 @@ const char* provisioning_name(BufferProvisioning p) {
 
 double per_connection_bytes(uint32_t peers, uint32_t outstanding, uint32_t max_message_bytes) {
   return static_cast<double>(peers) * outstanding * max_message_bytes;
+}
+
+double paper_buffer_bytes(const MemorySystem& m, BufferProvisioning p) {
+  switch (p) {
+    case BufferProvisioning::kPerConnection: return per_connection_bytes(1024, 256, 512);
+    case BufferProvisioning::kSharedBounded: return m.bounded_pool_bytes;
+    case BufferProvisioning::kIdealReuse: return 0;
+  }
+  return 0;
 }
 
 RpcMemoryDemand RpcMemoryDemand::mica(double get_share, double value_bytes) {

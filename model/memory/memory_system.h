@@ -30,6 +30,9 @@ struct MemorySystem {
   // below its nominal rate). 1 in §III's queueing model, whose DRAM is
   // exhausted at its rate.
   double sustainable_share = 1;
+  // NEBULA's shared receive pool for this server: 10 × E[N̂q] slots
+  // (§IV-C: 540 KB for the 60-core server, §VI: 81 KB for Table II's).
+  double bounded_pool_bytes = 0;
   [[nodiscard]] double usable_bytes_per_s() const { return sustainable_share * dram_bytes_per_s; }
 
   // §III's server ("the current best-performing server architecture for
@@ -58,6 +61,11 @@ enum class BufferProvisioning : uint8_t {
 // Connection-oriented buffers: peers × outstanding messages each × the
 // largest message (NEBULA §VI: 1024 × 256 × 512 B ≈ 136 MB).
 [[nodiscard]] double per_connection_bytes(uint32_t peers, uint32_t outstanding, uint32_t max_message_bytes);
+
+// The receive buffers' footprint on server m as the paper provisions them:
+// §VI's 1024 peers × 256 messages × 512 B per connection, the server's
+// bounded pool, nothing for ideal reuse.
+[[nodiscard]] double paper_buffer_bytes(const MemorySystem& m, BufferProvisioning p);
 
 // What one RPC asks of the memory system (§III: MICA SETs, "a hash-index
 // lookup (64B read) followed by a 512B value write", S̄ = 630 ns).

@@ -43,16 +43,12 @@ absl::StatusOr<HostMemory> HostMemory::parse(const std::string& spec, uint32_t h
   if (f[0] == "nebula_server") m = model::MemorySystem::nebula_server();
   else if (f[0] == "nebula_simulation") m = model::MemorySystem::nebula_simulation();
   else return bad(absl::StrCat("no memory system '", f[0], "'"));
-  // The buffers as §VI provisions them: 1024 peers × 256 messages × 512 B,
-  // or NEBULA's pool of 10 × E[N̂q] (540 KB for 64 cores, 81 KB for 16).
+  // The buffers as the paper provisions them (model::paper_buffer_bytes).
   model::BufferProvisioning p;
-  double bytes = 0;
   if (f[1] == "per_connection") {
     p = model::BufferProvisioning::kPerConnection;
-    bytes = model::per_connection_bytes(1024, 256, 512);
   } else if (f[1] == "bounded") {
     p = model::BufferProvisioning::kSharedBounded;
-    bytes = m.cores >= 60 ? 540e3 : 81e3;
   } else if (f[1] == "ideal") {
     p = model::BufferProvisioning::kIdealReuse;
   } else {
@@ -66,7 +62,7 @@ absl::StatusOr<HostMemory> HostMemory::parse(const std::string& spec, uint32_t h
   }
   if (const std::string why = m.invalid(); !why.empty()) return bad(why);
   if (host_cores == 0) return bad("the host has no worker core");
-  return HostMemory(m, p, bytes, rpc, host_cores);
+  return HostMemory(m, p, model::paper_buffer_bytes(m, p), rpc, host_cores);
 }
 
 HostMemory::HostMemory(const model::MemorySystem& m, model::BufferProvisioning p, double buffer_bytes,

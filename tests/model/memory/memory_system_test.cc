@@ -66,6 +66,12 @@ TEST(MemorySystemTest, TheSimulatedServersDramSaturatesAtItsSustainableShare) {
 TEST(MemorySystemTest, PerConnectionBuffersOutgrowTheLlcAndCostTheDramTheirLines) {
   // §VI: 1024 servers × 256 messages × 512 B, "136MB".
   EXPECT_NEAR(kPerConnection / 1e6, 134.2, 0.1);
+  // As the paper provisions each server's: per connection, or its pool.
+  EXPECT_DOUBLE_EQ(paper_buffer_bytes(MemorySystem::nebula_server(), BufferProvisioning::kPerConnection),
+                   kPerConnection);
+  EXPECT_DOUBLE_EQ(paper_buffer_bytes(MemorySystem::nebula_server(), BufferProvisioning::kSharedBounded), 540e3);
+  EXPECT_DOUBLE_EQ(paper_buffer_bytes(MemorySystem::nebula_simulation(), BufferProvisioning::kSharedBounded), 81e3);
+  EXPECT_DOUBLE_EQ(paper_buffer_bytes(MemorySystem::nebula_simulation(), BufferProvisioning::kIdealReuse), 0);
   const MemorySystem m = MemorySystem::nebula_server();
   const MemoryTraffic conn = traffic_per_rpc(m, BufferProvisioning::kPerConnection, kPerConnection, kSet);
   const MemoryTraffic bounded = traffic_per_rpc(m, BufferProvisioning::kSharedBounded, 540e3, kSet);
