@@ -3,12 +3,9 @@
 // in nanopu::flags), the value given and what is accepted.
 #include "nanopu/config.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
-#include "nic/pipeline/swx_spec.h"
 #include "runtime/host/host_memory.h"
+#include "runtime/host/pipeline_programs.h"
 
 namespace nanopu {
 namespace {
@@ -143,22 +140,6 @@ absl::Status check_os_port(const Config& c) {
   return absl::OkStatus();
 }
 
-// The pipeline program reads (its DPDK configuration is checked when the
-// host opens: runtime/host/pipeline_programs.h).
-absl::Status check_pipeline(const Config& c) {
-  if (c.pipeline_program.empty()) {
-    if (c.pipeline_entries.empty()) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat("--pipeline_entries=", c.pipeline_entries, ": entries for no --pipeline program"));
-  }
-  std::ifstream f(c.pipeline_program);
-  if (!f) return absl::InvalidArgumentError(absl::StrCat("--pipeline=", c.pipeline_program, ": cannot read the file"));
-  std::stringstream text;
-  text << f.rdbuf();
-  absl::StatusOr<SwxSpec> spec = read_swx_spec(text.str(), c.pipeline_program);
-  return spec.ok() ? absl::OkStatus() : spec.status();
-}
-
 // A simulated host's memory system: its spec names one (runtime/host/host_memory.h).
 absl::Status check_memory_model(const Config& c) {
   if (c.memory_model.empty()) return absl::OkStatus();
@@ -231,7 +212,7 @@ absl::Status check_scheduling(const Config& c) {
 
 absl::Status Config::validate() const {
   for (auto check : {check_cores_and_backend, check_buffers, check_transport, check_scheduling, check_context_slos,
-                     check_memory_model, check_os_port, check_pipeline})
+                     check_memory_model, check_os_port, check_pipeline_files})
     if (absl::Status s = check(*this); !s.ok()) return s;
   return absl::OkStatus();
 }

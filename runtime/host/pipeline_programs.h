@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "nanopu/config.h"
 #include "nic/pipeline/swx_program.h"
 
@@ -18,7 +19,17 @@ namespace nanopu {
 // Output ports of a host's program: 0 the fast path, 1 the OS, 2 dropped.
 inline constexpr uint32_t kPipelinePorts = 3;
 
+// Config::validate's part: the program file reads as a spec (DPDK's own
+// checks come when the host opens), and entries come with a program.
+[[nodiscard]] absl::Status check_pipeline_files(const Config& c);
+
+// The programs, one a NIC core, with the entries file's entries; c passed
+// check_pipeline_files.
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(
     const Config& c, uint32_t nic_cores, uint32_t instance);
+
+// "TABLE ENTRY" (an entries file's line, the telemetry command's
+// parameter): the first word and the rest; false when there is no rest.
+[[nodiscard]] bool split_entry_line(absl::string_view line, std::string* table, std::string* entry);
 
 }  // namespace nanopu

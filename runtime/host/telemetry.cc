@@ -14,6 +14,7 @@
 #include "nanopu/address.h"
 #include "nanopu/runtime.h"
 #include "nanopu/thread.h"
+#include "runtime/host/pipeline_programs.h"
 
 namespace nanopu {
 namespace {
@@ -108,10 +109,9 @@ int on_pipeline_add(const char*, const char* params, rte_tel_data* d) {
   Runtime* h = first_host();
   if (h == nullptr || params == nullptr) return -1;
   const std::string p(params);
-  const size_t space = p.find(' ');
-  const absl::Status s = space == std::string::npos
-                             ? absl::InvalidArgumentError("expected TABLE ENTRY")
-                             : h->add_pipeline_entry(p.substr(0, space), p.substr(space + 1));
+  std::string table, entry;
+  const absl::Status s = split_entry_line(p, &table, &entry) ? h->add_pipeline_entry(table, entry)
+                                                             : absl::InvalidArgumentError("expected TABLE ENTRY");
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, s.ok() ? "added" : "error", s.ok() ? p.c_str() : std::string(s.message()).c_str());
   return 0;
