@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -361,6 +362,10 @@ class CallLoad : public Load {
   };
   // Sends a rejected request again (true), or false when its retries are spent.
   bool retry(const rpc::Completion& c, Sent& s);
+  // A call's deadline, sent or sent again: the drain timeout.
+  [[nodiscard]] std::chrono::microseconds call_deadline() const {
+    return std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
+  }
   rpc::Client client_;
   bool recording_ = false;  // the recorder asked for, once
   std::vector<uint64_t> words_;

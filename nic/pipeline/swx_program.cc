@@ -94,15 +94,13 @@ absl::Status SwxProgram::build(const std::string& text, const std::string& file,
 SwxProgram::~SwxProgram() {
   if (ctl_ != nullptr) rte_swx_ctl_pipeline_free(ctl_);
   if (p_ != nullptr) rte_swx_pipeline_free(p_);
-  rte_mbuf* m = nullptr;
-  for (rte_ring* r : out_) {
+  const auto drain_and_free = [](rte_ring* r) {
+    rte_mbuf* m = nullptr;
     while (rte_ring_dequeue(r, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
     rte_ring_free(r);
-  }
-  if (in_ != nullptr) {
-    while (rte_ring_dequeue(in_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-    rte_ring_free(in_);
-  }
+  };
+  for (rte_ring* r : out_) drain_and_free(r);
+  if (in_ != nullptr) drain_and_free(in_);
 }
 
 uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out) {

@@ -27,13 +27,11 @@ bool CallLoad::send_next(uint64_t sent_ns) {
   const uint64_t seq = next_seq_;
   const uint32_t bytes = request(seq, &words_);
   uint64_t id = kNotSent;
-  const auto deadline =
-      std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
   // The call's user word is its sequence number; its latency counts from
   // the scheduled send time, kept with it. A call whose header went out is
   // in flight even if a word did not (the thread dropped the message short):
   // it ends by its deadline or a failure notice, counted then, once.
-  if (client_.call(destination(seq), words_, bytes, deadline, seq, &id) != ApiError::kOk && id == kNotSent) {
+  if (client_.call(destination(seq), words_, bytes, call_deadline(), seq, &id) != ApiError::kOk && id == kNotSent) {
     ++r_->send_failures;
     return false;
   }
@@ -70,10 +68,8 @@ bool CallLoad::retry(const rpc::Completion& c, Sent& s) {
   // A full TX FIFO is not waited for here, among the replies this thread
   // must read to free it: the call then counts as rejected.
   if (s.retries >= opts_.retry_rejected || !t_.tx_ready()) return false;
-  const auto deadline =
-      std::chrono::microseconds(static_cast<int64_t>(opts_.drain_timeout_s * 1e6));
   uint64_t id = kNotSent;
-  if (client_.call(retry_destination(c.user, c.to), s.words, s.bytes, deadline, c.user, &id) != ApiError::kOk &&
+  if (client_.call(retry_destination(c.user, c.to), s.words, s.bytes, call_deadline(), c.user, &id) != ApiError::kOk &&
       id == kNotSent)
     return false;  // not sent: it counts as rejected (one whose header went out is in flight, as in send_next)
   ++s.retries;

@@ -12,22 +12,18 @@
 #include <rte_mempool.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "lib/wire/frame.h"
 #include "nanopu_test_paths.h"
 #include "nic/pipeline/swx_spec.h"
 #include "tests/support/eal_env.h"
+#include "tests/support/subprocess.h"
 
 namespace nanopu {
 namespace {
 
 std::string nanopu_program() {
-  std::ifstream f(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/nanopu.spec");
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+  return testing::read_file(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/nanopu.spec");
 }
 
 class SwxProgramTest : public ::testing::Test {
