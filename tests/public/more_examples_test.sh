@@ -12,6 +12,7 @@
 #   - spin-handlers over net_memif and on the modelled clock: each use case's
 #     host results equal to the client's own reference (not in a sanitizer
 #     build);
+#   - kv-service under an SLO and NEBULA's memory model on the modelled clock;
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
 #     kv-service on a leaf-spine fabric, both clients answered right, both
@@ -203,6 +204,21 @@ env ${flags:+ASAN_OPTIONS=detect_leaks=0} mpirun --allow-run-as-root --oversubsc
 [ "$(kv_hash "$work/kv-fabric.out")" = "$(kv_hash "$work/kv-fabric-2r.out")" ] \
   || die "kv-service on two ranks: another trace hash ($(kv_hash "$work/kv-fabric-2r.out"))"
 echo "   one, two threads and two MPI ranks: $(kv_hash "$work/kv-fabric.out")"
+
+echo "== kv-service under an SLO and NEBULA's memory model (the installed flags, an author's server)"
+# kv.topo with the server's two contexts given a generous SLO (1 us of
+# service, 40 us promised: nothing rejected at this load) and its host the
+# modelled memory system: both start lines printed, both clients answered.
+sed 's/kv-server  --threads=2/kv-server  --threads=2 --context_slo=1:1:40,2:1:40 --memory_model=nebula_server:bounded/' \
+  "$src/examples/kv-service/kv.topo" >"$work/kv-slo.topo"
+grep -q -- "--memory_model" "$work/kv-slo.topo" || die "kv.topo's server line changed: the SLO run has no flags"
+"$kv" sim "$work/kv-slo.topo" --sim_progress=false >"$work/kv-slo.out" 2>&1 \
+  || { cat "$work/kv-slo.out"; die "kv-service: sim with an SLO and the memory model"; }
+[ "$(grep -c ", 0 calls failed (each reported by id), 0 wrong replies" "$work/kv-slo.out")" = 2 ] \
+  || { cat "$work/kv-slo.out"; die "kv-service with an SLO: not both clients answered right"; }
+grep -q "context 1: Erlang-C (M/M/1 waits" "$work/kv-slo.out" || { cat "$work/kv-slo.out"; die "no Erlang-C line"; }
+grep -q "memory (modelled, NEBULA" "$work/kv-slo.out" || { cat "$work/kv-slo.out"; die "no memory model summary"; }
+echo "   $(grep -o "memory (modelled.*" "$work/kv-slo.out" | cut -c1-110)"
 
 if [ -z "$flags" ]; then
 echo "== spin-handlers: PsPIN's six use cases as sPIN handlers on the NIC, over net_memif and on the modelled clock"
