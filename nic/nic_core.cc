@@ -54,6 +54,7 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
   }
   if (params.faults.any())
     faults_ = std::make_unique<FaultInjector>(params.faults, pool, clock::hz());
+  if (params.egress_program != nullptr) tx_.set_egress(params.egress_program, pool);
   pending_.reserve(ContextTable::kContexts);
   staged_.reserve(64);
 }

@@ -65,6 +65,9 @@ struct NicParams {
   // every frame runs through it first — port 0 the fast path, 1 the OS, 2
   // dropped, counted. Null: the fixed pipeline alone.
   SwxProgram* program = nullptr;
+  // The egress pipeline as a program (Config::egress_program; not owned):
+  // every frame sent runs through it last (nic/tx/tx_batches.h). Null: none.
+  SwxProgram* egress_program = nullptr;
   uint32_t host_ip = 0;
   wire::MacAddr host_mac{};
   wire::MacAddr gateway_mac = wire::kBroadcastMac;

@@ -86,6 +86,17 @@ struct Config {
   // entry: "transport match 0x99 action fast_path"). Runtime::
   // add_pipeline_entry adds more while the host runs.
   std::string pipeline_entries;
+  // The egress pipeline as a program (the same paper's egress PISA
+  // pipeline): every frame the NIC sends runs through it last, after
+  // packetization and framing — output port 0 the wire, 1 dropped
+  // (counted). It may rewrite a frame and prepend up to 64 bytes of headers
+  // (a tunnel's: nic/pipeline/programs/vxlan_encap.spec); a frame the
+  // transport keeps to send again, or one with less room before it, is
+  // copied first. Empty: frames leave as framed.
+  std::string egress_program;
+  // Its tables' first entries, as pipeline_entries; Runtime::
+  // add_egress_entry adds more while the host runs.
+  std::string egress_entries;
   uint16_t port_index = 0;  // which DPDK port (in probe order) this host uses
   int32_t port_id = -1;     // code only: use this DPDK port id instead (tests' ring pairs)
   HugePages huge = HugePages::kAuto;

@@ -144,9 +144,11 @@ class Runtime {
   // table and the entry; one every core's program refuses alike (they are
   // one program), so a refusal stops at the first.
   absl::Status add_pipeline_entry(const std::string& table, const std::string& entry);
+  // The same for the --egress_pipeline program's tables.
+  absl::Status add_egress_entry(const std::string& table, const std::string& entry);
   // Its tables' counts, a line each: "TABLE: hit N miss N; ACTION N ..."
-  // (with several NIC cores, "nicK TABLE: ..." for each). Empty with no
-  // program.
+  // (with several NIC cores, "nicK TABLE: ..." for each; the egress
+  // program's after them, "egress TABLE: ..."). Empty with no program.
   [[nodiscard]] std::vector<std::string> pipeline_table_counts() const;
 
   // After run(): the host's stalls and steal time over the run, measured
@@ -191,6 +193,7 @@ class Runtime {
   std::unique_ptr<Port> port_;
   std::unique_ptr<OsPort> os_port_;  // Config::os_port; outlives the NIC cores that send to it
   std::vector<std::unique_ptr<SwxProgram>> programs_;  // Config::pipeline_program, one a NIC core
+  std::vector<std::unique_ptr<SwxProgram>> egress_programs_;  // Config::egress_program, one a NIC core
   std::unique_ptr<Capture> capture_;  // --pcap
   std::unique_ptr<ContextTable> contexts_;
   std::vector<std::unique_ptr<ThreadFifos>> fifos_;

@@ -27,6 +27,9 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(tx_from_os)              /* the OS's frames sent out of the port (--os_port) */      \
   X(rx_program_dropped)      /* sent by the --pipeline program to its drop port, or to the OS with no --os_port */ \
   X(rx_program_stuck)        /* frames a --pipeline program never sent out (it loops) */ \
+  X(tx_program_dropped)      /* frames the --egress_pipeline program dropped (its port 1, or past a poll's room) */ \
+  X(tx_program_stuck)        /* frames an --egress_pipeline program never sent out (it loops) */ \
+  X(tx_program_copied)       /* frames copied before the egress program (the transport keeps them, or no room before them) */ \
   X(rx_drop_unknown_context) /* no thread bound to the destination context */            \
   X(rx_drop_fifo_full)       /* the chosen thread's RX FIFO was full (RSS, static) */    \
   X(rx_drop_queue_full)      /* the context's global RX queue was full (JBSQ) */         \

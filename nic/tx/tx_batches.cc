@@ -1,9 +1,11 @@
 #include "nic/tx/tx_batches.h"
 
+#include <algorithm>
+
 namespace nanopu {
 
 TxBatches::~TxBatches() {
-  for (Batch* b : {&control_, &data_, &deferred_})
+  for (Batch* b : {&control_, &data_, &deferred_, &egressed_})
     for (unsigned i = 0; i < b->n; ++i) rte_pktmbuf_free(b->pkts[i]);
 }
 
@@ -25,6 +27,16 @@ void TxBatches::end_poll() {
 }
 
 void TxBatches::flush(Batch& b) {
+  if (egress_ != nullptr) [[unlikely]] {
+    send(egressed_);  // the previous poll's first: the wire's order
+    through_egress(b);
+    send(egressed_);
+    return;
+  }
+  send(b);
+}
+
+void TxBatches::send(Batch& b) {
   if (b.n == 0) return;
   if (!link_->port_started()) {  // restarting: the transport retransmits what is lost here
     counters_->tx_drop_link_down += b.n;
@@ -37,6 +49,44 @@ void TxBatches::flush(Batch& b) {
   // enqueue() drops only when a whole batch is still stuck.
   for (unsigned i = sent; i < b.n; ++i) b.pkts[i - sent] = b.pkts[i];
   b.n -= sent;
+}
+
+void TxBatches::through_egress(Batch& b) {
+  const unsigned take = std::min<unsigned>({b.n, kBatch - egressed_.n, SwxProgram::kMaxBurst});
+  if (take == 0) return;
+  rte_mbuf* in[SwxProgram::kMaxBurst];
+  uint16_t n = 0;
+  for (unsigned i = 0; i < take; ++i)
+    if (rte_mbuf* m = own_for_egress(b.pkts[i]); m != nullptr) in[n++] = m;
+  for (unsigned i = take; i < b.n; ++i) b.pkts[i - take] = b.pkts[i];
+  b.n -= take;
+  if (n == 0) return;
+  counters_->tx_program_stuck += egress_->run(in, n, &egress_out_);
+  for (size_t port = 0; port < egress_out_.size(); ++port)
+    for (rte_mbuf* m : egress_out_[port]) {
+      if (port == 0 && egressed_.n < kBatch) {
+        egressed_.pkts[egressed_.n++] = m;
+      } else {  // dropped by the program, or more out than in (a mirror) past the room
+        ++counters_->tx_program_dropped;
+        rte_pktmbuf_free(m);
+      }
+    }
+}
+
+rte_mbuf* TxBatches::own_for_egress(rte_mbuf* m) {
+  // The transport keeps a DATA frame to send again (a reference of its
+  // own): a program that rewrote it in place would rewrite the copy a
+  // retransmission sends, again.
+  if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) && rte_pktmbuf_headroom(m) >= kEgressHeadroom)
+    return m;
+  rte_mbuf* copy = rte_pktmbuf_copy(m, copy_pool_, 0, UINT32_MAX);
+  rte_pktmbuf_free(m);
+  if (copy == nullptr) {
+    ++counters_->tx_drop_no_mbuf;  // the transport retransmits a DATA frame
+    return nullptr;
+  }
+  ++counters_->tx_program_copied;
+  return copy;
 }
 
 }  // namespace nanopu

@@ -4,16 +4,21 @@
 // where each datagram costs the sender the whole kernel path and an ACK sent
 // first would delay the reply behind it; and, on a shared core, this poll's
 // control held back to the next poll's start, after the worker has run the
-// messages this poll delivered (NicParams::defer_control).
+// messages this poll delivered (NicParams::defer_control). With an egress
+// program (Config::egress_program) every frame runs through it as its batch
+// leaves, once: what the port did not take waits, already rewritten, for
+// the next poll.
 #pragma once
 
 #include <rte_mbuf.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "nanopu/stats.h"
 #include "nic/link/link_watch.h"
 #include "nic/link/packet_io.h"
+#include "nic/pipeline/swx_program.h"
 
 namespace nanopu {
 
@@ -29,6 +34,16 @@ class TxBatches {
   TxBatches(const TxBatches&) = delete;
   TxBatches& operator=(const TxBatches&) = delete;
 
+  // Every frame runs through program (not owned) before it leaves; copies
+  // come from pool.
+  void set_egress(SwxProgram* program, rte_mempool* pool) {
+    egress_ = program;
+    copy_pool_ = pool;
+  }
+  // Room an egress program may prepend headers into: a frame with less
+  // before its data is copied first (DPDK's engine writes there unchecked).
+  static constexpr uint16_t kEgressHeadroom = 64;
+
   void control(rte_mbuf* m) { enqueue(control_, m); }
   void data(rte_mbuf* m) { enqueue(data_, m); }
   // The poll's start: the previous poll's deferred control leaves first.
@@ -39,7 +54,9 @@ class TxBatches {
   // port is flushed.
   void end_poll();
   // Nothing waits to be sent (adaptive polling may sleep).
-  [[nodiscard]] bool empty() const { return control_.n == 0 && data_.n == 0 && deferred_.n == 0; }
+  [[nodiscard]] bool empty() const {
+    return control_.n == 0 && data_.n == 0 && deferred_.n == 0 && egressed_.n == 0;
+  }
 
  private:
   struct Batch {
@@ -59,6 +76,13 @@ class TxBatches {
     b.pkts[b.n++] = m;
   }
   void flush(Batch& b);
+  void send(Batch& b);  // to the port; what it does not take stays in b
+  // b's frames through the egress program into egressed_, as many as it has
+  // room for (the rest stay in b).
+  void through_egress(Batch& b);
+  // m, the NIC's alone and with room before it for the program's headers:
+  // itself, or a copy (null: no buffer, dropped, counted).
+  rte_mbuf* own_for_egress(rte_mbuf* m);
 
   PacketIo* io_;
   const LinkWatch* link_;
@@ -68,6 +92,10 @@ class TxBatches {
   Batch control_;
   Batch data_;
   Batch deferred_;  // defer_control: control packets of the previous poll
+  Batch egressed_;  // through the egress program, not yet taken by the port
+  SwxProgram* egress_ = nullptr;
+  rte_mempool* copy_pool_ = nullptr;
+  std::vector<std::vector<rte_mbuf*>> egress_out_;  // the program's output ports, one burst
 };
 
 }  // namespace nanopu

@@ -134,6 +134,12 @@ ABSL_FLAG(std::string, pipeline, "",
 ABSL_FLAG(std::string, pipeline_entries, "",
           "The --pipeline program's tables' first entries, one a line: TABLE ENTRY (e.g. 'transport match 0x99 "
           "action fast_path'; nic/pipeline/programs/nanopu.entries).");
+ABSL_FLAG(std::string, egress_pipeline, "",
+          "The egress pipeline as a program (nanoPU (OSDI'21) §2): a file in DPDK's SWX spec language every frame the "
+          "NIC sends runs through last; output port 0 the wire, 1 dropped, counted. It may prepend up to 64 bytes of "
+          "headers (nic/pipeline/programs/vxlan_encap.spec: a VXLAN tunnel's egress). Errors name the line.");
+ABSL_FLAG(std::string, egress_pipeline_entries, "",
+          "The --egress_pipeline program's tables' first entries, one a line: TABLE ENTRY (as --pipeline_entries).");
 ABSL_FLAG(std::string, memory_model, "",
           "A simulated host's memory system (nanopu-sim only), SYSTEM:BUFFERS[:get=G,value=V]: nebula_server (60 "
           "cores, 45 MB LLC, 128 GB/s) or nebula_simulation (16 cores, 16 MB, 31 GB/s), receive buffers "
@@ -371,6 +377,8 @@ absl::Status read_transport_flags(Config& c) {
   c.os_port = absl::GetFlag(FLAGS_os_port);
   c.pipeline_program = absl::GetFlag(FLAGS_pipeline);
   c.pipeline_entries = absl::GetFlag(FLAGS_pipeline_entries);
+  c.egress_program = absl::GetFlag(FLAGS_egress_pipeline);
+  c.egress_entries = absl::GetFlag(FLAGS_egress_pipeline_entries);
   return absl::OkStatus();
 }
 

@@ -20,6 +20,23 @@ absl::StatusOr<std::string> read_file(const std::string& path, const char* flag)
   return s.str();
 }
 
+// One side's files, the flags that name them, its output ports and its
+// rings' tag (SwxProgram names: unique in the process, 16 characters).
+struct SideFiles {
+  const std::string& program;
+  const std::string& entries;
+  const char* program_flag;
+  const char* entries_flag;
+  uint32_t ports;
+  const char* ring_tag;
+};
+
+SideFiles files_of(const Config& c, PipelineSide side) {
+  if (side == PipelineSide::kIngress)
+    return {c.pipeline_program, c.pipeline_entries, "pipeline", "pipeline_entries", kPipelinePorts, "p"};
+  return {c.egress_program, c.egress_entries, "egress_pipeline", "egress_pipeline_entries", kEgressPorts, "e"};
+}
+
 // The entries file's lines into every program: "TABLE ENTRY", blank lines
 // and ';' or '#' comments skipped.
 absl::Status add_entries(const std::string& path, const std::string& text,
@@ -51,34 +68,39 @@ bool split_entry_line(absl::string_view line, std::string* table, std::string* e
 }
 
 absl::Status check_pipeline_files(const Config& c) {
-  if (c.pipeline_program.empty()) {
-    if (c.pipeline_entries.empty()) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat("--pipeline_entries=", c.pipeline_entries, ": entries for no --pipeline program"));
+  for (const PipelineSide side : {PipelineSide::kIngress, PipelineSide::kEgress}) {
+    const SideFiles f = files_of(c, side);
+    if (f.program.empty()) {
+      if (f.entries.empty()) continue;
+      return absl::InvalidArgumentError(absl::StrCat("--", f.entries_flag, "=", f.entries, ": entries for no --",
+                                                     f.program_flag, " program"));
+    }
+    absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
+    if (!text.ok()) return text.status();
+    if (absl::StatusOr<SwxSpec> spec = read_swx_spec(*text, f.program); !spec.ok()) return spec.status();
   }
-  absl::StatusOr<std::string> text = read_file(c.pipeline_program, "pipeline");
-  if (!text.ok()) return text.status();
-  absl::StatusOr<SwxSpec> spec = read_swx_spec(*text, c.pipeline_program);
-  return spec.ok() ? absl::OkStatus() : spec.status();
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(const Config& c,
+                                                                                PipelineSide side,
                                                                                 uint32_t nic_cores,
                                                                                 uint32_t instance) {
   std::vector<std::unique_ptr<SwxProgram>> programs;
-  if (c.pipeline_program.empty()) return programs;
-  absl::StatusOr<std::string> text = read_file(c.pipeline_program, "pipeline");
+  const SideFiles f = files_of(c, side);
+  if (f.program.empty()) return programs;
+  absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
   if (!text.ok()) return text.status();
   for (uint32_t k = 0; k < nic_cores; ++k) {
-    absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(
-        *text, c.pipeline_program, kPipelinePorts, absl::StrCat("np", instance, "p", k));
+    absl::StatusOr<std::unique_ptr<SwxProgram>> p =
+        SwxProgram::load(*text, f.program, f.ports, absl::StrCat("np", instance, f.ring_tag, k));
     if (!p.ok()) return p.status();
     programs.push_back(std::move(*p));
   }
-  if (!c.pipeline_entries.empty()) {
-    absl::StatusOr<std::string> entries = read_file(c.pipeline_entries, "pipeline_entries");
+  if (!f.entries.empty()) {
+    absl::StatusOr<std::string> entries = read_file(f.entries, f.entries_flag);
     if (!entries.ok()) return entries.status();
-    if (absl::Status s = add_entries(c.pipeline_entries, *entries, programs); !s.ok()) return s;
+    if (absl::Status s = add_entries(f.entries, *entries, programs); !s.ok()) return s;
   }
   return programs;
 }

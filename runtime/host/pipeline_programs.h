@@ -1,6 +1,7 @@
-// The ingress pipeline as a program (Config::pipeline_program; the NIC
-// core's side is nic/pipeline/swx_program.h): read from its file, one
-// instance per NIC core, each given the entries file's lines ("TABLE
+// The pipelines as programs (nanoPU (OSDI'21) §2's ingress and egress PISA
+// pipelines; the NIC core's side is nic/pipeline/swx_program.h): each read
+// from its file (Config::pipeline_program, Config::egress_program), one
+// instance per NIC core, each given its entries file's lines ("TABLE
 // ENTRY", as rte_swx_ctl reads an entry). Errors name the file and line.
 #pragma once
 
@@ -16,17 +17,21 @@
 
 namespace nanopu {
 
-// Output ports of a host's program: 0 the fast path, 1 the OS, 2 dropped.
-inline constexpr uint32_t kPipelinePorts = 3;
+enum class PipelineSide { kIngress, kEgress };
 
-// Config::validate's part: the program file reads as a spec (DPDK's own
+// Output ports of a host's ingress program: 0 the fast path, 1 the OS, 2
+// dropped; of its egress program: 0 the wire, 1 dropped.
+inline constexpr uint32_t kPipelinePorts = 3;
+inline constexpr uint32_t kEgressPorts = 2;
+
+// Config::validate's part: each program file reads as a spec (DPDK's own
 // checks come when the host opens), and entries come with a program.
 [[nodiscard]] absl::Status check_pipeline_files(const Config& c);
 
-// The programs, one a NIC core, with the entries file's entries; c passed
-// check_pipeline_files.
+// One side's programs, one a NIC core, with its entries file's entries; c
+// passed check_pipeline_files. None when that side has no program.
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(
-    const Config& c, uint32_t nic_cores, uint32_t instance);
+    const Config& c, PipelineSide side, uint32_t nic_cores, uint32_t instance);
 
 // "TABLE ENTRY" (an entries file's line, the telemetry command's
 // parameter): the first word and the rest; false when there is no rest.

@@ -81,6 +81,7 @@ void Runtime::release_buffers() {
   workers_.clear();
   nics_.clear();
   programs_.clear();  // after the NIC cores that ran them
+  egress_programs_.clear();
   inboxes_.clear();  // frames handed between NIC cores and not yet taken
   fifos_.clear();
   // Messages held for a JBSQ credit are other hosts' mbufs in a simulation:
@@ -111,7 +112,8 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::create(const Config& config, P
 }
 
 // Beside the port: the OS's exception port (Config::os_port) and the
-// pipeline program, one a NIC core (Config::pipeline_program).
+// pipeline programs, one a NIC core (Config::pipeline_program,
+// Config::egress_program).
 absl::Status Runtime::open_os_path_and_program(bool simulated, const std::string& tag) {
   if (!config_.os_port.empty()) {
     if (simulated)
@@ -122,9 +124,12 @@ absl::Status Runtime::open_os_path_and_program(bool simulated, const std::string
     os_port_ = std::move(*os);
   }
   absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> programs =
-      load_pipeline_programs(config_, config_.nic_lcores, instance_);
+      load_pipeline_programs(config_, PipelineSide::kIngress, config_.nic_lcores, instance_);
   if (!programs.ok()) return programs.status();
   programs_ = std::move(*programs);
+  programs = load_pipeline_programs(config_, PipelineSide::kEgress, config_.nic_lcores, instance_);
+  if (!programs.ok()) return programs.status();
+  egress_programs_ = std::move(*programs);
   return absl::OkStatus();
 }
 
@@ -178,6 +183,7 @@ absl::Status Runtime::open(PacketIo* external_io) {
       np.os_port_id = os_port_->id();
     }
     if (!programs_.empty()) np.program = programs_[k].get();
+    if (!egress_programs_.empty()) np.egress_program = egress_programs_[k].get();
     nics_.push_back(std::make_unique<NicCore>(np, port_->pool(), contexts_.get()));
   }
   // A worker sharing the NIC's core polls it at its safe points; not in a
@@ -398,21 +404,41 @@ const CoreCounters& Runtime::core_counters(size_t worker) const { return workers
 
 uint16_t Runtime::port_id() const { return port_->id(); }
 
+namespace {
+// Each program's counts, named by NIC core when there are several.
+void append_counts(const std::vector<std::unique_ptr<SwxProgram>>& programs, const char* prefix,
+                   std::vector<std::string>* lines) {
+  for (size_t k = 0; k < programs.size(); ++k)
+    for (const std::string& line : programs[k]->table_counts())
+      lines->push_back(absl::StrCat(prefix, programs.size() == 1 ? "" : absl::StrCat("nic", k, " "), line));
+}
+
+// An entry into every NIC core's program: they are one program, so a
+// refusal stops at the first.
+absl::Status add_to_all(const std::vector<std::unique_ptr<SwxProgram>>& programs, const char* flag,
+                        const std::string& table, const std::string& entry) {
+  if (programs.empty())
+    return absl::FailedPreconditionError(absl::StrCat("no --", flag, " program: no table to add to"));
+  for (const std::unique_ptr<SwxProgram>& p : programs)
+    if (absl::Status s = p->add_entry(table, entry); !s.ok()) return s;
+  return absl::OkStatus();
+}
+}  // namespace
+
 std::vector<std::string> Runtime::pipeline_table_counts() const {
-  // DPDK's own per table and action; with several NIC cores, each one's
-  // program, named.
+  // DPDK's own per table and action.
   std::vector<std::string> lines;
-  for (size_t k = 0; k < programs_.size(); ++k)
-    for (const std::string& line : programs_[k]->table_counts())
-      lines.push_back(programs_.size() == 1 ? line : absl::StrCat("nic", k, " ", line));
+  append_counts(programs_, "", &lines);
+  append_counts(egress_programs_, "egress ", &lines);
   return lines;
 }
 
 absl::Status Runtime::add_pipeline_entry(const std::string& table, const std::string& entry) {
-  if (programs_.empty()) return absl::FailedPreconditionError("no --pipeline program: no table to add to");
-  for (const std::unique_ptr<SwxProgram>& p : programs_)
-    if (absl::Status s = p->add_entry(table, entry); !s.ok()) return s;
-  return absl::OkStatus();
+  return add_to_all(programs_, "pipeline", table, entry);
+}
+
+absl::Status Runtime::add_egress_entry(const std::string& table, const std::string& entry) {
+  return add_to_all(egress_programs_, "egress_pipeline", table, entry);
 }
 
 namespace {

@@ -88,8 +88,8 @@ int on_thread(const char*, const char* params, rte_tel_data* d) {
   return -1;
 }
 
-// The --pipeline program's tables: per table, DPDK's hit, miss and
-// per-action counts.
+// The --pipeline and --egress_pipeline programs' tables: per table,
+// DPDK's hit, miss and per-action counts.
 int on_pipeline(const char*, const char*, rte_tel_data* d) {
   std::lock_guard<std::mutex> lock(g_mu);
   const Runtime* h = first_host();
@@ -102,20 +102,25 @@ int on_pipeline(const char*, const char*, rte_tel_data* d) {
   return 0;
 }
 
-// Parameter "TABLE ENTRY": added to every NIC core's program, effective on
-// the next frame; the answer says "added" or why not.
-int on_pipeline_add(const char*, const char* params, rte_tel_data* d) {
+// Parameter "TABLE ENTRY": added to every NIC core's program (the ingress
+// one, or with egress the egress one), effective on the next frame; the
+// answer says "added" or why not.
+int add_entry(const char* params, rte_tel_data* d, bool egress) {
   std::lock_guard<std::mutex> lock(g_mu);
   Runtime* h = first_host();
   if (h == nullptr || params == nullptr) return -1;
   const std::string p(params);
   std::string table, entry;
-  const absl::Status s = split_entry_line(p, &table, &entry) ? h->add_pipeline_entry(table, entry)
-                                                             : absl::InvalidArgumentError("expected TABLE ENTRY");
+  absl::Status s = absl::InvalidArgumentError("expected TABLE ENTRY");
+  if (split_entry_line(p, &table, &entry))
+    s = egress ? h->add_egress_entry(table, entry) : h->add_pipeline_entry(table, entry);
   rte_tel_data_start_dict(d);
   rte_tel_data_add_dict_string(d, s.ok() ? "added" : "error", s.ok() ? p.c_str() : std::string(s.message()).c_str());
   return 0;
 }
+
+int on_pipeline_add(const char*, const char* params, rte_tel_data* d) { return add_entry(params, d, false); }
+int on_egress_add(const char*, const char* params, rte_tel_data* d) { return add_entry(params, d, true); }
 
 }  // namespace
 
@@ -132,9 +137,11 @@ void telemetry_expose(Runtime* host) {
     (void)rte_telemetry_register_cmd("/nanopu/thread", on_thread,
                                      "A thread's counters. Parameter: thread id.");
     (void)rte_telemetry_register_cmd("/nanopu/pipeline", on_pipeline,
-                                     "The --pipeline program's tables: hits, misses, frames per action.");
+                                     "The pipeline programs' tables: hits, misses, frames per action.");
     (void)rte_telemetry_register_cmd("/nanopu/pipeline_add", on_pipeline_add,
                                      "Adds an entry to a --pipeline program's table. Parameter: TABLE ENTRY.");
+    (void)rte_telemetry_register_cmd("/nanopu/egress_add", on_egress_add,
+                                     "Adds an entry to an --egress_pipeline program's table. Parameter: TABLE ENTRY.");
     g_registered = true;
   }
   if (std::find(g_hosts.begin(), g_hosts.end(), host) == g_hosts.end()) g_hosts.push_back(host);
