@@ -156,8 +156,11 @@ class Reader {
         for (size_t k = 3; k < end; ++k) absl::StrAppend(&t->default_args, k == 3 ? "" : " ", w[k]);
       return absl::OkStatus();
     }
-    if (w.size() == 2 && w[0] == "size" && absl::SimpleAtoi(w[1], &t->size) && t->size > 0)
+    if (w.size() == 2 && w[0] == "size" && absl::SimpleAtoi(w[1], &t->size) && t->size > 0) {
+      if (t->size > kSwxMaxTableSize)
+        return error(l, absl::StrCat("a table holds at most ", kSwxMaxTableSize, " entries"));
       return absl::OkStatus();
+    }
     return error(l,
                  "expected key {, actions {, default_action NAME args none|ARGS [const] or size N");
   }

@@ -62,6 +62,12 @@ struct SwxSpec {
   int apply_line = 0;
 };
 
+// The most entries a table may declare (`size N`): DPDK sizes a table's
+// memory by it at build, and an exact-match table of 2^32 entries would
+// take the host's memory before any frame runs. DPDK's own examples stop
+// at this.
+inline constexpr uint32_t kSwxMaxTableSize = 1u << 20;
+
 // Reads `text`; an error names file:line and what was expected there.
 [[nodiscard]] absl::StatusOr<SwxSpec> read_swx_spec(const std::string& text,
                                                     const std::string& file);

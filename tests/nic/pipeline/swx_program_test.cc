@@ -121,6 +121,9 @@ TEST_F(SwxProgramTest, AProgramOrEntryThatIsWrongIsRefusedAndNamed) {
       << s.status();
   s = read_swx_spec("apply {\n\trx m.port_in\n", "bad.spec");
   EXPECT_EQ(s.status().message(), "bad.spec:1: block not closed with } (found 'apply {')");
+  // A table DPDK would size at build to take the host's memory.
+  s = read_swx_spec("table t {\n\tsize 4294967295\n}\n", "bad.spec");
+  EXPECT_EQ(s.status().message(), "bad.spec:2: a table holds at most 1048576 entries (found 'size 4294967295')");
   // Reads, but DPDK refuses an instruction on a header nobody declared.
   std::string text = nanopu_program();
   text.replace(text.find("extract h.ipv4"), 14, "extract h.ipv6");
