@@ -15,6 +15,7 @@ struct CountedCosts {
   clock::WorkCosts work;
   uint64_t nic_rx_ps = 0;  // ingress: MAC and serial I/O, parse, transport, core selection, into the FIFO
   uint64_t nic_tx_ps = 0;  // egress: out of the FIFO, packetizer, headers, MAC and serial I/O
+  uint64_t pisa_stage_ps = 0;  // each table of a host's pipeline programs, on its side
 };
 
 // measured_ps_per_tsc: 0, or measured time besides (WorkCosts).
@@ -28,6 +29,7 @@ struct CountedCosts {
                                                                    t.core_select_cycles + t.rx_fifo_cycles) * cycle_ps);
   c.nic_tx_ps = static_cast<uint64_t>((t.tx_fifo_cycles + t.packetizer_cycles + t.tx_pipeline_cycles) * cycle_ps +
                                       t.mac_serial_io_ns * 1000);
+  c.pisa_stage_ps = static_cast<uint64_t>(t.pisa_stage_cycles * cycle_ps);
   return c;
 }
 

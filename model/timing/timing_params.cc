@@ -29,6 +29,7 @@ std::vector<std::pair<const char*, double TimingParams::*>> fields() {
       {"tx_fifo_cycles", &TimingParams::tx_fifo_cycles},
       {"packetizer_cycles", &TimingParams::packetizer_cycles},
       {"tx_pipeline_cycles", &TimingParams::tx_pipeline_cycles},
+      {"pisa_stage_cycles", &TimingParams::pisa_stage_cycles},
       {"context_switch_cycles", &TimingParams::context_switch_cycles},
       {"dma_fixed_ns", &TimingParams::dma_fixed_ns},
       {"dma_bytes_per_ns", &TimingParams::dma_bytes_per_ns},
@@ -50,10 +51,19 @@ absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name) {
     p.tx_fifo_cycles = 2;
     p.packetizer_cycles = 2;
     p.tx_pipeline_cycles = 2;
+    p.pisa_stage_cycles = 2.5;
     return p;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown timing parameter set '", name, "' (built in: osdi21, tail)"));
+}
+
+absl::StatusOr<TimingParams> named_timing_params(const std::string& name_or_path) {
+  if (name_or_path == "osdi21" || name_or_path == "tail") return builtin_timing_params(name_or_path);
+  if (!std::ifstream(name_or_path).good())
+    return absl::InvalidArgumentError(absl::StrCat("'", name_or_path,
+                                                   "' is no built-in set (osdi21, tail) and no readable file"));
+  return load_timing_params(name_or_path);
 }
 
 absl::StatusOr<TimingParams> parse_timing_params(const std::string& text, const std::string& source) {

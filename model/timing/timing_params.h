@@ -30,6 +30,10 @@ struct TimingParams {
   double tx_fifo_cycles = 3;          // netTX FIFO to the NIC
   double packetizer_cycles = 4;       // packetization buffer, NDP send
   double tx_pipeline_cycles = 6;      // P4 egress: headers
+  // One match-action stage a pipeline program adds: each table of a host's
+  // --pipeline and --egress_pipeline program (the fixed ingress's context
+  // match is in rx_pipeline_cycles).
+  double pisa_stage_cycles = 4;
   double context_switch_cycles = 160; // HTS interrupt to first instruction (nanoPU tail-latency version §2.4)
   // The traditional NIC's DMA path (nanoPU (OSDI'21) Fig. 3 baseline).
   double dma_fixed_ns = 42.4;         // descriptors, DMA, completion polling, MAC swap
@@ -38,6 +42,10 @@ struct TimingParams {
 
 // The built-in set of that name ("osdi21" or "tail").
 [[nodiscard]] absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name);
+
+// A built-in set's name, or else a parameter file's path (what a
+// --timing_params flag takes).
+[[nodiscard]] absl::StatusOr<TimingParams> named_timing_params(const std::string& name_or_path);
 
 // Reads a parameter file: `key = value` lines, '#' starts a comment; keys
 // are TimingParams' field names; unknown keys and bad numbers are errors

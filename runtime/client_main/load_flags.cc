@@ -37,7 +37,9 @@ ABSL_FLAG(std::string, json, "",
 ABSL_FLAG(bool, progress, true, "Print a line at the first reply, then one progress line per second on runs longer than 2 s.");
 ABSL_FLAG(std::string, timing_params, "osdi21",
           "Parameter set of the modelled nanoPU latencies printed beside the measured ones "
-          "(model): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version).");
+          "(model): osdi21 (17/69 ns fast path, nanoPU OSDI'21) or tail (13/65 ns, the tail-latency version), or a "
+          ".params file of one's own (model/timing/nanopu-osdi21.params shows the keys and where each value comes "
+          "from).");
 ABSL_FLAG(bool, calibrate, true,
           "At start-up, measure this host's thread switch, FIFO hand-off, header and register-file "
           "API costs and print them beside the modelled hardware's (about 15 ms). The modelled "
@@ -83,7 +85,7 @@ absl::StatusOr<Options> options_from_flags(const Config& c) {
 }
 
 absl::StatusOr<model::TimingParams> timing_from_flags() {
-  absl::StatusOr<model::TimingParams> t = model::builtin_timing_params(absl::GetFlag(FLAGS_timing_params));
+  absl::StatusOr<model::TimingParams> t = model::named_timing_params(absl::GetFlag(FLAGS_timing_params));
   if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("--timing_params: ", t.status().message()));
   return t;
 }

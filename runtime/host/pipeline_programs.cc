@@ -82,6 +82,15 @@ absl::Status check_pipeline_files(const Config& c) {
   return absl::OkStatus();
 }
 
+uint32_t pipeline_tables(const Config& c, PipelineSide side) {
+  const SideFiles f = files_of(c, side);
+  if (f.program.empty()) return 0;
+  absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
+  if (!text.ok()) return 0;
+  absl::StatusOr<SwxSpec> spec = read_swx_spec(*text, f.program);
+  return spec.ok() ? static_cast<uint32_t>(spec->tables.size()) : 0;
+}
+
 absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(const Config& c,
                                                                                 PipelineSide side,
                                                                                 uint32_t nic_cores,

@@ -33,6 +33,11 @@ inline constexpr uint32_t kEgressPorts = 2;
 [[nodiscard]] absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(
     const Config& c, PipelineSide side, uint32_t nic_cores, uint32_t instance);
 
+// The tables of one side's program (0: none, or a file that does not read
+// — the host refuses it at start): each a match-action stage the timing
+// model charges (TimingParams::pisa_stage_cycles).
+[[nodiscard]] uint32_t pipeline_tables(const Config& c, PipelineSide side);
+
 // "TABLE ENTRY" (an entries file's line, the telemetry command's
 // parameter): the first word and the rest; false when there is no rest.
 [[nodiscard]] bool split_entry_line(absl::string_view line, std::string* table, std::string* entry);

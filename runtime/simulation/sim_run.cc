@@ -63,7 +63,7 @@ absl::StatusOr<SimParams> sim_params(const Options& o, const Programs& programs)
   p.threads = o.threads;
   p.counted = o.charge != Charge::kNone;
   p.measured = o.charge == Charge::kMeasured;
-  absl::StatusOr<model::TimingParams> timing = model::builtin_timing_params(o.timing_params);
+  absl::StatusOr<model::TimingParams> timing = model::named_timing_params(o.timing_params);
   if (!timing.ok()) return absl::InvalidArgumentError(absl::StrCat("timing parameters: ", timing.status().message()));
   p.timing = *timing;
   for (const Cut& c : o.cuts) p.cuts.push_back({c.host, ms_to_ps(c.from_ms), ms_to_ps(c.from_ms + c.for_ms)});

@@ -21,6 +21,7 @@
 #include "model/network/counted_costs.h"
 #include "nanopu/durable_file.h"
 #include "nanopu/seeded_draw.h"
+#include "runtime/host/pipeline_programs.h"
 #include "runtime/simulation/streams.h"
 #include "model/network/sim_loop.h"
 #include "runtime/simulation/switch_fabric.h"
@@ -284,6 +285,12 @@ void Simulation::set_nic_delays() {
   }
   for (const TopologyHost& h : t_.hosts)
     if (const auto [w, port] = switch_port_of(h.name); w >= 0) switches_[w]->host_port(port).set_nic_delays_ps(rx, tx);
+  // A host's pipeline programs: a match-action stage a table, each on its side.
+  for (const SimHost& h : hosts_) {
+    const uint64_t in = pipeline_tables(h.config, PipelineSide::kIngress);
+    const uint64_t out = pipeline_tables(h.config, PipelineSide::kEgress);
+    if (h.io != nullptr && in + out != 0) h.io->set_nic_delays_ps(rx + in * c.pisa_stage_ps, tx + out * c.pisa_stage_ps);
+  }
 }
 
 model::SimPort* Simulation::port_of(const SimHost& h) {
