@@ -38,6 +38,9 @@ seed_limit=64
 [ "$SECONDS_PER_TARGET" -ge 60 ] && seed_limit=0
 fuzz_one() {  # fuzz_one TARGET: runs it, prints its numbers; exit 1 on a crash
   local target=$1 corpus=$dir/corpus-$1 log=$dir/fuzz-$1.log
+  # A short run starts afresh each time: a directory an earlier run filled
+  # would be replayed whole.
+  [ "$seed_limit" -eq 0 ] || rm -rf "$corpus"
   mkdir -p "$corpus"
   if [ "$seed_limit" -eq 0 ]; then
     cp -n fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true

@@ -177,7 +177,9 @@ uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
   uint16_t kept = 0;
   for (uint16_t off = 0; off < n; off = static_cast<uint16_t>(off + SwxProgram::kMaxBurst)) {
     const auto k = static_cast<uint16_t>(std::min<int>(n - off, SwxProgram::kMaxBurst));
-    counters_.rx_program_stuck += program_->run(rx + off, k, &program_out_);
+    const SwxProgram::RunResult r = program_->run(rx + off, k, &program_out_);
+    counters_.rx_program_stuck += r.stuck;
+    counters_.rx_program_dropped += r.dropped;
     for (size_t port = 0; port < program_out_.size(); ++port)
       for (rte_mbuf* m : program_out_[port]) {
         if (port == 0 && kept < 2 * kBurst) {

@@ -88,10 +88,11 @@ struct Config {
   std::string pipeline_entries;
   // The egress pipeline as a program (the same paper's egress PISA
   // pipeline): every frame the NIC sends runs through it last, after
-  // packetization and framing — output port 0 the wire, 1 dropped
-  // (counted). It may rewrite a frame and prepend up to 64 bytes of headers
-  // (a tunnel's: nic/pipeline/programs/vxlan_encap.spec); a frame the
-  // transport keeps to send again, or one with less room before it, is
+  // packetization and framing — output port 0 the wire, 1 and 2 dropped
+  // (counted). It may rewrite a frame and prepend headers (a tunnel's:
+  // nic/pipeline/programs/vxlan_encap.spec), at most the bytes of every
+  // header it declares, which must fit a buffer's headroom (128); a frame
+  // the transport keeps to send again, or one with less room before it, is
   // copied first. Empty: frames leave as framed.
   std::string egress_program;
   // Its tables' first entries, as pipeline_entries; Runtime::

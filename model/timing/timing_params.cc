@@ -1,5 +1,6 @@
 #include "model/timing/timing_params.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -60,7 +61,8 @@ absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name) {
 
 absl::StatusOr<TimingParams> named_timing_params(const std::string& name_or_path) {
   if (name_or_path == "osdi21" || name_or_path == "tail") return builtin_timing_params(name_or_path);
-  if (!std::ifstream(name_or_path).good())
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(name_or_path, ec) || !std::ifstream(name_or_path).good())
     return absl::InvalidArgumentError(absl::StrCat("'", name_or_path,
                                                    "' is no built-in set (osdi21, tail) and no readable file"));
   return load_timing_params(name_or_path);

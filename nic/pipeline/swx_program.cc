@@ -83,6 +83,10 @@ absl::Status SwxProgram::build(const std::string& text, const std::string& file,
       return s;
   }
   if (absl::Status s = configure_swx(*spec, p_); !s.ok()) return s;
+  for (const SwxSpec::Instance& h : spec->headers)
+    for (const SwxSpec::Struct& st : spec->structs)
+      if (st.name == h.struct_name)
+        for (const SwxSpec::Field& f : st.fields) header_bytes_ += f.bits / 8;
   if (int rc = rte_swx_pipeline_build(p_); rc != 0)
     return absl::InvalidArgumentError(
         absl::StrCat(file, ": DPDK could not build the pipeline (", rte_strerror(-rc), ")"));
@@ -103,13 +107,17 @@ SwxProgram::~SwxProgram() {
   if (in_ != nullptr) drain_and_free(in_);
 }
 
-uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out) {
+SwxProgram::RunResult SwxProgram::run(rte_mbuf** frames, uint16_t n,
+                                      std::vector<std::vector<rte_mbuf*>>* out) {
   std::lock_guard<std::mutex> lock(mu_);  // uncontended but for a commit
+  RunResult r;
   out->resize(out_.size());
   for (std::vector<rte_mbuf*>& o : *out) o.clear();
   const unsigned in = rte_ring_enqueue_burst(in_, reinterpret_cast<void**>(frames), n, nullptr);
-  for (unsigned i = in; i < n; ++i)
-    rte_pktmbuf_free(frames[i]);  // cannot happen: n <= kMaxBurst < kRingSize
+  for (unsigned i = in; i < n; ++i) {  // the ring full of frames a looping program holds
+    rte_pktmbuf_free(frames[i]);
+    ++r.dropped;
+  }
   unsigned left = in, idle_steps = 0;
   rte_mbuf* got[kMaxBurst];
   // Until every frame left by some port (or the program is stuck).
@@ -120,13 +128,23 @@ uint16_t SwxProgram::run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<
     for (size_t i = 0; i < out_.size(); ++i) {
       const unsigned k =
           rte_ring_dequeue_burst(out_[i], reinterpret_cast<void**>(got), kMaxBurst, nullptr);
-      (*out)[i].insert((*out)[i].end(), got, got + k);
+      for (unsigned j = 0; j < k; ++j) {
+        const rte_mbuf* m = got[j];
+        if (uint32_t{m->data_off} + m->data_len > m->buf_len || m->pkt_len < m->data_len ||
+            (m->nb_segs == 1 && m->pkt_len != m->data_len)) [[unlikely]] {
+          rte_pktmbuf_free(got[j]);
+          ++r.dropped;
+        } else {
+          (*out)[i].push_back(got[j]);
+        }
+      }
       taken += k;
     }
     left -= std::min(left, taken);
     idle_steps = taken == 0 ? idle_steps + 1 : 0;
   }
-  return static_cast<uint16_t>(left);
+  r.stuck = static_cast<uint16_t>(left);
+  return r;
 }
 
 absl::Status SwxProgram::add_entry(const std::string& table, const std::string& entry) {

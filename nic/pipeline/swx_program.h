@@ -38,10 +38,20 @@ class SwxProgram {
   SwxProgram(const SwxProgram&) = delete;
   SwxProgram& operator=(const SwxProgram&) = delete;
 
+  struct RunResult {
+    uint16_t stuck = 0;    // did not leave: a program in a loop (they stay in the engine)
+    uint16_t dropped = 0;  // freed here: not taken in (the engine full of stuck ones), or
+                           // left with lengths past their buffer (below)
+  };
   // Runs n (<= kMaxBurst) frames through; (*out)[i] gets those that left by
-  // port i. Returns how many did not leave: a program stuck in a loop (they
-  // stay in the engine).
-  uint16_t run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out);
+  // port i. DPDK's extract does not check a frame's length: a program that
+  // takes more headers off a runt frame than it has leaves its length
+  // wrapped, so a frame that leaves with its data past its buffer is freed
+  // here, never handed on.
+  RunResult run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out);
+  // The bytes of every header the program declares: the most it can put
+  // before a frame's data (room it needs there; DPDK writes it unchecked).
+  [[nodiscard]] uint32_t header_bytes() const { return header_bytes_; }
   // Adds `entry` to `table` and commits; the error names both. From any
   // thread while another runs frames: DPDK's commit swaps in the table's
   // next copy and frees the old one 100 us later, trusting no lookup lasts
@@ -62,6 +72,7 @@ class SwxProgram {
   rte_swx_pipeline* p_ = nullptr;
   rte_swx_ctl_pipeline* ctl_ = nullptr;
   std::mutex mu_;  // a burst through the engine, or a commit
+  uint32_t header_bytes_ = 0;
   rte_ring* in_ = nullptr;
   std::vector<rte_ring*> out_;
 };

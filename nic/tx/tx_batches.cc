@@ -26,14 +26,10 @@ void TxBatches::end_poll() {
   io_->flush();
 }
 
-void TxBatches::flush(Batch& b) {
-  if (egress_ != nullptr) [[unlikely]] {
-    send(egressed_);  // the previous poll's first: the wire's order
-    through_egress(b);
-    send(egressed_);
-    return;
-  }
-  send(b);
+void TxBatches::flush_through_egress(Batch& b) {
+  send(egressed_);  // the previous poll's first: the wire's order
+  through_egress(b);
+  send(egressed_);
 }
 
 void TxBatches::send(Batch& b) {
@@ -61,12 +57,14 @@ void TxBatches::through_egress(Batch& b) {
   for (unsigned i = take; i < b.n; ++i) b.pkts[i - take] = b.pkts[i];
   b.n -= take;
   if (n == 0) return;
-  counters_->tx_program_stuck += egress_->run(in, n, &egress_out_);
+  const SwxProgram::RunResult r = egress_->run(in, n, &egress_out_);
+  counters_->tx_program_stuck += r.stuck;
+  counters_->tx_program_dropped += r.dropped;
   for (size_t port = 0; port < egress_out_.size(); ++port)
     for (rte_mbuf* m : egress_out_[port]) {
       if (port == 0 && egressed_.n < kBatch) {
         egressed_.pkts[egressed_.n++] = m;
-      } else {  // dropped by the program, or more out than in (a mirror) past the room
+      } else {  // dropped by the program (ports 1 and 2), or more out than in (a mirror) past the room
         ++counters_->tx_program_dropped;
         rte_pktmbuf_free(m);
       }
@@ -77,7 +75,10 @@ rte_mbuf* TxBatches::own_for_egress(rte_mbuf* m) {
   // The transport keeps a DATA frame to send again (a reference of its
   // own): a program that rewrote it in place would rewrite the copy a
   // retransmission sends, again.
-  if (rte_mbuf_refcnt_read(m) == 1 && RTE_MBUF_DIRECT(m) && rte_pktmbuf_headroom(m) >= kEgressHeadroom)
+  // An acquire, as packet_for_port's: the last other holder's release
+  // decrement comes before this core rewrites the frame.
+  if (__atomic_load_n(&m->refcnt, __ATOMIC_ACQUIRE) == 1 && RTE_MBUF_DIRECT(m) &&
+      rte_pktmbuf_headroom(m) >= headroom_)
     return m;
   rte_mbuf* copy = rte_pktmbuf_copy(m, copy_pool_, 0, UINT32_MAX);
   rte_pktmbuf_free(m);

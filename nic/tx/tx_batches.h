@@ -35,14 +35,15 @@ class TxBatches {
   TxBatches& operator=(const TxBatches&) = delete;
 
   // Every frame runs through program (not owned) before it leaves; copies
-  // come from pool.
+  // come from pool. A frame with less room before its data than every
+  // header the program declares (SwxProgram::header_bytes: the most it
+  // can put there; DPDK's engine writes there unchecked) is copied first;
+  // a copy has RTE_PKTMBUF_HEADROOM, which the host checks a program fits.
   void set_egress(SwxProgram* program, rte_mempool* pool) {
     egress_ = program;
     copy_pool_ = pool;
+    headroom_ = program->header_bytes();
   }
-  // Room an egress program may prepend headers into: a frame with less
-  // before its data is copied first (DPDK's engine writes there unchecked).
-  static constexpr uint16_t kEgressHeadroom = 64;
 
   void control(rte_mbuf* m) { enqueue(control_, m); }
   void data(rte_mbuf* m) { enqueue(data_, m); }
@@ -75,8 +76,14 @@ class TxBatches {
     }
     b.pkts[b.n++] = m;
   }
-  void flush(Batch& b);
+  // Inline, and the egress program's test first: every frame a poll sends
+  // comes through here, and without a program the path is as it was.
+  void flush(Batch& b) {
+    if (egress_ != nullptr) [[unlikely]] return flush_through_egress(b);
+    send(b);
+  }
   void send(Batch& b);  // to the port; what it does not take stays in b
+  void flush_through_egress(Batch& b);
   // b's frames through the egress program into egressed_, as many as it has
   // room for (the rest stay in b).
   void through_egress(Batch& b);
@@ -95,6 +102,7 @@ class TxBatches {
   Batch egressed_;  // through the egress program, not yet taken by the port
   SwxProgram* egress_ = nullptr;
   rte_mempool* copy_pool_ = nullptr;
+  uint32_t headroom_ = 0;  // the room a frame needs before its data for the program
   std::vector<std::vector<rte_mbuf*>> egress_out_;  // the program's output ports, one burst
 };
 

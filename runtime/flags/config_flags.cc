@@ -136,8 +136,9 @@ ABSL_FLAG(std::string, pipeline_entries, "",
           "action fast_path'; nic/pipeline/programs/nanopu.entries).");
 ABSL_FLAG(std::string, egress_pipeline, "",
           "The egress pipeline as a program (nanoPU (OSDI'21) §2): a file in DPDK's SWX spec language every frame the "
-          "NIC sends runs through last; output port 0 the wire, 1 dropped, counted. It may prepend up to 64 bytes of "
-          "headers (nic/pipeline/programs/vxlan_encap.spec: a VXLAN tunnel's egress). Errors name the line.");
+          "NIC sends runs through last; output port 0 the wire, 1 and 2 dropped, counted. It may prepend headers, "
+          "as many bytes as it declares, up to 128 (nic/pipeline/programs/vxlan_encap.spec: a VXLAN tunnel's "
+          "egress). Errors name the line.");
 ABSL_FLAG(std::string, egress_pipeline_entries, "",
           "The --egress_pipeline program's tables' first entries, one a line: TABLE ENTRY (as --pipeline_entries).");
 ABSL_FLAG(std::string, memory_model, "",

@@ -1,5 +1,7 @@
 #include "runtime/host/pipeline_programs.h"
 
+#include <rte_mbuf.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -104,6 +106,10 @@ absl::StatusOr<std::vector<std::unique_ptr<SwxProgram>>> load_pipeline_programs(
     absl::StatusOr<std::unique_ptr<SwxProgram>> p =
         SwxProgram::load(*text, f.program, f.ports, absl::StrCat("np", instance, f.ring_tag, k));
     if (!p.ok()) return p.status();
+    if (side == PipelineSide::kEgress && (*p)->header_bytes() > RTE_PKTMBUF_HEADROOM)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", f.program_flag, "=", f.program, ": its headers (", (*p)->header_bytes(),
+          " bytes) could need more room before a frame than a buffer has (", RTE_PKTMBUF_HEADROOM, ")"));
     programs.push_back(std::move(*p));
   }
   if (!f.entries.empty()) {

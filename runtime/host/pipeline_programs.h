@@ -20,9 +20,11 @@ namespace nanopu {
 enum class PipelineSide { kIngress, kEgress };
 
 // Output ports of a host's ingress program: 0 the fast path, 1 the OS, 2
-// dropped; of its egress program: 0 the wire, 1 dropped.
+// dropped; of its egress program: 0 the wire, 1 and 2 dropped (the same
+// three, so a program written for ingress, its drop port 2, does not send
+// past DPDK's port table on egress).
 inline constexpr uint32_t kPipelinePorts = 3;
-inline constexpr uint32_t kEgressPorts = 2;
+inline constexpr uint32_t kEgressPorts = 3;
 
 // Config::validate's part: each program file reads as a spec (DPDK's own
 // checks come when the host opens), and entries come with a program.

@@ -279,10 +279,8 @@ void Simulation::set_nic_delays() {
   if (!p_.counted) return;
   const model::CountedCosts c = costs();
   const uint64_t rx = c.nic_rx_ps, tx = c.nic_tx_ps;
-  for (auto& l : direct_) {
-    l->a().set_nic_delays_ps(rx, tx);
-    l->b().set_nic_delays_ps(rx, tx);
-  }
+  for (auto& l : direct_)
+    for (model::SimPort* end : {&l->a(), &l->b()}) end->set_nic_delays_ps(rx, tx);
   for (const TopologyHost& h : t_.hosts)
     if (const auto [w, port] = switch_port_of(h.name); w >= 0) switches_[w]->host_port(port).set_nic_delays_ps(rx, tx);
   // A host's pipeline programs: a match-action stage a table, each on its side.

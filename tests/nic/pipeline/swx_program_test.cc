@@ -63,7 +63,9 @@ class SwxProgramTest : public ::testing::Test {
   // Which port each frame left by (-1: dropped), in order of output port.
   std::vector<size_t> ports_of(SwxProgram& p, std::vector<rte_mbuf*> frames) {
     std::vector<std::vector<rte_mbuf*>> out;
-    EXPECT_EQ(p.run(frames.data(), static_cast<uint16_t>(frames.size()), &out), 0u);
+    const SwxProgram::RunResult r = p.run(frames.data(), static_cast<uint16_t>(frames.size()), &out);
+    EXPECT_EQ(r.stuck, 0u);
+    EXPECT_EQ(r.dropped, 0u);
     std::vector<size_t> counts;
     for (std::vector<rte_mbuf*>& o : out) {
       counts.push_back(o.size());
@@ -97,6 +99,34 @@ TEST_F(SwxProgramTest, NanopusProgramSendsItsTransportsFastAndTheRestToTheOs) {
                                  rte_pktmbuf_mtod(out[0][0], uint8_t*) + out[0][0]->pkt_len),
             before);
   rte_pktmbuf_free(out[0][0]);
+}
+
+// DPDK's extract does not check a frame's length: the VXLAN decapsulation
+// program given a runt — Ethernet, IPv4 and UDP to 4789 in 42 bytes, the
+// rest of its buffer a stale VXLAN header of the tunnel's network — takes
+// 50 bytes of headers off 42, and the frame would leave with its length
+// wrapped (64 KB read past it by whoever came next). It is freed, counted.
+TEST_F(SwxProgramTest, AFrameLeftWithLengthsPastItsBufferIsDroppedNotHandedOn) {
+  absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(
+      testing::read_file(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/vxlan_decap.spec"),
+      "vxlan_decap.spec", 3, "swxr");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE((*p)->add_entry("tunnel", "match 42 action decap").ok());
+  rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+  auto* f = reinterpret_cast<uint8_t*>(rte_pktmbuf_append(m, 64));
+  std::memset(f, 0, 64);
+  f[12] = 0x08;  // IPv4
+  f[14] = 0x45;
+  f[14 + 9] = 0x11;  // UDP
+  f[34 + 2] = 4789 >> 8, f[34 + 3] = 4789 & 0xff;
+  f[42] = 0x08;            // a VXLAN header beyond the frame's end: flags,
+  f[42 + 6] = 42;          // VNI 42 (bytes 4-6)
+  rte_pktmbuf_trim(m, 64 - 42);
+  std::vector<std::vector<rte_mbuf*>> out;
+  const SwxProgram::RunResult r = (*p)->run(&m, 1, &out);
+  EXPECT_EQ(r.dropped, 1u);
+  EXPECT_EQ(r.stuck, 0u);
+  for (const std::vector<rte_mbuf*>& o : out) EXPECT_TRUE(o.empty());
 }
 
 // Comments as DPDK's reader takes them: a word that begins with ";", "#"

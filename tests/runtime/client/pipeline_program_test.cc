@@ -170,10 +170,12 @@ TEST(PipelineProgramTest, RepliesCrossTheWireInVxlanThroughTheEgressAndIngressPr
   const std::vector<std::string> sent = h.server->pipeline_table_counts();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].rfind("egress tunnel: hit ", 0), 0u) << sent[0];
+  EXPECT_EQ(sent[0].find("hit 0 "), std::string::npos) << "nothing encapsulated: " << sent[0];
   EXPECT_NE(sent[0].find("miss 0;"), std::string::npos) << "a frame left unencapsulated: " << sent[0];
   const std::vector<std::string> got = h.client->pipeline_table_counts();
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_NE(got[0].find(" decap "), std::string::npos) << got[0];
+  EXPECT_EQ(got[0].find("hit 0 "), std::string::npos) << "nothing decapsulated: " << got[0];
+  EXPECT_EQ(got[0].find("decap 0"), std::string::npos) << got[0];
   EXPECT_NE(got[0].find("miss 0;"), std::string::npos) << "a VXLAN frame of another network: " << got[0];
   EXPECT_EQ(h.server->nic_counters().tx_program_dropped, 0u);
   EXPECT_EQ(h.client->nic_counters().rx_program_dropped, 0u);
