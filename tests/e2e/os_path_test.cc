@@ -34,14 +34,6 @@ using nanopu::testing::wait_for_line;
 
 namespace {
 
-// `cmd` in namespace ns through sh; its exit status.
-int in_ns(const Netns& ns, const std::string& cmd) {
-  const std::string line =
-      nanopu::testing::ip_program() + " netns exec " + ns.name() + " sh -c '" + cmd + "'";
-  const int rc = std::system(line.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 // A UDP echo in python3 (Debian's, which deploy/setup.sh installs): the
 // server says it is ready, answers one datagram; the client sends one and
 // prints the answer.
@@ -86,7 +78,7 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
   // never runs (af_packet hands the frame on unfinished, the OS's kernel
   // counts InCsumErrors); a NIC's wire has them whole. Computed by the
   // sending kernel, then.
-  ASSERT_EQ(in_ns(cli, "ethtool -K x0 tx off >/dev/null 2>&1"), 0)
+  ASSERT_EQ(cli.shell("ethtool -K x0 tx off >/dev/null 2>&1"), 0)
       << "ethtool (deploy/setup.sh installs it)";
   const pid_t udp = spawn(os.exec({"/usr/bin/python3", "-c", kUdpServer}), dir + "/udp_server.log");
   ASSERT_GT(udp, 0);
@@ -100,15 +92,15 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
                       "--expect=echo", "--drain_timeout=10"}),
             dir + "/loadgen.log");
   ASSERT_GT(load, 0);
-  EXPECT_EQ(in_ns(cli, "ping -c 3 -i 0.3 -W 5 10.78.0.1 >" + dir + "/ping.log 2>&1"), 0)
+  EXPECT_EQ(cli.shell("ping -c 3 -i 0.3 -W 5 10.78.0.1 >" + dir + "/ping.log 2>&1"), 0)
       << read_file(dir + "/ping.log");
-  EXPECT_EQ(in_ns(cli, "arping -c 2 -w 5 -I x0 10.78.0.1 >" + dir + "/arping.log 2>&1"), 0)
+  EXPECT_EQ(cli.shell("arping -c 2 -w 5 -I x0 10.78.0.1 >" + dir + "/arping.log 2>&1"), 0)
       << read_file(dir + "/arping.log");
   std::FILE* f = std::fopen((dir + "/udp_client.py").c_str(), "w");
   ASSERT_NE(f, nullptr);
   std::fputs(kUdpClient, f);
   std::fclose(f);
-  EXPECT_EQ(in_ns(cli, "python3 " + dir + "/udp_client.py >" + dir + "/udp.log 2>&1"), 0)
+  EXPECT_EQ(cli.shell("python3 " + dir + "/udp_client.py >" + dir + "/udp.log 2>&1"), 0)
       << read_file(dir + "/udp.log");
   EXPECT_NE(read_file(dir + "/udp.log").find("uponan"), std::string::npos)
       << read_file(dir + "/udp.log");

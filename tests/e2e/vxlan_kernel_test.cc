@@ -37,18 +37,10 @@ using nanopu::testing::wait_for_line;
 
 namespace {
 
-// `cmd` in namespace ns through sh; its exit status.
-int in_ns(const Netns& ns, const std::string& cmd) {
-  const std::string line =
-      nanopu::testing::ip_program() + " netns exec " + ns.name() + " sh -c '" + cmd + "'";
-  const int rc = std::system(line.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 // An interface's MAC in a namespace, as 12 hex digits ("" if unknown).
 std::string mac_of(const Netns& ns, const std::string& ifname, const std::string& dir) {
   const std::string out = dir + "/mac-" + ifname;
-  if (in_ns(ns, "cat /sys/class/net/" + ifname + "/address >" + out) != 0) return "";
+  if (ns.shell("cat /sys/class/net/" + ifname + "/address >" + out) != 0) return "";
   std::string mac = read_file(out);
   std::string hex;
   for (char ch : mac)
@@ -131,7 +123,7 @@ TEST(VxlanKernelTest, ARequestThroughTheKernelsVxlanDeviceIsAnsweredThroughTheTu
   ASSERT_NE(f, nullptr);
   std::fputs(kNdpClient, f);
   std::fclose(f);
-  EXPECT_EQ(in_ns(cli, "python3 " + dir + "/ndp_client.py >" + dir + "/client.log 2>&1"), 0)
+  EXPECT_EQ(cli.shell("python3 " + dir + "/ndp_client.py >" + dir + "/client.log 2>&1"), 0)
       << read_file(dir + "/client.log") << read_file(dir + "/server.log");
   EXPECT_NE(read_file(dir + "/client.log").find("reply through-the-tunnel"), std::string::npos)
       << read_file(dir + "/client.log");

@@ -5,6 +5,7 @@
 // §9, "memif's teardown, fenced"). Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) and iproute2's `ip`.
 #pragma once
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -55,6 +56,12 @@ class Netns {
   [[nodiscard]] std::vector<std::string> exec(std::vector<std::string> args) const {
     args.insert(args.begin(), {ip_program(), "netns", "exec", name_});
     return args;
+  }
+  // A shell command line run inside this namespace; its exit status (-1:
+  // it did not exit).
+  [[nodiscard]] int shell(const std::string& cmd) const {
+    const int rc = std::system((ip_program() + " netns exec " + name_ + " sh -c '" + cmd + "'").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   }
   // Sets one of this namespace's interfaces up or down.
   bool set_link(const std::string& ifname, bool up) const {
