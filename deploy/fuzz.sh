@@ -45,7 +45,9 @@ fuzz_one() {  # fuzz_one TARGET: runs it, prints its numbers; exit 1 on a crash
   if [ "$seed_limit" -eq 0 ]; then
     cp -n fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
   else  # the same sample each run: the smallest inputs, then by name
-    find fuzz/corpus/"$target" -type f -printf '%s %p\n' 2>/dev/null | sort -k1,1n -k2 | head -n "$seed_limit" |
+    # awk, not head: head leaves at its last line and sort, still writing,
+    # dies of SIGPIPE, which pipefail made this target's failure (no log).
+    find fuzz/corpus/"$target" -type f -printf '%s %p\n' 2>/dev/null | sort -k1,1n -k2 | awk -v n="$seed_limit" 'NR <= n' |
       cut -d' ' -f2- | while read -r f; do cp -n "$f" "$corpus"/; done
   fi
   if ! "$dir/fuzz/${target}_fuzz" -max_total_time="$SECONDS_PER_TARGET" \
