@@ -129,6 +129,48 @@ TEST_F(SwxProgramTest, AFrameLeftWithLengthsPastItsBufferIsDroppedNotHandedOn) {
   for (const std::vector<rte_mbuf*>& o : out) EXPECT_TRUE(o.empty());
 }
 
+// The VXLAN encapsulation (RFC 7348) byte by byte: outer Ethernet to the
+// entry's MACs, an IPv4 header whose lengths follow the inner packet's and
+// whose checksum sums to 0xffff, UDP to 4789 from a port in the dynamic
+// range (a hash of the inner addresses), VNI 42, then the frame as it was.
+TEST_F(SwxProgramTest, VxlanEncapsulationWrapsAFrameInCheckedOuterHeaders) {
+  absl::StatusOr<std::unique_ptr<SwxProgram>> p = SwxProgram::load(
+      testing::read_file(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/vxlan_encap.spec"),
+      "vxlan_encap.spec", 3, "swxe");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->header_bytes(), 84u);
+  ASSERT_TRUE((*p)->add_entry("tunnel", "match 0x0a000001 action encap dst_mac 0x020000000063 src_mac "
+                                        "0x020000000064 src_ip 0x0a630001 dst_ip 0x0a630002 vni 42")
+                  .ok());
+  rte_mbuf* f = ipv4(0x99);
+  const std::vector<uint8_t> inner(rte_pktmbuf_mtod(f, uint8_t*), rte_pktmbuf_mtod(f, uint8_t*) + f->pkt_len);
+  std::vector<std::vector<rte_mbuf*>> out;
+  ASSERT_EQ((*p)->run(&f, 1, &out).dropped, 0u);
+  ASSERT_EQ(out[0].size(), 1u);
+  rte_mbuf* m = out[0][0];
+  const uint8_t* o = rte_pktmbuf_mtod(m, const uint8_t*);
+  ASSERT_EQ(m->pkt_len, inner.size() + 50);
+  EXPECT_EQ(std::vector<uint8_t>(o, o + 6), (std::vector<uint8_t>{2, 0, 0, 0, 0, 0x63}));
+  EXPECT_EQ(o[12] << 8 | o[13], 0x0800);
+  const uint8_t* ip = o + 14;
+  EXPECT_EQ(ip[0], 0x45);
+  EXPECT_EQ(ip[2] << 8 | ip[3], static_cast<int>(m->pkt_len - 14));
+  EXPECT_EQ(ip[9], 17);
+  uint32_t sum = 0;
+  for (int i = 0; i < 20; i += 2) sum += ip[i] << 8 | ip[i + 1];
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  EXPECT_EQ(sum, 0xffffu) << "the outer IPv4 checksum";
+  const uint8_t* udp = ip + 20;
+  EXPECT_GE(udp[0] << 8 | udp[1], 0xC000);
+  EXPECT_EQ(udp[2] << 8 | udp[3], 4789);
+  EXPECT_EQ(udp[4] << 8 | udp[5], static_cast<int>(m->pkt_len - 34));
+  const uint8_t* vx = udp + 8;
+  EXPECT_EQ(vx[0], 0x08);
+  EXPECT_EQ(vx[4] << 16 | vx[5] << 8 | vx[6], 42);
+  EXPECT_EQ(std::vector<uint8_t>(vx + 8, o + m->pkt_len), inner);
+  rte_pktmbuf_free(m);
+}
+
 // Comments as DPDK's reader takes them: a word that begins with ";", "#"
 // or "//" and the rest of its line, wherever it stands.
 TEST(SwxSpecTest, ACommentEndsItsLineWhereverItBegins) {
