@@ -140,10 +140,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string params = absl::GetFlag(FLAGS_params);
-  absl::StatusOr<nanopu::model::TimingParams> p =
-      params.find('/') == std::string::npos && params.find('.') == std::string::npos
-          ? nanopu::model::builtin_timing_params(params)
-          : nanopu::model::load_timing_params(params);
+  absl::StatusOr<nanopu::model::TimingParams> p = nanopu::model::named_timing_params(params);
   if (!p.ok()) {
     std::fprintf(stderr, "nanopu-figures: %s\n", std::string(p.status().message()).c_str());
     return 2;

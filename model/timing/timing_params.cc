@@ -60,9 +60,9 @@ absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name) {
 }
 
 absl::StatusOr<TimingParams> named_timing_params(const std::string& name_or_path) {
-  if (name_or_path == "osdi21" || name_or_path == "tail") return builtin_timing_params(name_or_path);
+  if (absl::StatusOr<TimingParams> builtin = builtin_timing_params(name_or_path); builtin.ok()) return builtin;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(name_or_path, ec) || !std::ifstream(name_or_path).good())
+  if (!std::filesystem::exists(name_or_path, ec))
     return absl::InvalidArgumentError(absl::StrCat("'", name_or_path,
                                                    "' is no built-in set (osdi21, tail) and no readable file"));
   return load_timing_params(name_or_path);
@@ -108,8 +108,12 @@ absl::StatusOr<TimingParams> parse_timing_params(const std::string& text, const 
 }
 
 absl::StatusOr<TimingParams> load_timing_params(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as nothing: the
+  // defaults, silently.
+  std::error_code ec;
   std::ifstream f(path);
-  if (!f) return absl::NotFoundError(absl::StrCat("cannot read timing parameters ", path));
+  if (!f || !std::filesystem::is_regular_file(path, ec))
+    return absl::NotFoundError(absl::StrCat("cannot read timing parameters ", path));
   std::stringstream ss;
   ss << f.rdbuf();
   return parse_timing_params(ss.str(), path);

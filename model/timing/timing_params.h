@@ -43,8 +43,8 @@ struct TimingParams {
 // The built-in set of that name ("osdi21" or "tail").
 [[nodiscard]] absl::StatusOr<TimingParams> builtin_timing_params(const std::string& name);
 
-// A built-in set's name, or else a parameter file's path (what a
-// --timing_params flag takes).
+// A built-in set's name, or else a parameter file's path (what
+// --timing_params and nanopu-figures' --params take).
 [[nodiscard]] absl::StatusOr<TimingParams> named_timing_params(const std::string& name_or_path);
 
 // Reads a parameter file: `key = value` lines, '#' starts a comment; keys
