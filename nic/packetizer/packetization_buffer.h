@@ -71,21 +71,26 @@ struct OutboundMessage : OutboundState {
 //     receiver on another core then never touches our buffer's reference
 //     count, a cache line we write on ACK) and larger ones cloned.
 // nullptr: no mbuf now.
+// Whether this core holds the only reference to m. An acquire, not DPDK's
+// relaxed rte_mbuf_refcnt_read: the last holder elsewhere (a receiver on
+// another core freeing its clone) read the frame before its release
+// decrement, and the caller rewrites the frame after this (a plain load on
+// x86; ThreadSanitizer sees the hand-off).
+[[nodiscard]] inline bool ours_alone(const rte_mbuf* m) {
+  return __atomic_load_n(&m->refcnt, __ATOMIC_ACQUIRE) == 1;
+}
+
 [[nodiscard]] inline rte_mbuf* packet_for_port(rte_mbuf* kept, rte_mempool* pool,
                                                uint16_t copy_below_bytes,
                                                bool port_takes_kept = false) {
   const bool plain =
       RTE_MBUF_DIRECT(kept) && kept->nb_segs == 1 && kept->data_len >= wire::kFrameHeaderBytes;
-  // An acquire, not DPDK's relaxed rte_mbuf_refcnt_read: the last holder
-  // elsewhere (a receiver on another core freeing its clone) read the frame
-  // before its release decrement, and the header is rewritten after this
-  // (a plain load on x86; ThreadSanitizer sees the hand-off).
-  const bool ours_alone = __atomic_load_n(&kept->refcnt, __ATOMIC_ACQUIRE) == 1;
-  if (plain && ours_alone && port_takes_kept) {
+  const bool alone = ours_alone(kept);
+  if (plain && alone && port_takes_kept) {
     rte_mbuf_refcnt_set(kept, 2);  // ours alone until now: no other core can race this store
     return kept;
   }
-  if (ours_alone && kept->data_len > copy_below_bytes) return rte_pktmbuf_clone(kept, pool);
+  if (alone && kept->data_len > copy_below_bytes) return rte_pktmbuf_clone(kept, pool);
   if (!plain) [[unlikely]]
     return rte_pktmbuf_copy(kept, pool, 0, UINT32_MAX);  // not a packet split_into_packets made
   // One segment: a fresh mbuf and one memcpy of the payload alone (the

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "nic/packetizer/packetization_buffer.h"  // ours_alone
+
 namespace nanopu {
 
 TxBatches::~TxBatches() {
@@ -75,11 +77,7 @@ rte_mbuf* TxBatches::own_for_egress(rte_mbuf* m) {
   // The transport keeps a DATA frame to send again (a reference of its
   // own): a program that rewrote it in place would rewrite the copy a
   // retransmission sends, again.
-  // An acquire, as packet_for_port's: the last other holder's release
-  // decrement comes before this core rewrites the frame.
-  if (__atomic_load_n(&m->refcnt, __ATOMIC_ACQUIRE) == 1 && RTE_MBUF_DIRECT(m) &&
-      rte_pktmbuf_headroom(m) >= headroom_)
-    return m;
+  if (ours_alone(m) && RTE_MBUF_DIRECT(m) && rte_pktmbuf_headroom(m) >= headroom_) return m;
   rte_mbuf* copy = rte_pktmbuf_copy(m, copy_pool_, 0, UINT32_MAX);
   rte_pktmbuf_free(m);
   if (copy == nullptr) {
