@@ -39,6 +39,13 @@ SideFiles files_of(const Config& c, PipelineSide side) {
   return {c.egress_program, c.egress_entries, "egress_pipeline", "egress_pipeline_entries", kEgressPorts, "e"};
 }
 
+// One side's program file, read and checked as a spec (f.program set).
+absl::StatusOr<SwxSpec> read_side_spec(const SideFiles& f) {
+  absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
+  if (!text.ok()) return text.status();
+  return read_swx_spec(*text, f.program);
+}
+
 // The entries file's lines into every program: "TABLE ENTRY", blank lines
 // and ';' or '#' comments skipped.
 absl::Status add_entries(const std::string& path, const std::string& text,
@@ -77,9 +84,7 @@ absl::Status check_pipeline_files(const Config& c) {
       return absl::InvalidArgumentError(absl::StrCat("--", f.entries_flag, "=", f.entries, ": entries for no --",
                                                      f.program_flag, " program"));
     }
-    absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
-    if (!text.ok()) return text.status();
-    if (absl::StatusOr<SwxSpec> spec = read_swx_spec(*text, f.program); !spec.ok()) return spec.status();
+    if (absl::StatusOr<SwxSpec> spec = read_side_spec(f); !spec.ok()) return spec.status();
   }
   return absl::OkStatus();
 }
@@ -87,9 +92,7 @@ absl::Status check_pipeline_files(const Config& c) {
 uint32_t pipeline_tables(const Config& c, PipelineSide side) {
   const SideFiles f = files_of(c, side);
   if (f.program.empty()) return 0;
-  absl::StatusOr<std::string> text = read_file(f.program, f.program_flag);
-  if (!text.ok()) return 0;
-  absl::StatusOr<SwxSpec> spec = read_swx_spec(*text, f.program);
+  absl::StatusOr<SwxSpec> spec = read_side_spec(f);
   return spec.ok() ? static_cast<uint32_t>(spec->tables.size()) : 0;
 }
 
