@@ -32,7 +32,9 @@ NicCore::NicCore(const NicParams& params, rte_mempool* pool, const ContextTable*
     : params_(params),
       pool_(pool),
       neighbors_(params.gateway_mac),
-      pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core, params.os_io != nullptr),
+      pipeline_(params.host_ip, contexts, &neighbors_, &counters_, params.nic_core, params.os_io != nullptr,
+                params.port_checks_ipv4 && params.io == nullptr && params.program == nullptr &&
+                    !params.faults.any()),
       packetizer_(params.host_ip, params.host_mac, &neighbors_, pool),
       selector_(params.core_select, params.jbsq_n, single_binding_bound(params)),
       dispatch_(params.nic_core, params.nic_cores, params.inboxes),
@@ -177,7 +179,13 @@ uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
   uint16_t kept = 0;
   for (uint16_t off = 0; off < n; off = static_cast<uint16_t>(off + SwxProgram::kMaxBurst)) {
     const auto k = static_cast<uint16_t>(std::min<int>(n - off, SwxProgram::kMaxBurst));
-    const SwxProgram::RunResult r = program_->run(rx + off, k, &program_out_);
+    // In-band telemetry (a program that reads nanopu_meta): the hop's
+    // clock, read after the frames arrived (not the poll's start: a peer
+    // on another core may have sent them since), and the burst they came in.
+    HopValues hop;
+    if (program_->reads_hop())
+      hop = {static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick()), n};
+    const SwxProgram::RunResult r = program_->run(rx + off, k, &program_out_, hop);
     counters_.rx_program_stuck += r.stuck;
     counters_.rx_program_dropped += r.dropped;
     for (size_t port = 0; port < program_out_.size(); ++port)

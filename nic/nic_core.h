@@ -61,6 +61,10 @@ struct NicParams {
   // none. os_port_id: its DPDK port, whose RX interrupt wakes an idle NIC core.
   PacketIo* os_io = nullptr;
   int32_t os_port_id = -1;
+  // The port checks received IPv4 header checksums (RX offload:
+  // Port::checks_ipv4_checksums()); the pipeline takes its verdict when
+  // nothing rewrites a frame before it (no program, no fault injection).
+  bool port_checks_ipv4 = false;
   // The ingress pipeline as a program (Config::pipeline_program; not owned):
   // every frame runs through it first — port 0 the fast path, 1 the OS, 2
   // dropped, counted. Null: the fixed pipeline alone.

@@ -148,7 +148,10 @@ class Runtime {
   absl::Status add_egress_entry(const std::string& table, const std::string& entry);
   // Its tables' counts, a line each: "TABLE: hit N miss N; ACTION N ..."
   // (with several NIC cores, "nicK TABLE: ..." for each; the egress
-  // program's after them, "egress TABLE: ..."). Empty with no program.
+  // program's after them, "egress TABLE: ..."); after a program's tables,
+  // each of its register arrays' first (up to 8) registers, "regarray
+  // NAME: V0 V1 ..." (in-band telemetry's int_sink.spec keeps its hop
+  // records there). Empty with no program.
   [[nodiscard]] std::vector<std::string> pipeline_table_counts() const;
 
   // After run(): the host's stalls and steal time over the run, measured

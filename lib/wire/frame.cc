@@ -171,7 +171,8 @@ namespace {
 
 // The Ethernet and IPv4 envelope: checked, and its fields into *out;
 // *payload: the transport's payload bytes the IPv4 length claims.
-ParseError decode_envelope(const uint8_t* frame, size_t frame_len, FrameHeader* out, size_t* payload) {
+ParseError decode_envelope(const uint8_t* frame, size_t frame_len, FrameHeader* out, size_t* payload,
+                           PortChecksum port) {
   if (frame_len < kFrameHeaderBytes) return ParseError::kShortFrame;
   if (get16(frame + 12) != kEtherTypeIpv4) return ParseError::kNotIpv4;
   const uint8_t* ip = frame + kIpOff;
@@ -181,8 +182,11 @@ ParseError decode_envelope(const uint8_t* frame, size_t frame_len, FrameHeader* 
   if (ip[8] == 0) return ParseError::kBadIpHeader;
   if (ip[9] != kIpProtoNdp && ip[9] != kIpProtoHoma) return ParseError::kUnknownProtocol;
   const uint16_t csum = get16(ip + 10);
-  // A correct header sums, checksum included, to 0xffff (RFC 1071).
-  if (csum != 0 && ipv4_header_sum(ip) != 0xffff) return ParseError::kBadChecksum;
+  // A correct header sums, checksum included, to 0xffff (RFC 1071); a port
+  // that checked it already said which.
+  if (csum != 0 && port != PortChecksum::kGood &&
+      (port == PortChecksum::kBad || ipv4_header_sum(ip) != 0xffff))
+    return ParseError::kBadChecksum;
   const uint16_t total = get16(ip + 2);
   if (total < kIpv4HeaderBytes + kTransportHeaderBytes) return ParseError::kBadLength;
   if (size_t{total} + kEthHeaderBytes > frame_len) return ParseError::kBadLength;
@@ -256,9 +260,10 @@ ParseError decode_ndp_fields(const uint8_t* l4, size_t payload, NdpHeader* n) {
 }  // namespace
 
 ParseError decode_frame_header(const uint8_t* frame, size_t frame_len, FrameHeader* out,
-                               size_t* payload_bytes) {
+                               size_t* payload_bytes, PortChecksum port) {
   size_t payload = 0;
-  if (const ParseError e = decode_envelope(frame, frame_len, out, &payload); e != ParseError::kOk) return e;
+  if (const ParseError e = decode_envelope(frame, frame_len, out, &payload, port); e != ParseError::kOk)
+    return e;
   const uint8_t* l4 = frame + kL4Off;
   const ParseError e = out->protocol == kIpProtoHoma ? decode_homa_fields(l4, out->tos, payload, &out->homa)
                                                      : decode_ndp_fields(l4, payload, &out->ndp);

@@ -228,11 +228,18 @@ void encode_transport_header(uint8_t protocol, const NdpHeader& ndp, const HomaH
 // NDP's alone (encode_homa_header: Homa's).
 void encode_ndp_header(const NdpHeader& n, uint8_t* l4);
 
+// What the port said of the frame's IPv4 header checksum (RX checksum
+// offload; PMD flags RTE_MBUF_F_RX_IP_CKSUM_*): unchecked, the decoder sums
+// it; good, it does not; bad, the frame is refused (kBadChecksum) unless
+// its checksum is 0, which nanopu takes as "not computed" either way.
+enum class PortChecksum : uint8_t { kUnchecked, kGood, kBad };
+
 // Parses and validates the header of a frame of frame_len bytes. On kOk,
 // *payload_bytes is the transport payload length the IPv4 header declares
 // (Ethernet padding after it is ignored).
 [[nodiscard]] ParseError decode_frame_header(const uint8_t* frame, size_t frame_len,
-                                             FrameHeader* out, size_t* payload_bytes);
+                                             FrameHeader* out, size_t* payload_bytes,
+                                             PortChecksum port = PortChecksum::kUnchecked);
 
 // UDP encapsulation (docs/wire.md, "UDP encapsulation"): the io_uring backend
 // sends a frame less its Ethernet and IPv4 headers as one UDP datagram to the

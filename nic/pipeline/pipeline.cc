@@ -2,6 +2,19 @@
 
 namespace nanopu {
 
+wire::PortChecksum Pipeline::port_verdict(const rte_mbuf* m) {
+  switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+    case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+      ++counters_->rx_checksum_by_port;
+      return wire::PortChecksum::kGood;
+    case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+      ++counters_->rx_checksum_by_port;
+      return wire::PortChecksum::kBad;
+    default:  // unknown (not IPv4, a frame too short to check) or none
+      return wire::PortChecksum::kUnchecked;
+  }
+}
+
 PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_t* payload_bytes) {
   PipelineResult r;
   ++counters_->rx_packets;
@@ -16,8 +29,9 @@ PipelineResult Pipeline::classify(const rte_mbuf* m, wire::FrameHeader* h, size_
   }
   // The decoder reads only the 64 header bytes (contiguous, checked above);
   // lengths are checked against the whole frame.
-  const wire::ParseError e = wire::decode_frame_header(rte_pktmbuf_mtod(m, const uint8_t*),
-                                                       m->pkt_len, h, payload_bytes);
+  const wire::ParseError e =
+      wire::decode_frame_header(rte_pktmbuf_mtod(m, const uint8_t*), m->pkt_len, h, payload_bytes,
+                                port_checksum_ ? port_verdict(m) : wire::PortChecksum::kUnchecked);
   if (e != wire::ParseError::kOk) {
     ++counters_->rx_parse_errors[static_cast<size_t>(e)];
     return r;

@@ -31,14 +31,19 @@ class Pipeline {
   // host with several NIC cores has an entry per context per core).
   // os_path: frames of no nanopu transport are kOs (the caller counts them
   // as it hands them over), not parse errors.
+  // port_checksum: the port checked each frame's IPv4 checksum (RX
+  // offload) and nothing rewrote the frame since (no ingress program, no
+  // fault injection): its verdict stands in for the decoder's sum.
   Pipeline(uint32_t host_ip, const ContextTable* contexts, NeighborTable* neighbors,
-           NicCounters* counters, uint32_t nic_core = 0, bool os_path = false)
+           NicCounters* counters, uint32_t nic_core = 0, bool os_path = false,
+           bool port_checksum = false)
       : host_ip_(host_ip),
         contexts_(contexts),
         neighbors_(neighbors),
         counters_(counters),
         nic_core_(nic_core),
-        os_path_(os_path) {}
+        os_path_(os_path),
+        port_checksum_(port_checksum) {}
 
   // Fills *h and *payload_bytes; on kDrop the caller frees the mbuf.
   [[nodiscard]] PipelineResult classify(const rte_mbuf* m, wire::FrameHeader* h,
@@ -51,6 +56,9 @@ class Pipeline {
   NicCounters* counters_;
   uint32_t nic_core_;
   bool os_path_;
+  bool port_checksum_;
+
+  [[nodiscard]] wire::PortChecksum port_verdict(const rte_mbuf* m);
 };
 
 }  // namespace nanopu

@@ -34,6 +34,31 @@ void free_entry(rte_swx_table_entry* e) {
   std::free(e);
 }
 
+// The nanopu_meta header's struct, if the spec declares the header: it
+// must match HopValues' bytes exactly (an error names its line).
+absl::StatusOr<bool> reads_hop_values(const SwxSpec& spec) {
+  for (const SwxSpec::Instance& h : spec.headers) {
+    if (h.name != "nanopu_meta") continue;
+    for (const SwxSpec::Struct& st : spec.structs) {
+      if (st.name != h.struct_name) continue;
+      const bool exact = st.fields.size() == 3 && st.fields[0].name == "time_ns" &&
+                         st.fields[0].bits == 64 && st.fields[1].name == "queue_depth" &&
+                         st.fields[1].bits == 32 && st.fields[2].name == "reserved" &&
+                         st.fields[2].bits == 32;
+      if (exact) return true;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.file, ":", h.line,
+        ": header nanopu_meta (the hop's values nanopu puts before each frame) must be an instance "
+        "of a struct { bit<64> time_ns bit<32> queue_depth bit<32> reserved }"));
+  }
+  return false;
+}
+
+void put_be(uint8_t* p, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
+}
+
 absl::Status dpdk(int rc, const std::string& what) {
   if (rc == 0) return absl::OkStatus();
   return absl::InternalError(absl::StrCat(what, ": ", rte_strerror(rc < 0 ? -rc : rc)));
@@ -55,6 +80,9 @@ absl::Status SwxProgram::build(const std::string& text, const std::string& file,
   absl::StatusOr<SwxSpec> spec = read_swx_spec(text, file);
   if (!spec.ok()) return spec.status();
   if (outputs == 0) return absl::InvalidArgumentError("a program needs an output port");
+  absl::StatusOr<bool> hop = reads_hop_values(*spec);
+  if (!hop.ok()) return hop.status();
+  reads_hop_ = *hop;
   const unsigned flags = RING_F_SP_ENQ | RING_F_SC_DEQ;
   in_ = rte_ring_create((name + "i").c_str(), kRingSize, SOCKET_ID_ANY, flags);
   if (in_ == nullptr) return dpdk(rte_errno, "rte_ring_create(" + name + "i)");
@@ -108,9 +136,11 @@ SwxProgram::~SwxProgram() {
 }
 
 SwxProgram::RunResult SwxProgram::run(rte_mbuf** frames, uint16_t n,
-                                      std::vector<std::vector<rte_mbuf*>>* out) {
+                                      std::vector<std::vector<rte_mbuf*>>* out,
+                                      const HopValues& hop) {
   std::lock_guard<std::mutex> lock(mu_);  // uncontended but for a commit
   RunResult r;
+  if (reads_hop_) n = put_hop_values(frames, n, hop, &r);
   out->resize(out_.size());
   for (std::vector<rte_mbuf*>& o : *out) o.clear();
   const unsigned in = rte_ring_enqueue_burst(in_, reinterpret_cast<void**>(frames), n, nullptr);
@@ -145,6 +175,24 @@ SwxProgram::RunResult SwxProgram::run(rte_mbuf** frames, uint16_t n,
   }
   r.stuck = static_cast<uint16_t>(left);
   return r;
+}
+
+uint16_t SwxProgram::put_hop_values(rte_mbuf** frames, uint16_t n, const HopValues& hop,
+                                    RunResult* r) {
+  uint16_t kept = 0;
+  for (uint16_t i = 0; i < n; ++i) {
+    auto* p = reinterpret_cast<uint8_t*>(rte_pktmbuf_prepend(frames[i], kHopValueBytes));
+    if (p == nullptr) [[unlikely]] {  // no headroom: never a frame the program misreads
+      rte_pktmbuf_free(frames[i]);
+      ++r->dropped;
+      continue;
+    }
+    put_be(p, hop.time_ns, 8);
+    put_be(p + 8, hop.queue_depth, 4);
+    put_be(p + 12, 0, 4);
+    frames[kept++] = frames[i];
+  }
+  return kept;
 }
 
 absl::Status SwxProgram::add_entry(const std::string& table, const std::string& entry) {
@@ -185,6 +233,16 @@ std::vector<std::string> SwxProgram::table_counts() const {
         absl::StrCat(ti.name, ": hit ", st.n_pkts_hit, " miss ", st.n_pkts_miss, ";");
     for (uint32_t a = 0; a < info.n_actions; ++a)
       if (per_action[a] != 0) absl::StrAppend(&line, " ", action_names[a], " ", per_action[a]);
+    lines.push_back(line);
+  }
+  for (uint32_t a = 0; a < info.n_regarrays; ++a) {
+    rte_swx_ctl_regarray_info ri{};
+    if (rte_swx_ctl_regarray_info_get(p_, a, &ri) != 0) continue;
+    std::string line = absl::StrCat("regarray ", ri.name, ":");
+    for (uint32_t k = 0; k < std::min<uint32_t>(ri.size, 8); ++k) {
+      uint64_t v = 0;
+      if (rte_swx_ctl_pipeline_regarray_read(p_, ri.name, k, &v) == 0) absl::StrAppend(&line, " ", v);
+    }
     lines.push_back(line);
   }
   return lines;

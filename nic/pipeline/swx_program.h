@@ -7,6 +7,14 @@
 // tables are managed while it runs through DPDK's control API (rte_swx_ctl),
 // an entry written as rte_swx_ctl_pipeline_table_entry_read reads it
 // ("match 0x99 action fast_path"). One thread drives it.
+//
+// A program that declares the header `nanopu_meta` reads its hop's own
+// values (in-band telemetry: nanoPU (OSDI'21) §2, the pipeline "can be
+// programmed to do ... telemetry data"): SWX has no clock or queue to read,
+// so each frame enters with 16 bytes before it, HopValues big-endian as a
+// header's fields are, which the program extracts first and does not emit
+// (programs/int_source.spec). Its struct must be exactly
+//   struct nanopu_meta_h { bit<64> time_ns  bit<32> queue_depth  bit<32> reserved }
 #pragma once
 
 #include <rte_mbuf.h>
@@ -25,9 +33,16 @@ struct rte_swx_ctl_pipeline;
 
 namespace nanopu {
 
+// What a hop knows of a frame that a program cannot (above).
+struct HopValues {
+  uint64_t time_ns = 0;      // the host's clock (modelled under nanopu-sim), ns
+  uint32_t queue_depth = 0;  // frames queued with it: the burst in, or the port's queue out
+};
+
 class SwxProgram {
  public:
   static constexpr uint16_t kMaxBurst = 64;
+  static constexpr uint32_t kHopValueBytes = 16;  // the nanopu_meta header
   // The program in `text` (from `file`, for errors); name: unique in the
   // process (its rings' names), at most 16 characters.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<SwxProgram>> load(const std::string& text,
@@ -48,7 +63,13 @@ class SwxProgram {
   // takes more headers off a runt frame than it has leaves its length
   // wrapped, so a frame that leaves with its data past its buffer is freed
   // here, never handed on.
-  RunResult run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out);
+  // A program that reads nanopu_meta gets `hop` before each frame; a frame
+  // without 16 bytes of headroom for it is dropped, counted.
+  RunResult run(rte_mbuf** frames, uint16_t n, std::vector<std::vector<rte_mbuf*>>* out,
+                const HopValues& hop = {});
+  // Whether run() puts the hop's values before each frame (the caller
+  // reads its clock only then).
+  [[nodiscard]] bool reads_hop() const { return reads_hop_; }
   // The bytes of every header the program declares: the most it can put
   // before a frame's data (room it needs there; DPDK writes it unchecked).
   [[nodiscard]] uint32_t header_bytes() const { return header_bytes_; }
@@ -60,7 +81,9 @@ class SwxProgram {
   // ~100 us, once an entry).
   [[nodiscard]] absl::Status add_entry(const std::string& table, const std::string& entry);
   // Per table, frames that hit and missed, and per action how many it ran
-  // on: one line a table ("transport: hit 10 miss 2; fast_path 10 to_os 2").
+  // on: one line a table ("transport: hit 10 miss 2; fast_path 10 to_os 2");
+  // then one line a register array, its first (up to 8) registers
+  // ("regarray int_hops: 12 3456 3 250"), read while frames may run.
   [[nodiscard]] std::vector<std::string> table_counts() const;
   [[nodiscard]] uint32_t outputs() const { return static_cast<uint32_t>(out_.size()); }
 
@@ -68,11 +91,14 @@ class SwxProgram {
   SwxProgram() = default;
   absl::Status build(const std::string& text, const std::string& file, uint32_t outputs,
                      const std::string& name);
+  // Puts `hop` before each frame; returns the frames kept (in order).
+  uint16_t put_hop_values(rte_mbuf** frames, uint16_t n, const HopValues& hop, RunResult* r);
 
   rte_swx_pipeline* p_ = nullptr;
   rte_swx_ctl_pipeline* ctl_ = nullptr;
   std::mutex mu_;  // a burst through the engine, or a commit
   uint32_t header_bytes_ = 0;
+  bool reads_hop_ = false;
   rte_ring* in_ = nullptr;
   std::vector<rte_ring*> out_;
 };

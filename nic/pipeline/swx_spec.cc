@@ -58,6 +58,8 @@ class Reader {
         spec_.headers.push_back({w[1], w[3], l.number});
       else if (w[0] == "metadata" && w.size() == 3 && w[1] == "instanceof")
         spec_.metadata = {"", w[2], l.number};
+      else if (w[0] == "regarray")
+        s = read_regarray(l);
       else if (w[0] == "action" && w.size() >= 5 && w[2] == "args" && w.back() == "{")
         s = read_action(l);
       else if (w[0] == "table" && w.size() == 3 && w[2] == "{")
@@ -67,7 +69,7 @@ class Reader {
       else
         return error(l,
                      "expected struct NAME {, header NAME instanceof STRUCT, metadata instanceof "
-                     "STRUCT, action "
+                     "STRUCT, regarray NAME size N initval V, action "
                      "NAME args none|instanceof STRUCT {, table NAME { or apply {");
       if (!s.ok()) return s;
     }
@@ -104,6 +106,21 @@ class Reader {
     });
     spec_.structs.push_back(std::move(st));
     return s;
+  }
+  // regarray NAME size N initval V (V decimal or 0x hex): N 64-bit
+  // registers; DPDK rounds N up to a power of two.
+  absl::Status read_regarray(const Line& l) {
+    const std::vector<std::string>& w = l.words;
+    SwxSpec::RegArray r{w.size() > 1 ? w[1] : "", 0, 0, l.number};
+    const bool hex = w.size() == 6 && w[5].rfind("0x", 0) == 0;
+    if (w.size() != 6 || w[2] != "size" || w[4] != "initval" || !absl::SimpleAtoi(w[3], &r.size) ||
+        r.size == 0 ||
+        !(hex ? absl::SimpleHexAtoi(w[5].substr(2), &r.init) : absl::SimpleAtoi(w[5], &r.init)))
+      return error(l, "expected regarray NAME size N initval V, N > 0");
+    if (r.size > kSwxMaxTableSize)
+      return error(l, absl::StrCat("a register array holds at most ", kSwxMaxTableSize, " registers"));
+    spec_.regarrays.push_back(std::move(r));
+    return absl::OkStatus();
   }
   absl::Status read_action(const Line& open) {
     const std::vector<std::string>& w = open.words;
@@ -230,6 +247,9 @@ absl::Status configure_swx(const SwxSpec& spec, rte_swx_pipeline* p) {
   if (int rc = rte_swx_pipeline_packet_metadata_register(p, spec.metadata.struct_name.c_str());
       rc != 0)
     return refused(spec, spec.metadata.line, "the metadata", rc);
+  for (const SwxSpec::RegArray& r : spec.regarrays)  // before the instructions that name them
+    if (int rc = rte_swx_pipeline_regarray_config(p, r.name.c_str(), r.size, r.init); rc != 0)
+      return refused(spec, r.line, "regarray " + r.name + " (a name used once)", rc);
   for (const SwxSpec::Action& a : spec.actions) {
     std::vector<const char*> ins = c_strings(a.instructions);
     if (int rc = rte_swx_pipeline_action_config(

@@ -5,8 +5,8 @@
 // builds a pipeline from a spec only through rte_swx_pipeline_codegen,
 // whose generated C needs rte_swx_pipeline_internal.h, which the package
 // does not ship; the configuration API it would call is public. The subset
-// read: struct, header, metadata, action, table (exact, wildcard and lpm keys),
-// apply —
+// read: struct, header, metadata, regarray, action, table (exact, wildcard and
+// lpm keys), apply —
 // instructions are DPDK's to parse. Every error names its line.
 #pragma once
 
@@ -52,10 +52,17 @@ struct SwxSpec {
     uint32_t size = 0;
     int line = 0;
   };
+  struct RegArray {  // regarray NAME size N initval V: 64-bit registers the program keeps
+    std::string name;
+    uint32_t size = 0;
+    uint64_t init = 0;
+    int line = 0;
+  };
   std::string file;  // for errors
   std::vector<Struct> structs;
   std::vector<Instance> headers;
   Instance metadata;
+  std::vector<RegArray> regarrays;
   std::vector<Action> actions;
   std::vector<Table> tables;
   std::vector<std::string> apply;
@@ -72,7 +79,7 @@ inline constexpr uint32_t kSwxMaxTableSize = 1u << 20;
 [[nodiscard]] absl::StatusOr<SwxSpec> read_swx_spec(const std::string& text,
                                                     const std::string& file);
 
-// Registers the spec's structs, headers, metadata, actions, tables and
+// Registers the spec's structs, headers, metadata, register arrays, actions, tables and
 // instructions with p (its ports and table types registered already); an
 // error names the block's line and DPDK's refusal.
 [[nodiscard]] absl::Status configure_swx(const SwxSpec& spec, rte_swx_pipeline* p);

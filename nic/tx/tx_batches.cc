@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "lib/contract/clock.h"
 #include "nic/packetizer/packetization_buffer.h"  // ours_alone
 
 namespace nanopu {
@@ -59,7 +60,14 @@ void TxBatches::through_egress(Batch& b) {
   for (unsigned i = take; i < b.n; ++i) b.pkts[i - take] = b.pkts[i];
   b.n -= take;
   if (n == 0) return;
-  const SwxProgram::RunResult r = egress_->run(in, n, &egress_out_);
+  // In-band telemetry (a program that reads nanopu_meta): the hop's clock
+  // and the frames queued for the port with these (the rest of the batch
+  // and what the port has not taken yet).
+  HopValues hop;
+  if (egress_->reads_hop())
+    hop = {static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick()),
+           n + b.n + egressed_.n};
+  const SwxProgram::RunResult r = egress_->run(in, n, &egress_out_, hop);
   counters_->tx_program_stuck += r.stuck;
   counters_->tx_program_dropped += r.dropped;
   for (size_t port = 0; port < egress_out_.size(); ++port)

@@ -127,6 +127,7 @@ NicParams nic_params(const Config& c, const Port& port, uint16_t incarnation, ui
   if (c.nic_lcores > 1 && c.shared_core()) p.local_worker = static_cast<int32_t>(nic_core);
   p.port_id = port.id();
   p.io = port.io();
+  p.port_checks_ipv4 = port.checks_ipv4_checksums();
   p.host_ip = c.ip;
   p.host_mac = port.mac();
   p.gateway_mac = c.gateway_mac;

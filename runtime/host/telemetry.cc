@@ -89,7 +89,8 @@ int on_thread(const char*, const char* params, rte_tel_data* d) {
 }
 
 // The --pipeline and --egress_pipeline programs' tables: per table,
-// DPDK's hit, miss and per-action counts.
+// DPDK's hit, miss and per-action counts; per register array
+// ("regarray NAME"), its first registers (int_sink.spec's hop records).
 int on_pipeline(const char*, const char*, rte_tel_data* d) {
   std::lock_guard<std::mutex> lock(g_mu);
   const Runtime* h = first_host();

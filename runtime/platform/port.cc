@@ -110,11 +110,13 @@ absl::StatusOr<uint16_t> find_port(const PortParams& config) {
 }
 
 // The queue pairs; RX interrupts asked for when the config wants them (a PMD
-// without them refuses or ignores the request). *rx_queues: configured;
-// *rx_interrupts: granted.
+// without them refuses or ignores the request); the port's check of
+// received IPv4 header checksums wherever the PMD offers it (the NIC core
+// then does not sum them: Pipeline). *rx_queues: configured;
+// *rx_interrupts, *checks_ipv4: granted.
 absl::Status configure_queues(uint16_t id, const rte_eth_dev_info& info, const PortParams& config,
                               int socket, rte_mempool* pool, uint16_t* rx_queues,
-                              bool* rx_interrupts) {
+                              bool* rx_interrupts, bool* checks_ipv4) {
   // Each NIC core sends on a queue of its own (a TX queue is not safe for
   // two senders); receiving on fewer queues than cores is fine (the others'
   // frames are handed over: nic/dispatch/peer_dispatch.h).
@@ -129,13 +131,17 @@ absl::Status configure_queues(uint16_t id, const rte_eth_dev_info& info, const P
   rte_eth_conf conf{};
   // RX interrupts let an idle NIC core sleep until the next packet.
   conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
+  if ((info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0)
+    conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
   int rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
-  if (rc != 0 && conf.intr_conf.rxq != 0) {
+  if (rc != 0 && (conf.intr_conf.rxq != 0 || conf.rxmode.offloads != 0)) {  // without the extras
     conf.intr_conf.rxq = 0;
+    conf.rxmode.offloads = 0;
     rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
   }
   if (rc != 0) return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", id, "): ", rte_strerror(-rc)));
   *rx_interrupts = conf.intr_conf.rxq != 0;
+  *checks_ipv4 = (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
   *rx_queues = nrx;
   uint16_t rxd = config.rx_descriptors, txd = config.tx_descriptors;
   if (int e = rte_eth_dev_adjust_nb_rx_tx_desc(id, &rxd, &txd); e != 0)
@@ -209,7 +215,8 @@ absl::StatusOr<std::unique_ptr<Port>> Port::open(const PortParams& config, const
   p->pool_ = *pool;
   bool rx_interrupts = false;
   if (absl::Status s =
-          configure_queues(p->id_, info, config, socket, p->pool_, &p->rx_queues_, &rx_interrupts);
+          configure_queues(p->id_, info, config, socket, p->pool_, &p->rx_queues_, &rx_interrupts,
+                           &p->checks_ipv4_);
       !s.ok())
     return s;
   bool zero_copy = false;

@@ -99,6 +99,10 @@ class Port {
   [[nodiscard]] bool listens() const { return listens_; }
   // RX queues configured (PortParams::queues, or fewer: the PMD's most).
   [[nodiscard]] uint16_t rx_queues() const { return rx_queues_; }
+  // Whether the port checks each received frame's IPv4 header checksum and
+  // says so in its flags (RX checksum offload, enabled wherever the PMD
+  // offers it: net_tap, most NICs), so the NIC core need not sum it.
+  [[nodiscard]] bool checks_ipv4_checksums() const { return checks_ipv4_; }
 
  private:
   Port() = default;
@@ -110,6 +114,7 @@ class Port {
   wire::MacAddr mac_{};
   std::string driver_;
   bool takes_kept_ = false;  // takes_kept_packets()
+  bool checks_ipv4_ = false;  // checks_ipv4_checksums()
   bool reconnects_ = false;
   bool listens_ = false;
   std::string kernel_iface_;

@@ -184,6 +184,54 @@ TEST(SwxSpecTest, ACommentEndsItsLineWhereverItBegins) {
   EXPECT_EQ(s->apply, std::vector<std::string>{"rx m.port_in"});
 }
 
+// In-band telemetry, byte by byte: int_source.spec puts a hop record (the
+// hop's time and queue, as run() gave them) after the IPv4 header of an NDP
+// frame its table names, with the IPv4 protocol, length and checksum to
+// match; int_sink.spec takes it off again, leaving the frame as it was,
+// and keeps the frame, the one-way time and the queue in its registers.
+TEST_F(SwxProgramTest, AHopRecordGoesOnAtTheSourceAndComesOffAtTheSink) {
+  const std::string dir = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/";
+  absl::StatusOr<std::unique_ptr<SwxProgram>> src =
+      SwxProgram::load(testing::read_file(dir + "int_source.spec"), "int_source.spec", 2, "swxis");
+  absl::StatusOr<std::unique_ptr<SwxProgram>> sink =
+      SwxProgram::load(testing::read_file(dir + "int_sink.spec"), "int_sink.spec", 1, "swxik");
+  ASSERT_TRUE(src.ok()) << src.status();
+  ASSERT_TRUE(sink.ok()) << sink.status();
+  EXPECT_TRUE((*src)->reads_hop());
+  ASSERT_TRUE((*src)->add_entry("telemetry", "match 0x99 action stamp").ok());
+  rte_mbuf* m = ipv4(wire::kIpProtoNdp);
+  const std::vector<uint8_t> before(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_mtod(m, uint8_t*) + m->data_len);
+  std::vector<std::vector<rte_mbuf*>> out;
+  SwxProgram::RunResult r = (*src)->run(&m, 1, &out, {.time_ns = 0x0102030405060708, .queue_depth = 5});
+  ASSERT_EQ(r.dropped + r.stuck, 0);
+  ASSERT_EQ(out[0].size(), 1u);
+  m = out[0][0];
+  ASSERT_EQ(m->data_len, before.size() + 16);
+  const uint8_t* f = rte_pktmbuf_mtod(m, const uint8_t*);
+  EXPECT_TRUE(std::equal(f, f + 14, before.begin())) << "the Ethernet header kept";
+  EXPECT_EQ(f[14 + 9], 0xfd) << "the IPv4 protocol names the record";
+  EXPECT_EQ((f[16] << 8 | f[17]), (before[16] << 8 | before[17]) + 16) << "IPv4 length";
+  EXPECT_EQ(wire::ipv4_header_checksum(f + 14), (f[24] << 8 | f[25])) << "IPv4 checksum";
+  const std::vector<uint8_t> record(f + 34, f + 50);
+  EXPECT_EQ(record, (std::vector<uint8_t>{0x99, 16, 0, 0, 0, 0, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_TRUE(std::equal(f + 50, f + m->data_len, before.begin() + 34)) << "the NDP header and payload kept";
+  r = (*sink)->run(&m, 1, &out, {.time_ns = 0x0102030405060708 + 900, .queue_depth = 1});
+  ASSERT_EQ(r.dropped + r.stuck, 0);
+  ASSERT_EQ(out[0].size(), 1u);
+  m = out[0][0];
+  EXPECT_EQ(std::vector<uint8_t>(rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_mtod(m, uint8_t*) + m->data_len),
+            before)
+      << "the frame as the source's transport sent it";
+  rte_pktmbuf_free(m);
+  EXPECT_EQ((*sink)->table_counts(), std::vector<std::string>{"regarray int_hops: 1 900 5 900"});
+  // A frame with no room before it for the hop's values is dropped, counted.
+  m = ipv4(wire::kIpProtoNdp);
+  m->data_off = 8;
+  r = (*sink)->run(&m, 1, &out, {});
+  EXPECT_EQ(r.dropped, 1);
+  EXPECT_TRUE(out[0].empty());
+}
+
 TEST_F(SwxProgramTest, AProgramOrEntryThatIsWrongIsRefusedAndNamed) {
   absl::StatusOr<SwxSpec> s = read_swx_spec("struct a_h {\n\tbit<12> x\n}\n", "bad.spec");
   EXPECT_EQ(s.status().message(),
@@ -196,6 +244,18 @@ TEST_F(SwxProgramTest, AProgramOrEntryThatIsWrongIsRefusedAndNamed) {
   // A table DPDK would size at build to take the host's memory.
   s = read_swx_spec("table t {\n\tsize 4294967295\n}\n", "bad.spec");
   EXPECT_EQ(s.status().message(), "bad.spec:2: a table holds at most 1048576 entries (found 'size 4294967295')");
+  s = read_swx_spec("regarray r size 0 initval 0\n", "bad.spec");
+  EXPECT_EQ(s.status().message(), "bad.spec:1: expected regarray NAME size N initval V, N > 0 (found 'regarray r size 0 initval 0')");
+  s = read_swx_spec("regarray r size 4 initval 0xzz\n", "bad.spec");
+  EXPECT_FALSE(s.ok());
+  // nanopu_meta is nanopu's: its layout is HopValues'.
+  absl::StatusOr<std::unique_ptr<SwxProgram>> meta = SwxProgram::load(
+      "struct m_h {\n\tbit<64> time_ns\n}\nheader nanopu_meta instanceof m_h\n" + nanopu_program(),
+      "meta.spec", 2, "swxm");
+  ASSERT_FALSE(meta.ok());
+  EXPECT_EQ(meta.status().message(),
+            "meta.spec:4: header nanopu_meta (the hop's values nanopu puts before each frame) must be an "
+            "instance of a struct { bit<64> time_ns bit<32> queue_depth bit<32> reserved }");
   // Reads, but DPDK refuses an instruction on a header nobody declared.
   std::string text = nanopu_program();
   text.replace(text.find("extract h.ipv4"), 14, "extract h.ipv6");

@@ -181,6 +181,54 @@ TEST(PipelineProgramTest, RepliesCrossTheWireInVxlanThroughTheEgressAndIngressPr
   EXPECT_EQ(h.client->nic_counters().rx_program_dropped, 0u);
 }
 
+// In-band telemetry from the two programs an operator would write
+// (programs/int_source.spec on the client's egress, int_sink.spec on the
+// server's ingress): every frame the client sends carries a hop record
+// (its send time and queue) that the server's program reads, keeps in its
+// register array and takes off, so the calls are answered only if each
+// record was taken off whole. The register counts every frame the server
+// took from the port; both hosts share one clock (one process), so the
+// one-way times it sums are real.
+TEST(PipelineProgramTest, EveryFrameCarriesItsHopRecordAndThePeerReadsIt) {
+  const std::string programs = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/";
+  testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp, [&](Config& c, bool server) {
+    if (server) {
+      c.pipeline_program = programs + "int_sink.spec";
+    } else {
+      c.egress_program = programs + "int_source.spec";
+      c.egress_entries = programs + "int.entries";
+    }
+  });
+  ASSERT_TRUE(h.server && h.client);
+  Calls calls;
+  calls.phase_two = true;  // six calls, all to be answered
+  calls.first_deadline = std::chrono::seconds(10);
+  ASSERT_TRUE(h.server->spawn(echo).ok());
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
+  ASSERT_TRUE(testing::poll_until(
+      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
+  EXPECT_EQ(calls.first, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  const std::vector<std::string> sent = h.client->pipeline_table_counts();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_NE(sent[0].find("miss 0;"), std::string::npos) << "a frame left without a record: " << sent[0];
+  const std::vector<std::string> got = h.server->pipeline_table_counts();
+  ASSERT_EQ(got.size(), 1u);  // no table: the register array's line alone
+  uint64_t frames = 0, sum_ns = 0, deepest = 0, last_ns = 0;
+  ASSERT_EQ(std::sscanf(got[0].c_str(), "regarray int_hops: %lu %lu %lu %lu", &frames, &sum_ns, &deepest,
+                        &last_ns),
+            4)
+      << got[0];
+  std::printf("server's %s (frames, one-way ns summed, deepest queue, last one-way ns)\n", got[0].c_str());
+  EXPECT_EQ(frames, h.server->nic_counters().rx_packets) << "every frame in carried a record: " << got[0];
+  EXPECT_GE(frames, 6u) << got[0];
+  EXPECT_GE(deepest, 1u) << "a frame queues with itself at least: " << got[0];
+  EXPECT_GT(last_ns, 0u) << got[0];
+  EXPECT_GE(sum_ns, last_ns) << got[0];
+  EXPECT_LT(sum_ns / frames, 10'000'000'000u) << "one clock: no one-way time wraps: " << got[0];
+  EXPECT_EQ(h.server->nic_counters().rx_program_dropped, 0u);
+}
+
 TEST(PipelineProgramTest, AProgramOrEntryThatIsWrongStopsTheHostAtStartNamed) {
   const std::string bad =
       ::testing::TempDir() + "nanopu-bad-" + std::to_string(getpid()) + ".entries";
