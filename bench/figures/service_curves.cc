@@ -35,13 +35,6 @@ struct Curve {
   double past_capacity_mrps = 0;  // the load whose run did not end (0: none)
 };
 
-// A server host and a client host on one link (the paper's figures give no
-// switch for these two); `server` and `client` are each program's flags.
-std::string pair(const std::string& server, const std::string& client) {
-  return absl::StrCat("host srv 10.0.0.1 02:00:00:00:00:01 server ", server, "\n",
-                      "host cli 10.0.0.2 02:00:00:00:00:02 loadgen ", client, "\n", "link srv cli\n");
-}
-
 // Requests per point: enough for a p99, bounded so a sweep stays seconds.
 uint64_t per_point(const FigureOptions& o) { return std::clamp<uint64_t>(o.requests / 2, 2000, 20000); }
 
@@ -57,7 +50,7 @@ Curve sweep_load(const FigureOptions& o, const std::string& label, const std::st
     const std::string flags = absl::StrCat(client, " --outstanding=200 --progress=false --count=", per_point(o),
                                            " --rate=", static_cast<uint64_t>(load * 1e6));
     const double limit_s = 0.01 + 50 * static_cast<double>(per_point(o)) / (load * 1e6);
-    const SimRun r = simulate(o, absl::StrCat(label, " at ", load, " Mrps"), pair(server, flags), Net{},
+    const SimRun r = simulate(o, absl::StrCat(label, " at ", load, " Mrps"), pair_topology(server, flags), Net{},
                               Charge::kCounted, limit_s);
     if (!r.ok) {
       if (c.points.empty()) {

@@ -25,25 +25,6 @@ namespace {
 
 double us(uint64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-// "10.0.0.1:5,10.0.0.3:5,..." for n servers at 10.0.0.1, .3, .4, ... (the
-// client is .2, as in deploy/netns/examples).
-std::string server_ip(size_t i) { return absl::StrCat("10.0.0.", i == 0 ? 1 : i + 2); }
-std::string members(size_t n, int context) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) absl::StrAppend(&s, i ? "," : "", server_ip(i), ":", context);
-  return s;
-}
-// A switch, `n` servers running `server_flags` and a client running `client_flags`.
-std::string star(size_t n, const std::string& server_flags, const std::string& client_flags) {
-  std::string t = "switch sw\n";
-  for (size_t i = 0; i < n; ++i)
-    absl::StrAppend(&t, "host s", i, " ", server_ip(i), " 02:00:00:00:00:", absl::Hex(i + 16, absl::kZeroPad2),
-                    " server ", server_flags, "\n");
-  absl::StrAppend(&t, "host client 10.0.0.2 02:00:00:00:00:02 loadgen ", client_flags, "\n");
-  for (size_t i = 0; i < n; ++i) absl::StrAppend(&t, "link s", i, " sw\n");
-  return t + "link client sw\n";
-}
-
 // A statistic of a run, beside the paper's number where it has one.
 struct Stat {
   std::string name;  // "p50", "mean", ...
@@ -127,7 +108,7 @@ bool raft(const FigureOptions& o) {
   auto config = [&](size_t n) {
     const std::string cluster = members(n, 5);
     return Config{absl::StrCat("Raft ", n, " servers"),
-                  star(n, "--app=raft --context=5 --raft_cluster=" + cluster,
+                  star_topology(n, "--app=raft --context=5 --raft_cluster=" + cluster,
                        "--service=raft --raft_cluster=" + cluster +
                            " --raft_keys=1000 --raft_put_fraction=1 --count=10000 --outstanding=1 --progress=false"),
                   net,
@@ -167,7 +148,7 @@ bool chain(const FigureOptions& o) {
               "(nanoPU tail-latency version §4.3)\n");
   Table t = service_table();
   const Config c{"chain 3 replicas",
-                 star(3, "--app=chain --context=5 --chain=" + members(3, 5),
+                 star_topology(3, "--app=chain --context=5 --chain=" + members(3, 5),
                       "--service=chain --context=7 --chain=" + members(3, 5) +
                           " --chain_keys=10000 --chain_write_fraction=1 --count=10000 --outstanding=1 --progress=false"),
                  Net{0, 43.75},
@@ -199,7 +180,7 @@ bool chain(const FigureOptions& o) {
 bool rdma(const FigureOptions& o) {
   std::printf("rdma: one-sided RDMA from apps/rdma's code, every host on one modelled clock (nanoPU OSDI'21 Table 2)\n");
   Table t = service_table();
-  const Config c{"one-sided RDMA (mix)", star(1, "--app=rdma", "--service=rdma --rdma_mode=mix --count=10000 --outstanding=1 --progress=false"),
+  const Config c{"one-sided RDMA (mix)", star_topology(1, "--app=rdma", "--service=rdma --rdma_mode=mix --count=10000 --outstanding=1 --progress=false"),
                  Net{300 - 2 * 43.75, 43.75},
                  {{"p50", 0.685}, {"p90", 0.70}}};
   const ConfigResult r = run_config(o, c, true, &t);

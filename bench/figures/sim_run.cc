@@ -3,12 +3,36 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/simulation/simulation.h"
 #include "runtime/simulation/topology.h"
 #include "tools/simulator/builtin_programs.h"
 
 namespace nanopu::figures {
+
+std::string pair_topology(const std::string& server, const std::string& client) {
+  return absl::StrCat("host srv 10.0.0.1 02:00:00:00:00:01 server ", server, "\n",
+                      "host cli 10.0.0.2 02:00:00:00:00:02 loadgen ", client, "\n", "link srv cli\n");
+}
+
+std::string server_ip(size_t i) { return absl::StrCat("10.0.0.", i == 0 ? 1 : i + 2); }
+
+std::string members(size_t n, int context) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) absl::StrAppend(&s, i ? "," : "", server_ip(i), ":", context);
+  return s;
+}
+
+std::string star_topology(size_t n, const std::string& server, const std::string& client) {
+  std::string t = "switch sw\n";
+  for (size_t i = 0; i < n; ++i)
+    absl::StrAppend(&t, "host s", i, " ", server_ip(i), " 02:00:00:00:00:", absl::Hex(i + 16, absl::kZeroPad2),
+                    " server ", server, "\n");
+  absl::StrAppend(&t, "host client 10.0.0.2 02:00:00:00:00:02 loadgen ", client, "\n");
+  for (size_t i = 0; i < n; ++i) absl::StrAppend(&t, "link s", i, " sw\n");
+  return t + "link client sw\n";
+}
 
 SimRun simulate(const FigureOptions& o, const std::string& name, const std::string& text, const Net& net,
                 Charge charge, double modelled_limit_s) {

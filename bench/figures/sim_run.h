@@ -31,6 +31,17 @@ struct SimRun {
 
 enum class Charge { kWiresOnly, kCounted, kMeasured };
 
+// The figures' topologies (nanopu-sim's language, docs/running.md): a
+// server host and a client host on one link (`server`, `client`: each
+// program's flags); or a switch, `n` servers running `server` and a client
+// running `client`, the servers at server_ip(0..n), the client at 10.0.0.2.
+[[nodiscard]] std::string pair_topology(const std::string& server, const std::string& client);
+[[nodiscard]] std::string star_topology(size_t n, const std::string& server, const std::string& client);
+// "10.0.0.1", then .3, .4, ... (the client is .2, as in deploy/netns/examples).
+[[nodiscard]] std::string server_ip(size_t i);
+// "10.0.0.1:5,10.0.0.3:5,..." for n servers.
+[[nodiscard]] std::string members(size_t n, int context);
+
 // One run of `text` (a topology file's) with o.seed and
 // o.params: the wires' and the switch's time only, counted time, or counted
 // time and each thread's own code as long as it took on this machine (not
