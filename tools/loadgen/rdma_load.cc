@@ -169,7 +169,7 @@ bool RdmaLoad::send_next(uint64_t sent_tsc) {
 bool RdmaLoad::send_mix(uint64_t sent_time) {
   auto len = [&] { return static_cast<uint32_t>(rng_.int_between(1, kMaxOpWords)); };
   Pending p;
-  const auto kind = static_cast<int>(rng_.below(5));
+  const int kind = ro_.only >= 0 ? ro_.only : static_cast<int>(rng_.below(5));
   if (kind == 4) {  // indirect read through a random pointer
     const auto ptr_word = static_cast<uint32_t>(rng_.below(pointers_));
     p.first = static_cast<uint32_t>((image_[ptr_word] - ro_.base) / 8);

@@ -28,6 +28,9 @@ struct RdmaLoadOptions {
   RdmaLoadMode mode = RdmaLoadMode::kMix;
   uint64_t base = 0;      // byte offset of this client's slice (8-aligned)
   uint32_t words = 1024;  // slice size (mix: at least 64)
+  // mix: every operation (-1), or only this one (nanoPU Table 2's rows, one
+  // at a time): 0 read, 1 write, 2 CAS, 3 fetch-and-add, 4 indirect read.
+  int only = -1;
 };
 
 struct RdmaLoadResult {

@@ -1,4 +1,7 @@
 // nanopu-loadgen --service=rdma: the one-sided RDMA client (tools/loadgen/rdma_load.h).
+#include <algorithm>
+#include <iterator>
+
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "tools/loadgen/cli/service_cli.h"
@@ -9,8 +12,10 @@
 ABSL_FLAG(std::string, rdma_mode, "mix",
           "rdma (nanopu-server --app=rdma): 'mix' (reads, writes, CAS, fetch-and-add and "
           "indirect reads on this client's slice, each checked against a reference image), "
-          "'cas-counter' or 'faa-counter' (increment the word at --rdma_base by a CAS loop or "
-          "by fetch-and-add, racing other clients; the final value is printed).");
+          "one of them alone, the same way ('read', 'write', 'cas', 'faa', 'indirect': nanoPU "
+          "Table 2's rows), or 'cas-counter' or 'faa-counter' (increment the word at "
+          "--rdma_base by a CAS loop or by fetch-and-add, racing other clients; the final value "
+          "is printed).");
 ABSL_FLAG(uint64_t, rdma_base, 0, "rdma: byte offset of this client's slice in the server's region (8-aligned).");
 ABSL_FLAG(uint32_t, rdma_words, 1024, "rdma: words in this client's slice (mix: 64..1048576).");
 
@@ -23,13 +28,16 @@ class RdmaCli : public ServiceCli {
     rdo_.base = absl::GetFlag(FLAGS_rdma_base);
     rdo_.words = absl::GetFlag(FLAGS_rdma_words);
     const std::string mode = absl::GetFlag(FLAGS_rdma_mode);
-    if (mode == "mix") rdo_.mode = RdmaLoadMode::kMix;
+    static constexpr const char* kAlone[] = {"read", "write", "cas", "faa", "indirect"};
+    const auto alone = std::find(std::begin(kAlone), std::end(kAlone), mode);
+    rdo_.only = alone == std::end(kAlone) ? -1 : static_cast<int>(alone - std::begin(kAlone));
+    if (mode == "mix" || rdo_.only >= 0) rdo_.mode = RdmaLoadMode::kMix;
     else if (mode == "cas-counter") rdo_.mode = RdmaLoadMode::kCasCounter;
     else if (mode == "faa-counter") rdo_.mode = RdmaLoadMode::kFaaCounter;
-    else return "--rdma_mode: use mix, cas-counter or faa-counter";
+    else return "--rdma_mode: use mix, read, write, cas, faa, indirect, cas-counter or faa-counter";
     if (rdo_.base % 8 != 0) return "--rdma_base must be a multiple of 8";
     if (rdo_.mode == RdmaLoadMode::kMix && (rdo_.words < 64 || rdo_.words > (1u << 20)))
-      return "--rdma_words must be 64..1048576 with --rdma_mode=mix";
+      return "--rdma_words must be 64..1048576 with --rdma_mode=" + mode;
     return "";
   }
   void run(Thread& t, const LoadGenOptions& o, LoadGenResult* r) override { run_rdma_client(t, o, rdo_, r, &rr_); }
