@@ -2,9 +2,11 @@
 // requests of any op, address, count and length into a small region,
 // checked against a reference memory image. Invariants: no access outside
 // the region (ASan); an op answered kOk acted exactly as on the reference
-// (reads return its words, writes, CAS and FAA change it the same way);
+// (reads, scans and maxes return its words, writes, CAS and FAA change it
+// the same way);
 // any other status changed nothing; a reply never carries more words than
 // its op calls for.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Each record: op, addr byte, count byte, length delta byte, 2 argument bytes.
   for (size_t i = 0; i + 6 <= size; i += 6) {
     const uint8_t* r = data + i;
-    const uint64_t op = r[0] % 7;  // 0 and 6: unknown ops
+    const uint64_t op = r[0] % 9;  // 0 and 8: unknown ops
     const uint64_t addr = r[1] & 0x80 ? uint64_t{r[1]} << 56 : r[1];  // some far out of range
     const uint64_t count = r[2] % 6;  // nwords 0..5, or CAS expected / FAA add
     const uint64_t a1 = r[4], a2 = r[5];
@@ -34,6 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (op == static_cast<uint64_t>(RdmaOp::kWrite))
       for (uint64_t k = 0; k < count; ++k) w.push_back(a1 * 31 + k);
     if (op == static_cast<uint64_t>(RdmaOp::kCas)) w.push_back(a2);
+    if (op == static_cast<uint64_t>(RdmaOp::kScanRead)) {  // {nkeys = count, key = a1, nwords}
+      w.push_back(a1);
+      w.push_back(a2 % 6);
+    }
     const int delta = static_cast<int8_t>(r[3]) % 3 == 0 ? 0 : static_cast<int8_t>(r[3]) % 24;
     const auto len = static_cast<uint16_t>(std::max<int>(0, 8 * static_cast<int>(w.size()) + delta));
     // Words beyond those present read as zero (a short FIFO).
@@ -71,6 +77,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (!ref_valid(ptr, count) || reply.nwords != count) std::abort();
           for (uint64_t k = 0; k < count; ++k)
             if (reply.words[k] != ref[ptr / 8 + k]) std::abort();
+          break;
+        }
+        case RdmaOp::kScanRead: {
+          if (!ref_valid(addr, 2 * count)) std::abort();
+          uint64_t k = 0;
+          while (k < count && ref[addr / 8 + 2 * k] != a1) ++k;
+          if (k == count) std::abort();  // no key matched: kNotFound, not kOk
+          const uint64_t ptr = ref[addr / 8 + 2 * k + 1], nw = a2 % 6;
+          if (!ref_valid(ptr, nw) || reply.nwords != nw) std::abort();
+          for (uint64_t j = 0; j < nw; ++j)
+            if (reply.words[j] != ref[ptr / 8 + j]) std::abort();
+          break;
+        }
+        case RdmaOp::kMax: {
+          if (!ref_valid(addr, count) || reply.nwords != 1) std::abort();
+          uint64_t most = 0;
+          for (uint64_t k = 0; k < count; ++k) most = std::max(most, ref[addr / 8 + k]);
+          if (reply.words[0] != most) std::abort();
           break;
         }
         default:

@@ -24,27 +24,66 @@ void read_words(const RdmaRegion& region, uint64_t addr, uint32_t nwords, RdmaRe
   for (uint32_t i = 0; i < nwords; ++i) reply->words[i] = region.load(addr + 8 * i);
 }
 
-RdmaStatus execute(const uint64_t* w, uint32_t n, uint16_t len, RdmaRegion* region,
-                   RdmaServiceStats* stats, RdmaReply* reply) {
-  if (len < 8 * (kRdmaHeadWords + 1) || n < kRdmaHeadWords + 1) return bad(stats);
-  const auto op = static_cast<RdmaOp>(w[2]);
-  const uint64_t addr = w[3];
+// The words a request of `op` moves (its nwords); 0: a bad request.
+uint32_t request_words(RdmaOp op, const uint64_t* w, uint32_t n) {
   const uint64_t arg = w[4];
   switch (op) {
     case RdmaOp::kRead:
     case RdmaOp::kIndirectRead:
     case RdmaOp::kWrite:
-      if (arg == 0 || arg > kRdmaMaxWords) return bad(stats);
-      break;
+    case RdmaOp::kMax:
+      return arg == 0 || arg > kRdmaMaxWords ? 0 : static_cast<uint32_t>(arg);
     case RdmaOp::kCas:
     case RdmaOp::kFaa:
-      break;
-    default:
-      return bad(stats);
+      return 1;
+    case RdmaOp::kScanRead:  // {nkeys, key, nwords}
+      if (n < kRdmaHeadWords + 3 || arg == 0 || arg > kRdmaMaxScanKeys || w[6] == 0 || w[6] > kRdmaMaxWords) return 0;
+      return static_cast<uint32_t>(w[6]);
   }
-  const auto nwords = static_cast<uint32_t>(op == RdmaOp::kCas || op == RdmaOp::kFaa ? 1 : arg);
-  if (len != rdma_request_len(op, nwords) || n < len / 8u) return bad(stats);
+  return 0;
+}
+
+// SCAN: the first of nkeys (key, ptr) pairs at addr whose key matches;
+// READ nwords at its ptr.
+RdmaStatus scan_read(const uint64_t* w, const RdmaRegion& region, RdmaServiceStats* stats, RdmaReply* reply) {
+  const uint64_t addr = w[3], nkeys = w[4], key = w[5];
+  const auto nwords = static_cast<uint32_t>(w[6]);
+  if (!region.valid(addr, static_cast<uint32_t>(2 * nkeys))) return out_of_range(stats, RdmaStatus::kOutOfRange);
+  ++stats->scans;
+  for (uint64_t i = 0; i < nkeys; ++i) {
+    if (region.load(addr + 16 * i) != key) continue;
+    const uint64_t ptr = region.load(addr + 16 * i + 8);
+    if (!region.valid(ptr, nwords)) return out_of_range(stats, RdmaStatus::kBadPointer);
+    read_words(region, ptr, nwords, reply);
+    return RdmaStatus::kOk;
+  }
+  return RdmaStatus::kNotFound;
+}
+
+// MAX: the largest of nwords at addr (unsigned).
+RdmaStatus max_of(uint64_t addr, uint32_t nwords, const RdmaRegion& region, RdmaServiceStats* stats,
+                  RdmaReply* reply) {
+  if (!region.valid(addr, nwords)) return out_of_range(stats, RdmaStatus::kOutOfRange);
+  ++stats->maxes;
+  uint64_t most = 0;
+  for (uint32_t i = 0; i < nwords; ++i) most = std::max(most, region.load(addr + 8 * i));
+  reply->nwords = 1;
+  reply->words[0] = most;
+  return RdmaStatus::kOk;
+}
+
+RdmaStatus execute(const uint64_t* w, uint32_t n, uint16_t len, RdmaRegion* region,
+                   RdmaServiceStats* stats, RdmaReply* reply) {
+  if (len < 8 * (kRdmaHeadWords + 1) || n < kRdmaHeadWords + 1) return bad(stats);
+  const auto op = static_cast<RdmaOp>(w[2]);
+  const uint64_t addr = w[3];
+  const uint32_t nwords = request_words(op, w, n);
+  if (nwords == 0 || len != rdma_request_len(op, nwords) || n < len / 8u) return bad(stats);
   switch (op) {
+    case RdmaOp::kScanRead:
+      return scan_read(w, *region, stats, reply);
+    case RdmaOp::kMax:
+      return max_of(addr, nwords, *region, stats, reply);
     case RdmaOp::kRead:
       if (!region->valid(addr, nwords)) return out_of_range(stats, RdmaStatus::kOutOfRange);
       ++stats->reads;

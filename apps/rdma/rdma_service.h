@@ -13,6 +13,7 @@ namespace nanopu::apps {
 
 struct RdmaServiceStats {
   uint64_t reads = 0, writes = 0, cas = 0, cas_swapped = 0, faa = 0, indirect_reads = 0;
+  uint64_t scans = 0, maxes = 0;  // scan-and-read (matched or not), return-max
   uint64_t out_of_range = 0;   // answered kOutOfRange or kBadPointer
   uint64_t bad_requests = 0;   // answered kBadRequest
   uint64_t dropped = 0;        // too short to answer (no sent_time)

@@ -33,7 +33,7 @@ class RdmaApp final : public ServerApp {
       const RdmaServiceStats& s = stats_[i];
       print_counters(out, "rdma" + std::to_string(i),
                      {{"reads", s.reads}, {"writes", s.writes}, {"cas", s.cas}, {"cas_swapped", s.cas_swapped},
-                      {"faa", s.faa}, {"indirect_reads", s.indirect_reads}, {"out_of_range", s.out_of_range},
+                      {"faa", s.faa}, {"indirect_reads", s.indirect_reads}, {"scans", s.scans}, {"maxes", s.maxes}, {"out_of_range", s.out_of_range},
                       {"bad_requests", s.bad_requests}, {"dropped", s.dropped}});
     }
   }

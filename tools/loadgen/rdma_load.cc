@@ -12,6 +12,10 @@ namespace nanopu::apps {
 namespace {
 
 constexpr uint32_t kMaxOpWords = 4;
+// --rdma_mode=scan: a table of (key, pointer) pairs after the indirect
+// reads' pointers, written once (unmeasured); each scan names one of its keys.
+constexpr int kScanKind = 5, kMaxKind = 6;
+constexpr uint32_t kScanKeys = 16;
 
 struct Pending {
   RdmaOp op = RdmaOp::kRead;
@@ -26,7 +30,8 @@ class RdmaLoad : public LoadSchedule {
   RdmaLoad(Thread& t, const LoadGenOptions& o, const RdmaLoadOptions& ro, LoadGenResult* r,
            RdmaLoadResult* rr)
       : LoadSchedule(t, o, r), ro_(ro), rr_(rr), image_(ro.words, 0), busy_(ro.words, 0),
-        pointers_(std::min<uint32_t>(64, ro.words / 8)) {}
+        pointers_(std::min<uint32_t>(64, ro.words / 8)),
+        data_first_(pointers_ + (ro.only == kScanKind ? 2 * kScanKeys : 0)) {}
 
   void run() {
     if (absl::Status s = t_.bind(o_.context, 0); !s.ok()) {
@@ -34,7 +39,7 @@ class RdmaLoad : public LoadSchedule {
       return;
     }
     reset_given_up();
-    if (ro_.mode == RdmaLoadMode::kMix && !(read_slice() && write_pointers())) {
+    if (ro_.mode == RdmaLoadMode::kMix && !(read_slice() && write_pointers() && write_scan_table())) {
       r_->error = "reading the slice or writing its pointers failed: no reply within --drain_timeout, or an "
                   "error status (is an rdma server up, with --rdma_base + 8 x --rdma_words inside "
                   "its --rdma_region_kb?)";
@@ -61,6 +66,8 @@ class RdmaLoad : public LoadSchedule {
   bool call(RdmaOp op, uint64_t a, const std::vector<uint64_t>& args);
   bool read_slice();
   bool write_pointers();
+  bool write_scan_table();
+  bool send_scan_or_max(uint64_t sent_time, Pending* p);
   void read_counter();
   bool send_next(uint64_t sent_tsc) override;
   bool send_mix(uint64_t sent_time);
@@ -78,6 +85,7 @@ class RdmaLoad : public LoadSchedule {
   std::vector<uint64_t> image_;
   std::vector<uint8_t> busy_;
   uint32_t pointers_;
+  uint32_t data_first_;  // the words reserve() gives out start here (past pointers and a scan table)
   absl::flat_hash_map<uint64_t, Pending> in_flight_;  // by sent_time
   uint64_t counter_guess_ = 0;  // cas-counter: the value the next CAS expects
   uint16_t last_request_bytes_ = 0;  // of the request begin() last wrote
@@ -118,12 +126,27 @@ bool RdmaLoad::read_slice() {
 bool RdmaLoad::write_pointers() {
   // Pointer i names a data word (byte address in the region).
   std::vector<uint64_t> args = {pointers_};
-  const uint32_t data_words = ro_.words - pointers_ - kMaxOpWords;
+  const uint32_t data_words = ro_.words - data_first_ - kMaxOpWords;
   for (uint32_t i = 0; i < pointers_; ++i) {
-    image_[i] = addr(pointers_ + static_cast<uint32_t>((uint64_t{i} * 7919) % data_words));
+    image_[i] = addr(data_first_ + static_cast<uint32_t>((uint64_t{i} * 7919) % data_words));
     args.push_back(image_[i]);
   }
   return call(RdmaOp::kWrite, addr(0), args);
+}
+
+// The scan table (scan mode only): distinct keys, each with a pointer to a
+// data word, as the indirect reads' pointers are made.
+bool RdmaLoad::write_scan_table() {
+  if (ro_.only != kScanKind) return true;
+  std::vector<uint64_t> args = {2 * kScanKeys};
+  const uint32_t data_words = ro_.words - data_first_ - kMaxOpWords;
+  for (uint32_t i = 0; i < kScanKeys; ++i) {
+    image_[pointers_ + 2 * i] = (rng_.next() << 8) | i;  // distinct in their low byte
+    image_[pointers_ + 2 * i + 1] = addr(data_first_ + static_cast<uint32_t>((uint64_t{i} * 104729) % data_words));
+    args.push_back(image_[pointers_ + 2 * i]);
+    args.push_back(image_[pointers_ + 2 * i + 1]);
+  }
+  return call(RdmaOp::kWrite, addr(pointers_), args);
 }
 
 void RdmaLoad::read_counter() {
@@ -134,7 +157,7 @@ void RdmaLoad::read_counter() {
 bool RdmaLoad::reserve(uint32_t n, uint32_t* first) {
 
   for (int tries = 0; tries < 8; ++tries) {
-    const auto f = static_cast<uint32_t>(rng_.int_between(pointers_, ro_.words - n));
+    const auto f = static_cast<uint32_t>(rng_.int_between(data_first_, ro_.words - n));
     if (std::all_of(busy_.begin() + f, busy_.begin() + f + n, [](uint8_t b) { return b == 0; })) {
       *first = f;
       return true;
@@ -166,11 +189,41 @@ bool RdmaLoad::send_next(uint64_t sent_tsc) {
   return true;
 }
 
+// A scan of the table for one of its keys (its pointer's n words back), or
+// the largest of n reserved words.
+bool RdmaLoad::send_scan_or_max(uint64_t sent_time, Pending* p) {
+  p->n = static_cast<uint32_t>(rng_.int_between(1, kMaxOpWords));
+  if (ro_.only == kScanKind) {
+    const auto entry = static_cast<uint32_t>(rng_.below(kScanKeys));
+    p->first = static_cast<uint32_t>((image_[pointers_ + 2 * entry + 1] - ro_.base) / 8);
+    if (std::any_of(busy_.begin() + p->first, busy_.begin() + p->first + p->n, [](uint8_t b) { return b; }))
+      return false;
+    p->op = RdmaOp::kScanRead;
+    if (!begin(p->op, sent_time, addr(pointers_), p->n)) return false;
+    for (uint64_t w : {uint64_t{kScanKeys}, image_[pointers_ + 2 * entry], uint64_t{p->n}}) (void)t_.write(w);
+    p->expect_n = p->n;
+    for (uint32_t i = 0; i < p->n; ++i) p->expect[i] = image_[p->first + i];
+    ++rr_->scans;
+    return true;
+  }
+  if (!reserve(p->n, &p->first)) return false;
+  p->op = RdmaOp::kMax;
+  if (!begin(p->op, sent_time, addr(p->first), p->n)) return false;
+  (void)t_.write(p->n);
+  p->expect_n = 1;
+  p->expect[0] = *std::max_element(image_.begin() + p->first, image_.begin() + p->first + p->n);
+  std::fill(busy_.begin() + p->first, busy_.begin() + p->first + p->n, 1);
+  ++rr_->maxes;
+  return true;
+}
+
 bool RdmaLoad::send_mix(uint64_t sent_time) {
   auto len = [&] { return static_cast<uint32_t>(rng_.int_between(1, kMaxOpWords)); };
   Pending p;
   const int kind = ro_.only >= 0 ? ro_.only : static_cast<int>(rng_.below(5));
-  if (kind == 4) {  // indirect read through a random pointer
+  if (kind == kScanKind || kind == kMaxKind) {
+    if (!send_scan_or_max(sent_time, &p)) return false;
+  } else if (kind == 4) {  // indirect read through a random pointer
     const auto ptr_word = static_cast<uint32_t>(rng_.below(pointers_));
     p.first = static_cast<uint32_t>((image_[ptr_word] - ro_.base) / 8);
     p.n = len();
@@ -249,7 +302,7 @@ void RdmaLoad::receive_all(bool measure) {
     }
     const Pending p = it->second;
     in_flight_.erase(it);
-    if (p.op != RdmaOp::kIndirectRead)
+    if (p.op != RdmaOp::kIndirectRead && p.op != RdmaOp::kScanRead)  // reads through a pointer reserve nothing
       std::fill(busy_.begin() + p.first, busy_.begin() + p.first + p.n, 0);
     bool ok = h.ip == o_.server_ip && h.context == o_.server_context && reply_[0] == o_.service_cycles &&
               reply_[2] == static_cast<uint64_t>(RdmaStatus::kOk) &&

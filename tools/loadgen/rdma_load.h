@@ -28,13 +28,15 @@ struct RdmaLoadOptions {
   RdmaLoadMode mode = RdmaLoadMode::kMix;
   uint64_t base = 0;      // byte offset of this client's slice (8-aligned)
   uint32_t words = 1024;  // slice size (mix: at least 64)
-  // mix: every operation (-1), or only this one (nanoPU Table 2's rows, one
-  // at a time): 0 read, 1 write, 2 CAS, 3 fetch-and-add, 4 indirect read.
+  // mix: every operation of Table 2 (-1), or only this one (nanoPU Table
+  // 2's rows, one at a time; and the two §4.1 proposes): 0 read, 1 write,
+  // 2 CAS, 3 fetch-and-add, 4 indirect read, 5 scan-and-read, 6 return-max.
   int only = -1;
 };
 
 struct RdmaLoadResult {
   uint64_t reads = 0, writes = 0, cas = 0, cas_swapped = 0, faa = 0, indirect_reads = 0;
+  uint64_t scans = 0, maxes = 0;
   uint64_t increments = 0;    // counter modes: this client's successful increments
   uint64_t final_value = 0;   // counter modes: the word read at the end
 };

@@ -53,6 +53,44 @@ TEST(RdmaServiceTest, EveryOpAgainstTheRegion) {
   EXPECT_EQ(f.stats.cas_swapped, 1u);
 }
 
+// The two operations nanoPU §4.1 proposes beyond Table 2's: scan-and-read
+// (the first matching key's pointer, read) and return-max (unsigned).
+TEST(RdmaServiceTest, ScanAndReadAndReturnMaxAgainstTheRegion) {
+  Fixture f;
+  const uint64_t end = f.region.bytes();
+  for (auto [a, v] : {std::pair<uint64_t, uint64_t>{64, 10}, {72, 1ull << 63}, {80, 20}, {88, 21}}) f.region.store(a, v);
+  // The table at 256: (5 -> 64), (7 -> 80), (7 -> 64): the first 7 wins.
+  for (auto [a, v] : {std::pair<uint64_t, uint64_t>{256, 5}, {264, 64}, {272, 7}, {280, 80}, {288, 7}, {296, 64}})
+    f.region.store(a, v);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {3, 7, 2}), RdmaStatus::kOk);
+  ASSERT_EQ(f.reply.nwords, 2u);
+  EXPECT_EQ(f.reply.words[0], 20u);
+  EXPECT_EQ(f.reply.words[1], 21u);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {1, 7, 1}), RdmaStatus::kNotFound) << "7 is past the first key";
+  EXPECT_EQ(f.reply.nwords, 0u);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {3, 5, 1}), RdmaStatus::kOk);
+  EXPECT_EQ(f.reply.words[0], 10u);
+  EXPECT_EQ(f.run(RdmaOp::kMax, 64, {4}), RdmaStatus::kOk);
+  ASSERT_EQ(f.reply.nwords, 1u);
+  EXPECT_EQ(f.reply.words[0], 1ull << 63) << "unsigned";
+  EXPECT_EQ(f.run(RdmaOp::kMax, 80, {2}), RdmaStatus::kOk);
+  EXPECT_EQ(f.reply.words[0], 21u);
+  EXPECT_EQ(f.stats.scans, 3u);
+  EXPECT_EQ(f.stats.maxes, 2u);
+  // Refused: a table or words past the end, a pointer past it, sizes 0 or too large.
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, end - 16, {2, 7, 1}), RdmaStatus::kOutOfRange);
+  f.region.store(264, end - 8);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {1, 5, 2}), RdmaStatus::kBadPointer);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {0, 5, 1}), RdmaStatus::kBadRequest);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {kRdmaMaxScanKeys + 1, 5, 1}), RdmaStatus::kBadRequest);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {1, 5, 0}), RdmaStatus::kBadRequest);
+  EXPECT_EQ(f.run(RdmaOp::kScanRead, 256, {1, 5}, -8), RdmaStatus::kBadRequest);  // its nwords missing
+  EXPECT_EQ(f.run(RdmaOp::kMax, end - 8, {2}), RdmaStatus::kOutOfRange);
+  EXPECT_EQ(f.run(RdmaOp::kMax, 64, {0}), RdmaStatus::kBadRequest);
+  EXPECT_EQ(rdma_reply_len(RdmaOp::kScanRead, 2), 40);
+  EXPECT_EQ(rdma_reply_len(RdmaOp::kMax, 1), 32);
+}
+
 TEST(RdmaServiceTest, OutOfRangeAndBadRequestsTouchNothing) {
   Fixture f;
   const uint64_t end = f.region.bytes();
