@@ -184,7 +184,7 @@ uint16_t NicCore::run_program(rte_mbuf** rx, uint16_t n) {
     // on another core may have sent them since), and the burst they came in.
     HopValues hop;
     if (program_->reads_hop())
-      hop = {static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick()), n};
+      hop = {clock::now_ns(), n};
     const SwxProgram::RunResult r = program_->run(rx + off, k, &program_out_, hop);
     counters_.rx_program_stuck += r.stuck;
     counters_.rx_program_dropped += r.dropped;

@@ -14,6 +14,7 @@
 // code (issue 74), so a row that computes is expected below the paper.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,6 +34,7 @@ struct Row {
   Net net;
   double paper_p50_us = 0, paper_p99_us = 0;  // 0: N/A in the paper
   bool at_client = false;                     // the paper's asterisk
+  bool known_miss = true;  // docs/figures.md, "Table 1" says why (RDMA's wires make its time)
 };
 
 // A row's run at low load: one request outstanding, `count` of them.
@@ -64,7 +66,7 @@ std::vector<Row> rows(uint64_t count) {
       one("Packet classifier", "--app=classifier" + rules, "--service=classifier" + rules, 0.90, 2.20),
       one("Othello", "--app=othello", "--service=othello", 0.90, 1.70),
       {"One-sided RDMA", star_topology(1, "--app=rdma", closed("--service=rdma --rdma_mode=mix", count)),
-       Net{300 - 2 * 43.75, 43.75}, 0.68, 0, true},
+       Net{300 - 2 * 43.75, 43.75}, 0.68, 0, true, false},
   };
 }
 
@@ -93,21 +95,20 @@ bool table1(const FigureOptions& o) {
           {}};
   std::printf("  %-18s %-4s %9s %11s %8s   %s\n", "application", "stat", "counted", "wire-wire", "paper", "");
   std::vector<Headline> hs;
-  std::vector<double> p50s;
+  std::map<std::string, double> p50;  // by application
   bool all_ok = true;
   for (const Row& r : rows(count)) {
     const SimRun run = simulate(o, r.app, r.topology, r.net, Charge::kCounted);
     if (!run.ok) {
       std::fprintf(stderr, "  %s: %s\n", r.app.c_str(), run.error.c_str());
       all_ok = false;
-      p50s.push_back(0);
       continue;
     }
     for (const auto& [stat, q, paper] : {std::tuple<const char*, double, double>{"p50", 0.5, r.paper_p50_us},
                                          {"p99", 0.99, r.paper_p99_us}}) {
       const double at_client = in_us(run.result.latency_ns.quantile(q));
       const double compared = r.at_client ? at_client : at_client - client_share_us;
-      if (q == 0.5) p50s.push_back(compared);
+      if (q == 0.5) p50[r.app] = compared;
       const std::string paper_s = paper > 0 ? absl::StrFormat("%.2f", paper) : "N/A";
       std::printf("  %-18s %-4s %9.3f %11s %8s   %s\n", r.app.c_str(), stat, at_client,
                   r.at_client ? "" : absl::StrFormat("%.3f", compared).c_str(), paper_s.c_str(),
@@ -118,7 +119,7 @@ bool table1(const FigureOptions& o) {
                         absl::StrFormat("%016x", run.trace_hash)});
       if (paper > 0)
         hs.push_back({absl::StrCat(r.app, " ", stat, " us (counted", r.at_client ? ")" : ", wire to wire)"), compared,
-                      paper, false, true});
+                      paper, false, r.known_miss});
     }
   }
   const bool wrote = write_figure(o, "table1", t, "bar", "nanoPU Table 1, real code (modelled)", "us");
@@ -130,7 +131,7 @@ bool table1(const FigureOptions& o) {
   std::vector<Shape> shapes = {
       {"every application answered every request, each reply checked", all_ok},
       {"Raft's p50 above chain replication's and one-sided RDMA's (paper 3.08 > 1.10, 0.68)",
-       all_ok && p50s[1] > p50s[2] && p50s[1] > p50s[9]}};
+       all_ok && p50["Raft"] > p50["Chain replication"] && p50["Raft"] > p50["One-sided RDMA"]}};
   const bool pass = report(o, "table1", hs, shapes) && wrote;
   std::printf(
       "  cause of the misses: counted time charges the NICs' stages, each message's register-file work, the "

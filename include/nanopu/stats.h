@@ -23,9 +23,9 @@ inline constexpr size_t kParseErrorKinds = 9;
   X(rx_control_packets)                                                                  \
   X(rx_drop_not_for_host)    /* destination IPv4 is not this host's */                   \
   X(rx_to_os)                /* not NDP or Homa (ARP, ICMP, ...): to the OS (--os_port) */ \
-  X(rx_checksum_by_port)     /* IPv4 checksums the port checked (RX offload), good or bad */ \
   X(rx_to_os_dropped)        /* for the OS, its port full: dropped */                    \
   X(tx_from_os)              /* the OS's frames sent out of the port (--os_port) */      \
+  X(rx_checksum_by_port)     /* IPv4 checksums the port checked (RX offload), good or bad */ \
   X(rx_program_dropped)      /* sent by the --pipeline program to its drop port, or to the OS with no --os_port */ \
   X(rx_program_stuck)        /* frames a --pipeline program never sent out (it loops) */ \
   X(tx_program_dropped)      /* frames the --egress_pipeline program dropped (its port 1, or past a poll's room) */ \

@@ -107,6 +107,12 @@ inline void charge_cycles(double cycles) {
   return kTsc;
 }
 
+// The clock's time now in nanoseconds (a modelled clock's exactly).
+[[nodiscard]] inline uint64_t now_ns() {
+  if (is_virtual()) return ticks() / (kVirtualHz / 1'000'000'000);
+  return static_cast<uint64_t>(static_cast<double>(ticks()) * ns_per_tick());
+}
+
 // While one lives, ticks() is its time (picoseconds) and hz() 10^12: a
 // simulation's modelled clock, moved by the simulation alone. One at a
 // time; create it before the hosts it times (they convert their timeouts to

@@ -2,6 +2,9 @@
 
 namespace nanopu {
 
+// Trusts that a PMD which offers the offload writes each received mbuf's
+// RX checksum flags afresh (DPDK's contract for an enabled offload), so no
+// flag is left over from a buffer's earlier life.
 wire::PortChecksum Pipeline::port_verdict(const rte_mbuf* m) {
   switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
     case RTE_MBUF_F_RX_IP_CKSUM_GOOD:

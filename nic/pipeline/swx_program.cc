@@ -34,23 +34,44 @@ void free_entry(rte_swx_table_entry* e) {
   std::free(e);
 }
 
-// The nanopu_meta header's struct, if the spec declares the header: it
-// must match HopValues' bytes exactly (an error names its line).
+// Whether the spec declares the header nanopu_meta, which it must read as
+// HopValues' bytes (its struct exactly) and take off every frame: the
+// apply block's first instructions are `rx` and `extract h.nanopu_meta`,
+// and nothing emits it (else the hop's values would leave with a frame, to
+// the fast path as a frame that is not IPv4, or onto the wire). An error
+// names the line.
 absl::StatusOr<bool> reads_hop_values(const SwxSpec& spec) {
   for (const SwxSpec::Instance& h : spec.headers) {
     if (h.name != "nanopu_meta") continue;
-    for (const SwxSpec::Struct& st : spec.structs) {
-      if (st.name != h.struct_name) continue;
-      const bool exact = st.fields.size() == 3 && st.fields[0].name == "time_ns" &&
-                         st.fields[0].bits == 64 && st.fields[1].name == "queue_depth" &&
-                         st.fields[1].bits == 32 && st.fields[2].name == "reserved" &&
-                         st.fields[2].bits == 32;
-      if (exact) return true;
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        spec.file, ":", h.line,
-        ": header nanopu_meta (the hop's values nanopu puts before each frame) must be an instance "
-        "of a struct { bit<64> time_ns bit<32> queue_depth bit<32> reserved }"));
+    bool exact = false;
+    for (const SwxSpec::Struct& st : spec.structs)
+      exact |= st.name == h.struct_name && st.fields.size() == 3 && st.fields[0].name == "time_ns" &&
+               st.fields[0].bits == 64 && st.fields[1].name == "queue_depth" && st.fields[1].bits == 32 &&
+               st.fields[2].name == "reserved" && st.fields[2].bits == 32;
+    if (!exact)
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec.file, ":", h.line,
+          ": header nanopu_meta (the hop's values nanopu puts before each frame) must be an instance "
+          "of a struct { bit<64> time_ns bit<32> queue_depth bit<32> reserved }"));
+    // Before the extract, only `rx` and moves into the metadata: nothing
+    // that sends, jumps, is a jump's target, or parses another header.
+    size_t k = 0;
+    while (k < spec.apply.size() &&
+           (spec.apply[k].rfind("rx ", 0) == 0 || spec.apply[k].rfind("mov m.", 0) == 0))
+      ++k;
+    const bool first = k > 0 && spec.apply[0].rfind("rx ", 0) == 0 && k < spec.apply.size() &&
+                       spec.apply[k] == "extract h.nanopu_meta";
+    bool emitted = false;
+    for (const std::string& i : spec.apply) emitted |= i.find("emit h.nanopu_meta") != std::string::npos;
+    for (const SwxSpec::Action& a : spec.actions)
+      for (const std::string& i : a.instructions) emitted |= i.find("emit h.nanopu_meta") != std::string::npos;
+    if (!first || emitted)
+      return absl::InvalidArgumentError(absl::StrCat(
+          spec.file, ":", spec.apply_line,
+          ": a program that declares nanopu_meta takes it off every frame: its apply block begins "
+          "`rx ...`, then (after moves into the metadata alone) `extract h.nanopu_meta`, and "
+          "nothing emits it"));
+    return true;
   }
   return false;
 }

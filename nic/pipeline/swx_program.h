@@ -1,7 +1,9 @@
 // A pipeline program (nic/pipeline/swx_spec.h, DPDK's SWX engine) frames
 // run through: one input port and `outputs` output ports, each an rte_ring,
 // so a burst goes in, the pipeline runs, and each frame leaves by the port
-// its program chose (tx m.port_out; `drop` is the last port). A program
+// its program chose (tx m.port_out; SWX's `drop`, meant for the last port,
+// leaves the frame stuck inside DPDK 22.11's engine here: programs send
+// to the drop port with `tx`, and a stuck frame is counted). A program
 // must name a port it has: DPDK does not check, and a larger one reads past
 // its port table. Its
 // tables are managed while it runs through DPDK's control API (rte_swx_ctl),
@@ -12,9 +14,11 @@
 // values (in-band telemetry: nanoPU (OSDI'21) §2, the pipeline "can be
 // programmed to do ... telemetry data"): SWX has no clock or queue to read,
 // so each frame enters with 16 bytes before it, HopValues big-endian as a
-// header's fields are, which the program extracts first and does not emit
-// (programs/int_source.spec). Its struct must be exactly
+// header's fields are (programs/int_source.spec). Its struct must be exactly
 //   struct nanopu_meta_h { bit<64> time_ns  bit<32> queue_depth  bit<32> reserved }
+// and the program must take it off every frame (checked at load): its
+// apply block begins `rx ...`, then, after moves into the metadata alone,
+// `extract h.nanopu_meta`, and nothing emits it.
 #pragma once
 
 #include <rte_mbuf.h>
@@ -55,8 +59,9 @@ class SwxProgram {
 
   struct RunResult {
     uint16_t stuck = 0;    // did not leave: a program in a loop (they stay in the engine)
-    uint16_t dropped = 0;  // freed here: not taken in (the engine full of stuck ones), or
-                           // left with lengths past their buffer (below)
+    uint16_t dropped = 0;  // freed here: not taken in (the engine full of stuck ones), without
+                           // the headroom for the hop's values (reads_hop), or left with
+                           // lengths past their buffer (below)
   };
   // Runs n (<= kMaxBurst) frames through; (*out)[i] gets those that left by
   // port i. DPDK's extract does not check a frame's length: a program that

@@ -65,8 +65,7 @@ void TxBatches::through_egress(Batch& b) {
   // and what the port has not taken yet).
   HopValues hop;
   if (egress_->reads_hop())
-    hop = {static_cast<uint64_t>(static_cast<double>(clock::ticks()) * clock::ns_per_tick()),
-           n + b.n + egressed_.n};
+    hop = {clock::now_ns(), n + b.n + egressed_.n};
   const SwxProgram::RunResult r = egress_->run(in, n, &egress_out_, hop);
   counters_->tx_program_stuck += r.stuck;
   counters_->tx_program_dropped += r.dropped;

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <iterator>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -128,16 +130,21 @@ absl::Status configure_queues(uint16_t id, const rte_eth_dev_info& info, const P
         "queues=N, net_af_packet with qpairs=N and most NICs have several)"));
   const uint16_t nrx = std::max<uint16_t>(1, std::min<uint16_t>(config.queues, info.max_rx_queues));
   const uint16_t ntx = config.queues;
+  // RX interrupts let an idle NIC core sleep until the next packet; the
+  // checksum offload spares it a sum a frame. A PMD that refuses either is
+  // configured without it: the offload given up first, then the interrupts.
+  const bool want_offload = (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
+  std::vector<std::pair<bool, bool>> tries;  // (interrupts, offload), in order of preference
+  for (bool interrupts : {config.rx_interrupts, false})
+    for (bool offload : {want_offload, false})
+      if (std::find(tries.begin(), tries.end(), std::pair{interrupts, offload}) == tries.end())
+        tries.emplace_back(interrupts, offload);
   rte_eth_conf conf{};
-  // RX interrupts let an idle NIC core sleep until the next packet.
-  conf.intr_conf.rxq = config.rx_interrupts ? 1 : 0;
-  if ((info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0)
-    conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
-  int rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
-  if (rc != 0 && (conf.intr_conf.rxq != 0 || conf.rxmode.offloads != 0)) {  // without the extras
-    conf.intr_conf.rxq = 0;
-    conf.rxmode.offloads = 0;
-    rc = rte_eth_dev_configure(id, nrx, ntx, &conf);
+  int rc = -EINVAL;
+  for (const auto& [interrupts, offload] : tries) {
+    conf.intr_conf.rxq = interrupts ? 1 : 0;
+    conf.rxmode.offloads = offload ? RTE_ETH_RX_OFFLOAD_IPV4_CKSUM : 0;
+    if ((rc = rte_eth_dev_configure(id, nrx, ntx, &conf)) == 0) break;
   }
   if (rc != 0) return absl::InternalError(absl::StrCat("rte_eth_dev_configure(port ", id, "): ", rte_strerror(-rc)));
   *rx_interrupts = conf.intr_conf.rxq != 0;

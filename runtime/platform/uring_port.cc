@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "nanopu/address.h"
@@ -70,12 +72,24 @@ absl::Status UringPort::bind_socket() {
   a.sin_family = AF_INET;
   a.sin_port = htons(params_.udp_port);
   a.sin_addr.s_addr = htonl(params_.ip);
-  if (bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return absl::OkStatus();
-  const int e = errno;
+  // A host killed a moment ago may still hold the address: the kernel
+  // releases an io_uring's socket when it has torn the ring down, after
+  // the process is gone (seen as a restarted client's EADDRINUSE under
+  // ASan). So the bind is retried for kBindRetry before it is refused.
+  constexpr auto kBindRetry = std::chrono::seconds(2);
+  const auto give_up = std::chrono::steady_clock::now() + kBindRetry;
+  int e = 0;
+  while (true) {
+    if (bind(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0) return absl::OkStatus();
+    e = errno;
+    if (e != EADDRINUSE || std::chrono::steady_clock::now() >= give_up) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   if (e == EADDRINUSE)
     return absl::UnavailableError(absl::StrCat(
         "--backend=uring: UDP ", where, " is already in use (another nanopu host on this "
-        "address?); give each host its own --ip (127.0.0.2, 127.0.0.3, ...) or another --udp_port"));
+        "address? tried for 2 s); give each host its own --ip (127.0.0.2, 127.0.0.3, ...) or another "
+        "--udp_port"));
   if (e == EADDRNOTAVAIL)
     return absl::InvalidArgumentError(absl::StrCat(
         "--backend=uring: --ip=", format_ipv4(params_.ip), " is not an address of this machine "

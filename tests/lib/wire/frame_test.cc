@@ -111,6 +111,25 @@ TEST(FrameTest, ZeroChecksumIsAccepted) {  // the prototype always sent 0 (docs/
   EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload), ParseError::kOk);
 }
 
+// RX checksum offload: the port's verdict stands in for the sum (good: a
+// wrong sum is not looked at; bad: a right one is refused), but a checksum
+// of 0 is "not computed" whatever the port said.
+TEST(FrameTest, APortsChecksumVerdictStandsInForTheSum) {
+  std::vector<uint8_t> f = frame_of(sample(), 16);
+  FrameHeader h;
+  size_t payload = 0;
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kBad), ParseError::kBadChecksum);
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kGood), ParseError::kOk);
+  f[25] ^= 1;  // now wrong
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kUnchecked), ParseError::kBadChecksum);
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kGood), ParseError::kOk)
+      << "the port checked it: not summed again";
+  f[24] = f[25] = 0;
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kBad), ParseError::kOk);
+  f[14 + 8] = 0;  // a TTL of 0: the other checks still run
+  EXPECT_EQ(decode_frame_header(f.data(), f.size(), &h, &payload, PortChecksum::kGood), ParseError::kBadIpHeader);
+}
+
 struct BadCase {
   const char* name;
   void (*mutate)(std::vector<uint8_t>&);

@@ -114,6 +114,30 @@ TEST_F(PipelineTest, EveryOtherFrameIsCountedByWhyAndDropped) {
   EXPECT_EQ(counters_.rx_packets, 4u);
 }
 
+// A port that checks IPv4 checksums (RX offload): its flags on the mbuf
+// decide, each counted; without them (or a pipeline that does not trust
+// the port) the header is summed as ever.
+TEST_F(PipelineTest, ThePortsChecksumFlagsDecideWhenThePortIsTrusted) {
+  Pipeline trusting{kHost, &contexts_, &neighbors_, &counters_, 0, false, /*port_checksum=*/true};
+  const auto run = [&](Pipeline& p, uint64_t flags, bool wrong_sum) {
+    rte_mbuf* m = frame(data_to(7), 100);
+    if (wrong_sum) rte_pktmbuf_mtod(m, uint8_t*)[25] ^= 1;
+    m->ol_flags |= flags;
+    wire::FrameHeader h;
+    size_t payload = 0;
+    const PipelineResult r = p.classify(m, &h, &payload);
+    rte_pktmbuf_free(m);
+    return r.kind;
+  };
+  EXPECT_EQ(run(trusting, RTE_MBUF_F_RX_IP_CKSUM_GOOD, true), PipelineResult::Kind::kData) << "not summed again";
+  EXPECT_EQ(run(trusting, RTE_MBUF_F_RX_IP_CKSUM_BAD, false), PipelineResult::Kind::kDrop);
+  EXPECT_EQ(counters_.rx_checksum_by_port, 2u);
+  EXPECT_EQ(run(trusting, 0, true), PipelineResult::Kind::kDrop) << "no verdict: summed";
+  EXPECT_EQ(run(pipeline_, RTE_MBUF_F_RX_IP_CKSUM_GOOD, true), PipelineResult::Kind::kDrop) << "not trusted: summed";
+  EXPECT_EQ(counters_.rx_checksum_by_port, 2u);
+  EXPECT_EQ(counters_.rx_parse_errors[static_cast<size_t>(wire::ParseError::kBadChecksum)], 3u);
+}
+
 // With an OS path (Config::os_port) what no nanopu transport carries goes
 // to the OS — an ARP frame (42 bytes, shorter than nanopu's headers), an
 // ICMP echo — uncounted here (the NIC core counts what it hands over);

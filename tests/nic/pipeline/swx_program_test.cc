@@ -193,8 +193,8 @@ TEST_F(SwxProgramTest, AHopRecordGoesOnAtTheSourceAndComesOffAtTheSink) {
   const std::string dir = std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/";
   absl::StatusOr<std::unique_ptr<SwxProgram>> src =
       SwxProgram::load(testing::read_file(dir + "int_source.spec"), "int_source.spec", 2, "swxis");
-  absl::StatusOr<std::unique_ptr<SwxProgram>> sink =
-      SwxProgram::load(testing::read_file(dir + "int_sink.spec"), "int_sink.spec", 1, "swxik");
+  absl::StatusOr<std::unique_ptr<SwxProgram>> sink =  // ports as on ingress: fast path, OS, drop
+      SwxProgram::load(testing::read_file(dir + "int_sink.spec"), "int_sink.spec", 3, "swxik");
   ASSERT_TRUE(src.ok()) << src.status();
   ASSERT_TRUE(sink.ok()) << sink.status();
   EXPECT_TRUE((*src)->reads_hop());
@@ -223,7 +223,19 @@ TEST_F(SwxProgramTest, AHopRecordGoesOnAtTheSourceAndComesOffAtTheSink) {
             before)
       << "the frame as the source's transport sent it";
   rte_pktmbuf_free(m);
-  EXPECT_EQ((*sink)->table_counts(), std::vector<std::string>{"regarray int_hops: 1 900 5 900"});
+  EXPECT_EQ((*sink)->table_counts(), std::vector<std::string>{"regarray int_hops: 1 900 5 900 0 0 0 0"});
+  // A record whose IPv4 header arrives damaged is dropped, counted, never
+  // sent on with a checksum made anew.
+  m = ipv4(wire::kIpProtoNdp);
+  r = (*src)->run(&m, 1, &out, {.time_ns = 1000, .queue_depth = 1});
+  ASSERT_EQ(out[0].size(), 1u);
+  m = out[0][0];
+  rte_pktmbuf_mtod(m, uint8_t*)[14 + 8] ^= 0x01;  // the TTL, after the checksum was made
+  r = (*sink)->run(&m, 1, &out, {.time_ns = 2000, .queue_depth = 1});
+  EXPECT_TRUE(out[0].empty());
+  ASSERT_EQ(out[2].size(), 1u) << "the drop port; stuck " << r.stuck << " dropped " << r.dropped  << " to port 1 " << out[1].size() << " " << (*sink)->table_counts()[0];
+  rte_pktmbuf_free(out[2][0]);
+  EXPECT_EQ((*sink)->table_counts(), std::vector<std::string>{"regarray int_hops: 1 900 5 900 1 0 0 0"});
   // A frame with no room before it for the hop's values is dropped, counted.
   m = ipv4(wire::kIpProtoNdp);
   m->data_off = 8;
@@ -256,6 +268,16 @@ TEST_F(SwxProgramTest, AProgramOrEntryThatIsWrongIsRefusedAndNamed) {
   EXPECT_EQ(meta.status().message(),
             "meta.spec:4: header nanopu_meta (the hop's values nanopu puts before each frame) must be an "
             "instance of a struct { bit<64> time_ns bit<32> queue_depth bit<32> reserved }");
+  // ... and the program takes it off every frame: extracted first, never emitted.
+  const std::string source = testing::read_file(std::string(NANOPU_SOURCE_DIR) + "/nic/pipeline/programs/int_source.spec");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\textract h.nanopu_meta\n", "\n"},
+                                 {"\tETH : emit h.ethernet", "\tETH : emit h.nanopu_meta\n\temit h.ethernet"}}) {
+    std::string text = source;
+    text.replace(text.find(from), from.size(), to);
+    meta = SwxProgram::load(text, "int_source.spec", 2, "swxn");
+    ASSERT_FALSE(meta.ok()) << from;
+    EXPECT_NE(meta.status().message().find("takes it off every frame"), std::string::npos) << meta.status();
+  }
   // Reads, but DPDK refuses an instruction on a header nobody declared.
   std::string text = nanopu_program();
   text.replace(text.find("extract h.ipv4"), 14, "extract h.ipv6");
