@@ -102,6 +102,8 @@ bool rdma(const FigureOptions& o);
 // The single-host services' curves from their code: bench/figures/service_curves.cc.
 bool mica(const FigureOptions& o);
 bool setint(const FigureOptions& o);
+// MICA on four cores, JBSQ against static (the tail version's Figure 7): bench/figures/service_curves.cc.
+bool mica_cores(const FigureOptions& o);
 // nanoPU (OSDI'21) Table 1, the ten applications at low load: bench/figures/table1_figure.cc.
 bool table1(const FigureOptions& o);
 
