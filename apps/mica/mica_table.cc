@@ -28,7 +28,7 @@ int MicaTable::find(const Bucket& b, const KvKey& key, uint64_t hash) const {
 }
 
 const uint64_t* MicaTable::get(const KvKey& key, uint64_t hash) const {
-  const Bucket& b = buckets_[hash & mask_];
+  const Bucket& b = bucket_of(hash);
   const int w = find(b, key, hash);
   return w < 0 ? nullptr : item(b.entry[w] & kPosMask) + 1 + kKvKeyWords;
 }
@@ -38,7 +38,7 @@ uint64_t* MicaTable::reserve(const KvKey& key, uint64_t hash) {
   // A key already stored is updated in place: values have one size, and the
   // log then only grows with new keys (MICA's store mode updates in place
   // when the new value fits).
-  const Bucket& b = buckets_[hash & mask_];
+  const Bucket& b = bucket_of(hash);
   if (const int w = find(b, key, hash); w >= 0) {
     in_place_ = true;
     return item(b.entry[w] & kPosMask) + 1 + kKvKeyWords;
@@ -60,7 +60,7 @@ void MicaTable::commit() {
   const uint64_t* it = item(head_);
   const uint64_t hash = it[0];
   const KvKey key{it[1], it[2]};
-  Bucket& b = buckets_[hash & mask_];
+  Bucket& b = bucket_of(hash);
   // The same key's entry, else a free or stale one, else the oldest (lossy).
   int w = find(b, key, hash);
   if (w < 0) {

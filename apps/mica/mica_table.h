@@ -65,6 +65,13 @@ class MicaTable {
     uint64_t entry[kWays + 1] = {};  // tag << 48 | position; 0 empty; the last unused
   };
   [[nodiscard]] static uint64_t tag_of(uint64_t hash) { return (hash >> kPosBits) | 1; }
+  // A key's bucket, from hash bits 16 and up: a partitioned store's keys
+  // share their low bits (a client sends key_hash mod N to partition i), so
+  // buckets chosen by the low bits left N - 1 of every N unused, and a
+  // partition of 10k keys evicted some (MICA, too, takes the partition and
+  // the bucket from different bits of the hash).
+  [[nodiscard]] const Bucket& bucket_of(uint64_t hash) const { return buckets_[(hash >> 16) & mask_]; }
+  [[nodiscard]] Bucket& bucket_of(uint64_t hash) { return buckets_[(hash >> 16) & mask_]; }
   [[nodiscard]] uint64_t* item(uint64_t pos) { return &log_[(pos % capacity_) * item_words_]; }
   [[nodiscard]] const uint64_t* item(uint64_t pos) const {
     return &log_[(pos % capacity_) * item_words_];

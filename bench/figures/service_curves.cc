@@ -159,7 +159,7 @@ bool mica(const FigureOptions& o) {
 }
 
 // MICA on four cores (the tail-latency version §4.3, Figure 7): 10k keys of
-// 16 B and 512 B values on each core (5k here, below), a 50/50 GET/SET mix, keys uniform;
+// 16 B and 512 B values on each core, a 50/50 GET/SET mix, keys uniform;
 // the cores chosen by JBSQ (every thread binds one context: a GET may miss
 // a SET another core served, as the paper says) or statically, each
 // request to the core that owns its key. The paper: p99 at low load 592 ns
@@ -168,11 +168,7 @@ bool mica(const FigureOptions& o) {
 bool mica_cores(const FigureOptions& o) {
   std::printf("mica-cores: MICA from apps/mica's code on four cores, JBSQ against static core assignment "
               "(tail-latency version Figure 7; counted time with the service's declared work, modelled)\n");
-  // 5k keys a core, not the paper's 10k: a statically partitioned client
-  // counts a GET that misses as a bad reply, and at 10k a core (40k keys)
-  // 2 in 2,000 missed, at 8k 1 in 10,000 (MICA's index is lossy; which
-  // eviction it was is not established), at 5k none.
-  const std::string kv = "--kv_keys=20000 --kv_set_fraction=0.5";
+  const std::string kv = "--kv_keys=40000 --kv_set_fraction=0.5";  // 10k a core
   const std::string jbsq_server = "--app=kv --threads=4 --shared_workers=4 --kv_jbsq",
                     jbsq_client = "--service=kv --kv_jbsq " + kv;
   const std::string static_server = "--app=kv --threads=4 --shared_workers=4",
