@@ -71,6 +71,19 @@ void echo(Thread& t) {
   });
 }
 
+// Six calls from the client to the echo, each to be answered.
+void six_calls_answered(testing::RingHosts& h) {
+  Calls calls;
+  calls.phase_two = true;
+  calls.first_deadline = std::chrono::seconds(10);
+  ASSERT_TRUE(h.server->spawn(echo).ok());
+  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
+  ASSERT_TRUE(testing::poll_until(
+      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
+  EXPECT_EQ(calls.first, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+}
+
 TEST(PipelineProgramTest, AnEntryAddedWhileTheHostRunsOpensTheFastPathOnTheNextFrame) {
   testing::RingHosts h = testing::make_ring_hosts(kServerIp, kClientIp, [](Config& c, bool server) {
     if (server) c.pipeline_program = kProgram;
@@ -158,15 +171,8 @@ TEST(PipelineProgramTest, RepliesCrossTheWireInVxlanThroughTheEgressAndIngressPr
                                      "0x020000630001 src_ip 0x0a630001 dst_ip 0x0a630002 vni 42")
                   .ok());
   ASSERT_TRUE(h.client->add_pipeline_entry("tunnel", "match 42 action decap").ok());
-  Calls calls;
-  calls.phase_two = true;  // six calls, all to be answered
-  calls.first_deadline = std::chrono::seconds(10);
-  ASSERT_TRUE(h.server->spawn(echo).ok());
-  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
-  ASSERT_TRUE(testing::poll_until(
-      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
-  EXPECT_EQ(calls.first, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
-  EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  six_calls_answered(h);
+  if (HasFatalFailure()) return;
   const std::vector<std::string> sent = h.server->pipeline_table_counts();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].rfind("egress tunnel: hit ", 0), 0u) << sent[0];
@@ -200,15 +206,8 @@ TEST(PipelineProgramTest, EveryFrameCarriesItsHopRecordAndThePeerReadsIt) {
     }
   });
   ASSERT_TRUE(h.server && h.client);
-  Calls calls;
-  calls.phase_two = true;  // six calls, all to be answered
-  calls.first_deadline = std::chrono::seconds(10);
-  ASSERT_TRUE(h.server->spawn(echo).ok());
-  ASSERT_TRUE(h.client->spawn([&](Thread& t) { call(t, &calls); }).ok());
-  ASSERT_TRUE(testing::poll_until(
-      {h.server.get(), h.client.get()}, [&] { return calls.done; }, std::chrono::seconds(60)));
-  EXPECT_EQ(calls.first, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
-  EXPECT_EQ(calls.second, std::vector<rpc::CallStatus>(3, rpc::CallStatus::kOk));
+  six_calls_answered(h);
+  if (HasFatalFailure()) return;
   const std::vector<std::string> sent = h.client->pipeline_table_counts();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_NE(sent[0].find("miss 0;"), std::string::npos) << "a frame left without a record: " << sent[0];
