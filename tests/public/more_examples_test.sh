@@ -13,7 +13,8 @@
 #     host results equal to the client's own reference (not in a sanitizer
 #     build);
 #   - kv-service under an SLO and NEBULA's memory model on the modelled clock;
-#   - kv-service behind the installed pipeline programs on the modelled clock;
+#   - kv-service behind the installed pipeline programs on the modelled clock,
+#     and with in-band telemetry between its clients and its server;
 #   - both C++ examples on the modelled clock (their sim.sh): one seed twice
 #     gives the same results and trace hash, another seed another hash;
 #     kv-service on a leaf-spine fabric, both clients answered right, both
@@ -206,17 +207,24 @@ env ${flags:+ASAN_OPTIONS=detect_leaks=0} mpirun --allow-run-as-root --oversubsc
   || die "kv-service on two ranks: another trace hash ($(kv_hash "$work/kv-fabric-2r.out"))"
 echo "   one, two threads and two MPI ranks: $(kv_hash "$work/kv-fabric.out")"
 
+# sim_kv NAME WHAT SERVER_FLAGS [CLIENT_FLAGS]: kv.topo on the modelled
+# clock with SERVER_FLAGS on its server's line and CLIENT_FLAGS on each
+# client's; both clients must answer every call right. Output: $work/kv-NAME.out.
+sim_kv() {
+  local name=$1 what=$2 server=$3 client=${4:-} out=$work/kv-$1.out
+  sed "s|kv-server  --threads=2|kv-server  --threads=2 $server|; s|kv-client  |kv-client  $client |" \
+    "$src/examples/kv-service/kv.topo" >"$work/kv-$name.topo"
+  grep -qF -- "--threads=2 $server" "$work/kv-$name.topo" || die "kv.topo's server line changed: the $what run has no flags"
+  "$kv" sim "$work/kv-$name.topo" --sim_progress=false >"$out" 2>&1 || { cat "$out"; die "kv-service: sim $what"; }
+  [ "$(grep -c ", 0 calls failed (each reported by id), 0 wrong replies" "$out")" = 2 ] \
+    || { cat "$out"; die "kv-service $what: not both clients answered right"; }
+}
+
 echo "== kv-service under an SLO and NEBULA's memory model (the installed flags, an author's server)"
-# kv.topo with the server's two contexts given a generous SLO (1 us of
-# service, 40 us promised: nothing rejected at this load) and its host the
-# modelled memory system: both start lines printed, both clients answered.
-sed 's/kv-server  --threads=2/kv-server  --threads=2 --context_slo=1:1:40,2:1:40 --memory_model=nebula_server:bounded/' \
-  "$src/examples/kv-service/kv.topo" >"$work/kv-slo.topo"
-grep -q -- "--memory_model" "$work/kv-slo.topo" || die "kv.topo's server line changed: the SLO run has no flags"
-"$kv" sim "$work/kv-slo.topo" --sim_progress=false >"$work/kv-slo.out" 2>&1 \
-  || { cat "$work/kv-slo.out"; die "kv-service: sim with an SLO and the memory model"; }
-[ "$(grep -c ", 0 calls failed (each reported by id), 0 wrong replies" "$work/kv-slo.out")" = 2 ] \
-  || { cat "$work/kv-slo.out"; die "kv-service with an SLO: not both clients answered right"; }
+# The server's two contexts given a generous SLO (1 us of service, 40 us
+# promised: nothing rejected at this load) and its host the modelled
+# memory system: both start lines printed, both clients answered.
+sim_kv slo "with an SLO and the memory model" "--context_slo=1:1:40,2:1:40 --memory_model=nebula_server:bounded"
 grep -q "context 1: Erlang-C (M/M/1 waits" "$work/kv-slo.out" || { cat "$work/kv-slo.out"; die "no Erlang-C line"; }
 grep -q "memory (modelled, NEBULA" "$work/kv-slo.out" || { cat "$work/kv-slo.out"; die "no memory model summary"; }
 echo "   $(grep -o "memory (modelled.*" "$work/kv-slo.out" | cut -c1-110)"
@@ -228,13 +236,20 @@ echo "== kv-service behind the installed pipeline programs (ingress and egress, 
 # the install tree: both clients answered right.
 programs=$prefix/share/nanopu/pipeline
 [ -f "$programs/nanopu.spec" ] && [ -f "$programs/vxlan_encap.spec" ] || die "no pipeline programs in $programs"
-sed "s|kv-server  --threads=2|kv-server  --threads=2 --pipeline=$programs/nanopu.spec --pipeline_entries=$programs/nanopu.entries --egress_pipeline=$programs/vxlan_encap.spec|" \
-  "$src/examples/kv-service/kv.topo" >"$work/kv-pipeline.topo"
-grep -q -- "--egress_pipeline" "$work/kv-pipeline.topo" || die "kv.topo's server line changed: the pipeline run has no flags"
-"$kv" sim "$work/kv-pipeline.topo" --sim_progress=false >"$work/kv-pipeline.out" 2>&1 \
-  || { cat "$work/kv-pipeline.out"; die "kv-service: sim with the pipeline programs"; }
-[ "$(grep -c ", 0 calls failed (each reported by id), 0 wrong replies" "$work/kv-pipeline.out")" = 2 ] \
-  || { cat "$work/kv-pipeline.out"; die "kv-service behind the pipeline programs: not both clients answered right"; }
+sim_kv pipeline "behind the pipeline programs" \
+  "--pipeline=$programs/nanopu.spec --pipeline_entries=$programs/nanopu.entries --egress_pipeline=$programs/vxlan_encap.spec"
+# In-band telemetry from the install tree: each client's egress stamps a
+# hop record on every frame (int_source.spec, int.entries), the server's
+# ingress reads it and takes it off (int_sink.spec); both clients answered
+# right (a record left on would make every frame unreadable), and the
+# server's register array counted frames, with one-way times on the
+# modelled clock.
+sim_kv telemetry "with in-band telemetry" "--stats --pipeline=$programs/int_sink.spec" \
+  "--egress_pipeline=$programs/int_source.spec --egress_pipeline_entries=$programs/int.entries"
+hops=$(grep -o "pipeline regarray int_hops: [0-9]* [0-9]*" "$work/kv-telemetry.out" || true)
+[ -n "$hops" ] && [ "$(echo "$hops" | cut -d' ' -f4)" -gt 0 ] && [ "$(echo "$hops" | cut -d' ' -f5)" -gt 0 ] \
+  || { cat "$work/kv-telemetry.out"; die "kv-service with in-band telemetry: no hop record read"; }
+echo "   $hops (frames, one-way ns summed)"
 
 if [ -z "$flags" ]; then
 echo "== spin-handlers: PsPIN's six use cases as sPIN handlers on the NIC, over net_memif and on the modelled clock"
