@@ -91,10 +91,7 @@ TEST(ChecksumOffloadTest, ThePortsVerdictOnEachIpv4ChecksumStandsAndAWrongOneIsD
   ASSERT_TRUE(wait_for_line(dir + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
       << read_file(dir + "/server.log");
   ASSERT_TRUE(srv.set_link(tap, true));
-  std::FILE* f = std::fopen((dir + "/ndp_client.py").c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(kNdpClient, f);
-  std::fclose(f);
+  ASSERT_TRUE(nanopu::testing::write_file(dir + "/ndp_client.py", kNdpClient));
   EXPECT_EQ(srv.shell("python3 " + dir + "/ndp_client.py " + tap + " >" + dir + "/client.log 2>&1"), 0)
       << read_file(dir + "/client.log") << read_file(dir + "/server.log");
   const std::string client = read_file(dir + "/client.log");

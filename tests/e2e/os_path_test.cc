@@ -96,10 +96,7 @@ TEST(OsPathTest, PingArpAndAKernelSocketReachTheHostBesideItsFastPath) {
       << read_file(dir + "/ping.log");
   EXPECT_EQ(cli.shell("arping -c 2 -w 5 -I x0 10.78.0.1 >" + dir + "/arping.log 2>&1"), 0)
       << read_file(dir + "/arping.log");
-  std::FILE* f = std::fopen((dir + "/udp_client.py").c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(kUdpClient, f);
-  std::fclose(f);
+  ASSERT_TRUE(nanopu::testing::write_file(dir + "/udp_client.py", kUdpClient));
   EXPECT_EQ(cli.shell("python3 " + dir + "/udp_client.py >" + dir + "/udp.log 2>&1"), 0)
       << read_file(dir + "/udp.log");
   EXPECT_NE(read_file(dir + "/udp.log").find("uponan"), std::string::npos)

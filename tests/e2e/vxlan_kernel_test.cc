@@ -119,10 +119,7 @@ TEST(VxlanKernelTest, ARequestThroughTheKernelsVxlanDeviceIsAnsweredThroughTheTu
   ASSERT_GT(server, 0);
   ASSERT_TRUE(wait_for_line(dir + "/server.log", "Ctrl-C stops", std::chrono::seconds(60)))
       << read_file(dir + "/server.log");
-  std::FILE* f = std::fopen((dir + "/ndp_client.py").c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  std::fputs(kNdpClient, f);
-  std::fclose(f);
+  ASSERT_TRUE(nanopu::testing::write_file(dir + "/ndp_client.py", kNdpClient));
   EXPECT_EQ(cli.shell("python3 " + dir + "/ndp_client.py >" + dir + "/client.log 2>&1"), 0)
       << read_file(dir + "/client.log") << read_file(dir + "/server.log");
   EXPECT_NE(read_file(dir + "/client.log").find("reply through-the-tunnel"), std::string::npos)
