@@ -104,14 +104,9 @@ Table service_table() {
 bool raft(const FigureOptions& o) {
   std::printf("raft: Raft from apps/raft's code, every host on one modelled clock (nanoPU OSDI'21 §5.3)\n");
   Table t = service_table();
-  const Net net{300, 43.75};
   auto config = [&](size_t n) {
-    const std::string cluster = members(n, 5);
-    return Config{absl::StrCat("Raft ", n, " servers"),
-                  star_topology(n, "--app=raft --context=5 --raft_cluster=" + cluster,
-                       "--service=raft --raft_cluster=" + cluster +
-                           " --raft_keys=1000 --raft_put_fraction=1 --count=10000 --outstanding=1 --progress=false"),
-                  net,
+    const ServiceTopology topo = raft_topology(n, 10000);
+    return Config{absl::StrCat("Raft ", n, " servers"), topo.text, topo.net,
                   {{"p50", n == 3 ? 3.08 : 0}, {"p99", n == 3 ? 3.26 : 0}}};
   };
   const ConfigResult three = run_config(o, config(3), true, &t);
@@ -147,12 +142,8 @@ bool chain(const FigureOptions& o) {
   std::printf("chain: chain replication from apps/chain's code, every host on one modelled clock "
               "(nanoPU tail-latency version §4.3)\n");
   Table t = service_table();
-  const Config c{"chain 3 replicas",
-                 star_topology(3, "--app=chain --context=5 --chain=" + members(3, 5),
-                      "--service=chain --context=7 --chain=" + members(3, 5) +
-                          " --chain_keys=10000 --chain_write_fraction=1 --count=10000 --outstanding=1 --progress=false"),
-                 Net{0, 43.75},
-                 {{"mean", 1.1}, {"p99", 1.5}}};
+  const ServiceTopology topo = chain_topology(10000);
+  const Config c{"chain 3 replicas", topo.text, topo.net, {{"mean", 1.1}, {"p99", 1.5}}};
   const ConfigResult r = run_config(o, c, true, &t);
   if (!r.counted.ok || !r.wires.ok) return false;
   const bool ok = write_figure(o, "chain", t, "bar", "Chain replication write response time, real code (modelled)", "us");
@@ -181,11 +172,8 @@ bool chain(const FigureOptions& o) {
 bool rdma(const FigureOptions& o) {
   std::printf("rdma: one-sided RDMA from apps/rdma's code, every host on one modelled clock (nanoPU OSDI'21 Table 2)\n");
   Table t = service_table();
-  const Net net{300 - 2 * 43.75, 43.75};
-  const auto topology = [](const std::string& mode) {
-    return star_topology(1, "--app=rdma", "--service=rdma --rdma_mode=" + mode + " --count=10000 --outstanding=1 --progress=false");
-  };
-  const Config c{"one-sided RDMA (mix)", topology("mix"), net, {{"p50", 0.685}, {"p90", 0.70}}};
+  const ServiceTopology mix = rdma_topology("mix", 10000);
+  const Config c{"one-sided RDMA (mix)", mix.text, mix.net, {{"p50", 0.685}, {"p90", 0.70}}};
   const ConfigResult r = run_config(o, c, true, &t);
   if (!r.counted.ok || !r.wires.ok) return false;
   // Table 2, a row at a time (counted).
@@ -203,7 +191,8 @@ bool rdma(const FigureOptions& o) {
   std::printf("  Table 2, each operation alone (counted):\n    %-17s %8s %8s %8s   paper p50 / p90\n", "operation", "p50 us",
               "p90 us", "mean us");
   for (const Op& op : kOps) {
-    const SimRun run = simulate(o, op.name, topology(op.mode), net, Charge::kCounted);
+    const ServiceTopology alone = rdma_topology(op.mode, 10000);
+    const SimRun run = simulate(o, op.name, alone.text, alone.net, Charge::kCounted);
     if (!run.ok) {
       std::fprintf(stderr, "  %s: %s\n", op.name, run.error.c_str());
       return false;

@@ -24,6 +24,33 @@ std::string members(size_t n, int context) {
   return s;
 }
 
+namespace {
+std::string closed_loop(uint64_t count) {
+  return absl::StrCat(" --count=", count, " --outstanding=1 --progress=false");
+}
+}  // namespace
+
+ServiceTopology raft_topology(size_t servers, uint64_t count) {
+  const std::string cluster = members(servers, 5);
+  return {star_topology(servers, "--app=raft --context=5 --raft_cluster=" + cluster,
+                        "--service=raft --raft_cluster=" + cluster + " --raft_keys=1000 --raft_put_fraction=1" +
+                            closed_loop(count)),
+          Net{300, 43.75}};
+}
+
+ServiceTopology chain_topology(uint64_t count) {
+  const std::string chain = members(3, 5);
+  return {star_topology(3, "--app=chain --context=5 --chain=" + chain,
+                        "--service=chain --context=7 --chain=" + chain +
+                            " --chain_keys=10000 --chain_write_fraction=1" + closed_loop(count)),
+          Net{0, 43.75}};
+}
+
+ServiceTopology rdma_topology(const std::string& mode, uint64_t count) {
+  return {star_topology(1, "--app=rdma", "--service=rdma --rdma_mode=" + mode + closed_loop(count)),
+          Net{300 - 2 * 43.75, 43.75}};
+}
+
 std::string star_topology(size_t n, const std::string& server, const std::string& client) {
   std::string t = "switch sw\n";
   for (size_t i = 0; i < n; ++i)

@@ -42,6 +42,24 @@ enum class Charge { kWiresOnly, kCounted, kMeasured };
 // "10.0.0.1:5,10.0.0.3:5,..." for n servers.
 [[nodiscard]] std::string members(size_t n, int context);
 
+// The papers' multi-host services on their topologies, a client's closed
+// loop of `count` requests one at a time (the raft, chain and rdma figures,
+// and their Table 1 rows):
+struct ServiceTopology {
+  std::string text;
+  Net net;
+};
+// Raft (nanoPU OSDI'21 §5.3): `servers` and a client on a switch of 300 ns
+// port to port, 43 ns links; three-way replicated PUTs.
+[[nodiscard]] ServiceTopology raft_topology(size_t servers, uint64_t count);
+// Chain replication (the tail-latency version §4.3): three replicas and a
+// client on a switch of zero latency; WRITEs of 16 B keys and 64 B values.
+[[nodiscard]] ServiceTopology chain_topology(uint64_t count);
+// One-sided RDMA (nanoPU OSDI'21 Table 2): "the one-way latency through the
+// switch and links is 300 ns", so the switch's port to port is 300 - 2 x
+// 43.75 ns (derived); `mode` is nanopu-loadgen's --rdma_mode.
+[[nodiscard]] ServiceTopology rdma_topology(const std::string& mode, uint64_t count);
+
 // One run of `text` (a topology file's) with o.seed and
 // o.params: the wires' and the switch's time only, counted time, or counted
 // time and each thread's own code as long as it took on this machine (not

@@ -47,26 +47,21 @@ std::vector<Row> rows(uint64_t count) {
                        double p99) {
     return Row{app, pair_topology(server, closed(client, count)), Net{}, p50, p99, false};
   };
-  const std::string cluster = members(3, 5), chain = members(3, 5);
+  const auto paper = [&](const std::string& app, const ServiceTopology& t, double p50, double p99, bool miss) {
+    return Row{app, t.text, t.net, p50, p99, true, miss};
+  };
   const std::string rules = " --classifier_rules=100000";  // the paper's 100K
   return {
       one("MICA", "--app=kv", "--service=kv --kv_keys=10000 --kv_set_fraction=0.5", 0.40, 0.50),
-      {"Raft", star_topology(3, "--app=raft --context=5 --raft_cluster=" + cluster,
-                             closed("--service=raft --raft_cluster=" + cluster + " --raft_keys=1000 --raft_put_fraction=1", count)),
-       Net{300, 43.75}, 3.08, 3.26, true},
-      {"Chain replication", star_topology(3, "--app=chain --context=5 --chain=" + chain,
-                                          closed("--service=chain --context=7 --chain=" + chain +
-                                                     " --chain_keys=10000 --chain_write_fraction=1",
-                                                 count)),
-       Net{0, 43.75}, 1.10, 1.40, true},
+      paper("Raft", raft_topology(3, count), 3.08, 3.26, true),
+      paper("Chain replication", chain_topology(count), 1.10, 1.40, true),
       one("Set algebra", "--app=setint", "--service=setint", 0.60, 1.50),
       one("HD search", "--app=hdsearch", "--service=hdsearch", 0.80, 1.20),
       one("N-body", "--app=nbody", "--service=nbody", 0.35, 0),
       one("INT processing", "--app=int", "--service=int", 0.13, 0),
       one("Packet classifier", "--app=classifier" + rules, "--service=classifier" + rules, 0.90, 2.20),
       one("Othello", "--app=othello", "--service=othello", 0.90, 1.70),
-      {"One-sided RDMA", star_topology(1, "--app=rdma", closed("--service=rdma --rdma_mode=mix", count)),
-       Net{300 - 2 * 43.75, 43.75}, 0.68, 0, true, false},
+      paper("One-sided RDMA", rdma_topology("mix", count), 0.68, 0, false),
   };
 }
 
