@@ -24,11 +24,9 @@ std::string members(size_t n, int context) {
   return s;
 }
 
-namespace {
 std::string closed_loop(uint64_t count) {
   return absl::StrCat(" --count=", count, " --outstanding=1 --progress=false");
 }
-}  // namespace
 
 ServiceTopology raft_topology(size_t servers, uint64_t count) {
   const std::string cluster = members(servers, 5);

@@ -42,6 +42,10 @@ enum class Charge { kWiresOnly, kCounted, kMeasured };
 // "10.0.0.1:5,10.0.0.3:5,..." for n servers.
 [[nodiscard]] std::string members(size_t n, int context);
 
+// A load generator's flags for a closed loop of `count` requests, one at a
+// time (low load), with a leading space.
+[[nodiscard]] std::string closed_loop(uint64_t count);
+
 // The papers' multi-host services on their topologies, a client's closed
 // loop of `count` requests one at a time (the raft, chain and rdma figures,
 // and their Table 1 rows):

@@ -37,15 +37,10 @@ struct Row {
   bool known_miss = true;  // docs/figures.md, "Table 1" says why (RDMA's wires make its time)
 };
 
-// A row's run at low load: one request outstanding, `count` of them.
-std::string closed(const std::string& client, uint64_t count) {
-  return absl::StrCat(client, " --count=", count, " --outstanding=1 --progress=false");
-}
-
 std::vector<Row> rows(uint64_t count) {
   const auto one = [&](const std::string& app, const std::string& server, const std::string& client, double p50,
                        double p99) {
-    return Row{app, pair_topology(server, closed(client, count)), Net{}, p50, p99, false};
+    return Row{app, pair_topology(server, client + closed_loop(count)), Net{}, p50, p99, false};
   };
   const auto paper = [&](const std::string& app, const ServiceTopology& t, double p50, double p99, bool miss) {
     return Row{app, t.text, t.net, p50, p99, true, miss};
@@ -75,7 +70,7 @@ bool table1(const FigureOptions& o) {
   const uint64_t count = std::clamp<uint64_t>(o.requests / 10, 200, 5000);
   // The client's share of a row measured wire to wire: an echo's round trip
   // on the same pair less the model's wire-to-wire time of that echo.
-  const SimRun echo = simulate(o, "echo", pair_topology("--app=echo", closed("--service=echo --size=64", count)),
+  const SimRun echo = simulate(o, "echo", pair_topology("--app=echo", "--service=echo --size=64" + closed_loop(count)),
                                Net{}, Charge::kCounted);
   if (!echo.ok) {
     std::fprintf(stderr, "  echo: %s\n", echo.error.c_str());
