@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "lib/wire/big_endian.h"
 #include "nic/pipeline/swx_spec.h"
 
 namespace nanopu {
@@ -36,8 +37,8 @@ void free_entry(rte_swx_table_entry* e) {
 
 // Whether the spec declares the header nanopu_meta, which it must read as
 // HopValues' bytes (its struct exactly) and take off every frame: the
-// apply block's first instructions are `rx` and `extract h.nanopu_meta`,
-// and nothing emits it (else the hop's values would leave with a frame, to
+// apply block begins `rx`, then, after moves into the metadata alone,
+// `extract h.nanopu_meta`, and nothing emits it (else the hop's values would leave with a frame, to
 // the fast path as a frame that is not IPv4, or onto the wire). An error
 // names the line.
 absl::StatusOr<bool> reads_hop_values(const SwxSpec& spec) {
@@ -74,10 +75,6 @@ absl::StatusOr<bool> reads_hop_values(const SwxSpec& spec) {
     return true;
   }
   return false;
-}
-
-void put_be(uint8_t* p, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
 }
 
 absl::Status dpdk(int rc, const std::string& what) {
@@ -208,9 +205,10 @@ uint16_t SwxProgram::put_hop_values(rte_mbuf** frames, uint16_t n, const HopValu
       ++r->dropped;
       continue;
     }
-    put_be(p, hop.time_ns, 8);
-    put_be(p + 8, hop.queue_depth, 4);
-    put_be(p + 12, 0, 4);
+    wire::be::put32(p, static_cast<uint32_t>(hop.time_ns >> 32));
+    wire::be::put32(p + 4, static_cast<uint32_t>(hop.time_ns));
+    wire::be::put32(p + 8, hop.queue_depth);
+    wire::be::put32(p + 12, 0);
     frames[kept++] = frames[i];
   }
   return kept;
