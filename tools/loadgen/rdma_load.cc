@@ -68,6 +68,10 @@ class RdmaLoad : public LoadSchedule {
   bool write_pointers();
   bool write_scan_table();
   bool send_scan_or_max(uint64_t sent_time, Pending* p);
+  // A read through a pointer the image holds (indirect, scan): its n words
+  // at ptr expected as the image has them; false if one of them is the
+  // target of a request in flight.
+  bool expect_through(uint64_t ptr, uint32_t n, Pending* p);
   void read_counter();
   bool send_next(uint64_t sent_tsc) override;
   bool send_mix(uint64_t sent_time);
@@ -191,18 +195,24 @@ bool RdmaLoad::send_next(uint64_t sent_tsc) {
 
 // A scan of the table for one of its keys (its pointer's n words back), or
 // the largest of n reserved words.
+bool RdmaLoad::expect_through(uint64_t ptr, uint32_t n, Pending* p) {
+  p->first = static_cast<uint32_t>((ptr - ro_.base) / 8);
+  p->n = n;
+  if (std::any_of(busy_.begin() + p->first, busy_.begin() + p->first + p->n, [](uint8_t b) { return b; }))
+    return false;
+  p->expect_n = p->n;
+  for (uint32_t i = 0; i < p->n; ++i) p->expect[i] = image_[p->first + i];
+  return true;
+}
+
 bool RdmaLoad::send_scan_or_max(uint64_t sent_time, Pending* p) {
   p->n = static_cast<uint32_t>(rng_.int_between(1, kMaxOpWords));
   if (ro_.only == kScanKind) {
     const auto entry = static_cast<uint32_t>(rng_.below(kScanKeys));
-    p->first = static_cast<uint32_t>((image_[pointers_ + 2 * entry + 1] - ro_.base) / 8);
-    if (std::any_of(busy_.begin() + p->first, busy_.begin() + p->first + p->n, [](uint8_t b) { return b; }))
-      return false;
+    if (!expect_through(image_[pointers_ + 2 * entry + 1], p->n, p)) return false;
     p->op = RdmaOp::kScanRead;
     if (!begin(p->op, sent_time, addr(pointers_), p->n)) return false;
     for (uint64_t w : {uint64_t{kScanKeys}, image_[pointers_ + 2 * entry], uint64_t{p->n}}) (void)t_.write(w);
-    p->expect_n = p->n;
-    for (uint32_t i = 0; i < p->n; ++i) p->expect[i] = image_[p->first + i];
     ++rr_->scans;
     return true;
   }
@@ -225,15 +235,10 @@ bool RdmaLoad::send_mix(uint64_t sent_time) {
     if (!send_scan_or_max(sent_time, &p)) return false;
   } else if (kind == 4) {  // indirect read through a random pointer
     const auto ptr_word = static_cast<uint32_t>(rng_.below(pointers_));
-    p.first = static_cast<uint32_t>((image_[ptr_word] - ro_.base) / 8);
-    p.n = len();
-    if (std::any_of(busy_.begin() + p.first, busy_.begin() + p.first + p.n, [](uint8_t b) { return b; }))
-      return false;
+    if (!expect_through(image_[ptr_word], len(), &p)) return false;
     p.op = RdmaOp::kIndirectRead;
     if (!begin(p.op, sent_time, addr(ptr_word), p.n)) return false;
     (void)t_.write(p.n);
-    p.expect_n = p.n;
-    for (uint32_t i = 0; i < p.n; ++i) p.expect[i] = image_[p.first + i];
     ++rr_->indirect_reads;
   } else {
     p.n = kind <= 1 ? len() : 1;
